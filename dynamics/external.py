@@ -1,0 +1,35 @@
+"""External wrenches on links -> world spatial forces on bodies."""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+
+from composedyn.dynamics.kinematics import link_poses
+from composedyn.dynamics.model import Model
+
+
+def body_forces(model: Model, R: np.ndarray, p: np.ndarray, f_ext: Mapping[str, np.ndarray]) -> np.ndarray:
+    """Spatial forces (..., n, 6) on the bodies from wrenches applied at link centres of mass.
+
+    ``f_ext``: link name -> (..., 6) wrench (fx, fy, fz, tx, ty, tz) in world
+    axes, force applied at the link's centre of mass.  R, p: body poses from
+    :func:`composedyn.dynamics.kinematics.body_poses`.  Wrenches on base links
+    (welded to the root) are ignored: the base absorbs them.
+    """
+    Rl, pl = link_poses(model, R, p)
+    batch = R.shape[:-3]
+    out = np.zeros(batch + (model.n, 6))
+    index = {name: k for k, name in enumerate(model.link_names)}
+    for name, w in f_ext.items():
+        k = index[name]
+        b = model.link_body[k]
+        if b < 0:
+            continue
+        w = np.asarray(w, dtype=float)
+        c = pl[..., k, :] + np.einsum("...ij,j->...i", Rl[..., k, :, :], model.link_com[k])
+        force, torque = w[..., :3], w[..., 3:]
+        out[..., b, :3] += torque + np.cross(c, force)
+        out[..., b, 3:] += force
+    return out

@@ -1,0 +1,20 @@
+"""Joint friction: viscous (URDF damping) and Coulomb (URDF friction)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from composedyn.dynamics.model import Model
+
+
+def friction_torques(model: Model, qd, smooth: float | None = None) -> np.ndarray:
+    """Torque the joints lose to friction, tau_f = damping * qd + friction * sgn(qd).
+
+    qd (..., n).  ``smooth``: if given, sgn(x) is replaced by tanh(x / smooth)
+    (rad/s or m/s), which keeps simulations free of chattering; otherwise the
+    exact sign is used (0 at rest).  Returns (..., n), to be *added* to the
+    rigid-body torques in inverse dynamics.
+    """
+    qd = np.asarray(qd, dtype=float)
+    sgn = np.sign(qd) if smooth is None else np.tanh(qd / smooth)
+    return model.damping * qd + model.friction * sgn

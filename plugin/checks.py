@@ -1,0 +1,44 @@
+"""Argument checks at the public boundary: shapes, finiteness, broadcasting."""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+
+
+def joint_array(name: str, x, n: int) -> np.ndarray:
+    """Return ``x`` as a float array of shape (..., n); ValueError naming ``name`` otherwise."""
+    try:
+        arr = np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a numeric array of shape (..., {n})") from None
+    if arr.ndim == 0 or arr.shape[-1] != n:
+        raise ValueError(f"{name} has shape {arr.shape}, expected (..., {n}) with n = {n} joints")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    return arr
+
+
+def joint_arrays(n: int, **arrays) -> list[np.ndarray]:
+    """Check several (..., n) arrays and broadcast their batch axes together."""
+    checked = [joint_array(k, v, n) for k, v in arrays.items()]
+    try:
+        return list(np.broadcast_arrays(*checked))
+    except ValueError:
+        shapes = ", ".join(f"{k} {a.shape}" for k, a in zip(arrays, checked))
+        raise ValueError(f"batch shapes do not broadcast: {shapes}") from None
+
+
+def wrenches(f_ext: Mapping | None, links: tuple) -> dict | None:
+    """Check the f_ext mapping: known link names, (..., 6) finite wrenches."""
+    if f_ext is None:
+        return None
+    if not isinstance(f_ext, Mapping):
+        raise ValueError("f_ext must map link names to 6-vectors (fx, fy, fz, tx, ty, tz)")
+    out = {}
+    for name, w in f_ext.items():
+        if name not in links:
+            raise ValueError(f"f_ext names unknown link {name!r}")
+        out[name] = joint_array(f"f_ext[{name!r}]", w, 6)
+    return out

@@ -1,0 +1,128 @@
+"""The ``Robot`` facade: the public dynamics API over a compiled model.
+
+Each method checks its arguments once and calls one function of
+``composedyn.dynamics``.  Joint arrays are (..., n) with n = ``robot.dof`` in
+``robot.joint_names`` order; leading batch axes broadcast.  SI units, radians.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import networkx as nx
+import numpy as np
+
+from composedyn.checks import joint_arrays, wrenches
+from composedyn.dynamics.coriolis import coriolis_matrix
+from composedyn.dynamics.crba import crba
+from composedyn.dynamics.external import body_forces
+from composedyn.dynamics.forward import solve_mass
+from composedyn.dynamics.friction import friction_torques
+from composedyn.dynamics.kinematics import body_poses, link_poses
+from composedyn.dynamics.model import Model, compile_graph
+from composedyn.dynamics.rnea import rnea
+
+
+class Robot:
+    """A fixed-base robot: kinematic graph + compiled model + dynamics.
+
+    Build one with :func:`composedyn.load`, :func:`composedyn.from_urdf`,
+    :func:`composedyn.from_dh` or :func:`composedyn.from_graph`.
+    """
+
+    def __init__(self, graph: nx.DiGraph, strict: bool = False):
+        self.graph = graph
+        self.model: Model = compile_graph(graph, strict=strict)
+
+    # ---- description -------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self.model.name
+
+    @property
+    def dof(self) -> int:
+        """Number of joint coordinates n."""
+        return self.model.n
+
+    @property
+    def joint_names(self) -> tuple:
+        return self.model.joint_names
+
+    @property
+    def limits(self) -> dict:
+        """Arrays (n,) ``lower``, ``upper``, ``velocity``, ``effort`` (+-inf where absent)."""
+        m = self.model
+        return {"lower": m.lower, "upper": m.upper, "velocity": m.velocity, "effort": m.effort}
+
+    def __repr__(self) -> str:
+        return f"Robot({self.name!r}, dof={self.dof}, source={self.model.source!r})"
+
+    # ---- kinematics --------------------------------------------------
+    def link_poses(self, q) -> dict:
+        """World pose (4x4, (..., 4, 4)) of every link frame, keyed by link name."""
+        (q,) = joint_arrays(self.dof, q=q)
+        Rl, pl = link_poses(self.model, *body_poses(self.model, q))
+        T = np.zeros(q.shape[:-1] + (len(self.model.link_names), 4, 4))
+        T[..., :3, :3], T[..., :3, 3], T[..., 3, 3] = Rl, pl, 1.0
+        return {name: T[..., k, :, :] for k, name in enumerate(self.model.link_names)}
+
+    # ---- dynamics ----------------------------------------------------
+    def inverse_dynamics(self, q, qd, qdd, f_ext: Mapping | None = None, friction: bool = True) -> np.ndarray:
+        """Joint torques tau (..., n) = M(q) qdd + C(q, qd) qd + g(q) + tau_friction - J^T f_ext.
+
+        M includes the armature (rotor inertia) on its diagonal.  ``f_ext``:
+        link name -> wrench (..., 6) (fx, fy, fz, tx, ty, tz) in world axes at
+        the link's centre of mass.  ``friction=False`` drops joint friction.
+        """
+        q, qd, qdd = joint_arrays(self.dof, q=q, qd=qd, qdd=qdd)
+        m = self.model
+        fw = self._body_forces(q, f_ext)
+        tau = rnea(m, q, qd, qdd, f_world=fw) + m.armature * qdd
+        if friction:
+            tau = tau + friction_torques(m, qd)
+        return tau
+
+    def forward_dynamics(self, q, qd, tau, f_ext: Mapping | None = None, friction: bool = True,
+                         smooth_friction: float | None = None) -> np.ndarray:
+        """Joint accelerations qdd (..., n) solving M qdd = tau - C qd - g - tau_friction + J^T f_ext.
+
+        ``smooth_friction`` (rad/s): replace sgn(qd) in Coulomb friction by
+        tanh(qd / smooth_friction), for simulation.  Raises ModelError naming
+        the joints when M(q) is singular.
+        """
+        q, qd, tau = joint_arrays(self.dof, q=q, qd=qd, tau=tau)
+        m = self.model
+        h = rnea(m, q, qd, np.zeros_like(q), f_world=self._body_forces(q, f_ext))
+        if friction:
+            h = h + friction_torques(m, qd, smooth=smooth_friction)
+        return solve_mass(m, self.mass_matrix(q), tau - h)
+
+    def mass_matrix(self, q) -> np.ndarray:
+        """Joint-space inertia M(q) (..., n, n), armature on the diagonal."""
+        (q,) = joint_arrays(self.dof, q=q)
+        M = crba(self.model, q)
+        idx = np.arange(self.dof)
+        M[..., idx, idx] += self.model.armature
+        return M
+
+    def coriolis_matrix(self, q, qd) -> np.ndarray:
+        """Coriolis matrix C(q, qd) (..., n, n) in Christoffel form: dM/dt - 2C is skew."""
+        q, qd = joint_arrays(self.dof, q=q, qd=qd)
+        return coriolis_matrix(self.model, q, qd)
+
+    def gravity_torques(self, q) -> np.ndarray:
+        """Gravity torques g(q) (..., n)."""
+        (q,) = joint_arrays(self.dof, q=q)
+        z = np.zeros_like(q)
+        return rnea(self.model, q, z, z)
+
+    def bias_torques(self, q, qd) -> np.ndarray:
+        """C(q, qd) qd + g(q) (..., n), friction not included."""
+        q, qd = joint_arrays(self.dof, q=q, qd=qd)
+        return rnea(self.model, q, qd, np.zeros_like(q))
+
+    def _body_forces(self, q: np.ndarray, f_ext: Mapping | None):
+        f = wrenches(f_ext, self.model.link_names)
+        if not f:
+            return None
+        return body_forces(self.model, *body_poses(self.model, q), f)
