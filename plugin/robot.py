@@ -15,6 +15,7 @@ import numpy as np
 from composedyn.checks import joint_arrays, wrenches
 from composedyn.dynamics.coriolis import coriolis_matrix
 from composedyn.dynamics.crba import crba
+from composedyn.dynamics.energy import kinetic_energy, potential_energy
 from composedyn.dynamics.external import body_forces
 from composedyn.dynamics.forward import solve_mass
 from composedyn.dynamics.friction import friction_torques
@@ -126,3 +127,20 @@ class Robot:
         if not f:
             return None
         return body_forces(self.model, *body_poses(self.model, q), f)
+
+    # ---- energy ------------------------------------------------------
+    def kinetic_energy(self, q, qd) -> np.ndarray:
+        """Kinetic energy T (...,) in J: 1/2 qd^T M(q) qd, armature included."""
+        q, qd = joint_arrays(self.dof, q=q, qd=qd)
+        return kinetic_energy(self.model, q, qd)
+
+    def potential_energy(self, q) -> np.ndarray:
+        """Gravitational potential energy V (...,) in J: -sum m_i g . c_i over moving bodies
+        (links welded to the fixed base left out; zero at the world origin)."""
+        (q,) = joint_arrays(self.dof, q=q)
+        return potential_energy(self.model, q)
+
+    def energy(self, q, qd) -> np.ndarray:
+        """Total mechanical energy T + V (...,) in J."""
+        q, qd = joint_arrays(self.dof, q=q, qd=qd)
+        return kinetic_energy(self.model, q, qd) + potential_energy(self.model, q)
