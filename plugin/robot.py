@@ -122,6 +122,19 @@ class Robot:
         q, qd = joint_arrays(self.dof, q=q, qd=qd)
         return rnea(self.model, q, qd, np.zeros_like(q))
 
+    def composed_vectors(self, q) -> "ComposedVectors":
+        """The paper's composed vectors at q (..., n): vω_α, PL_α, XY_βγ, a_γα, brackets.
+
+        Returns a :class:`composedyn.dynamics.composed.ComposedVectors`; its
+        ``mass_matrix`` excludes the armature, and ``generalized_forces(FN)``
+        gives Q_γ = FN ∘ vω_γ for any composed force-torque vector (see
+        :func:`composedyn.dynamics.composed.gravity_FN` and ``wrench_FN``).
+        """
+        from composedyn.dynamics.composed import composed_vectors
+
+        (q,) = joint_arrays(self.dof, q=q)
+        return composed_vectors(self.model, q)
+
     def _body_forces(self, q: np.ndarray, f_ext: Mapping | None):
         f = wrenches(f_ext, self.model.link_names)
         if not f:
@@ -144,3 +157,25 @@ class Robot:
         """Total mechanical energy T + V (...,) in J."""
         q, qd = joint_arrays(self.dof, q=q, qd=qd)
         return kinetic_energy(self.model, q, qd) + potential_energy(self.model, q)
+
+    # ---- model mismatch ----------------------------------------------
+    def perturbed(self, scale: float = 0.1, seed: int | None = 0) -> "Robot":
+        """A copy whose link masses and inertias are off by up to ``scale`` (0.1 = 10 %).
+
+        Each link's mass and inertia tensor are multiplied by one factor drawn
+        uniformly from [1 - scale, 1 + scale] (``numpy.random.default_rng(seed)``),
+        which keeps every link physically consistent.  For studying how a
+        model-based controller copes with a wrong model.
+        """
+        if not (0.0 <= float(scale) < 1.0):
+            raise ValueError(f"perturbed: scale must be in [0, 1), got {scale}")
+        g = self.graph.copy()
+        rng = np.random.default_rng(seed)
+        for link in g.nodes:
+            f = 1.0 + float(scale) * rng.uniform(-1.0, 1.0)
+            d = g.nodes[link]
+            d["mass"] = f * float(d.get("mass", 0.0))
+            if d.get("inertia") is not None:
+                d["inertia"] = f * np.asarray(d["inertia"], dtype=float)
+        g.graph["name"] = f"{self.name} (perturbed {scale:g})"
+        return type(self)(g)
