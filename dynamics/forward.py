@@ -25,7 +25,8 @@ def solve_mass(model: Model, M: np.ndarray, rhs: np.ndarray) -> np.ndarray:
         diag = np.diagonal(M, axis1=-2, axis2=-1).reshape(-1, model.n)
         scale = max(1.0, float(np.abs(diag).max()) if diag.size else 1.0)
         bad = sorted({model.joint_names[j] for j in np.nonzero(diag <= 1e-12 * scale)[1]})
-        hint = f"joints {bad} move no mass" if bad else "the mass matrix is not positive definite"
-        raise ModelError(f"{model.source}: cannot solve forward dynamics: {hint}") from None
+        hint = (f"joints {bad} move no mass or inertia (links without <inertial>?); give the links they move "
+                "mass and inertia, or add armature" if bad else "it is not positive definite")
+        raise ModelError(f"{model.source}: cannot solve forward dynamics, the mass matrix is singular: {hint}") from None
     y = np.linalg.solve(L, rhs[..., None])
     return np.linalg.solve(np.swapaxes(L, -1, -2), y)[..., 0]

@@ -29,6 +29,7 @@ from composedyn.errors import ModelError, ModelWarning
 
 JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed")
 DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
+NEG_INERTIA_ATOL = 1e-6  # kg m^2: more negative principal moments are errors, not rounding
 
 
 def new_graph(name: str, gravity=DEFAULT_GRAVITY, source: str | None = None) -> nx.DiGraph:
@@ -106,8 +107,7 @@ def find_root(g: nx.DiGraph) -> str:
     roots = [n for n in g.nodes if g.in_degree(n) == 0]
     if len(roots) != 1:
         if not roots:
-            cyc = nx.find_cycle(g)
-            raise ModelError(f"{src}: kinematic cycle through links {[e[0] for e in cyc]}; no root link")
+            raise ModelError(f"{src}: kinematic cycle through links {_cycle(g)}; no root link")
         raise ModelError(f"{src}: several root links {roots}; a robot must have exactly one")
     declared = g.graph.get("root")
     if declared is not None and declared != roots[0]:
@@ -115,23 +115,48 @@ def find_root(g: nx.DiGraph) -> str:
     return roots[0]
 
 
+def _cycle(g: nx.DiGraph) -> list:
+    return [e[0] for e in nx.find_cycle(g)]
+
+
+def check_structure(g: nx.DiGraph) -> str:
+    """Check that ``g`` is a tree (one root, one parent per link, no cycle); return the root."""
+    src = source_of(g)
+    for n in g.nodes:
+        if g.in_degree(n) > 1:
+            joints = [d.get("name") for _, _, d in g.in_edges(n, data=True)]
+            raise ModelError(f"{src}: link {n!r} is the child of several joints {joints}")
+    root = find_root(g)
+    if not nx.is_directed_acyclic_graph(g):
+        raise ModelError(f"{src}: kinematic cycle through links {_cycle(g)}")
+    return root
+
+
+def welded_to_root(g: nx.DiGraph, root: str) -> set:
+    """The root link and every link joined to it through fixed joints only (the fixed base)."""
+    out, stack = {root}, [root]
+    while stack:
+        link = stack.pop()
+        for child in g.successors(link):
+            if g.edges[link, child].get("type") == "fixed":
+                out.add(child)
+                stack.append(child)
+    return out
+
+
 def validate(g: nx.DiGraph, strict: bool = False) -> str:
     """Check the graph against the schema; return the root link name.
 
     Raises ModelError naming the source and the link or joint at fault.
-    Inertias that are physically implausible but common in vendor files
-    (triangle inequality violated, principal moments of about -1e-12) give one
-    ``ModelWarning`` listing the links, or a ModelError when ``strict``.
+    Descriptions that are implausible but common in vendor files give one
+    ``ModelWarning`` listing the links (a ModelError when ``strict``):
+    inertias violating the triangle inequality or with slightly negative
+    principal moments (see ``_check_link`` for the tolerance), and links marked
+    ``inertial=False`` (URDF links without ``<inertial>``, given zero mass) that
+    move, i.e. are neither the root nor welded to it.
     """
     src = source_of(g)
-    root = find_root(g)
-    for n in g.nodes:
-        if g.in_degree(n) > 1:
-            raise ModelError(f"{src}: link {n!r} is the child of several joints")
-    if not nx.is_directed_acyclic_graph(g):
-        raise ModelError(f"{src}: kinematic cycle through links {[e[0] for e in nx.find_cycle(g)]}")
-    if not nx.is_weakly_connected(g):
-        raise ModelError(f"{src}: links not connected to the root {root!r}")
+    root = check_structure(g)
     _finite(src, "gravity", g.graph.get("gravity", DEFAULT_GRAVITY), (3,))
     suspicious = []
     for n, d in g.nodes(data=True):
@@ -143,15 +168,29 @@ def validate(g: nx.DiGraph, strict: bool = False) -> str:
             raise ModelError(f"{src}: duplicate joint name {d['name']!r}")
         names.add(d["name"])
     _check_mimic(src, g, names)
-    if suspicious:
-        msg = f"{src}: implausible inertia (triangle inequality or tiny negative moment) on links {suspicious}"
+    base = welded_to_root(g, root)
+    no_inertial = [n for n, d in g.nodes(data=True) if d.get("inertial", True) is False and n not in base]
+    if suspicious or no_inertial:
+        parts = []
+        if suspicious:
+            parts.append(f"implausible inertia (triangle inequality or tiny negative principal moment) on links {suspicious}")
+        if no_inertial:
+            parts.append(f"no <inertial> (zero mass) on moving links {no_inertial}")
+        msg = f"{src}: " + "; ".join(parts)
         if strict:
-            raise ModelError(msg)
+            raise ModelError(msg + " (strict=True)")
         warnings.warn(msg, ModelWarning, stacklevel=3)
     return root
 
 
 def _check_link(src: str, name: str, d: dict, suspicious: list) -> None:
+    """Finite, non-negative mass and a symmetric, (almost) positive inertia.
+
+    A principal moment below ``-NEG_INERTIA_ATOL * max(1, largest moment)``
+    (kg m^2) is an error; a smaller negative one (vendor rounding, e.g.
+    -1e-12) or a violated triangle inequality (I3 > I1 + I2 beyond 1e-6
+    relative) puts the link on the ``suspicious`` list.
+    """
     where = f"link {name!r}"
     for key in ("mass", "com", "inertia"):
         if key not in d:
@@ -161,14 +200,13 @@ def _check_link(src: str, name: str, d: dict, suspicious: list) -> None:
         raise ModelError(f"{src}: {where} has negative mass {m}")
     _finite(src, f"{where} centre of mass", d["com"], (3,))
     inertia = _finite(src, f"{where} inertia", d["inertia"], (3, 3))
-    scale = max(1.0, float(np.abs(inertia).max()))
-    if np.abs(inertia - inertia.T).max() > 1e-9 * scale:
+    scale = float(np.abs(inertia).max())
+    if np.abs(inertia - inertia.T).max() > 1e-9 * max(scale, 1e-300):
         raise ModelError(f"{src}: {where} inertia is not symmetric")
     eig = np.linalg.eigvalsh(0.5 * (inertia + inertia.T))
-    tol = 1e-9 * scale
-    if eig[0] < -1e-6 * scale:
-        raise ModelError(f"{src}: {where} inertia has a negative principal moment {eig[0]:.3g}")
-    if eig[0] < 0 or eig[2] > eig[0] + eig[1] + tol:
+    if eig[0] < -NEG_INERTIA_ATOL * max(1.0, eig[2]):
+        raise ModelError(f"{src}: {where} inertia has a negative principal moment {eig[0]:.3g} kg m^2")
+    if eig[0] < 0 or eig[2] > (eig[0] + eig[1]) * (1 + 1e-6):
         suspicious.append(name)
 
 
@@ -191,6 +229,8 @@ def _check_joint(src: str, parent: str, child: str, d: dict) -> None:
     for lim in limits:
         if lim is not None and math.isnan(float(lim)):
             raise ModelError(f"{src}: {where} limit is NaN")
+    if limits[0] is not None and limits[1] is not None and float(limits[0]) > float(limits[1]):
+        raise ModelError(f"{src}: {where} lower limit {limits[0]} > upper limit {limits[1]}")
     for key in ("damping", "friction", "armature"):
         val = float(_finite(src, f"{where} {key}", d.get(key, 0.0), ()))
         if val < 0:

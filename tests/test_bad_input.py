@@ -1,0 +1,231 @@
+"""Bad robot descriptions give one clear ``composedyn.ModelError`` naming the
+file and the element at fault, and nothing else (no KeyError from yourdfpy, no
+silent NaN, no file read through an entity, no hang).
+
+Each URDF case is one targeted edit of a valid two-link arm (``GOOD``), written
+to a file so that the message must name that file.  DH rows and conventions
+are covered by the DH importer's tests.
+"""
+
+import time
+
+import networkx as nx
+import numpy as np
+import pytest
+
+import composedyn as cd
+from composedyn.dynamics.schema import add_joint, add_link, new_graph
+
+INERTIAL = ('<inertial><origin xyz="0 0 0.25" rpy="0 0 0"/><mass value="2.0"/>'
+            '<inertia ixx="0.02" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.004"/></inertial>')
+GOOD = f"""<?xml version="1.0"?>
+<robot name="arm">
+  <link name="base"/>
+  <link name="l1">{INERTIAL}</link>
+  <link name="l2">{INERTIAL.replace('value="2.0"', 'value="1.0"')}</link>
+  <joint name="j1" type="revolute">
+    <parent link="base"/><child link="l1"/>
+    <origin xyz="0 0 0.1" rpy="0 0 0"/>
+    <axis xyz="0 0 1"/>
+    <limit lower="-1" upper="1" velocity="2" effort="10"/>
+    <dynamics damping="0.1" friction="0.2"/>
+  </joint>
+  <joint name="j2" type="revolute">
+    <parent link="l1"/><child link="l2"/>
+    <origin xyz="0 0 0.5"/>
+    <axis xyz="0 1 0"/>
+  </joint>
+</robot>
+"""
+J2 = GOOD[GOOD.index('  <joint name="j2"'):GOOD.index("</robot>")]
+
+# (id, text to replace (first occurrence), replacement, fragments the message must contain)
+CASES = [
+    ("malformed_xml", "</robot>", "", ["malformed XML", "line"]),
+    ("root_not_robot", '<robot name="arm">', '<robot name="arm"><x/></robot><robbie>', ["malformed XML"]),
+    ("robot_without_name", '<robot name="arm">', "<robot>", ["<robot>", "'name'"]),
+    ("empty_robot", GOOD[GOOD.index("  <link"):GOOD.index("</robot>")], "", ["robot 'arm'", "no <link>"]),
+    ("link_without_name", '<link name="base"/>', '<link name="base"/><link/>', ["<link>", "line", "'name'"]),
+    ("joint_without_name", '<joint name="j2" type', '<joint type', ["<joint>", "'name'"]),
+    ("missing_link", '<child link="l2"/>', '<child link="foo"/>', ["joint 'j2'", "missing link 'foo'"]),
+    ("missing_child", '<child link="l2"/>', "", ["joint 'j2'", "<child"]),
+    ("two_roots", J2, "", ["several root links", "'base'", "'l2'"]),
+    ("two_parents", '<parent link="l1"/><child link="l2"/>', '<parent link="base"/><child link="l1"/>', ["link 'l1'", "'j1'", "'j2'"]),
+    ("cycle_no_root", "</robot>",
+     '<joint name="j3" type="fixed"><parent link="l2"/><child link="base"/></joint></robot>',
+     ["kinematic cycle", "no root"]),
+    ("cycle_with_root", "</robot>",
+     '<link name="a"/><link name="b"/>'
+     '<joint name="ja" type="fixed"><parent link="a"/><child link="b"/></joint>'
+     '<joint name="jb" type="fixed"><parent link="b"/><child link="a"/></joint></robot>',
+     ["kinematic cycle", "'a'", "'b'"]),
+    ("duplicate_link", '<link name="base"/>', '<link name="base"/><link name="l2"/>', ["duplicate link name 'l2'", "lines"]),
+    ("duplicate_joint", '<joint name="j2"', '<joint name="j1"', ["duplicate joint name 'j1'"]),
+    ("negative_mass", 'value="2.0"', 'value="-2.0"', ["link 'l1'", "negative mass"]),
+    ("negative_principal_moment", 'ixx="0.02"', 'ixx="-0.5"', ["link 'l1'", "negative principal moment"]),
+    ("inertial_without_inertia", '<inertia ixx="0.02" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.004"/>', "",
+     ["link 'l1'", "<inertial>", "<inertia>"]),
+    ("inertia_missing_attribute", 'iyz="0" izz="0.004"', 'iyz="0"', ["link 'l1'", "<inertia>", "'izz'"]),
+    ("zero_axis", '<axis xyz="0 0 1"/>', '<axis xyz="0 0 0"/>', ["joint 'j1'", "<axis>", "zero axis"]),
+    ("nan_axis", '<axis xyz="0 0 1"/>', '<axis xyz="nan 0 1"/>', ["joint 'j1'", "<axis>", "not finite"]),
+    ("inf_axis", '<axis xyz="0 0 1"/>', '<axis xyz="0 inf 1"/>', ["joint 'j1'", "<axis>", "not finite"]),
+    ("short_axis", '<axis xyz="0 0 1"/>', '<axis xyz="0 1"/>', ["joint 'j1'", "<axis>", "expected 3"]),
+    ("text_axis", '<axis xyz="0 0 1"/>', '<axis xyz="0 0 z"/>', ["joint 'j1'", "<axis>", "not numeric"]),
+    ("unknown_type", 'type="revolute"', 'type="ball"', ["joint 'j1'", "unknown type 'ball'"]),
+    ("missing_type", 'type="revolute"', "", ["joint 'j1'", "unknown type None"]),
+    ("floating", 'type="revolute"', 'type="floating"', ["joint 'j1'", "floating", "not supported yet"]),
+    ("planar", 'type="revolute"', 'type="planar"', ["joint 'j1'", "planar", "not supported yet"]),
+    ("nan_origin_xyz", 'xyz="0 0 0.1"', 'xyz="0 NaN 0.1"', ["joint 'j1'", "<origin>", "xyz", "not finite"]),
+    ("nan_origin_rpy", 'rpy="0 0 0"/>\n    <axis', 'rpy="0 nan 0"/>\n    <axis', ["joint 'j1'", "<origin>", "rpy"]),
+    ("nan_inertial_origin", 'xyz="0 0 0.25"', 'xyz="0 0 nan"', ["link 'l1'", "<origin>", "not finite"]),
+    ("nan_mass", 'value="2.0"', 'value="nan"', ["link 'l1'", "<mass>", "value", "not finite"]),
+    ("inf_mass", 'value="2.0"', 'value="inf"', ["link 'l1'", "<mass>", "not finite"]),
+    ("nan_inertia", 'ixy="0"', 'ixy="nan"', ["link 'l1'", "<inertia>", "ixy"]),
+    ("nan_limit_lower", 'lower="-1"', 'lower="nan"', ["joint 'j1'", "<limit>", "lower"]),
+    ("nan_limit_upper", 'upper="1"', 'upper="NaN"', ["joint 'j1'", "<limit>", "upper"]),
+    ("nan_limit_velocity", 'velocity="2"', 'velocity="nan"', ["joint 'j1'", "<limit>", "velocity"]),
+    ("nan_limit_effort", 'effort="10"', 'effort="nan"', ["joint 'j1'", "<limit>", "effort"]),
+    ("lower_above_upper", 'lower="-1" upper="1"', 'lower="1" upper="-1"', ["joint 'j1'", "<limit>", "lower"]),
+    ("negative_effort", 'effort="10"', 'effort="-10"', ["joint 'j1'", "<limit>", "negative"]),
+    ("nan_damping", 'damping="0.1"', 'damping="nan"', ["joint 'j1'", "<dynamics>", "damping"]),
+    ("nan_friction", 'friction="0.2"', 'friction="nan"', ["joint 'j1'", "<dynamics>", "friction"]),
+    ("negative_damping", 'damping="0.1"', 'damping="-0.1"', ["joint 'j1'", "<dynamics>", "negative damping"]),
+    ("nan_mimic", '<axis xyz="0 1 0"/>', '<axis xyz="0 1 0"/><mimic joint="j1" multiplier="nan"/>',
+     ["joint 'j2'", "<mimic>", "multiplier"]),
+    ("mimic_unknown", '<axis xyz="0 1 0"/>', '<axis xyz="0 1 0"/><mimic joint="jx"/>',
+     ["joint 'j2'", "<mimic>", "unknown joint 'jx'"]),
+]
+
+
+def _case_text(old: str, new: str) -> str:
+    assert old in GOOD, old
+    return GOOD.replace(old, new, 1)
+
+
+def test_good_arm_loads_cleanly(tmp_path):
+    """The base of every case is valid, so each case fails for its own edit only."""
+    path = tmp_path / "arm.urdf"
+    path.write_text(GOOD)
+    robot = cd.load(path)
+    assert robot.joint_names == ("j1", "j2")
+    assert np.all(np.isfinite(robot.forward_dynamics(np.zeros(2), np.zeros(2), np.ones(2))))
+
+
+@pytest.mark.parametrize("case,old,new,fragments", CASES, ids=[c[0] for c in CASES])
+def test_bad_urdf_names_file_and_element(tmp_path, case, old, new, fragments):
+    path = tmp_path / f"{case}.urdf"
+    path.write_text(_case_text(old, new))
+    with pytest.raises(cd.ModelError) as info:
+        cd.from_urdf(path)
+    msg = str(info.value)
+    assert msg.startswith(f"{path}: "), msg
+    for frag in fragments:
+        assert frag in msg, (frag, msg)
+    assert "\n" not in msg.strip()
+
+
+def test_self_loop_joint(tmp_path):
+    path = tmp_path / "loop.urdf"
+    path.write_text(_case_text('<child link="l2"/>', '<child link="l1"/>').replace(
+        '<parent link="l1"/><child link="l1"/>', '<parent link="l2"/><child link="l2"/>'))
+    with pytest.raises(cd.ModelError, match=r"joint 'j2' connects link 'l2' to itself"):
+        cd.from_urdf(path)
+
+
+def test_missing_file_and_string_source():
+    with pytest.raises(cd.ModelError, match=r"no_such\.urdf: no such URDF file"):
+        cd.from_urdf("/nonexistent/no_such.urdf")
+    with pytest.raises(cd.ModelError, match=r"^<urdf string>: .*missing link 'foo'"):
+        cd.from_urdf(_case_text('<child link="l2"/>', '<child link="foo"/>'))
+
+
+def _entity_docs(secret_uri: str) -> dict:
+    laughs = "".join(f'<!ENTITY l{i} "{("&l%d;" % (i - 1)) * 10}">' for i in range(1, 12))
+    return {
+        "external": f'<?xml version="1.0"?><!DOCTYPE robot [<!ENTITY x SYSTEM "{secret_uri}">]>'
+                    '<robot name="r"><link name="a&x;"/><link name="b">&x;</link></robot>',
+        "laughs": f'<?xml version="1.0"?><!DOCTYPE robot [<!ENTITY l0 "lol">{laughs}]>'
+                  '<robot name="&l11;"><link name="a">&l11;</link></robot>',
+    }
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16"])
+@pytest.mark.parametrize("kind", ["external", "laughs"])
+def test_entities_are_refused_without_reading_or_expanding(tmp_path, kind, encoding):
+    """UTF-16 bypasses the byte-level DOCTYPE screen, so lxml's hardening is tested too."""
+    secret = tmp_path / "secret.txt"
+    token = "TOKEN-5f3a91-not-to-be-read"
+    secret.write_text(token)
+    text = _entity_docs(secret.as_uri())[kind]
+    if encoding != "utf-8":
+        text = text.replace('<?xml version="1.0"?>', f'<?xml version="1.0" encoding="{encoding}"?>')
+    path = tmp_path / f"{kind}.urdf"
+    path.write_bytes(text.encode(encoding))
+    start = time.perf_counter()
+    with pytest.raises(cd.ModelError) as info:
+        cd.from_urdf(path)
+    assert time.perf_counter() - start < 2.0
+    msg = str(info.value)
+    assert msg.startswith(f"{path}: ") and ("DOCTYPE" in msg or "entity" in msg), msg
+    assert token not in msg and "lollol" not in msg
+    assert len(msg) < 500
+
+
+def test_etc_passwd_entity_is_not_read(tmp_path):
+    """The issue's exact example; the file's first line must not leak anywhere."""
+    text = ('<?xml version="1.0"?><!DOCTYPE robot [<!ENTITY x SYSTEM "file:///etc/passwd">]>'
+            '<robot name="&x;"><link name="a"/></robot>')
+    with pytest.raises(cd.ModelError) as info:
+        cd.from_urdf(text)
+    assert "root:" not in str(info.value) and "/bin/" not in str(info.value)
+
+
+def test_strict_turns_warning_into_error(tmp_path):
+    path = tmp_path / "tri.urdf"
+    path.write_text(_case_text('iyy="0.02"', 'iyy="0.001"'))  # 0.02 > 0.001 + 0.004
+    with pytest.warns(cd.ModelWarning, match=r"\['l1'\]"):
+        cd.from_urdf(path)
+    with pytest.raises(cd.ModelError, match=r"tri\.urdf: .*triangle inequality.*\['l1'\].*strict"):
+        cd.from_urdf(path, strict=True)
+    path.write_text(_case_text(INERTIAL.replace('value="2.0"', 'value="1.0"'), ""))
+    with pytest.raises(cd.ModelError, match=r"no <inertial>.*\['l2'\]"):
+        cd.from_urdf(path, strict=True)
+
+
+def test_nan_gravity():
+    with pytest.raises(cd.ModelError, match=r"<urdf string>: gravity .*NaN"):
+        cd.from_urdf(GOOD, gravity=(0.0, np.nan, -9.81))
+
+
+def _graph() -> nx.DiGraph:
+    g = new_graph("hand", source="hand-made")
+    add_link(g, "base")
+    add_link(g, "l1", mass=1.0, inertia=np.eye(3) * 0.01)
+    add_joint(g, "j1", "base", "l1", axis=(0, 0, 1))
+    return g
+
+
+@pytest.mark.parametrize(
+    "edit,fragment",
+    [
+        (lambda g: g.nodes["l1"].update(mass=np.nan), "link 'l1' mass"),
+        (lambda g: g.nodes["l1"].update(com=np.array([0, np.inf, 0])), "link 'l1' centre of mass"),
+        (lambda g: g.nodes["l1"].update(inertia=np.diag([-1.0, 1, 1])), "link 'l1' inertia has a negative"),
+        (lambda g: g.nodes["l1"].update(inertia=np.array([[1, 0.5, 0], [0, 1, 0], [0, 0, 1.0]])), "not symmetric"),
+        (lambda g: g.edges["base", "l1"].update(type="ball"), "joint 'j1' has unsupported type 'ball'"),
+        (lambda g: g.edges["base", "l1"].update(axis=np.zeros(3)), "joint 'j1' has a zero axis"),
+        (lambda g: g.edges["base", "l1"].update(axis=np.array([np.nan, 0, 1])), "joint 'j1' axis"),
+        (lambda g: g.edges["base", "l1"].update(origin=np.diag([1, 1, -1, 1.0])), "not a proper rotation"),
+        (lambda g: g.edges["base", "l1"].update(limits=(np.nan, 1, 1, 1)), "joint 'j1' limit is NaN"),
+        (lambda g: g.edges["base", "l1"].update(damping=np.nan), "joint 'j1' damping"),
+        (lambda g: add_joint(g, "j2", "l1", "loose"), "link 'loose' lacks attribute 'mass'"),
+        (lambda g: g.graph.update(gravity=(0, 0)), "gravity has shape"),
+    ],
+)
+def test_bad_graph_names_source_and_element(edit, fragment):
+    g = _graph()
+    cd.from_graph(_graph())
+    edit(g)
+    with pytest.raises(cd.ModelError) as info:
+        cd.from_graph(g)
+    assert str(info.value).startswith("hand-made: ") and fragment in str(info.value), str(info.value)
