@@ -52,7 +52,7 @@ def _link(name: str, rng: np.random.Generator) -> str:
 
 
 def _joint(name: str, jtype: str, parent: str, child: str, rng: np.random.Generator,
-           damping: bool, friction: bool) -> str:
+           damping: bool, friction: bool, armature: bool) -> str:
     xyz, rpy = rng.uniform(-0.4, 0.4, 3), rng.uniform(-np.pi, np.pi, 3)
     axis = rng.normal(size=3)
     axis /= np.linalg.norm(axis)
@@ -63,15 +63,17 @@ def _joint(name: str, jtype: str, parent: str, child: str, rng: np.random.Genera
     if jtype in ("revolute", "prismatic"):
         lo = -np.pi if jtype == "revolute" else -1.0
         out += f'    <limit lower="{lo}" upper="{-lo}" effort="100" velocity="10"/>\n'
-    if jtype != "fixed" and (damping or friction):
+    if jtype != "fixed" and (damping or friction or armature):
         d = rng.uniform(0.05, 1.0) if damping else 0.0
         f = rng.uniform(0.05, 1.0) if friction else 0.0
-        out += f'    <dynamics damping="{d:.17g}" friction="{f:.17g}"/>\n'
+        extra = f' armature="{rng.uniform(0.01, 0.5):.17g}"' if armature else ""
+        out += f'    <dynamics damping="{d:.17g}" friction="{f:.17g}"{extra}/>\n'
     return out + "  </joint>\n"
 
 
 def random_urdf(seed: int, n: int, p_fixed: float = 0.2, p_branch: float = 0.35,
-                types: tuple = MOVING, damping: bool = False, friction: bool = False) -> str:
+                types: tuple = MOVING, damping: bool = False, friction: bool = False,
+                armature: bool = False) -> str:
     """A random robot as a URDF XML string.
 
     Parameters
@@ -82,6 +84,9 @@ def random_urdf(seed: int, n: int, p_fixed: float = 0.2, p_branch: float = 0.35,
     p_branch : probability that a new joint hangs from a random earlier link
         instead of the last one (makes the tree branched).
     damping, friction : add ``<dynamics damping friction>`` with random values.
+    armature : add the non-standard ``armature`` attribute to ``<dynamics>``
+        (read by composedyn, ignored by Pinocchio's parser: set
+        ``pin_model.armature`` yourself).
 
     Joint names are ``j0, j1, ...`` (fixed joints ``f0, ...``), links ``base``,
     ``l0, ...`` (fixed-joint children ``w0, ...``).  The base link has mass.
@@ -96,12 +101,12 @@ def random_urdf(seed: int, n: int, p_fixed: float = 0.2, p_branch: float = 0.35,
         parent = names[-1] if rng.random() > p_branch else names[int(rng.integers(len(names)))]
         jtype = types[int(rng.integers(len(types)))]
         links.append(_link(f"l{i}", rng))
-        joints.append(_joint(f"j{i}", jtype, parent, f"l{i}", rng, damping, friction))
+        joints.append(_joint(f"j{i}", jtype, parent, f"l{i}", rng, damping, friction, armature))
         names.append(f"l{i}")
         if rng.random() < p_fixed:
             host = names[int(rng.integers(len(names)))]
             links.append(_link(f"w{nf}", rng))
-            joints.append(_joint(f"f{nf}", "fixed", host, f"w{nf}", rng, False, False))
+            joints.append(_joint(f"f{nf}", "fixed", host, f"w{nf}", rng, False, False, False))
             names.append(f"w{nf}")
             nf += 1
     return f'<?xml version="1.0"?>\n<robot name="random_{seed}_{n}">\n' + "".join(links) + "".join(joints) + "</robot>\n"
