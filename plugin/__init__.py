@@ -8,8 +8,8 @@ See ARCHITECTURE.md for the public contract.
 """
 
 from composedyn.errors import ModelError, ModelWarning
-from composedyn.loading import from_graph, from_urdf, load
+from composedyn.loading import from_dh, from_graph, from_urdf, load
 from composedyn.robot import Robot
 
-__all__ = ["ModelError", "ModelWarning", "Robot", "from_graph", "from_urdf", "load"]
+__all__ = ["ModelError", "ModelWarning", "Robot", "from_dh", "from_graph", "from_urdf", "load"]
 __version__ = "0.1.0"

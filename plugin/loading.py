@@ -11,33 +11,61 @@ from composedyn.errors import ModelError
 from composedyn.robot import Robot
 
 
-def from_graph(graph: nx.DiGraph, strict: bool = False) -> Robot:
-    """A Robot from a kinematic graph that follows the schema (ARCHITECTURE.md)."""
+def from_graph(graph: nx.DiGraph, strict: bool = False, mimic: str = "dependent") -> Robot:
+    """A Robot from a kinematic graph that follows the schema (ARCHITECTURE.md).
+
+    ``mimic``: "dependent" (mimic joints are not coordinates) or "independent" (see :class:`Robot`)."""
     if not isinstance(graph, nx.DiGraph):
         raise ModelError(f"from_graph expects a networkx.DiGraph, got {type(graph).__name__}")
-    return Robot(graph, strict=strict)
+    return Robot(graph, strict=strict, mimic=mimic)
 
 
-def from_urdf(path_or_xml: str | os.PathLike, strict: bool = False, **kwargs) -> Robot:
-    """A Robot from a URDF file path or an XML string."""
+def from_urdf(path_or_xml: str | os.PathLike, strict: bool = False, mimic: str = "dependent", **kwargs) -> Robot:
+    """A Robot from a URDF file path or an XML string.
+
+    ``mimic="dependent"``: ``<mimic>`` joints are dependent coordinates (``robot.joint_names``
+    lists the independent joints); ``"independent"``: every joint is a coordinate."""
     from composedyn.importers.urdf import load_urdf
 
-    return Robot(load_urdf(path_or_xml, **kwargs), strict=strict)
+    return Robot(load_urdf(path_or_xml, **kwargs), strict=strict, mimic=mimic)
 
 
-def load(name_or_path: str | os.PathLike, strict: bool = False, **kwargs) -> Robot:
-    """A Robot from a ``.urdf`` file, a ``.toml`` DH table, or a bundled robot name."""
+def from_dh(rows, convention: str = "standard", name: str = "dh_robot", gravity=(0.0, 0.0, -9.81),
+            strict: bool = False, **kwargs) -> Robot:
+    """A Robot from a Denavit-Hartenberg table (list of row dicts).
+
+    ``convention``: "standard" (Denavit-Hartenberg / Corke DH) or "modified"
+    (Craig / Corke MDH).  Row keys and the optional ``base``, ``tool``,
+    ``tool_name``, ``base_link`` and ``angles`` keywords are described in
+    :mod:`composedyn.importers.dh`.  Bad rows raise ModelError naming "<dh table>",
+    the row and the key.
+    """
+    from composedyn.importers.dh import dh_graph
+
+    return Robot(dh_graph(rows, convention=convention, name=name, gravity=gravity, **kwargs), strict=strict)
+
+
+def load(name_or_path: str | os.PathLike, strict: bool = False, mimic: str = "dependent", **kwargs) -> Robot:
+    """A Robot from a ``.urdf`` file, a ``.toml`` DH table, or a bundled robot name.
+
+    ``mimic``: how URDF mimic joints are treated, see :func:`from_urdf`."""
     s = str(name_or_path)
     suffix = Path(s).suffix.lower()
     if suffix == ".urdf" or s.lstrip().startswith("<"):
-        return from_urdf(s, strict=strict, **kwargs)
+        return from_urdf(s, strict=strict, mimic=mimic, **kwargs)
     if suffix == ".toml":
         from composedyn.importers.dh import load_dh_toml
 
         return Robot(load_dh_toml(s), strict=strict)
+    if suffix:
+        from composedyn.plugins import find_importer
+
+        importer = find_importer(suffix)  # third-party formats (entry-point group composedyn.importers)
+        if importer is not None:
+            return Robot(importer(s), strict=strict)
     from composedyn.robots import bundled_path
 
     path = bundled_path(s)
     if path is None:
         raise ModelError(f"{s}: not a .urdf or .toml file, nor a bundled robot (see `composedyn robots`)")
-    return load(path, strict=strict, **kwargs)
+    return load(path, strict=strict, mimic=mimic, **kwargs)

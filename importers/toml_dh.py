@@ -1,0 +1,83 @@
+"""DH tables in TOML files -> kinematic graph.
+
+Schema (all lengths in metres; see README "DH tables in TOML")::
+
+    name = "puma560"                 # robot name (default: file stem)
+    convention = "standard"          # or "modified"             (required)
+    angles = "radians"               # or "degrees" (alpha, theta, rpy, revolute limits)
+    gravity = [0.0, 0.0, -9.81]      # m/s^2 in the base frame    (optional)
+    base = {xyz = [0, 0, 0.672], rpy = [0, 0, 0]}   # or a 4x4 array (optional)
+    tool = {xyz = [0, 0, 0.107]}                    # or a 4x4 array (optional)
+    tool_name = "flange"             # name of the tool link (default "tool")
+    base_link = "link0"              # name of DH frame 0 (default "link0")
+
+    [[links]]                        # one table per joint, base to tip
+    a = 0.0
+    alpha = 1.5707963267948966
+    d = 0.0
+    theta = 0.0
+    joint = "revolute"               # or "prismatic"
+    mass = 17.4
+    com = [-0.3638, 0.006, 0.2275]   # in DH frame i
+    inertia = [0.13, 0.524, 0.539]   # diagonal, or [[...], [...], [...]] about the COM, DH frame i axes
+    limits = {lower = -0.785, upper = 3.93, velocity = 8.0, effort = 97.6}
+    damping = 0.0                    # viscous N m s/rad, at the joint
+    friction = 0.0                   # Coulomb N m, at the joint
+    armature = 0.0                   # reflected rotor inertia kg m^2
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import networkx as nx
+
+from composedyn.errors import ModelError
+from composedyn.importers.dh import dh_graph
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+TOP_KEYS = ("name", "convention", "angles", "gravity", "base", "tool", "tool_name", "base_link", "links")
+
+
+def load_dh_toml(path: str | os.PathLike) -> nx.DiGraph:
+    """Read a DH table from a TOML file; ModelError names the file, row and key."""
+    p = Path(path)
+    src = str(p)
+    if not p.is_file():
+        raise ModelError(f"{src}: no such DH table file")
+    try:
+        with open(p, "rb") as fh:
+            doc = tomllib.load(fh)
+    except tomllib.TOMLDecodeError as e:
+        raise ModelError(f"{src}: invalid TOML: {e}") from None
+    except UnicodeDecodeError as e:
+        raise ModelError(f"{src}: invalid TOML (not UTF-8): {e}") from None
+    bad = [k for k in doc if k not in TOP_KEYS]
+    if bad:
+        raise ModelError(f"{src}: unknown top-level key {bad[0]!r} (allowed: {', '.join(TOP_KEYS)})")
+    for key in ("convention", "links"):
+        if key not in doc:
+            raise ModelError(f"{src}: missing top-level key {key!r}")
+    for key in ("name", "convention", "angles", "tool_name", "base_link"):
+        if key in doc and not isinstance(doc[key], str):
+            raise ModelError(f"{src}: top-level key {key!r} must be a string, got {doc[key]!r}")
+    if not isinstance(doc["links"], list):
+        raise ModelError(f"{src}: 'links' must be an array of tables ([[links]])")
+    return dh_graph(
+        doc["links"],
+        convention=doc["convention"],
+        name=doc.get("name", p.stem),
+        gravity=doc.get("gravity", (0.0, 0.0, -9.81)),
+        base=doc.get("base"),
+        tool=doc.get("tool"),
+        tool_name=doc.get("tool_name", "tool"),
+        base_link=doc.get("base_link", "link0"),
+        angles=doc.get("angles", "radians"),
+        source=src,
+    )
