@@ -13,6 +13,7 @@ import networkx as nx
 import numpy as np
 
 from composedyn.checks import joint_arrays, wrenches
+from composedyn.dynamics.constraints.mimic import select_mimic
 from composedyn.dynamics.coriolis import coriolis_matrix
 from composedyn.dynamics.crba import crba
 from composedyn.dynamics.energy import kinetic_energy, potential_energy
@@ -31,9 +32,27 @@ class Robot:
     :func:`composedyn.from_dh` or :func:`composedyn.from_graph`.
     """
 
-    def __init__(self, graph: nx.DiGraph, strict: bool = False):
+    def __init__(self, graph: nx.DiGraph, strict: bool = False, mimic: str = "dependent"):
+        """``mimic="dependent"``: URDF mimic joints are dependent coordinates, so
+        ``dof``, ``joint_names`` and every joint array cover the independent joints
+        only (Kolev's projection, see :mod:`composedyn.dynamics.constraints.mimic`);
+        ``"independent"``: every joint is a coordinate (mimic ignored)."""
         self.graph = graph
         self.model: Model = compile_graph(graph, strict=strict)
+        self._mimic_mode = mimic
+        self._mimic = select_mimic(self.model, mimic)
+
+    def _expand(self, q, *rates):
+        """Independent -> all-joint positions (+ offset) and rates (identity without mimic)."""
+        mm = self._mimic
+        return (q, *rates) if mm is None else (mm.full(q), *(mm.full(x, offset=False) for x in rates))
+
+    def _reduce(self, tau, matrix: bool = False):
+        """All-joint generalised forces (or matrices) -> independent: G^T tau (G^T A G)."""
+        mm = self._mimic
+        if mm is None:
+            return tau
+        return mm.reduce_matrix(tau) if matrix else mm.reduce(tau)
 
     # ---- description -------------------------------------------------
     @property
@@ -42,18 +61,57 @@ class Robot:
 
     @property
     def dof(self) -> int:
-        """Number of joint coordinates n."""
-        return self.model.n
+        """Number of (independent) joint coordinates n; mimic joints excluded when dependent."""
+        return self.model.n if self._mimic is None else len(self._mimic.names)
 
     @property
     def joint_names(self) -> tuple:
+        """Names of the coordinates, in the order of every joint array."""
+        return self.model.joint_names if self._mimic is None else self._mimic.names
+
+    @property
+    def all_joint_names(self) -> tuple:
+        """Every moving joint, mimic (dependent) joints included, in model order."""
         return self.model.joint_names
 
     @property
-    def limits(self) -> dict:
-        """Arrays (n,) ``lower``, ``upper``, ``velocity``, ``effort`` (+-inf where absent)."""
+    def mimic_joint_names(self) -> tuple:
+        """The dependent (mimic) joints, in the order of :meth:`mimic_torques`; () if none."""
+        return () if self._mimic is None else self._mimic.dependent_names
+
+    @property
+    def mimic_jacobian(self) -> np.ndarray:
+        """G (n_all, dof) with q_all = G q + b (``all_joint_names`` order); identity without mimic."""
+        return np.eye(self.model.n) if self._mimic is None else self._mimic.G.copy()
+
+    def full_positions(self, q) -> np.ndarray:
+        """Positions of all joints (..., n_all) from the coordinates q (..., dof): G q + b."""
+        (q,) = joint_arrays(self.dof, q=q)
+        return self._expand(q)[0]
+
+    def mimic_torques(self, q, qd, qdd, f_ext: Mapping | None = None, friction: bool = True) -> np.ndarray:
+        """Torque (or force) (..., n_dep) each mimic joint must carry, ``mimic_joint_names`` order.
+
+        It is the all-joint inverse dynamics at the dependent joints: what the
+        coupling (gear, tendon) transmits to them.  Same arguments as
+        :meth:`inverse_dynamics`; empty (..., 0) without dependent mimic joints.
+        """
+        q, qd, qdd = joint_arrays(self.dof, q=q, qd=qd, qdd=qdd)
+        tau = self._full_inverse_dynamics(*self._expand(q, qd, qdd), f_ext, friction)
+        return tau[..., self._mimic.dependent] if self._mimic is not None else tau[..., :0]
+
+    def _full_inverse_dynamics(self, q, qd, qdd, f_ext, friction: bool) -> np.ndarray:
+        """Inverse dynamics of all joints (mimic joints as free coordinates) at all-joint arrays."""
         m = self.model
-        return {"lower": m.lower, "upper": m.upper, "velocity": m.velocity, "effort": m.effort}
+        tau = rnea(m, q, qd, qdd, f_world=self._body_forces(q, f_ext)) + m.armature * qdd
+        return tau + friction_torques(m, qd) if friction else tau
+
+    @property
+    def limits(self) -> dict:
+        """Arrays (dof,) ``lower``, ``upper``, ``velocity``, ``effort`` (+-inf where absent)."""
+        m = self.model
+        idx = slice(None) if self._mimic is None else self._mimic.independent
+        return {"lower": m.lower[idx], "upper": m.upper[idx], "velocity": m.velocity[idx], "effort": m.effort[idx]}
 
     def __repr__(self) -> str:
         return f"Robot({self.name!r}, dof={self.dof}, source={self.model.source!r})"
@@ -62,6 +120,7 @@ class Robot:
     def link_poses(self, q) -> dict:
         """World pose (4x4, (..., 4, 4)) of every link frame, keyed by link name."""
         (q,) = joint_arrays(self.dof, q=q)
+        (q,) = self._expand(q)
         Rl, pl = link_poses(self.model, *body_poses(self.model, q))
         T = np.zeros(q.shape[:-1] + (len(self.model.link_names), 4, 4))
         T[..., :3, :3], T[..., :3, 3], T[..., 3, 3] = Rl, pl, 1.0
@@ -74,14 +133,11 @@ class Robot:
         M includes the armature (rotor inertia) on its diagonal.  ``f_ext``:
         link name -> wrench (..., 6) (fx, fy, fz, tx, ty, tz) in world axes at
         the link's centre of mass.  ``friction=False`` drops joint friction.
+        With dependent mimic joints: the generalised forces G^T tau_all of the
+        independent joints (Kolev eq. 2.20); see :meth:`mimic_torques`.
         """
         q, qd, qdd = joint_arrays(self.dof, q=q, qd=qd, qdd=qdd)
-        m = self.model
-        fw = self._body_forces(q, f_ext)
-        tau = rnea(m, q, qd, qdd, f_world=fw) + m.armature * qdd
-        if friction:
-            tau = tau + friction_torques(m, qd)
-        return tau
+        return self._reduce(self._full_inverse_dynamics(*self._expand(q, qd, qdd), f_ext, friction))
 
     def forward_dynamics(self, q, qd, tau, f_ext: Mapping | None = None, friction: bool = True,
                          smooth_friction: float | None = None) -> np.ndarray:
@@ -92,35 +148,39 @@ class Robot:
         the joints when M(q) is singular.
         """
         q, qd, tau = joint_arrays(self.dof, q=q, qd=qd, tau=tau)
+        M = self.mass_matrix(q)
         m = self.model
+        q, qd = self._expand(q, qd)
         h = rnea(m, q, qd, np.zeros_like(q), f_world=self._body_forces(q, f_ext))
         if friction:
             h = h + friction_torques(m, qd, smooth=smooth_friction)
-        return solve_mass(m, self.mass_matrix(q), tau - h)
+        return solve_mass(m if self._mimic is None else self._mimic.solve_view(m), M, tau - self._reduce(h))
 
     def mass_matrix(self, q) -> np.ndarray:
         """Joint-space inertia M(q) (..., n, n), armature on the diagonal."""
         (q,) = joint_arrays(self.dof, q=q)
-        M = crba(self.model, q)
-        idx = np.arange(self.dof)
+        M = crba(self.model, self._expand(q)[0])
+        idx = np.arange(self.model.n)
         M[..., idx, idx] += self.model.armature
-        return M
+        return self._reduce(M, matrix=True)
 
     def coriolis_matrix(self, q, qd) -> np.ndarray:
         """Coriolis matrix C(q, qd) (..., n, n) in Christoffel form: dM/dt - 2C is skew."""
         q, qd = joint_arrays(self.dof, q=q, qd=qd)
-        return coriolis_matrix(self.model, q, qd)
+        return self._reduce(coriolis_matrix(self.model, *self._expand(q, qd)), matrix=True)
 
     def gravity_torques(self, q) -> np.ndarray:
         """Gravity torques g(q) (..., n)."""
         (q,) = joint_arrays(self.dof, q=q)
+        (q,) = self._expand(q)
         z = np.zeros_like(q)
-        return rnea(self.model, q, z, z)
+        return self._reduce(rnea(self.model, q, z, z))
 
     def bias_torques(self, q, qd) -> np.ndarray:
         """C(q, qd) qd + g(q) (..., n), friction not included."""
         q, qd = joint_arrays(self.dof, q=q, qd=qd)
-        return rnea(self.model, q, qd, np.zeros_like(q))
+        q, qd = self._expand(q, qd)
+        return self._reduce(rnea(self.model, q, qd, np.zeros_like(q)))
 
     def composed_vectors(self, q) -> "ComposedVectors":
         """The paper's composed vectors at q (..., n): vω_α, PL_α, XY_βγ, a_γα, brackets.
@@ -133,7 +193,7 @@ class Robot:
         from composedyn.dynamics.composed import composed_vectors
 
         (q,) = joint_arrays(self.dof, q=q)
-        return composed_vectors(self.model, q)
+        return composed_vectors(self.model, self._expand(q)[0])  # all joints, mimic included
 
     def _body_forces(self, q: np.ndarray, f_ext: Mapping | None):
         f = wrenches(f_ext, self.model.link_names)
@@ -145,17 +205,18 @@ class Robot:
     def kinetic_energy(self, q, qd) -> np.ndarray:
         """Kinetic energy T (...,) in J: 1/2 qd^T M(q) qd, armature included."""
         q, qd = joint_arrays(self.dof, q=q, qd=qd)
-        return kinetic_energy(self.model, q, qd)
+        return kinetic_energy(self.model, *self._expand(q, qd))
 
     def potential_energy(self, q) -> np.ndarray:
         """Gravitational potential energy V (...,) in J: -sum m_i g . c_i over moving bodies
         (links welded to the fixed base left out; zero at the world origin)."""
         (q,) = joint_arrays(self.dof, q=q)
-        return potential_energy(self.model, q)
+        return potential_energy(self.model, self._expand(q)[0])
 
     def energy(self, q, qd) -> np.ndarray:
         """Total mechanical energy T + V (...,) in J."""
         q, qd = joint_arrays(self.dof, q=q, qd=qd)
+        q, qd = self._expand(q, qd)
         return kinetic_energy(self.model, q, qd) + potential_energy(self.model, q)
 
     # ---- model mismatch ----------------------------------------------
@@ -178,4 +239,4 @@ class Robot:
             if d.get("inertia") is not None:
                 d["inertia"] = f * np.asarray(d["inertia"], dtype=float)
         g.graph["name"] = f"{self.name} (perturbed {scale:g})"
-        return type(self)(g)
+        return type(self)(g, mimic=self._mimic_mode)

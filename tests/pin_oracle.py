@@ -44,12 +44,14 @@ class PinPair:
     """A Pinocchio model of a URDF plus the joint-order map to a composedyn Robot."""
 
     def __init__(self, robot, urdf: str):
+        mimic = bool(getattr(robot, "mimic_joint_names", ()))  # dependent mimic joints: reduced pin model
         if urdf.lstrip().startswith("<"):
-            self.model = pin.buildModelFromXML(urdf)
+            self.model = pin.buildModelFromXML(urdf, mimic=mimic)
         else:
-            self.model = pin.buildModelFromUrdf(urdf)
+            self.model = pin.buildModelFromUrdf(urdf, mimic=mimic)
         self.data = self.model.createData()
-        names = [self.model.names[i] for i in range(1, self.model.njoints)]
+        self.joint_ids = [i for i in range(1, self.model.njoints) if self.model.joints[i].nv > 0]
+        names = [self.model.names[i] for i in self.joint_ids]
         assert sorted(names) == sorted(robot.joint_names), (names, robot.joint_names)
         self.names = names
         self.perm = np.array([robot.joint_names.index(nm) for nm in names], dtype=int)
@@ -58,7 +60,7 @@ class PinPair:
         """composedyn joint positions (n,) -> Pinocchio configuration (nq,)."""
         out = []
         for k, i in enumerate(self.perm):
-            if self.model.joints[k + 1].nq == 2:
+            if self.model.joints[self.joint_ids[k]].nq == 2:
                 out += [np.cos(q[i]), np.sin(q[i])]
             else:
                 out.append(q[i])
