@@ -144,13 +144,17 @@ def _entity_docs(secret_uri: str) -> dict:
     return {
         "external": f'<?xml version="1.0"?><!DOCTYPE robot [<!ENTITY x SYSTEM "{secret_uri}">]>'
                     '<robot name="r"><link name="a&x;"/><link name="b">&x;</link></robot>',
+        "external_in_text": f'<?xml version="1.0"?><!DOCTYPE robot [<!ENTITY x SYSTEM "{secret_uri}">]>'
+                            '<robot name="r"><link name="a">&x;</link></robot>',
+        "laughs_in_text": f'<?xml version="1.0"?><!DOCTYPE robot [<!ENTITY l0 "lol">{laughs}]>'
+                          '<robot name="r"><link name="a">&l11;</link></robot>',
         "laughs": f'<?xml version="1.0"?><!DOCTYPE robot [<!ENTITY l0 "lol">{laughs}]>'
                   '<robot name="&l11;"><link name="a">&l11;</link></robot>',
     }
 
 
 @pytest.mark.parametrize("encoding", ["utf-8", "utf-16"])
-@pytest.mark.parametrize("kind", ["external", "laughs"])
+@pytest.mark.parametrize("kind", ["external", "external_in_text", "laughs", "laughs_in_text"])
 def test_entities_are_refused_without_reading_or_expanding(tmp_path, kind, encoding):
     """UTF-16 bypasses the byte-level DOCTYPE screen, so lxml's hardening is tested too."""
     secret = tmp_path / "secret.txt"
