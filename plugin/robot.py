@@ -240,3 +240,14 @@ class Robot:
                 d["inertia"] = f * np.asarray(d["inertia"], dtype=float)
         g.graph["name"] = f"{self.name} (perturbed {scale:g})"
         return type(self)(g, mimic=self._mimic_mode)
+
+    # ---- export --------------------------------------------------------
+    def to_urdf(self, path) -> "Path":
+        """Write this robot's kinematic graph as a URDF file at ``path``; return the path.
+
+        Inertials at the centre of mass, limits, damping/friction, mimic and a
+        non-standard ``armature`` attribute (see :mod:`composedyn.importers.urdf_export`).
+        """
+        from composedyn.importers.urdf_export import to_urdf
+
+        return to_urdf(self.graph, path)
