@@ -10,6 +10,23 @@ See ARCHITECTURE.md for the public contract.
 from composedyn.errors import ModelError, ModelWarning
 from composedyn.loading import from_dh, from_graph, from_urdf, load
 from composedyn.robot import Robot
+from composedyn.controller import ComputedTorqueController
+from composedyn.protocol import DynamicsModel
+from composedyn.reference import MinimumJerk
+from composedyn.report import TrajectoryReport
+from composedyn.simulate import Simulation, simulate
+from composedyn.trajectory import check_trajectory
 
-__all__ = ["ModelError", "ModelWarning", "Robot", "from_dh", "from_graph", "from_urdf", "load"]
+__all__ = ["ModelError", "ModelWarning", "Robot", "from_dh", "from_graph", "from_urdf", "load",
+           "ComputedTorqueController", "DynamicsModel", "MinimumJerk", "Simulation", "TrajectoryReport",
+           "check_trajectory", "simulate"]
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    """Lazy submodules: ``cd.symbolic`` imports SymPy only when first used."""
+    if name == "symbolic":
+        import importlib
+
+        return importlib.import_module("composedyn.symbolic")
+    raise AttributeError(f"module 'composedyn' has no attribute {name!r}")

@@ -1,0 +1,30 @@
+"""``composedyn equations ROBOT [--latex] [--c out.c]``: closed-form equations of motion."""
+
+from __future__ import annotations
+
+import sys
+
+
+def register(sub) -> None:
+    p = sub.add_parser("equations", help="print a robot's symbolic equations of motion (SymPy)")
+    p.add_argument("robot", help="URDF file, DH .toml file, or bundled robot name")
+    p.add_argument("--latex", action="store_true", help="print LaTeX instead of plain text")
+    p.add_argument("--c", metavar="OUT.c", dest="c_out", help="also write C source (with CSE) to this file")
+    p.add_argument("--parameters", action="store_true",
+                   help="link parameters (masses, lengths, com, inertias, gravity) as symbols")
+    p.add_argument("--simplify", choices=("auto", "trig", "none"), default="auto",
+                   help="trigonometric simplification per entry (auto: up to 3 coordinates)")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    import composedyn as cd
+
+    robot = cd.load(args.robot)
+    eq = cd.symbolic.equations(robot, parameters=True if args.parameters else None, simplify=args.simplify)
+    print(eq.latex() if args.latex else eq.pretty())
+    if args.c_out:
+        with open(args.c_out, "w") as fh:
+            fh.write(eq.c_code())
+        print(f"wrote {args.c_out}", file=sys.stderr)
+    return 0
