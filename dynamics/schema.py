@@ -87,15 +87,15 @@ def source_of(g: nx.DiGraph) -> str:
     return str(g.graph.get("source") or f"<graph {g.graph.get('name', '?')}>")
 
 
-def _finite(src: str, what: str, value: Any, shape: tuple[int, ...]) -> np.ndarray:
+def _finite(src: str, what: str, value: Any, shape: tuple[int, ...], allow_inf: bool = False) -> np.ndarray:
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
         raise ModelError(f"{src}: {what} is not numeric: {value!r}") from None
     if arr.shape != shape:
         raise ModelError(f"{src}: {what} has shape {arr.shape}, expected {shape}")
-    if not np.all(np.isfinite(arr)):
-        raise ModelError(f"{src}: {what} contains NaN or infinite values")
+    if np.any(np.isnan(arr)) or (not allow_inf and not np.all(np.isfinite(arr))):
+        raise ModelError(f"{src}: {what} contains NaN" + ("" if allow_inf else " or infinite values"))
     return arr
 
 
@@ -170,17 +170,23 @@ def validate(g: nx.DiGraph, strict: bool = False) -> str:
     _check_mimic(src, g, names)
     base = welded_to_root(g, root)
     no_inertial = [n for n, d in g.nodes(data=True) if d.get("inertial", True) is False and n not in base]
-    if suspicious or no_inertial:
-        parts = []
-        if suspicious:
-            parts.append(f"implausible inertia (triangle inequality or tiny negative principal moment) on links {suspicious}")
-        if no_inertial:
-            parts.append(f"no <inertial> (zero mass) on moving links {no_inertial}")
-        msg = f"{src}: " + "; ".join(parts)
-        if strict:
-            raise ModelError(msg + " (strict=True)")
-        warnings.warn(msg, ModelWarning, stacklevel=3)
+    _report_implausible(src, suspicious, no_inertial, strict)
     return root
+
+
+def _report_implausible(src: str, suspicious: list, no_inertial: list, strict: bool) -> None:
+    """One ModelWarning (ModelError when ``strict``) listing both kinds of suspicious links."""
+    parts = []
+    if suspicious:
+        parts.append(f"implausible inertia (triangle inequality or tiny negative principal moment) on links {suspicious}")
+    if no_inertial:
+        parts.append(f"no <inertial> (zero mass) on moving links {no_inertial}")
+    if not parts:
+        return
+    msg = f"{src}: " + "; ".join(parts)
+    if strict:
+        raise ModelError(msg + " (strict=True)")
+    warnings.warn(msg, ModelWarning, stacklevel=4)
 
 
 def _check_link(src: str, name: str, d: dict, suspicious: list) -> None:
@@ -211,7 +217,9 @@ def _check_link(src: str, name: str, d: dict, suspicious: list) -> None:
 
 
 def _check_joint(src: str, parent: str, child: str, d: dict) -> None:
-    name = d.get("name", f"{parent}->{child}")
+    name = d.get("name")
+    if not isinstance(name, str) or not name:
+        raise ModelError(f"{src}: the joint {parent!r} -> {child!r} has no 'name'")
     where = f"joint {name!r}"
     jtype = d.get("type")
     if jtype not in JOINT_TYPES:
@@ -223,12 +231,12 @@ def _check_joint(src: str, parent: str, child: str, d: dict) -> None:
     axis = _finite(src, f"{where} axis", d.get("axis"), (3,))
     if jtype != "fixed" and np.linalg.norm(axis) < 1e-9:
         raise ModelError(f"{src}: {where} has a zero axis")
-    limits = d.get("limits", (None,) * 4)
-    if len(limits) != 4:
+    limits = d.get("limits") or (None,) * 4
+    if not isinstance(limits, (tuple, list)) or len(limits) != 4:
         raise ModelError(f"{src}: {where} limits must be (lower, upper, velocity, effort)")
     for lim in limits:
-        if lim is not None and math.isnan(float(lim)):
-            raise ModelError(f"{src}: {where} limit is NaN")
+        if lim is not None:
+            _finite(src, f"{where} limit", lim, (), allow_inf=True)
     if limits[0] is not None and limits[1] is not None and float(limits[0]) > float(limits[1]):
         raise ModelError(f"{src}: {where} lower limit {limits[0]} > upper limit {limits[1]}")
     for key in ("damping", "friction", "armature"):

@@ -8,10 +8,12 @@ are covered by the DH importer's tests.
 """
 
 import time
+import warnings
 
 import networkx as nx
 import numpy as np
 import pytest
+from lxml import etree
 
 import composedyn as cd
 from composedyn.dynamics.schema import add_joint, add_link, new_graph
@@ -220,8 +222,14 @@ def _graph() -> nx.DiGraph:
         (lambda g: g.edges["base", "l1"].update(axis=np.zeros(3)), "joint 'j1' has a zero axis"),
         (lambda g: g.edges["base", "l1"].update(axis=np.array([np.nan, 0, 1])), "joint 'j1' axis"),
         (lambda g: g.edges["base", "l1"].update(origin=np.diag([1, 1, -1, 1.0])), "not a proper rotation"),
-        (lambda g: g.edges["base", "l1"].update(limits=(np.nan, 1, 1, 1)), "joint 'j1' limit is NaN"),
+        (lambda g: g.edges["base", "l1"].update(limits=(np.nan, 1, 1, 1)), "joint 'j1' limit contains NaN"),
         (lambda g: g.edges["base", "l1"].update(damping=np.nan), "joint 'j1' damping"),
+        (lambda g: g.edges["base", "l1"].update(limits=(1.0, -1.0, None, None)), "joint 'j1' lower limit 1.0 >"),
+        (lambda g: g.edges["base", "l1"].pop("name"), "joint 'base' -> 'l1' has no 'name'"),
+        (lambda g: add_joint(g, "j1", "l1", "l2") or g.nodes["l2"].update(mass=0.0, com=np.zeros(3),
+                                                                       inertia=np.zeros((3, 3))),
+         "duplicate joint name 'j1'"),
+        (lambda g: g.graph.update(root="l1"), "declares root 'l1'"),
         (lambda g: add_joint(g, "j2", "l1", "loose"), "link 'loose' lacks attribute 'mass'"),
         (lambda g: g.graph.update(gravity=(0, 0)), "gravity has shape"),
     ],
@@ -233,3 +241,43 @@ def test_bad_graph_names_source_and_element(edit, fragment):
     with pytest.raises(cd.ModelError) as info:
         cd.from_graph(g)
     assert str(info.value).startswith("hand-made: ") and fragment in str(info.value), str(info.value)
+
+
+def _mutants():
+    """Every attribute of GOOD set to each garbage value, and every element deleted."""
+    garbage = ["", "nan", "abc", "1e999", "-1", "0 0", "0 0 0", "1 2 3 4"]
+    n_el = sum(1 for _ in etree.fromstring(GOOD.encode()).iter())
+    for k in range(1, n_el):
+        root = etree.fromstring(GOOD.encode())
+        el = list(root.iter())[k]
+        el.getparent().remove(el)
+        yield f"drop <{el.tag}> #{k}", etree.tostring(root)
+        for key in el.keys():
+            for value in garbage:
+                root = etree.fromstring(GOOD.encode())
+                target = list(root.iter())[k]
+                target.set(key, value)
+                yield f"<{el.tag} {key}={value!r}> #{k}", etree.tostring(root)
+
+
+def test_mutated_urdf_loads_or_raises_model_error_only():
+    """Nothing but ModelError escapes, and what loads gives finite dynamics or ModelError."""
+    rng = np.random.default_rng(5)
+    seen = {"loaded": 0, "rejected": 0}
+    for label, text in _mutants():
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", cd.ModelWarning)
+                robot = cd.from_urdf(text)
+        except cd.ModelError as e:
+            assert str(e).startswith("<urdf string>: ") and "\n" not in str(e), (label, str(e))
+            seen["rejected"] += 1
+            continue
+        seen["loaded"] += 1
+        q, qd, qdd = rng.uniform(-1, 1, (3, robot.dof))
+        assert np.all(np.isfinite(robot.inverse_dynamics(q, qd, qdd))), label
+        try:
+            assert np.all(np.isfinite(robot.forward_dynamics(q, qd, qdd))), label
+        except cd.ModelError:
+            pass
+    assert seen["loaded"] > 20 and seen["rejected"] > 100, seen
