@@ -13,7 +13,6 @@ in Pinocchio.
 
 from __future__ import annotations
 
-import inspect
 import warnings
 import xml.etree.ElementTree as ET
 
@@ -34,10 +33,12 @@ TOL = 1e-9
 
 def load(urdf: str) -> cd.Robot:
     """A Robot with mimic joints (Panda fingers) as independent joints, warnings off."""
-    kwargs = {"mimic": "independent"} if "mimic" in inspect.signature(cd.from_urdf).parameters else {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", cd.ModelWarning)
-        return cd.from_urdf(urdf, **kwargs)
+        try:
+            return cd.from_urdf(urdf, mimic="independent")
+        except TypeError:  # before the mimic option lands, mimic joints load as independent
+            return cd.from_urdf(urdf)
 
 
 def xml_root(urdf: str) -> ET.Element:
