@@ -55,6 +55,7 @@ def same_dynamics(a, b, rng, tol=1e-12):
     assert rel_err(a.mass_matrix(q), b.mass_matrix(q)) < tol
 
 
+@pytest.mark.filterwarnings("ignore:.*no <inertial>:composedyn.ModelWarning")
 def test_two_link_standard_dh_equals_hand_written_urdf():
     dh = cd.load("two_link")
     rows = [dh.graph.nodes[f"link{i}"] for i in (1, 2)]
@@ -86,6 +87,7 @@ def test_two_link_matches_paper_equations_in_absolute_angles():
         assert np.allclose(dh.gravity_torques(q), T.T @ grav, atol=1e-12)
 
 
+@pytest.mark.filterwarnings("ignore:.*no <inertial>:composedyn.ModelWarning")
 def test_planar3r_modified_dh_equals_hand_written_urdf():
     dh = cd.load("planar3r")
     lengths = [0.4, 0.3, 0.2]  # the geometry written in planar3r.toml's header
@@ -204,6 +206,7 @@ def test_random_tree_round_trips_through_urdf_export(seed, n):
     assert rel_err(back.inverse_dynamics(q, qd, 0 * q), robot.inverse_dynamics(q, qd, 0 * q)) < 1e-12
 
 
+@pytest.mark.filterwarnings("ignore:.*no <inertial>:composedyn.ModelWarning")
 def test_export_keeps_mimic_and_limits():
     xml = ('<robot name="m"><link name="a"/><link name="b"/><link name="c"/>'
            '<joint name="j1" type="revolute"><parent link="a"/><child link="b"/><axis xyz="0 0 1"/>'
@@ -268,3 +271,68 @@ theta = -30.0
     for key in robot.limits:
         assert np.allclose(robot.limits[key], ref.limits[key])
     assert robot.name == "arm" and robot.model.jtype[1] == 1
+
+
+# ---- bad input -------------------------------------------------------------
+GOOD = [dict(a=0.1, alpha=0.0, d=0.0, theta=0.0, mass=1.0, com=[0, 0, 0], inertia=[0.1, 0.1, 0.1]),
+        dict(a=0.1, alpha=0.0, d=0.0, theta=0.0)]
+
+
+def edited(k: int, **changes) -> list:
+    rows = [dict(r) for r in GOOD]
+    for key, value in changes.items():
+        if value is KeyError:
+            del rows[k][key]
+        else:
+            rows[k][key] = value
+    return rows
+
+
+@pytest.mark.parametrize("rows,fragments", [
+    (edited(1, alpha=KeyError), ["row 2", "missing key 'alpha'"]),
+    (edited(0, alfa=0.0), ["row 1", "unknown key 'alfa'"]),
+    (edited(1, d=float("nan")), ["row 2", "'d'", "NaN"]),
+    (edited(0, com=[0, float("nan"), 0]), ["row 1", "'com'", "NaN"]),
+    (edited(0, inertia=[[1, 0], [0, 1]]), ["row 1", "'inertia'", "shape"]),
+    (edited(1, limits={"lower": float("nan")}), ["row 2", "'limits'", "NaN"]),
+    (edited(1, limits={"lo": 0.0}), ["row 2", "unknown key 'lo'"]),
+    (edited(1, joint="spherical"), ["row 2", "'joint'", "spherical"]),
+    (edited(0, com=KeyError), ["row 1", "missing key 'com'"]),
+    (edited(0, mass=-1.0), ["row 1", "'mass'", "negative"]),
+    (edited(1, theta="0"), ["row 2", "'theta'", "number"]),
+    ([], ["no rows"]),
+])
+def test_bad_rows_name_the_table_row_and_key(rows, fragments):
+    with pytest.raises(cd.ModelError) as e:
+        cd.from_dh(rows)
+    for f in ["<dh table>"] + fragments:
+        assert f in str(e.value), (f, str(e.value))
+
+
+def test_wrong_convention_is_named():
+    with pytest.raises(cd.ModelError, match=r"<dh table>.*'craig'"):
+        cd.from_dh(GOOD, convention="craig")
+
+
+TOML_ROW = "[[links]]\na = 0.1\nalpha = 0.0\nd = 0.0\ntheta = 0.0\n"
+
+
+@pytest.mark.parametrize("text,fragments", [
+    ('convention = "standard"\n' + TOML_ROW + "d = 1\n", ["invalid TOML"]),
+    ('convention = "standard"\n' + TOML_ROW.replace("d = 0.0", "d = nan"), ["row 1", "'d'", "NaN"]),
+    ('convention = "standard"\n' + TOML_ROW + TOML_ROW.replace("alpha = 0.0\n", ""), ["row 2", "missing key 'alpha'"]),
+    ('convention = "standard"\n' + TOML_ROW.replace("a = 0.1", "b = 0.1"), ["row 1", "unknown key 'b'"]),
+    ('convention = "modfied"\n' + TOML_ROW, ["'modfied'"]),
+    ('convention = "standard"\nangles = "grad"\n' + TOML_ROW, ["'grad'"]),
+    (TOML_ROW, ["missing top-level key 'convention'"]),
+    ('convention = "standard"\ncolour = "red"\n' + TOML_ROW, ["unknown top-level key 'colour'"]),
+    ('convention = "standard"\nbase = {xyz = [0, 0]}\n' + TOML_ROW, ["base xyz", "shape"]),
+    ('convention = "standard"\ngravity = [0, 0, nan]\n' + TOML_ROW, ["gravity", "NaN"]),
+])
+def test_bad_toml_names_the_file(tmp_path, text, fragments):
+    path = tmp_path / "bad_arm.toml"
+    path.write_text(text)
+    with pytest.raises(cd.ModelError) as e:
+        cd.load(path)
+    for f in [str(path)] + fragments:
+        assert f in str(e.value), (f, str(e.value))
