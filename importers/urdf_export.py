@@ -1,8 +1,9 @@
 """Kinematic graph -> URDF file, so any robot (e.g. from a DH table) can go to URDF tools.
 
 Every link gets an ``<inertial>`` with its origin at the centre of mass
-(rpy 0, the inertia tensor in link axes; zeros for massless frames); every joint an ``<origin xyz rpy>``,
-``<axis>``, ``<limit>``, ``<dynamics damping friction>`` and ``<mimic>``.
+(rpy 0, the inertia tensor in link axes; zeros for massless frames); every
+joint an ``<origin xyz rpy>``, ``<axis>``, ``<limit>``, ``<dynamics damping
+friction>`` and ``<mimic>``.
 The rotor inertia goes to a non-standard ``armature`` attribute of
 ``<dynamics>`` (read back by :func:`composedyn.importers.urdf.load_urdf`,
 ignored by other URDF parsers).
