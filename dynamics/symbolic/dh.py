@@ -16,7 +16,7 @@ from typing import Sequence
 
 import sympy as sp
 
-from composedyn.dynamics.symbolic.chain import PRISMATIC, REVOLUTE, Chain
+from composedyn.dynamics.symbolic.chain import PRISMATIC, REVOLUTE, Chain, exact
 from composedyn.errors import ModelError
 
 
@@ -45,14 +45,14 @@ def _exact(x, angle: bool = False) -> sp.Expr:
         k = float(e) / (float(sp.pi) / 2)
         if abs(k - round(k)) < 1e-9:
             return sp.Integer(round(k)) * sp.pi / 2
-    return sp.nsimplify(e, rational=True)
+    return exact(float(e))
 
 
 def _row(rows_src: str, k: int, row: dict) -> dict:
     if not isinstance(row, dict):
         raise ModelError(f"{rows_src}: DH row {k} is not a mapping")
     unknown = set(row) - {"a", "alpha", "d", "theta", "joint", "mass", "com", "inertia", "armature",
-                          "limits", "damping", "friction", "name"}
+                          "limits", "damping", "friction", "name", "joint_name"}
     if unknown:
         raise ModelError(f"{rows_src}: DH row {k} has unknown keys {sorted(unknown)}")
     jt = row.get("joint", REVOLUTE)
@@ -62,8 +62,11 @@ def _row(rows_src: str, k: int, row: dict) -> dict:
     try:
         out = {key: _exact(row.get(key, 0), angle=key in ("alpha", "theta"))
                for key in ("a", "alpha", "d", "theta", "mass", "armature")}
-        out["com"] = sp.Matrix(3, 1, [sp.nsimplify(sp.sympify(v), rational=True) for v in row.get("com", (0, 0, 0))])
-        I = sp.Matrix(row.get("inertia", sp.zeros(3, 3))).applyfunc(lambda v: sp.nsimplify(v, rational=True))
+        out["com"] = sp.Matrix(3, 1, [_exact(v) for v in row.get("com", (0, 0, 0))])
+        I = sp.Matrix(row.get("inertia", sp.zeros(3, 3)))
+        if I.shape in ((3, 1), (1, 3)):  # principal moments [Ixx, Iyy, Izz]
+            I = sp.diag(*I)
+        I = I.applyfunc(_exact)
     except (sp.SympifyError, TypeError, ValueError) as e:
         raise ModelError(f"{rows_src}: DH row {k} has an entry that is not a number or expression: {e}") from None
     if I.shape != (3, 3) or out["com"].shape != (3, 1):
@@ -109,5 +112,5 @@ def chain_from_dh(rows: Sequence[dict], convention: str = "standard", name: str 
         tree=tuple(T.applyfunc(sp.simplify) for T in tree), axis=tuple(sp.Matrix([0, 0, 1]) for _ in range(n)),
         mass=tuple(r["mass"] for r in parsed), com=tuple(com), inertia=tuple(inertia),
         armature=tuple(r["armature"] for r in parsed),
-        gravity=sp.Matrix(3, 1, [sp.nsimplify(sp.sympify(v), rational=True) for v in gravity]),
+        gravity=sp.Matrix(3, 1, [_exact(v) for v in gravity]),
     )

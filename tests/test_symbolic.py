@@ -1,0 +1,176 @@
+"""Symbolic equations (composedyn.symbolic) against the numeric dynamics.
+
+The numeric path (Robot.mass_matrix / coriolis_matrix / gravity_torques, equal
+to Pinocchio elsewhere) is the reference; M includes the armature on both sides.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+import sympy as sp
+
+import composedyn as cd
+from composedyn.dynamics.symbolic import chain_from_dh
+
+ROBOTS = ("two_link", "planar3r", "puma560", "stanford")
+
+
+@pytest.fixture(scope="module")
+def derived():
+    """Robot, equations and NumPy functions, derived once per session per robot."""
+    out = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name in ROBOTS:
+            robot = cd.load(name)
+            eq = cd.symbolic.equations(robot)
+            out[name] = (robot, eq, eq.functions())
+    return out
+
+
+@pytest.mark.parametrize("name", ROBOTS)
+def test_symbolic_matches_numeric(derived, name):
+    robot, eq, f = derived[name]
+    rng = np.random.default_rng(7)
+    q, qd, qdd = (rng.uniform(-np.pi, np.pi, (6, robot.dof)), rng.normal(size=(6, robot.dof)),
+                  rng.normal(size=(6, robot.dof)))
+    np.testing.assert_allclose(f["M"](q), robot.mass_matrix(q), rtol=0, atol=1e-10)
+    np.testing.assert_allclose(f["C"](q, qd), robot.coriolis_matrix(q, qd), rtol=0, atol=1e-10)
+    np.testing.assert_allclose(f["g"](q), robot.gravity_torques(q), rtol=0, atol=1e-10)
+    tau = robot.inverse_dynamics(q, qd, qdd, friction=False)
+    np.testing.assert_allclose(f["tau"](q, qd, qdd), tau, rtol=0, atol=1e-10)
+    # a single state (no batch axis), substituted directly into the sympy matrices
+    sub = dict(zip(eq.q, q[0])) | dict(zip(eq.qd, qd[0]))
+    M = np.array(eq.M.xreplace(sub).evalf(), dtype=float)
+    np.testing.assert_allclose(M, robot.mass_matrix(q[0]), rtol=0, atol=1e-10)
+
+
+def test_functions_broadcast(derived):
+    robot, eq, f = derived["planar3r"]
+    q = np.zeros((4, 1, 3))
+    qd = np.ones((5, 3))
+    assert f["C"](q, qd).shape == (4, 5, 3, 3)
+    assert f["M"](np.zeros(3)).shape == (3, 3)
+    with pytest.raises(ValueError):
+        f["M"](np.zeros(4))
+
+
+@pytest.mark.parametrize("name", ("two_link", "planar3r"))
+def test_mdot_minus_2c_is_skew_symbolically(name):
+    """With every parameter symbolic, N = dM/dt - 2C satisfies N + N^T = 0 identically."""
+    eq = cd.symbolic.equations(cd.load(name), parameters=True)
+    n = eq.n
+    Md = sp.zeros(n, n)
+    for k in range(n):
+        Md += eq.M.diff(eq.q[k]) * eq.qd[k]
+    N = Md - 2 * eq.C
+    S = (N + N.T).applyfunc(lambda e: sp.simplify(sp.expand(sp.expand_trig(e))))
+    assert S == sp.zeros(n, n)
+    assert eq.parameters  # the parameters really were symbols
+
+
+def test_parameters_substitute_back(derived):
+    robot, eq_num, _ = derived["planar3r"]
+    eq = cd.symbolic.equations(robot, parameters=True)
+    assert {"m1", "g"} <= {s.name for s in eq.parameters}
+    assert "g" in {s.name for s in eq.g.free_symbols}
+    f = eq.functions()  # parameters replaced by the robot's values
+    q = np.random.default_rng(3).normal(size=(3, 3))
+    np.testing.assert_allclose(f["M"](q), robot.mass_matrix(q), atol=1e-12)
+    np.testing.assert_allclose(f["g"](q), robot.gravity_torques(q), atol=1e-12)
+
+
+@pytest.mark.parametrize("convention", ("standard", "modified"))
+def test_dh_rows_with_symbols(convention):
+    """A 3-dof DH table with symbolic lengths, substituted, equals the numeric DH importer."""
+    a2, d1, d3, m2, alpha1 = sp.symbols("a2 d1 d3 m2 alpha1", real=True)
+    sym_rows = [
+        dict(a=0, alpha=alpha1, d=d1, theta=0, mass=3.0, com=[0, 0.05, -0.1], inertia=[0.1, 0.2, 0.15]),
+        dict(a=a2, alpha=0, d=0, theta=0.3, mass=m2, com=[-0.2, 0, 0.01], inertia=[0.02, 0.3, 0.3]),
+        dict(a=0, alpha=np.pi / 2, d=d3, theta=0, joint="prismatic", mass=1.0, com=[0, 0, -0.1],
+             inertia=[0.01, 0.01, 0.002]),
+    ]
+    vals = {a2: 0.4, d1: 0.3, d3: 0.15, m2: 2.5, alpha1: -np.pi / 2}
+    chain = chain_from_dh(sym_rows, convention=convention, gravity=(0, 0, -9.81))
+    eq = cd.symbolic.equations(chain, simplify=False)
+    f = eq.functions(values=vals)
+    num_rows = [{k: (float(v.subs(vals)) if isinstance(v, sp.Expr) else v) for k, v in r.items()} for r in sym_rows]
+    robot = cd.from_dh(num_rows, convention=convention, gravity=(0, 0, -9.81))
+    rng = np.random.default_rng(5)
+    q, qd = rng.normal(size=(4, 3)), rng.normal(size=(4, 3))
+    np.testing.assert_allclose(f["M"](q), robot.mass_matrix(q), atol=1e-10)
+    np.testing.assert_allclose(f["C"](q, qd), robot.coriolis_matrix(q, qd), atol=1e-10)
+    np.testing.assert_allclose(f["g"](q), robot.gravity_torques(q), atol=1e-10)
+    with pytest.raises(ValueError, match="no numeric values"):
+        eq.functions()
+
+
+def test_generalised_coordinates_transform(derived):
+    """Absolute link angles for the 3R arm: M_th = J^T M J, g_th = J^T g, tau_th = J^T tau."""
+    robot, _, _ = derived["planar3r"]
+    th = sp.symbols("th1:4", real=True)
+    eq = cd.symbolic.equations(robot, coordinates=[th[0], th[1] - th[0], th[2] - th[1]], generalized=th)
+    J = np.array([[1, 0, 0], [-1, 1, 0], [0, -1, 1]], float)
+    f = eq.functions()
+    rng = np.random.default_rng(11)
+    t, td, tdd = rng.normal(size=3), rng.normal(size=3), rng.normal(size=3)
+    q, qd, qdd = J @ t, J @ td, J @ tdd
+    np.testing.assert_allclose(f["M"](t), J.T @ robot.mass_matrix(q) @ J, atol=1e-12)
+    np.testing.assert_allclose(f["g"](t), J.T @ robot.gravity_torques(q), atol=1e-12)
+    np.testing.assert_allclose(f["tau"](t, td, tdd), J.T @ robot.inverse_dynamics(q, qd, qdd, friction=False),
+                               atol=1e-12)
+    # C stays in Christoffel form: dM/dt = C + C^T
+    h = 1e-6
+    Mdot = (f["M"](t + h * td) - f["M"](t - h * td)) / (2 * h)
+    C = f["C"](t, td)
+    np.testing.assert_allclose(Mdot, C + C.T, atol=1e-8)
+
+
+def test_nonlinear_coordinate_map():
+    """A nonlinear map exercises the Hessian term of XY: tau_th = J^T tau(q(th))."""
+    robot = cd.load("two_link")
+    u = sp.symbols("u1 u2", real=True)
+    eq = cd.symbolic.equations(robot, coordinates=[u[0] + u[1] ** 2 / 2, u[1]], generalized=u, simplify=False)
+    f = eq.functions()
+    t, td, tdd = np.array([0.3, -0.7]), np.array([0.5, 1.1]), np.array([-0.2, 0.4])
+    q = np.array([t[0] + t[1] ** 2 / 2, t[1]])
+    J = np.array([[1, t[1]], [0, 1]])
+    qd = J @ td
+    qdd = J @ tdd + np.array([td[1] ** 2, 0])
+    np.testing.assert_allclose(f["tau"](t, td, tdd), J.T @ robot.inverse_dynamics(q, qd, qdd, friction=False),
+                               atol=1e-12)
+
+
+def test_c_code_agrees_with_numpy(derived, tmp_path):
+    import ctypes
+    import shutil
+    import subprocess
+
+    if shutil.which("gcc") is None:
+        pytest.skip("no C compiler")
+    robot, eq, f = derived["puma560"]
+    src = eq.c_code(prefix="puma")
+    assert "puma_M" in src and "puma_tau" in src
+    (tmp_path / "puma.c").write_text(src)
+    lib = tmp_path / "libpuma.so"
+    subprocess.run(["gcc", "-O1", "-shared", "-fPIC", "-o", str(lib), str(tmp_path / "puma.c"), "-lm"], check=True)
+    so = ctypes.CDLL(str(lib))
+    P = ctypes.POINTER(ctypes.c_double)
+    rng = np.random.default_rng(2)
+    for _ in range(5):
+        q, qd, qdd = (np.ascontiguousarray(rng.uniform(-3, 3, 6)) for _ in range(3))
+        out = np.zeros(6)
+        so.puma_tau(q.ctypes.data_as(P), qd.ctypes.data_as(P), qdd.ctypes.data_as(P), out.ctypes.data_as(P))
+        np.testing.assert_allclose(out, f["tau"](q, qd, qdd), atol=1e-12)
+        M = np.zeros(36)
+        so.puma_M(q.ctypes.data_as(P), M.ctypes.data_as(P))
+        np.testing.assert_allclose(M.reshape(6, 6), f["M"](q), atol=1e-12)
+
+
+def test_latex_and_text(derived):
+    _, eq, _ = derived["two_link"]
+    tex = eq.latex()
+    assert tex.startswith("\\begin{align*}") and "\\ddot{q_{1}}" in tex
+    txt = eq.pretty()
+    assert "M[1,1]" in txt and "[11,2]" in txt
