@@ -6,7 +6,9 @@ The graph is a ``networkx.DiGraph``; nodes are links, edges are joints
 * graph: ``name``, ``root``, ``gravity`` (3,), optional ``source`` (file name
   used in error messages);
 * node: ``mass`` (kg), ``com`` (3,) in the link frame, ``inertia`` (3, 3)
-  about the centre of mass in link-frame axes;
+  about the centre of mass in link-frame axes; optional ``inertial`` (False
+  when the description gave no inertial data, e.g. a URDF link without
+  ``<inertial>``; only used to list such links in the ModelWarning);
 * edge: ``name``, ``type`` in {revolute, continuous, prismatic, fixed},
   ``origin`` (4, 4) parent link frame -> joint frame at q = 0, ``axis`` (3,)
   unit vector in the joint frame, ``limits`` (lower, upper, velocity, effort)

@@ -17,7 +17,7 @@ import numpy as np
 
 from composedyn.dynamics.schema import DEFAULT_GRAVITY, add_joint, add_link, check_structure, new_graph
 from composedyn.errors import ModelError
-from composedyn.importers.urdf_xml import check_robot, parse_robot_xml
+from composedyn.importers.urdf_xml import check_robot, parse_robot_xml, strip_unused
 
 
 def _read(path_or_xml: str | bytes | os.PathLike) -> tuple[bytes, str]:
@@ -63,6 +63,7 @@ def load_urdf(path_or_xml: str | bytes | os.PathLike, gravity=DEFAULT_GRAVITY) -
     text, src = _read(path_or_xml)
     root = parse_robot_xml(text, src)
     check_robot(root, src)
+    strip_unused(root)
     from yourdfpy import URDF  # local import: yourdfpy pulls in trimesh
 
     try:

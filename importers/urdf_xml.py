@@ -23,7 +23,7 @@ SUPPORTED = ("revolute", "continuous", "prismatic", "fixed")
 NOT_YET = ("floating", "planar")
 # Children yourdfpy would parse but composedyn never uses (geometry, colours,
 # calibration): dropped so that their oddities cannot reject a robot.
-UNUSED = {"link": ("visual", "collision"), "joint": ("calibration", "safety_controller")}
+UNUSED = {"robot": ("material",), "link": ("visual", "collision"), "joint": ("calibration", "safety_controller")}
 
 
 def parse_robot_xml(text: bytes, src: str) -> etree._Element:
@@ -116,6 +116,15 @@ def check_robot(root, src: str) -> None:
         _check_joint_numbers(el, where, src, joints)
 
 
+def strip_unused(root) -> None:
+    """Remove, in place, the children of links and joints that composedyn never reads (``UNUSED``)."""
+    for parent_tag, tags in UNUSED.items():
+        for el in [root] if parent_tag == "robot" else root.findall(parent_tag):
+            for tag in tags:
+                for sub in el.findall(tag):
+                    el.remove(sub)
+
+
 def _origin(parent, src: str, where: str) -> None:
     o = parent.find("origin")
     if o is not None:
@@ -124,9 +133,6 @@ def _origin(parent, src: str, where: str) -> None:
 
 
 def _check_link(el, where: str, src: str) -> None:
-    for tag in UNUSED["link"]:
-        for sub in el.findall(tag):
-            el.remove(sub)
     inertial = el.find("inertial")
     if inertial is None:
         return
@@ -150,9 +156,6 @@ def _check_joint_type(el, where: str, src: str) -> None:
 
 
 def _check_joint_numbers(el, where: str, src: str, joints: dict) -> None:
-    for tag in UNUSED["joint"]:
-        for sub in el.findall(tag):
-            el.remove(sub)
     _origin(el, src, where)
     axis = el.find("axis")
     if axis is not None:

@@ -127,6 +127,7 @@ def test_clearly_negative_vendor_inertia_is_rejected():
 
 
 FEATURES = """<robot name="features">
+  <material name="odd"><color rgba="not a colour"/></material>
   <link name="base"/>
   <link name="a"><inertial><origin xyz="0.1 0.02 0.3" rpy="0.3 -0.5 1.1"/><mass value="2.5"/>
     <inertia ixx="0.03" ixy="0.001" ixz="-0.002" iyy="0.05" iyz="0.003" izz="0.04"/></inertial>
@@ -173,6 +174,7 @@ def test_features_are_kept(tmp_path):
 def test_rotated_inertials_and_unaligned_axes_match_pinocchio():
     """Every joint independent (mimic ignored) so that Pinocchio's model is the same tree."""
     drop = ('<mimic joint="ja" multiplier="-0.5" offset="0.1"/>', '<safety_controller k_velocity="garbage"/>',
+            '<material name="odd"><color rgba="not a colour"/></material>',
             '<visual><geometry><box size="not numbers"/></geometry><material name="m"><color rgba="x"/></material></visual>')
     xml = FEATURES
     for text in drop:  # urdfdom (Pinocchio) rejects the garbage we ignore
