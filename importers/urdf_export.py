@@ -80,7 +80,7 @@ def _joint(root: etree._Element, parent: str, child: str, d: dict) -> None:
     lo, hi = tuple(d.get("limits") or (None,) * 4)[:2]
     if jtype == "revolute" and lo is None and hi is None:
         jtype = "continuous"
-    el = etree.SubElement(root, "joint", name=d["name"], type=jtype)
+    el = etree.SubElement(root, "joint", name=str(d["name"]), type=jtype)
     _origin(el, np.asarray(d["origin"], dtype=float))
     etree.SubElement(el, "parent", link=parent)
     etree.SubElement(el, "child", link=child)
@@ -103,11 +103,14 @@ def urdf_string(g: nx.DiGraph) -> str:
     """The URDF XML text of kinematic graph ``g`` (validated first)."""
     validate(g)
     root = etree.Element("robot", name=str(g.graph.get("name", "robot")))
-    root.append(etree.Comment(f" written by composedyn from {g.graph.get('source', 'a kinematic graph')} "))
+    src = Path(str(g.graph.get("source", "a kinematic graph"))).name.replace("--", "- -")
+    root.append(etree.Comment(f" written by composedyn from {src} "))
+    gravity = np.asarray(g.graph.get("gravity", (0.0, 0.0, -9.81)), dtype=float)
+    root.append(etree.Comment(f" gravity (not part of URDF): {_fmt(gravity)} m/s^2 in the root link frame "))
     for name, d in g.nodes(data=True):
-        _link(root, name, d)
+        _link(root, str(name), d)
     for u, v, d in g.edges(data=True):
-        _joint(root, u, v, d)
+        _joint(root, str(u), str(v), d)
     return etree.tostring(root, pretty_print=True, xml_declaration=True, encoding="utf-8").decode()
 
 
