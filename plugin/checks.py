@@ -7,16 +7,20 @@ from typing import Mapping
 import numpy as np
 
 
-def joint_array(name: str, x, n: int) -> np.ndarray:
-    """Return ``x`` as a float array of shape (..., n); ValueError naming ``name`` otherwise."""
+def joint_array(name: str, x, n: int, what: str = "") -> np.ndarray:
+    """Return ``x`` as a float array of shape (..., n); ValueError naming ``name`` otherwise.
+
+    ``what`` describes the last axis in messages (default: "with n = {n} joints").
+    """
+    what = what or f"with n = {n} joints"
     try:
         arr = np.asarray(x, dtype=float)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a numeric array of shape (..., {n})") from None
+        raise ValueError(f"{name} must be a numeric array of shape (..., {n}) {what}") from None
     if arr.ndim == 0 or arr.shape[-1] != n:
-        raise ValueError(f"{name} has shape {arr.shape}, expected (..., {n}) with n = {n} joints")
+        raise ValueError(f"{name} has shape {arr.shape}, expected (..., {n}) {what}")
     if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or infinite values")
+        raise ValueError(f"{name} contains NaN or infinite values; expected finite values of shape (..., {n})")
     return arr
 
 
@@ -27,7 +31,8 @@ def joint_arrays(n: int, **arrays) -> list[np.ndarray]:
         return list(np.broadcast_arrays(*checked))
     except ValueError:
         shapes = ", ".join(f"{k} {a.shape}" for k, a in zip(arrays, checked))
-        raise ValueError(f"batch shapes do not broadcast: {shapes}") from None
+        raise ValueError(f"batch shapes do not broadcast: {shapes}; expected (..., {n}) arrays "
+                         "whose leading axes broadcast together") from None
 
 
 def wrenches(f_ext: Mapping | None, links: tuple) -> dict | None:
@@ -40,5 +45,5 @@ def wrenches(f_ext: Mapping | None, links: tuple) -> dict | None:
     for name, w in f_ext.items():
         if name not in links:
             raise ValueError(f"f_ext names unknown link {name!r}")
-        out[name] = joint_array(f"f_ext[{name!r}]", w, 6)
+        out[name] = joint_array(f"f_ext[{name!r}]", w, 6, "(fx, fy, fz, tx, ty, tz)")
     return out
