@@ -42,7 +42,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-TOP_KEYS = ("name", "convention", "angles", "gravity", "base", "tool", "tool_name", "base_link", "links")
+TOP_KEYS = ("name", "convention", "angles", "gravity", "base", "tool", "tool_name", "base_link", "links",
+            "closure", "loops")  # closure/loops: closed chains, read by composedyn.importers.loops
 
 
 def load_dh_toml(path: str | os.PathLike) -> nx.DiGraph:

@@ -10,6 +10,8 @@ See ARCHITECTURE.md for the public contract.
 from composedyn.errors import ModelError, ModelWarning
 from composedyn.loading import from_dh, from_graph, from_urdf, load
 from composedyn.robot import Robot
+from composedyn.closed_chain import ClosedChain, load_closed_chain
+from composedyn.dynamics.constraints.loops import LoopClosure
 from composedyn.controller import ComputedTorqueController
 from composedyn.protocol import DynamicsModel
 from composedyn.reference import MinimumJerk
@@ -17,7 +19,7 @@ from composedyn.report import TrajectoryReport
 from composedyn.simulate import Simulation, simulate
 from composedyn.trajectory import check_trajectory
 
-__all__ = ["ModelError", "ModelWarning", "Robot", "from_dh", "from_graph", "from_urdf", "load",
+__all__ = ["ClosedChain", "LoopClosure", "load_closed_chain", "ModelError", "ModelWarning", "Robot", "from_dh", "from_graph", "from_urdf", "load",
            "ComputedTorqueController", "DynamicsModel", "MinimumJerk", "Simulation", "TrajectoryReport",
            "check_trajectory", "simulate"]
 __version__ = "0.1.0"

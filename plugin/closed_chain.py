@@ -1,0 +1,257 @@
+"""``ClosedChain``: a tree robot plus loop closures, in its independent coordinates.
+
+URDF and DH tables describe trees; a closed chain is such a tree (the *spanning
+tree*, loaded as a :class:`Robot`) plus loop closures (:class:`LoopClosure`)
+that tie frames on two links together.  The user chooses the independent
+(actuated) joints; the others are dependent and follow from the closure
+(Kolev's modified Lagrange equations, see :mod:`composedyn.dynamics.constraints.reduced`).
+
+Coordinates.  Joint arrays are (..., k) in ``joint_names`` (= independent
+joints) order.  Position arguments ``q`` may also be given as all robot
+coordinates (..., n) (``all_joint_names`` order) that close the loops; then no
+assembly is needed.  Given only the independent positions, the dependent ones
+are solved by Newton (:meth:`assemble`) starting from the last configuration
+this object assembled (initially the ``guess``), so a continuous motion stays
+on its assembly branch; a batch is treated as a path (solved in order from the
+sample nearest that configuration).
+
+Simulation.  :func:`composedyn.simulate` integrates the independent
+coordinates only (coordinate partitioning): the dependent ones are solved to
+``tol`` (default 1e-12) at every evaluation, so the constraint cannot drift
+(``project`` is the identity); the assembly tolerance bounds the loop error.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from composedyn.checks import joint_array, joint_arrays
+from composedyn.dynamics.constraints.loops import LoopClosure, check_loops, loop_terms, row_labels
+from composedyn.dynamics.constraints.reduced import (check_partition, closure_forces, dependent_part,
+                                                     newton_close, projection, rank_report)
+from composedyn.dynamics.friction import friction_torques
+from composedyn.errors import ModelError
+from composedyn.robot import Robot
+
+
+class ClosedChain:
+    """A closed kinematic chain: ``robot`` (spanning tree), ``loops``, actuated ``independent`` joints.
+
+    ``guess``: {joint name: value} (rad or m) near the wanted assembly; joints
+    not named start at 0.  Raises ModelError for a loop on an unknown link, a
+    choice of independent joints that leaves the constraint Jacobian singular
+    (naming the joints), or a guess from which the loops cannot close.
+    """
+
+    def __init__(self, robot: Robot, loops: Sequence[LoopClosure], independent: Sequence[str],
+                 guess: Mapping[str, float] | None = None, tol: float = 1e-12):
+        self.robot, self.loops, self.tol = robot, tuple(loops), float(tol)
+        src = robot.model.source
+        check_loops(robot.model, self.loops)
+        self.rows = row_labels(self.loops)
+        names = robot.joint_names
+        self._ind, self._dep = check_partition(robot.dof, len(self.rows), names, list(independent), src)
+        q0 = np.zeros(robot.dof)
+        for j, val in (guess or {}).items():
+            if j not in names:
+                raise ModelError(f"{src}: guess names {j!r}, which is not a joint of the robot")
+            q0[names.index(j)] = float(val)
+        self._check_rank(q0)
+        self._last = q0
+        self._last = self._close(q0[self._ind], q0, "the assembly guess")
+
+    # ---- description -------------------------------------------------
+    name = property(lambda self: self.robot.name)
+    dof = property(lambda self: len(self._ind), doc="Number of independent coordinates k.")
+    joint_names = property(lambda self: tuple(self.robot.joint_names[i] for i in self._ind))
+    dependent_names = property(lambda self: tuple(self.robot.joint_names[i] for i in self._dep))
+    all_joint_names = property(lambda self: self.robot.joint_names)
+
+    @property
+    def limits(self) -> dict:
+        """Limits (k,) of the independent joints."""
+        return {k: v[self._ind] for k, v in self.robot.limits.items()}
+
+    def __repr__(self) -> str:
+        return f"ClosedChain({self.name!r}, dof={self.dof}, loops={[lp.name for lp in self.loops]})"
+
+    # ---- constraints -------------------------------------------------
+    def _terms(self, q, qd=None):
+        """phi, J (robot coordinates; mimic joints mapped by G) and gamma if qd is given."""
+        r = self.robot
+        G = r.mimic_jacobian
+        qm = r.full_positions(q)
+        out = loop_terms(r.model, self.loops, qm, None if qd is None else np.asarray(qd) @ G.T)
+        return (out[0], out[1] @ G) + tuple(out[2:])
+
+    def constraint(self, q) -> np.ndarray:
+        """phi (..., m) at all robot coordinates q (..., n); rows named by ``rows``."""
+        return self._terms(joint_array("q", q, self.robot.dof))[0]
+
+    def constraint_jacobian(self, q) -> np.ndarray:
+        """J = d phi / d q (..., m, n) at all robot coordinates q (..., n)."""
+        return self._terms(joint_array("q", q, self.robot.dof))[1]
+
+    def _check_rank(self, q0: np.ndarray) -> None:
+        """ModelError naming joints/rows when J_D is singular at q0 and at 3 nearby random configurations."""
+        rng = np.random.default_rng(0)
+        for trial in range(4):
+            q = q0 if trial == 0 else q0 + rng.uniform(-0.5, 0.5, q0.shape)
+            msg = rank_report(self._terms(q)[1], self.robot.joint_names, self._dep, self.rows)
+            if msg is None:
+                return
+        raise ModelError(f"{self.robot.model.source}: independent joints {list(self.joint_names)}: {msg}")
+
+    def _close(self, qi: np.ndarray, start: np.ndarray, what: str) -> np.ndarray:
+        q = start.copy()
+        q[self._ind] = qi
+        q, res, it = newton_close(lambda x: self._terms(x), q, self._dep, tol=self.tol)
+        if res > self.tol:
+            worst = self.rows[int(np.argmax(np.abs(self._terms(q)[0])))]
+            raise ModelError(f"{self.robot.model.source}: the loops cannot close at {what} "
+                             f"({dict(zip(self.joint_names, np.round(qi, 6).tolist()))}): outside the assembly "
+                             f"range or at a singular configuration (residual {res:.3g} in {worst} after {it} "
+                             f"Newton steps)")
+        return q
+
+    def assemble(self, q) -> np.ndarray:
+        """Position closure: all robot coordinates (..., n) from the independent ones (..., k).
+
+        Newton on the dependent joints; a batch is solved as a path from the
+        sample nearest the last assembled configuration.  ModelError when a
+        configuration is outside the assembly range.
+        """
+        q = joint_array("q", q, self.dof)
+        flat = q.reshape(-1, self.dof)
+        out = np.empty((len(flat), self.robot.dof))
+        s0 = int(np.argmin(np.abs(flat - self._last[self._ind]).sum(axis=-1)))
+        out[s0] = self._close(flat[s0], self._last, f"{self.joint_names} = {flat[s0]}")
+        for order in (range(s0 + 1, len(flat)), range(s0 - 1, -1, -1)):
+            prev = out[s0]
+            for s in order:
+                out[s] = prev = self._close(flat[s], prev, f"sample {s}")
+        if len(flat) == 1:
+            self._last = out[0]
+        return out.reshape(q.shape[:-1] + (self.robot.dof,))
+
+    def _positions(self, q) -> np.ndarray:
+        """All coordinates (..., n) from q given as (..., k) independent or (..., n) closed."""
+        q = np.asarray(q, dtype=float)
+        if q.ndim and q.shape[-1] == self.robot.dof:
+            phi = self.constraint(q)
+            if np.abs(phi).max(initial=0.0) > 1e-8:
+                raise ValueError(f"q has {self.robot.dof} entries (all joints) but does not close the loops "
+                                 f"(max |phi| = {np.abs(phi).max():.3g}); pass the independent joints instead")
+            return q
+        return self.assemble(q)
+
+    def _state(self, q, qd):
+        """(q_all, qd_all, W, J, gamma) with qd (..., k)."""
+        qa = self._positions(q)
+        qd = joint_array("qd", qd, self.dof)
+        W = projection(self._terms(qa)[1], self._ind, self._dep)
+        qda = np.einsum("...ij,...j->...i", W, qd)
+        _, J, gam = self._terms(qa, qda)
+        return qa, qda, W, J, gam
+
+    def velocities(self, q, qd) -> np.ndarray:
+        """Velocity closure: qd_all (..., n) = W qd from independent qd (..., k)."""
+        return self._state(q, qd)[1]
+
+    def accelerations(self, q, qd, qdd) -> np.ndarray:
+        """Acceleration closure: qdd_all (..., n) = W qdd + w, J qdd_all = gamma."""
+        qa, qda, W, J, gam = self._state(q, qd)
+        qdd = joint_array("qdd", qdd, self.dof)
+        return np.einsum("...ij,...j->...i", W, qdd) + dependent_part(J, self._dep, gam)
+
+    def project(self, q, qd):
+        """Identity: independent coordinates satisfy the closure by construction (simulate hook)."""
+        return q, qd
+
+    # ---- dynamics ----------------------------------------------------
+    def _tree_tau(self, q, qd, qdd, f_ext, friction: bool, smooth=None) -> np.ndarray:
+        """Tree inverse dynamics (..., n), with (optionally smoothed) friction."""
+        r = self.robot
+        tau = r.inverse_dynamics(q, qd, qdd, f_ext=f_ext, friction=False)
+        if friction:
+            G = r.mimic_jacobian
+            tau = tau + friction_torques(r.model, np.asarray(qd) @ G.T, smooth=smooth) @ G
+        return tau
+
+    def inverse_dynamics(self, q, qd, qdd, f_ext: Mapping | None = None, friction: bool = True) -> np.ndarray:
+        """Actuator torques (..., k) at the independent joints: W^T tau_tree(q, qd_all, qdd_all).
+
+        Kolev eq. (2.20) with unactuated dependent joints.  ``f_ext`` and
+        ``friction`` as in :meth:`Robot.inverse_dynamics` (friction of every joint counts).
+        """
+        qa, qda, W, J, gam = self._state(q, qd)
+        qdda = np.einsum("...ij,...j->...i", W, joint_array("qdd", qdd, self.dof)) + dependent_part(J, self._dep, gam)
+        return np.einsum("...ij,...i->...j", W, self._tree_tau(qa, qda, qdda, f_ext, friction))
+
+    def constraint_forces(self, q, qd, qdd, f_ext: Mapping | None = None, friction: bool = True) -> np.ndarray:
+        """Closure forces lambda (..., m), rows ``rows``: force (N) / torque (N m) that link b exerts on link a.
+
+        From the tree equations M qdd + h = B tau + J^T lambda at the dependent joints.
+        """
+        qa, qda, W, J, gam = self._state(q, qd)
+        qdda = np.einsum("...ij,...j->...i", W, joint_array("qdd", qdd, self.dof)) + dependent_part(J, self._dep, gam)
+        return closure_forces(J, self._dep, self._tree_tau(qa, qda, qdda, f_ext, friction))
+
+    def mass_matrix(self, q) -> np.ndarray:
+        """Reduced inertia W^T M W (..., k, k)."""
+        qa = self._positions(q)
+        W = projection(self._terms(qa)[1], self._ind, self._dep)
+        return np.swapaxes(W, -1, -2) @ self.robot.mass_matrix(qa) @ W
+
+    def bias_torques(self, q, qd) -> np.ndarray:
+        """Reduced velocity and gravity torques (..., k): inverse dynamics at qdd = 0, no friction."""
+        return self.inverse_dynamics(q, qd, np.zeros(np.shape(qd)), friction=False)
+
+    def forward_dynamics(self, q, qd, tau, f_ext: Mapping | None = None, friction: bool = True,
+                         smooth_friction: float | None = None) -> np.ndarray:
+        """Independent accelerations (..., k): (W^T M W) qdd = tau - W^T tau_tree(q, qd_all, w)."""
+        qa, qda, W, J, gam = self._state(q, qd)
+        tau = joint_array("tau", tau, self.dof)
+        Wt = np.swapaxes(W, -1, -2)
+        h = np.einsum("...ij,...i->...j", W, self._tree_tau(qa, qda, dependent_part(J, self._dep, gam),
+                                                              f_ext, friction, smooth_friction))
+        return np.linalg.solve(Wt @ self.robot.mass_matrix(qa) @ W, (tau - h)[..., None])[..., 0]
+
+    def kinetic_energy(self, q, qd) -> np.ndarray:
+        """Kinetic energy (...,) J of the whole mechanism."""
+        qa, qda = self._state(q, qd)[:2]
+        return self.robot.kinetic_energy(qa, qda)
+
+    def potential_energy(self, q) -> np.ndarray:
+        """Gravitational potential energy (...,) J of the whole mechanism."""
+        return self.robot.potential_energy(self._positions(q))
+
+    def energy(self, q, qd) -> np.ndarray:
+        """T + V (...,) J."""
+        return self.kinetic_energy(q, qd) + self.potential_energy(q)
+
+
+def load_closed_chain(name_or_path: str | os.PathLike, **kwargs) -> ClosedChain:
+    """A :class:`ClosedChain` from a URDF (+ ``.loops.toml`` side file), a DH ``.toml`` with
+    ``[closure]``/``[[loops]]`` tables, or a bundled name ("fourbar", "slider_crank", "fivebar").
+
+    ``kwargs`` go to :class:`ClosedChain` (``tol``) and override ``guess``/``independent``.
+    """
+    from composedyn.importers.loops import read_loops, side_file
+    from composedyn.loading import load
+    from composedyn.robots import bundled_path
+
+    path = str(name_or_path)
+    if not os.path.splitext(path)[1]:
+        found = bundled_path(path)
+        if found is None:
+            raise ModelError(f"{path}: not a file nor a bundled robot (see `composedyn robots`)")
+        path = str(found)
+    robot = load(path)
+    loops, independent, guess = read_loops(side_file(path))
+    kwargs.setdefault("independent", independent)
+    kwargs.setdefault("guess", guess)
+    return ClosedChain(robot, loops, **kwargs)
