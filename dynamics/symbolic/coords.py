@@ -82,6 +82,8 @@ def transform(d: Derivation, coordinates, theta, point=None, wrenches=None):
            + sum((PL0[al] * H[al][a, b] for al in range(n)), sp.zeros(6 * n, 1)) for b in range(n)] for a in range(n)]
     arm = [sp.sympify(x) for x in d.chain.armature]
     normal = _normaliser(d, theta)
+    vw, PL = [v.applyfunc(normal) for v in vw], [v.applyfunc(normal) for v in PL]
+    XY = [[v.applyfunc(normal) for v in row] for row in XY]
     M = sp.Matrix(n, n, lambda c, a: normal((PL[a].T * vw[c])[0, 0] + sum(arm[k] * J[k, c] * J[k, a] for k in range(n))))
     B = [[[normal(((XY[a][b] + XY[b][a]).T * vw[c])[0, 0] / 2 + sum(arm[k] * J[k, c] * H[k][a, b] for k in range(n)))
            for c in range(n)] for b in range(n)] for a in range(n)]
