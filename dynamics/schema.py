@@ -21,7 +21,10 @@ The child link frame coincides with the joint frame (as in URDF).
 from __future__ import annotations
 
 import math
+import os
+import sys
 import warnings
+from pathlib import Path
 from typing import Any
 
 import networkx as nx
@@ -188,7 +191,19 @@ def _report_implausible(src: str, suspicious: list, no_inertial: list, strict: b
     msg = f"{src}: " + "; ".join(parts)
     if strict:
         raise ModelError(msg + " (strict=True)")
-    warnings.warn(msg, ModelWarning, stacklevel=4)
+    warnings.warn(msg, ModelWarning, stacklevel=_caller_level())
+
+
+def _caller_level() -> int:
+    """``stacklevel`` that attributes a warning to the first frame outside composedyn."""
+    import composedyn
+
+    pkg = [str(Path(m.__file__).parent) + os.sep for m in (composedyn, sys.modules[__name__])]
+    pkg += [str(Path(pkg[1]).parent / sub) + os.sep for sub in ("importers", "robots")]
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(tuple(pkg)):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _check_link(src: str, name: str, d: dict, suspicious: list) -> None:

@@ -26,6 +26,8 @@ def _read(path_or_xml: str | bytes | os.PathLike) -> tuple[bytes, str]:
         return bytes(path_or_xml), "<urdf string>"
     if isinstance(path_or_xml, str) and path_or_xml.lstrip("\ufeff \t\r\n").startswith("<"):
         return path_or_xml.lstrip("\ufeff \t\r\n").encode("utf-8"), "<urdf string>"
+    if not isinstance(path_or_xml, (str, os.PathLike)):
+        raise ModelError(f"load_urdf expects a path or an XML string, got {type(path_or_xml).__name__}")
     p = Path(path_or_xml)
     if not p.is_file():
         raise ModelError(f"{p}: no such URDF file")
