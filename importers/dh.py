@@ -127,7 +127,7 @@ def dh_graph(
     if angles not in ANGLE_UNITS:
         raise ModelError(f"{src}: unknown angle unit {angles!r}; expected 'radians' or 'degrees'")
     scale = ANGLE_UNITS[angles]
-    rows = [_to_radians(r, scale) for r in check_rows(rows, src)]
+    rows = [to_radians(r, scale) for r in check_rows(rows, src)]
     g = new_graph(str(name), gravity=array(src, "gravity", gravity, ((3,),)), source=src)
     add_link(g, base_link)
     if base is not None:
@@ -142,7 +142,8 @@ def dh_graph(
     return g
 
 
-def _to_radians(row: dict, scale: float) -> dict:
+def to_radians(row: dict, scale: float) -> dict:
+    """A checked row (:func:`check_rows`) with alpha, theta and revolute limits times ``scale``."""
     if scale == 1.0:
         return row
     out = dict(row, alpha=row["alpha"] * scale, theta=row["theta"] * scale)

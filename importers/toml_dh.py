@@ -34,8 +34,10 @@ from pathlib import Path
 
 import networkx as nx
 
+from composedyn.dynamics.schema import DEFAULT_GRAVITY
 from composedyn.errors import ModelError
-from composedyn.importers.dh import dh_graph
+from composedyn.importers.dh import ANGLE_UNITS, CONVENTIONS, dh_graph, pose, to_radians
+from composedyn.importers.dh_rows import array, check_rows
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -46,8 +48,16 @@ TOP_KEYS = ("name", "convention", "angles", "gravity", "base", "tool", "tool_nam
             "closure", "loops")  # closure/loops: closed chains, read by composedyn.importers.loops
 
 
-def load_dh_toml(path: str | os.PathLike) -> nx.DiGraph:
-    """Read a DH table from a TOML file; ModelError names the file, row and key."""
+def read_dh_toml(path: str | os.PathLike) -> dict:
+    """The table of a DH TOML file, checked and in radians.
+
+    Returns a dict with ``rows`` (checked row dicts, see
+    :func:`composedyn.importers.dh_rows.check_rows`, angles in radians),
+    ``convention``, ``name``, ``gravity``, ``base`` and ``tool`` (4x4 or None),
+    ``tool_name``, ``base_link`` and ``source`` (the file name): the keyword
+    arguments of :func:`composedyn.importers.dh.dh_graph`.  Symbolic code can
+    use ``rows`` directly.  ModelError names the file, row and key.
+    """
     p = Path(path)
     src = str(p)
     if not p.is_file():
@@ -70,15 +80,26 @@ def load_dh_toml(path: str | os.PathLike) -> nx.DiGraph:
             raise ModelError(f"{src}: top-level key {key!r} must be a string, got {doc[key]!r}")
     if not isinstance(doc["links"], list):
         raise ModelError(f"{src}: 'links' must be an array of tables ([[links]])")
-    return dh_graph(
-        doc["links"],
+    if doc["convention"] not in CONVENTIONS:
+        raise ModelError(f"{src}: unknown convention {doc['convention']!r}; expected 'standard' or 'modified'")
+    angles = doc.get("angles", "radians")
+    if angles not in ANGLE_UNITS:
+        raise ModelError(f"{src}: unknown angle unit {angles!r}; expected 'radians' or 'degrees'")
+    scale = ANGLE_UNITS[angles]
+    return dict(
+        rows=[to_radians(r, scale) for r in check_rows(doc["links"], src)],
         convention=doc["convention"],
         name=doc.get("name", p.stem),
-        gravity=doc.get("gravity", (0.0, 0.0, -9.81)),
-        base=doc.get("base"),
-        tool=doc.get("tool"),
+        gravity=array(src, "gravity", doc.get("gravity", DEFAULT_GRAVITY), ((3,),)),
+        base=None if "base" not in doc else pose(doc["base"], src, "base", scale),
+        tool=None if "tool" not in doc else pose(doc["tool"], src, "tool", scale),
         tool_name=doc.get("tool_name", "tool"),
         base_link=doc.get("base_link", "link0"),
-        angles=doc.get("angles", "radians"),
         source=src,
     )
+
+
+def load_dh_toml(path: str | os.PathLike) -> nx.DiGraph:
+    """Kinematic graph of the DH table in a TOML file; ModelError names the file, row and key."""
+    table = read_dh_toml(path)
+    return dh_graph(table.pop("rows"), **table)

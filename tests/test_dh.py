@@ -15,6 +15,7 @@ import pytest
 
 import composedyn as cd
 from composedyn.importers.dh import dh_transform, rot_x, rpy_matrix, trans
+from composedyn.importers.toml_dh import read_dh_toml
 from composedyn.importers.urdf_export import rpy_from_matrix, urdf_string
 from pin_oracle import PinPair, pin, rel_err
 from random_robots import random_inertia, random_rotation, random_urdf
@@ -271,6 +272,9 @@ theta = -30.0
     for key in robot.limits:
         assert np.allclose(robot.limits[key], ref.limits[key])
     assert robot.name == "arm" and robot.model.jtype[1] == 1
+    table = read_dh_toml(tmp_path / "arm.toml")  # rows for symbolic code: checked, in radians
+    assert table["rows"][0]["alpha"] == pytest.approx(math.pi / 2) and table["rows"][0]["limits"][2] == pytest.approx(math.pi)
+    assert np.allclose(table["base"], T_base) and table["convention"] == "standard"
 
 
 # ---- bad input -------------------------------------------------------------
