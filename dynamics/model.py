@@ -105,8 +105,8 @@ def _lim(v, default: float) -> float:
 def _combine(parts: list[tuple[float, np.ndarray, np.ndarray]]):
     """Merge (mass, com, inertia about com) triples given in one frame."""
     m = sum(p[0] for p in parts)
-    if m <= 0.0:
-        return 0.0, np.zeros(3), np.zeros((3, 3))
+    if m <= 0.0:  # massless parts may still carry rotational inertia (e.g. PUMA link 1)
+        return 0.0, np.zeros(3), sum((p[2] for p in parts), np.zeros((3, 3)))
     c = sum(p[0] * p[1] for p in parts) / m
     I = np.zeros((3, 3))
     for mi, ci, Ii in parts:
