@@ -15,6 +15,7 @@ from __future__ import annotations
 import sympy as sp
 
 from composedyn.dynamics.symbolic.composed import Derivation, world_vectors
+from composedyn.dynamics.symbolic.inputs import link_index
 from composedyn.dynamics.symbolic.ring import TrigRing
 
 
@@ -60,8 +61,6 @@ def transform(d: Derivation, coordinates, theta, point=None, wrenches=None):
 
     Returns (M (n x n), B nested [a][b][c], G (n x 1), Qw (n x 1), f (n,)).
     """
-    from composedyn.dynamics.symbolic.equations import link_index
-
     n = d.chain.n
     f = sp.Matrix([sp.sympify(x) for x in coordinates])
     if f.shape != (n, 1):
