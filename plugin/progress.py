@@ -45,5 +45,9 @@ class Progress:
     def __enter__(self) -> "Progress":
         return self
 
-    def __exit__(self, *exc) -> None:
-        self.close()
+    def __exit__(self, exc_type, *rest) -> None:
+        if exc_type is not None and self.shown:  # wipe the bar: the error message gets a clean line
+            self.stream.write("\r" + " " * self._width_drawn + "\r")
+            self.stream.flush()
+        else:
+            self.close()

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-from scipy.integrate import solve_ivp
 
 from composedyn.checks import joint_arrays
 from composedyn.protocol import DynamicsModel
@@ -70,6 +69,8 @@ def simulate(robot: DynamicsModel, q0, qd0, t, torque=None, reference: Callable 
     method, rtol, atol, max_step
         Passed to :func:`scipy.integrate.solve_ivp`.
     """
+    from scipy.integrate import solve_ivp  # imported here: keeps `import composedyn` light
+
     n = robot.dof
     t = check_times(t)
     if len(t) < 2:

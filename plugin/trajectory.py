@@ -17,7 +17,6 @@ cross-validation over-smooths noise-free data, so only use it on noisy data.
 from __future__ import annotations
 
 import numpy as np
-from scipy.interpolate import make_interp_spline, make_smoothing_spline
 
 from composedyn.checks import joint_array
 from composedyn.protocol import DynamicsModel
@@ -48,6 +47,8 @@ def differentiate(t: np.ndarray, q: np.ndarray, smoothing: float | str = 0.0):
     ``smoothing``: 0 interpolating quintic spline; "gcv" or lambda > 0: cubic
     smoothing spline per joint (see the module docstring).
     """
+    from scipy.interpolate import make_interp_spline, make_smoothing_spline
+
     if len(t) < MIN_SAMPLES:
         raise ValueError(f"need at least {MIN_SAMPLES} samples to differentiate positions, got {len(t)}")
     if isinstance(smoothing, str) and smoothing != "gcv":
