@@ -24,13 +24,13 @@ import sympy as sp
 
 
 def ours(name: str, simplify: str):
+    """(wall s, cpu s, equations) of composedyn's derivation of M, C, g."""
     import composedyn as cd
 
     robot = cd.load(name)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     eq = cd.symbolic.equations(robot, simplify=simplify)
-    dt = time.perf_counter() - t0
-    return dt, eq
+    return time.perf_counter() - t0, time.process_time() - c0, eq
 
 
 def lagranges_method(name: str):
@@ -41,7 +41,7 @@ def lagranges_method(name: str):
     from composedyn.dynamics.symbolic import chain_from_model
 
     chain = chain_from_model(cd.load(name).model)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     n = chain.n
     q = me.dynamicsymbols(f"q1:{n + 1}")
     N = me.ReferenceFrame("N")
@@ -54,7 +54,7 @@ def lagranges_method(name: str):
         Fp, Op = (N, O) if k < 0 else (frames[k], origins[k])
         T = chain.tree[i]
         J = me.ReferenceFrame(f"J{i + 1}")
-        J.orient_explicit(Fp, T[:3, :3].T)  # orient_explicit takes the DCM child <- parent transposed
+        J.orient_explicit(Fp, T[:3, :3])  # Fp.dcm(J) = tree rotation
         ax = sum((chain.axis[i][j] * v for j, v in enumerate((J.x, J.y, J.z))), me.Vector(0))
         tp = sum((T[j, 3] * v for j, v in enumerate((Fp.x, Fp.y, Fp.z))), me.Vector(0))
         if chain.jtype[i] == "prismatic":
@@ -76,7 +76,7 @@ def lagranges_method(name: str):
     lm = me.LagrangesMethod(me.Lagrangian(N, *bodies), q)
     lm.form_lagranges_equations()
     M, F = lm.mass_matrix, lm.forcing
-    return time.perf_counter() - t0, M, F, q
+    return (time.perf_counter() - t0, time.process_time() - c0), M, F, q
 
 
 def _lm_worker(name, conn):
@@ -107,7 +107,7 @@ def run_lm(name: str, timeout: float):
     if not ok:
         p.terminate()
         p.join()
-        return None, time.perf_counter() - t0
+        return None, (time.perf_counter() - t0, float("nan"))
     out = parent.recv()
     p.join()
     return out, out[0]
@@ -121,28 +121,29 @@ def main(argv=None) -> int:
     warnings.simplefilter("ignore")
     import composedyn as cd
 
-    print(f"sympy {sp.__version__}; {mp.cpu_count()} cpus; wall-clock seconds")
-    print(f"{'robot':10s} {'composed (normal form)':>24s} {'composed (auto simp.)':>22s} "
-          f"{'LagrangesMethod':>16s} {'ratio LM/ours':>14s}")
+    print(f"sympy {sp.__version__}; {mp.cpu_count()} cpus; seconds as wall / cpu (the machine may be shared)")
+    print(f"{'robot':10s} {'composed, normal form':>22s} {'composed, trig simp.':>22s} "
+          f"{'LagrangesMethod':>18s} {'ratio LM/ours (wall, cpu)':>26s}")
     for name in args.robots:
         robot = cd.load(name)
-        t_none, eq = ours(name, "none")
-        t_auto, _ = ours(name, "auto")
+        w_none, c_none, eq = ours(name, "none")
+        w_trig, c_trig, _ = ours(name, "trig")
         f = eq.functions()
-        lm, t_lm = run_lm(name, args.timeout)
+        lm, (w_lm, c_lm) = run_lm(name, args.timeout)
         check = ""
         if lm is not None:
             _, x, u, Mlm, Flm = lm
-            bias = robot.bias_torques(x, u)
             err = max(np.abs(Mlm - robot.mass_matrix(x) + np.diag(robot.model.armature)).max(),
-                      np.abs(-Flm - bias).max())
-            check = f"  (LM vs numeric {err:.1e})"
+                      np.abs(-Flm - robot.bias_torques(x, u)).max())
+            check = f"; LM vs numeric {err:.1e}"
         q = np.random.default_rng(1).normal(size=(3, robot.dof))
         err_ours = np.abs(f["M"](q) - robot.mass_matrix(q)).max()
-        lm_txt = f"{t_lm:.2f}" if lm is not None else f"> {args.timeout:.0f}"
-        ratio = (f"{t_lm / t_none:.1f}" if lm is not None else f"> {args.timeout / t_none:.1f}")
-        print(f"{name:10s} {t_none:24.2f} {t_auto:22.2f} {lm_txt:>16s} {ratio:>14s}"
-              f"  (ours vs numeric {err_ours:.1e}){check}")
+        if lm is not None:
+            lm_txt, ratio = f"{w_lm:.1f} / {c_lm:.1f}", f"{w_lm / w_none:.1f}, {c_lm / c_none:.1f}"
+        else:
+            lm_txt, ratio = f"> {args.timeout:.0f} wall", f"> {args.timeout / w_none:.1f}"
+        print(f"{name:10s} {f'{w_none:.2f} / {c_none:.2f}':>22s} {f'{w_trig:.2f} / {c_trig:.2f}':>22s} "
+              f"{lm_txt:>18s} {ratio:>26s}   (ours vs numeric {err_ours:.1e}{check})")
     return 0
 
 
