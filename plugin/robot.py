@@ -14,15 +14,12 @@ import numpy as np
 
 from composedyn.checks import joint_arrays, wrenches
 from composedyn.dynamics.constraints.mimic import select_mimic
-from composedyn.dynamics.coriolis import coriolis_matrix
-from composedyn.dynamics.crba import crba
+from composedyn.dynamics.dispatch import coriolis_matrix, crba, rnea, solve_mass  # compiled or NumPy
 from composedyn.dynamics.energy import kinetic_energy, potential_energy
 from composedyn.dynamics.external import body_forces
-from composedyn.dynamics.forward import solve_mass
 from composedyn.dynamics.friction import friction_torques
 from composedyn.dynamics.kinematics import body_poses, link_poses
 from composedyn.dynamics.model import Model, compile_graph
-from composedyn.dynamics.rnea import rnea
 
 
 class Robot:
@@ -251,3 +248,23 @@ class Robot:
         from composedyn.importers.urdf_export import to_urdf
 
         return to_urdf(self.graph, path)
+
+    # ---- speed ---------------------------------------------------------
+    def warm_up(self, batch: bool = False) -> dict:
+        """Compile (or load from the on-disk cache) the compiled dynamics kernels now,
+        so that a controller's first call does not pause; ``batch=True`` also the
+        trajectory loops.  Returns the seconds each kernel's first call took."""
+        from composedyn.dynamics.dispatch import warm_up
+
+        return warm_up(self.model, batch=batch)
+
+    @property
+    def fast(self) -> "FastDynamics":
+        """Lean compiled entry for control loops, without argument checks or mimic
+        reduction (all-joint coordinates); see :mod:`composedyn.dynamics.compiled.fast`."""
+        fd = self.__dict__.get("_fast")
+        if fd is None:
+            from composedyn.dynamics.compiled.fast import FastDynamics
+
+            fd = self.__dict__["_fast"] = FastDynamics(self.model)
+        return fd

@@ -1,0 +1,99 @@
+"""Compiled composite-rigid-body algorithm (mass matrix) in body coordinates.
+
+Featherstone's ``HandC`` without the bias part: composite inertias
+IC_p += X_i^T IC_i X_i child -> parent, then for each body F = IC_i S_i,
+M[i, i] = S_i . F, and F carried up the ancestors j gives M[i, j] = M[j, i] =
+S_j . F.  An inertia is stored as (mass m, first moment h = m c, rotational
+inertia Io about the body origin).  Same result as
+:func:`composedyn.dynamics.crba.crba`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from composedyn.dynamics.compiled.joint import force_to_parent, joint_transform
+from composedyn.dynamics.compiled.layout import ARM, AX, H, IO, MASS
+
+
+@njit(cache=True)
+def _inertia_to_parent(X, ci, cp):
+    """Add composite inertia row ci = (m, h, Io) of a child to its parent's cp (pose row X)."""
+    m = ci[0]
+    hr0 = X[0] * ci[1] + X[1] * ci[2] + X[2] * ci[3]
+    hr1 = X[3] * ci[1] + X[4] * ci[2] + X[5] * ci[3]
+    hr2 = X[6] * ci[1] + X[7] * ci[2] + X[8] * ci[3]
+    p0, p1, p2 = X[9], X[10], X[11]
+    diag = 2.0 * (hr0 * p0 + hr1 * p1 + hr2 * p2) + m * (p0 * p0 + p1 * p1 + p2 * p2)
+    hr, pp = (hr0, hr1, hr2), (p0, p1, p2)
+    for r in range(3):
+        for c in range(3):
+            # (R Io R^T)[r, c] + shift to the parent origin
+            acc = 0.0
+            for k in range(3):
+                acc += X[3 * r + k] * (ci[4 + 3 * k] * X[3 * c] + ci[5 + 3 * k] * X[3 * c + 1] + ci[6 + 3 * k] * X[3 * c + 2])
+            acc -= hr[r] * pp[c] + pp[r] * hr[c] + m * pp[r] * pp[c]
+            if r == c:
+                acc += diag
+            cp[4 + 3 * r + c] += acc
+    cp[0] += m
+    cp[1] += hr0 + m * p0
+    cp[2] += hr1 + m * p1
+    cp[3] += hr2 + m * p2
+
+
+@njit(cache=True)
+def crba_one(im, fm, q, arm, out):
+    """M(q) (n, n) into ``out`` for one sample; arm = 1 adds the armature on the diagonal."""
+    n = q.shape[0]
+    w = np.empty((n, 31))  # pose row 0:12, composite (m, h, Io) 12:25, force 25:31
+    for i in range(n):
+        joint_transform(fm, im[i, 1], i, q[i], w[i, 0:12])
+        w[i, 12] = fm[i, MASS]
+        for c in range(3):
+            w[i, 13 + c] = fm[i, H + c]
+        for c in range(9):
+            w[i, 16 + c] = fm[i, IO + c]
+    for i in range(n - 1, -1, -1):
+        if im[i, 0] >= 0:
+            _inertia_to_parent(w[i, 0:12], w[i, 12:25], w[im[i, 0], 12:25])
+    for r in range(n):
+        for c in range(n):
+            out[r, c] = 0.0
+    F, G = np.empty(6), np.empty(6)
+    for i in range(n):
+        ax0, ax1, ax2 = fm[i, AX], fm[i, AX + 1], fm[i, AX + 2]
+        m, h0, h1, h2 = w[i, 12], w[i, 13], w[i, 14], w[i, 15]
+        if im[i, 1] == 0:  # IC (a, 0) = (Io a, a x h)
+            for r in range(3):
+                F[r] = w[i, 16 + 3 * r] * ax0 + w[i, 17 + 3 * r] * ax1 + w[i, 18 + 3 * r] * ax2
+            F[3], F[4], F[5] = ax1 * h2 - ax2 * h1, ax2 * h0 - ax0 * h2, ax0 * h1 - ax1 * h0
+        else:  # IC (0, a) = (h x a, m a)
+            F[0], F[1], F[2] = h1 * ax2 - h2 * ax1, h2 * ax0 - h0 * ax2, h0 * ax1 - h1 * ax0
+            F[3], F[4], F[5] = m * ax0, m * ax1, m * ax2
+        o = 0 if im[i, 1] == 0 else 3
+        out[i, i] = ax0 * F[o] + ax1 * F[o + 1] + ax2 * F[o + 2]
+        if arm:
+            out[i, i] += fm[i, ARM]
+        j = i
+        while im[j, 0] >= 0:
+            for c in range(6):
+                G[c] = 0.0
+            force_to_parent(w[j, 0:12], F, G)
+            for c in range(6):
+                F[c] = G[c]
+            j = im[j, 0]
+            o = 0 if im[j, 1] == 0 else 3
+            out[i, j] = fm[j, AX] * F[o] + fm[j, AX + 1] * F[o + 1] + fm[j, AX + 2] * F[o + 2]
+            out[j, i] = out[i, j]
+
+
+def _crba_loop(im, fm, Q, arm, OUT):
+    """Samples Q (N, n) -> OUT (N, n, n)."""
+    for s in prange(Q.shape[0]):
+        crba_one(im, fm, Q[s], arm, OUT[s])
+
+
+crba_serial = njit(cache=True)(_crba_loop)
+crba_parallel = njit(cache=True, parallel=True)(_crba_loop)

@@ -1,0 +1,122 @@
+"""``FastDynamics``: the lean per-call entry for control loops (``robot.fast``).
+
+No argument checks, no broadcasting, no mimic reduction: every array must be
+float64 and C-contiguous, (n,) for one sample or (N, n) for N samples, with
+n = ``model.n`` joints in ``model.joint_names`` order (for a ``Robot`` with
+mimic joints that is ``robot.all_joint_names``).  Wrong shapes or dtypes give
+a numba ``TypeError`` or wrong numbers, not a ``ValueError``; NaN propagates.
+The results equal the ``Robot`` methods (armature and friction included where
+the method includes them).  Pass ``out=`` to reuse a result array.
+
+    fd = robot.fast                 # bind once, outside the loop
+    fd.warm_up()                    # compile / load the kernels now
+    tau = fd.inverse_dynamics(q, qd, qdd)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from composedyn.dynamics import dispatch
+from composedyn.dynamics.compiled.coriolis import coriolis_one, coriolis_parallel, coriolis_serial
+from composedyn.dynamics.compiled.crba import crba_one, crba_parallel, crba_serial
+from composedyn.dynamics.compiled.forward import forward_one, forward_parallel, forward_serial
+from composedyn.dynamics.compiled.rnea import rnea_one, rnea_parallel, rnea_serial
+
+_NO_FW, _NO_FW3 = np.empty((0, 6)), np.empty((0, 0, 6))
+
+
+class FastDynamics:
+    """Compiled dynamics of one ``Model`` without per-call checks (see the module doc)."""
+
+    def __init__(self, model):
+        self.model = model
+        self.n = model.n
+        self._im, self._fm = dispatch.packed(model)
+
+    def inverse_dynamics(self, q, qd, qdd, out=None):
+        """tau = M qdd + C qd + g + damping qd + friction sgn(qd) (armature in M), (n,) or (N, n)."""
+        if q.ndim == 1:
+            if out is None:
+                out = np.empty(self.n)
+            rnea_one(self._im, self._fm, q, qd, qdd, _NO_FW, 1, 2, out)
+            return out
+        if out is None:
+            out = np.empty(q.shape)
+        k = rnea_parallel if q.shape[0] >= dispatch.PARALLEL_MIN else rnea_serial
+        k(self._im, self._fm, q, qd, qdd, _NO_FW3, 1, 2, out)
+        return out
+
+    rnea = inverse_dynamics
+
+    def bias_torques(self, q, qd, out=None):
+        """h = C qd + g (no friction), (n,) only."""
+        if out is None:
+            out = np.empty(self.n)
+        rnea_one(self._im, self._fm, q, qd, np.zeros(self.n), _NO_FW, 1, 0, out)
+        return out
+
+    def gravity_torques(self, q, out=None):
+        """g(q), (n,) only."""
+        z = np.zeros(self.n)
+        if out is None:
+            out = np.empty(self.n)
+        rnea_one(self._im, self._fm, q, z, z, _NO_FW, 1, 0, out)
+        return out
+
+    def mass_matrix(self, q, out=None):
+        """M(q) with armature, (n, n) or (N, n, n)."""
+        if q.ndim == 1:
+            if out is None:
+                out = np.empty((self.n, self.n))
+            crba_one(self._im, self._fm, q, 1, out)
+            return out
+        if out is None:
+            out = np.empty(q.shape + (self.n,))
+        k = crba_parallel if q.shape[0] >= dispatch.PARALLEL_MIN else crba_serial
+        k(self._im, self._fm, q, 1, out)
+        return out
+
+    def coriolis_matrix(self, q, qd, out=None):
+        """C(q, qd) in Christoffel form, (n, n) or (N, n, n)."""
+        if q.ndim == 1:
+            if out is None:
+                out = np.empty((self.n, self.n))
+            coriolis_one(self._im, self._fm, q, qd, out)
+            return out
+        if out is None:
+            out = np.empty(q.shape + (self.n,))
+        k = coriolis_parallel if q.shape[0] >= dispatch.PARALLEL_MIN else coriolis_serial
+        k(self._im, self._fm, q, qd, out)
+        return out
+
+    def forward_dynamics(self, q, qd, tau, out=None, smooth_friction: float = 0.0):
+        """qdd solving M qdd = tau - C qd - g - friction, (n,) or (N, n); ModelError if M is singular."""
+        if q.ndim == 1:
+            if out is None:
+                out = np.empty(self.n)
+            if forward_one(self._im, self._fm, q, qd, tau, _NO_FW, 1, smooth_friction, out):
+                dispatch.forward_dynamics(self.model, q, qd, tau, smooth=smooth_friction)
+            return out
+        if out is None:
+            out = np.empty(q.shape)
+        status = np.zeros(q.shape[0], dtype=np.int64)
+        k = forward_parallel if q.shape[0] >= dispatch.PARALLEL_MIN else forward_serial
+        k(self._im, self._fm, q, qd, tau, _NO_FW3, 1, smooth_friction, out, status)
+        if status.any():
+            dispatch.forward_dynamics(self.model, q, qd, tau, smooth=smooth_friction)
+        return out
+
+    def warm_up(self, batch: bool = False) -> None:
+        """Compile (or load from the disk cache) the single-sample kernels now; ``batch=True`` also the loops."""
+        z = np.zeros(self.n)
+        self.inverse_dynamics(z, z, z)
+        self.mass_matrix(z)
+        self.coriolis_matrix(z, z)
+        forward_one(self._im, self._fm, z, z, z, _NO_FW, 1, 0.0, np.empty(self.n))
+        if batch:
+            Z = np.zeros((2, self.n))
+            self.inverse_dynamics(Z, Z, Z)
+            self.mass_matrix(Z)
+            self.coriolis_matrix(Z, Z)
+            forward_serial(self._im, self._fm, Z, Z, Z, _NO_FW3, 1, 0.0, np.empty((2, self.n)), np.zeros(2, np.int64))

@@ -1,0 +1,264 @@
+"""Choose the compiled (numba) or the NumPy implementation of each dynamics function.
+
+The functions here have the signatures of the NumPy reference functions
+(:func:`composedyn.dynamics.rnea.rnea`, ``crba.crba``,
+``coriolis.coriolis_matrix``, ``forward.solve_mass``), so the ``Robot`` facade
+imports them instead.  Backend:
+
+* ``"numba"`` (default when numba imports): kernels of
+  :mod:`composedyn.dynamics.compiled`.  numba is imported on the first call,
+  never at ``import composedyn``.  Each kernel is compiled on its first call
+  and cached on disk (``__pycache__``), so a later process only loads it;
+  :func:`compile_times` reports the seconds each first call took.
+* ``"numpy"``: the reference implementation.  Select it with the environment
+  variable ``COMPOSEDYN_BACKEND=numpy`` (read at import) or
+  :func:`set_backend`.
+
+Batches (leading axes) run one compiled loop over the samples, spread over
+the CPU cores (``numba.prange``) from :data:`PARALLEL_MIN` samples on.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import weakref
+
+import numpy as np
+
+from composedyn.dynamics import coriolis as _np_coriolis
+from composedyn.dynamics import crba as _np_crba
+from composedyn.dynamics import forward as _np_forward
+from composedyn.dynamics import rnea as _np_rnea
+from composedyn.dynamics.compiled.layout import pack
+
+PARALLEL_MIN = 256  # samples; below this a serial compiled loop is faster (thread start-up)
+_NONE_FW = np.empty((0, 6))
+_state = {"backend": os.environ.get("COMPOSEDYN_BACKEND", "auto").strip().lower() or "auto"}
+_kernels: dict = {}
+_compile_s: dict = {}
+_packs: dict = {}
+
+
+def set_backend(name: str) -> None:
+    """Use ``"numba"``, ``"numpy"`` or ``"auto"`` (numba when it imports) from now on."""
+    if name not in ("auto", "numba", "numpy"):
+        raise ValueError(f"backend must be 'auto', 'numba' or 'numpy', got {name!r}")
+    _state["backend"] = name
+    _state.pop("resolved", None)
+
+
+def backend() -> str:
+    """The backend in effect: ``"numba"`` or ``"numpy"`` (imports numba if needed)."""
+    b = _state.get("resolved")
+    if b is None:
+        b = _state["backend"]
+        if b != "numpy":
+            try:
+                import numba  # noqa: F401
+                b = "numba"
+            except ImportError:
+                if b == "numba":
+                    raise ImportError("COMPOSEDYN_BACKEND=numba but numba is not installed") from None
+                b = "numpy"
+        _state["resolved"] = b
+    return b
+
+
+def compile_times() -> dict:
+    """Seconds taken by the first call of each compiled kernel in this process
+    (compilation, or loading from the on-disk cache)."""
+    return dict(_compile_s)
+
+
+def _kernel(name: str):
+    """The compiled kernel ``name``; the first call of each is timed into compile_times()."""
+    k = _kernels.get(name)
+    if k is None:
+        from composedyn.dynamics.compiled import coriolis, crba, forward, rnea
+
+        real = {
+            "rnea_one": rnea.rnea_one, "rnea_serial": rnea.rnea_serial, "rnea_parallel": rnea.rnea_parallel,
+            "crba_one": crba.crba_one, "crba_serial": crba.crba_serial, "crba_parallel": crba.crba_parallel,
+            "coriolis_one": coriolis.coriolis_one, "coriolis_serial": coriolis.coriolis_serial,
+            "coriolis_parallel": coriolis.coriolis_parallel, "forward_one": forward.forward_one,
+            "forward_serial": forward.forward_serial, "forward_parallel": forward.forward_parallel,
+            "solve_serial": forward.solve_serial, "cholesky_solve": forward.cholesky_solve,
+        }[name]
+
+        def first_call(*args):
+            t0 = time.perf_counter()
+            result = real(*args)
+            _compile_s[name] = time.perf_counter() - t0
+            _kernels[name] = real
+            return result
+
+        k = _kernels[name] = first_call
+    return k
+
+
+def packed(model) -> tuple[np.ndarray, np.ndarray]:
+    """The kernel arrays ``(im, fm)`` of ``model``, built once per model (see ``compiled.layout``)."""
+    p = _packs.get(id(model))
+    if p is None:
+        p = _packs[id(model)] = pack(model)
+        weakref.finalize(model, _packs.pop, id(model), None)
+    return p
+
+
+def _rows(x: np.ndarray, shape: tuple, n: int) -> np.ndarray:
+    """x broadcast to ``shape`` as a writeable C-contiguous (N, n...) array."""
+    if x.shape != shape:
+        x = np.broadcast_to(x, shape)
+    x = np.ascontiguousarray(x)
+    if not x.flags.writeable:
+        x = x.copy()
+    return x.reshape((-1,) + shape[len(shape) - n:])
+
+
+def _loop(name: str, count: int):
+    return _kernel(f"{name}_parallel" if count >= PARALLEL_MIN else f"{name}_serial")
+
+
+def rnea(model, q, qd, qdd, f_world=None, gravity: bool = True) -> np.ndarray:
+    """Rigid-body inverse dynamics; same contract as :func:`composedyn.dynamics.rnea.rnea`."""
+    if backend() == "numpy":
+        return _np_rnea.rnea(model, q, qd, qdd, f_world=f_world, gravity=gravity)
+    im, fm = packed(model)
+    q, qd, qdd = np.asarray(q, float), np.asarray(qd, float), np.asarray(qdd, float)
+    fw = _NONE_FW if f_world is None else np.asarray(f_world, float)
+    if q.ndim == 1 and q.shape == qd.shape == qdd.shape and fw.ndim == 2:
+        out = np.empty(q.shape[0])
+        _kernel("rnea_one")(im, fm, q, qd, qdd, fw, int(gravity), 0, out)
+        return out
+    n = model.n
+    shape = np.broadcast_shapes(q.shape, qd.shape, qdd.shape, fw.shape[:-2] + (n,) if f_world is not None else ())
+    Q, QD, QDD = (_rows(x, shape, 1) for x in (q, qd, qdd))
+    FW = _rows(fw, shape + (6,), 2) if f_world is not None else np.empty((0, n, 6))
+    out = np.empty(Q.shape)
+    _loop("rnea", Q.shape[0])(im, fm, Q, QD, QDD, FW, int(gravity), 0, out)
+    return out.reshape(shape)
+
+
+def crba(model, q) -> np.ndarray:
+    """Mass matrix without armature; same contract as :func:`composedyn.dynamics.crba.crba`."""
+    if backend() == "numpy":
+        return _np_crba.crba(model, q)
+    im, fm = packed(model)
+    q = np.asarray(q, float)
+    n = q.shape[-1]
+    if q.ndim == 1:
+        out = np.empty((n, n))
+        _kernel("crba_one")(im, fm, q, 0, out)
+        return out
+    Q = _rows(q, q.shape, 1)
+    out = np.empty((Q.shape[0], n, n))
+    _loop("crba", Q.shape[0])(im, fm, Q, 0, out)
+    return out.reshape(q.shape + (n,))
+
+
+def coriolis_matrix(model, q, qd) -> np.ndarray:
+    """Christoffel Coriolis matrix; same contract as :func:`composedyn.dynamics.coriolis.coriolis_matrix`."""
+    if backend() == "numpy":
+        return _np_coriolis.coriolis_matrix(model, q, qd)
+    im, fm = packed(model)
+    q, qd = np.asarray(q, float), np.asarray(qd, float)
+    n = model.n
+    if q.ndim == 1 and q.shape == qd.shape:
+        out = np.empty((n, n))
+        _kernel("coriolis_one")(im, fm, q, qd, out)
+        return out
+    shape = np.broadcast_shapes(q.shape, qd.shape)
+    Q, QD = _rows(q, shape, 1), _rows(qd, shape, 1)
+    out = np.empty((Q.shape[0], n, n))
+    _loop("coriolis", Q.shape[0])(im, fm, Q, QD, out)
+    return out.reshape(shape + (n,))
+
+
+def solve_mass(model, M, rhs) -> np.ndarray:
+    """Solve M x = rhs by Cholesky; same contract (and ModelError) as
+    :func:`composedyn.dynamics.forward.solve_mass`.  ``model`` only names the joints."""
+    if backend() == "numpy":
+        return _np_forward.solve_mass(model, M, rhs)
+    M, rhs = np.asarray(M, float), np.asarray(rhs, float)
+    n = M.shape[-1]
+    if M.ndim == 2 and rhs.ndim == 1:
+        L, x = M.copy(), np.empty(n)
+        if _kernel("cholesky_solve")(L, rhs.copy() if not rhs.flags.c_contiguous else rhs, x):
+            return _np_forward.solve_mass(model, M, rhs)  # raises the reference ModelError
+        return x
+    batch = np.broadcast_shapes(M.shape[:-2], rhs.shape[:-1])
+    Ms, B = _rows(M, batch + (n, n), 2), _rows(rhs, batch + (n,), 1)
+    x, status = np.empty(B.shape), np.zeros(B.shape[0], dtype=np.int64)
+    _kernel("solve_serial")(Ms, B, x, status)
+    if status.any():
+        return _np_forward.solve_mass(model, M, rhs)
+    return x.reshape(batch + (n,))
+
+
+def forward_dynamics(model, q, qd, tau, f_world=None, friction: bool = True, smooth: float | None = None) -> np.ndarray:
+    """qdd = M^-1 (tau - rnea(q, qd, 0, f_world) - friction) in one compiled call (M with armature).
+
+    All-joint coordinates of ``model`` (no mimic reduction); q, qd, tau (..., n),
+    f_world (..., n, 6); same contract as ``composedyn.dynamics.forward.forward_dynamics``.
+    Raises ModelError like ``solve_mass``.
+    """
+    if backend() == "numpy":
+        if hasattr(_np_forward, "forward_dynamics"):
+            return _np_forward.forward_dynamics(model, q, qd, tau, f_world=f_world, friction=friction, smooth=smooth)
+        q, qd, tau = np.broadcast_arrays(*(np.asarray(x, float) for x in (q, qd, tau)))
+        return _reference_forward(model, q, qd, tau, f_world, friction, smooth)
+    im, fm = packed(model)
+    q, qd, tau = np.asarray(q, float), np.asarray(qd, float), np.asarray(tau, float)
+    fw = _NONE_FW if f_world is None else np.asarray(f_world, float)
+    fric, sm = int(friction), float(smooth or 0.0)
+    if q.ndim == 1 and q.shape == qd.shape == tau.shape and fw.ndim == 2:
+        out = np.empty(q.shape[0])
+        if _kernel("forward_one")(im, fm, q, qd, tau, fw, fric, sm, out):
+            out = _reference_forward(model, q[None], qd[None], tau[None], fw[None] if f_world is not None else None,
+                                     friction, smooth)[0]
+        return out
+    n = model.n
+    shape = np.broadcast_shapes(q.shape, qd.shape, tau.shape, fw.shape[:-2] + (n,) if f_world is not None else ())
+    Q, QD, TAU = (_rows(x, shape, 1) for x in (q, qd, tau))
+    FW = _rows(fw, shape + (6,), 2) if f_world is not None else np.empty((0, n, 6))
+    out, status = np.empty(Q.shape), np.zeros(Q.shape[0], dtype=np.int64)
+    _loop("forward", Q.shape[0])(im, fm, Q, QD, TAU, FW, fric, sm, out, status)
+    if status.any():
+        b = np.nonzero(status)[0]
+        out[b] = _reference_forward(model, Q[b], QD[b], TAU[b], FW[b] if f_world is not None else None, friction, smooth)
+    return out.reshape(shape)
+
+
+def _reference_forward(model, Q, QD, TAU, FW, friction, smooth):
+    """CRBA + Cholesky in NumPy on samples (N, n): where the compiled Cholesky failed, the
+    reference solve raises its ModelError (or, at the edge of positive definiteness, solves)."""
+    from composedyn.dynamics.friction import friction_torques
+
+    h = _np_rnea.rnea(model, Q, QD, np.zeros_like(Q), f_world=FW)
+    if friction:
+        h = h + friction_torques(model, QD, smooth=smooth)
+    M = _np_crba.crba(model, Q) + np.diag(model.armature)
+    return _np_forward.solve_mass(model, M, TAU - h)
+
+
+def warm_up(model, batch: bool = False) -> dict:
+    """Compile (or load from the disk cache) the kernels a controller calls, before
+    the control loop starts; ``batch=True`` also the trajectory loops.  Returns
+    :func:`compile_times`."""
+    if backend() == "numpy":
+        return {}
+    n = model.n
+    z, Z = np.zeros(n), np.zeros((2, n))
+    rnea(model, z, z, z)
+    rnea(model, z, z, z, f_world=np.zeros((n, 6)))
+    M = crba(model, z) + np.diag(model.armature)
+    coriolis_matrix(model, z, z)
+    if n and np.all(np.linalg.eigvalsh(M) > 0):  # a singular M would raise ModelError
+        solve_mass(model, M, z)
+        forward_dynamics(model, z, z, z)
+    if batch:
+        rnea(model, Z, Z, Z)
+        crba(model, Z)
+        coriolis_matrix(model, Z, Z)
+    return compile_times()

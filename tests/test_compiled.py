@@ -1,0 +1,182 @@
+"""The compiled (numba) kernels equal the NumPy reference to 1e-12.
+
+Random branched trees (revolute, continuous, prismatic and fixed joints) with
+damping, Coulomb friction, armature and external forces; one sample and
+batches (serial and parallel loops); the ``Robot`` methods through the
+dispatcher, the lean ``robot.fast`` entry, singular mass matrices, and the
+backend switch (``COMPOSEDYN_BACKEND=numpy``).  Speed is measured in
+``bench/speed.py``, never here.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import composedyn as cd
+from composedyn.dynamics import coriolis, crba, dispatch, forward, rnea
+from composedyn.dynamics.schema import add_joint, add_link, new_graph
+from random_robots import FIXED_SEEDS, random_urdf
+
+pytest.importorskip("numba")
+TOL = 1e-12
+
+
+def rel(a, b) -> float:
+    """max |a - b| / max(1, max |b|)."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    return float(np.abs(a - b).max() / max(1.0, np.abs(b).max())) if b.size else 0.0
+
+
+@pytest.fixture
+def numpy_backend():
+    """Run a block with the NumPy backend, then restore."""
+    class Switch:
+        def __enter__(self):
+            dispatch.set_backend("numpy")
+
+        def __exit__(self, *exc):
+            dispatch.set_backend("auto")
+    yield Switch()
+    dispatch.set_backend("auto")
+
+
+def robot_for(seed: int, n: int):
+    return cd.from_urdf(random_urdf(seed, n, damping=True, friction=True, armature=True))
+
+
+def reference_forward(model, q, qd, tau, fw, smooth=None):
+    from composedyn.dynamics.friction import friction_torques
+
+    h = rnea.rnea(model, q, qd, np.zeros_like(q), f_world=fw) + friction_torques(model, qd, smooth=smooth)
+    return forward.solve_mass(model, crba.crba(model, q) + np.diag(model.armature), tau - h)
+
+
+CASES = [FIXED_SEEDS[i] for i in (0, 2, 4, 6, 9)]  # 1 to 30 joints
+
+
+@pytest.mark.parametrize("seed,n", CASES)
+@pytest.mark.parametrize("batch", [(), (3,)])
+def test_kernels_equal_numpy(seed, n, batch):
+    robot = robot_for(seed, n)
+    m = robot.model
+    rng = np.random.default_rng(seed)
+    q, qd, qdd = rng.uniform(-2, 2, (3,) + batch + (m.n,))
+    qd.flat[0] = 0.0  # Coulomb friction at rest
+    fw = rng.normal(size=batch + (m.n, 6))
+    assert dispatch.backend() == "numba"
+    for g in (True, False):
+        assert rel(dispatch.rnea(m, q, qd, qdd, gravity=g), rnea.rnea(m, q, qd, qdd, gravity=g)) < TOL
+    assert rel(dispatch.rnea(m, q, qd, qdd, f_world=fw), rnea.rnea(m, q, qd, qdd, f_world=fw)) < TOL
+    z = np.zeros_like(q)
+    assert rel(dispatch.rnea(m, q, z, z), rnea.rnea(m, q, z, z)) < TOL  # gravity
+    assert rel(dispatch.crba(m, q), crba.crba(m, q)) < TOL
+    assert rel(dispatch.coriolis_matrix(m, q, qd), coriolis.coriolis_matrix(m, q, qd)) < TOL
+    for f, smooth in ((None, None), (fw, 0.05)):
+        qdd_c = dispatch.forward_dynamics(m, q, qd, qdd, f_world=f, smooth=smooth)
+        assert rel(qdd_c, reference_forward(m, q, qd, qdd, f, smooth)) < TOL
+    M = crba.crba(m, q) + np.diag(m.armature)
+    assert rel(dispatch.solve_mass(m, M, qdd), forward.solve_mass(m, M, qdd)) < TOL
+
+
+def test_parallel_loop_equals_numpy():
+    robot = robot_for(5, 10)
+    m = robot.model
+    rng = np.random.default_rng(1)
+    N = dispatch.PARALLEL_MIN + 5
+    q, qd, qdd = rng.uniform(-2, 2, (3, N, m.n))
+    assert rel(dispatch.rnea(m, q, qd, qdd), rnea.rnea(m, q, qd, qdd)) < TOL
+    assert "rnea_parallel" in dispatch.compile_times()
+
+
+@pytest.mark.parametrize("seed,n", [FIXED_SEEDS[3], FIXED_SEEDS[8]])
+def test_robot_methods_equal_numpy_path(seed, n, numpy_backend):
+    robot = robot_for(seed, n)
+    rng = np.random.default_rng(seed)
+    Q = rng.uniform(-2, 2, (4, robot.dof))
+    qd, qdd = rng.uniform(-2, 2, (2, robot.dof))
+    link = robot.model.body_names[-1]
+    f_ext = {link: rng.normal(size=6)}
+    calls = [("inverse_dynamics", (Q, qd, qdd), {"f_ext": f_ext}), ("inverse_dynamics", (Q[0], qd, qdd), {}),
+             ("forward_dynamics", (Q, qd, qdd), {"f_ext": f_ext}), ("forward_dynamics", (Q[0], qd, qdd), {}),
+             ("mass_matrix", (Q,), {}), ("coriolis_matrix", (Q, qd), {}), ("gravity_torques", (Q[0],), {}),
+             ("bias_torques", (Q, qd), {})]
+    for name, args, kw in calls:
+        fast = getattr(robot, name)(*args, **kw)
+        with numpy_backend:
+            ref = getattr(robot, name)(*args, **kw)
+        assert fast.shape == ref.shape and rel(fast, ref) < TOL, name
+
+
+def test_robot_methods_use_the_compiled_path(monkeypatch, numpy_backend):
+    robot = robot_for(4, 7)
+    q = np.full(robot.dof, 0.3)
+
+    def refuse(*a, **k):
+        raise AssertionError("NumPy reference called")
+    for mod, name in ((rnea, "rnea"), (crba, "crba"), (coriolis, "coriolis_matrix"), (forward, "solve_mass")):
+        monkeypatch.setattr(mod, name, refuse)
+    robot.inverse_dynamics(q, q, q)
+    robot.mass_matrix(q)
+    robot.coriolis_matrix(q, q)
+    robot.gravity_torques(q)
+    assert {"rnea_one", "crba_one", "coriolis_one"} <= set(dispatch.compile_times())
+    with numpy_backend, pytest.raises(AssertionError, match="NumPy reference"):
+        robot.inverse_dynamics(q, q, q)
+
+
+def test_backend_env_var_and_lazy_numba_import():
+    code = ("import sys, composedyn; from composedyn.dynamics import dispatch; "
+            "print('numba' in sys.modules, dispatch.backend())")
+    env = dict(os.environ, COMPOSEDYN_BACKEND="numpy")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "numpy"]
+    with pytest.raises(ValueError, match="backend"):
+        dispatch.set_backend("fortran")
+
+
+def test_fast_entry_equals_robot_methods():
+    robot = robot_for(6, 13)
+    fd = robot.fast
+    fd.warm_up()
+    rng = np.random.default_rng(3)
+    q, qd, qdd = rng.uniform(-2, 2, (3, robot.dof))
+    Q = rng.uniform(-2, 2, (5, robot.dof))
+    assert rel(fd.inverse_dynamics(q, qd, qdd), robot.inverse_dynamics(q, qd, qdd)) < TOL
+    assert rel(fd.inverse_dynamics(Q, Q, Q), robot.inverse_dynamics(Q, Q, Q)) < TOL
+    assert rel(fd.mass_matrix(q), robot.mass_matrix(q)) < TOL
+    assert rel(fd.mass_matrix(Q), robot.mass_matrix(Q)) < TOL
+    assert rel(fd.coriolis_matrix(q, qd), robot.coriolis_matrix(q, qd)) < TOL
+    assert rel(fd.gravity_torques(q), robot.gravity_torques(q)) < TOL
+    assert rel(fd.bias_torques(q, qd), robot.bias_torques(q, qd)) < TOL
+    assert rel(fd.forward_dynamics(q, qd, qdd), robot.forward_dynamics(q, qd, qdd)) < TOL
+    out = np.empty(robot.dof)
+    assert fd.inverse_dynamics(q, qd, qdd, out=out) is out
+
+
+def massless_tip_robot():
+    """Two revolute joints; the second moves a massless link: M is singular."""
+    g = new_graph("tip")
+    add_link(g, "base")
+    add_link(g, "l1", mass=1.0, com=(0.1, 0, 0), inertia=np.eye(3) * 0.01)
+    add_link(g, "l2")
+    add_joint(g, "j1", "base", "l1", axis=(0, 0, 1))
+    add_joint(g, "j2", "l1", "l2", axis=(0, 1, 0), origin=np.eye(4))
+    return cd.from_graph(g)
+
+
+def test_singular_mass_matrix_raises_reference_error(numpy_backend):
+    robot = massless_tip_robot()
+    z = np.zeros(2)
+    with numpy_backend, pytest.raises(cd.ModelError) as ref:
+        robot.forward_dynamics(z, z, z)
+    for q in (z, np.zeros((3, 2))):
+        with pytest.raises(cd.ModelError) as got:
+            robot.forward_dynamics(q, z, z)
+        assert str(got.value) == str(ref.value)
+        with pytest.raises(cd.ModelError, match="j2"):
+            dispatch.forward_dynamics(robot.model, q, z, z)
