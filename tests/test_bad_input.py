@@ -7,6 +7,7 @@ to a file so that the message must name that file.  DH rows and conventions
 are covered by the DH importer's tests.
 """
 
+import os
 import time
 import warnings
 
@@ -159,6 +160,16 @@ def _entity_docs(secret_uri: str) -> dict:
     }
 
 
+def _reads_detectable(path) -> bool:
+    """Set the file's access time to 1 s; True when a read is seen to move it (relatime)."""
+    mtime = os.stat(path).st_mtime
+    os.utime(path, (1.0, mtime))
+    path.read_bytes()
+    works = os.stat(path).st_atime != 1.0
+    os.utime(path, (1.0, mtime))
+    return works
+
+
 @pytest.mark.parametrize("encoding", ["utf-8", "utf-16"])
 @pytest.mark.parametrize("kind", ["external", "external_in_text", "laughs", "laughs_in_text"])
 def test_entities_are_refused_without_reading_or_expanding(tmp_path, kind, encoding):
@@ -171,10 +182,13 @@ def test_entities_are_refused_without_reading_or_expanding(tmp_path, kind, encod
         text = text.replace('<?xml version="1.0"?>', f'<?xml version="1.0" encoding="{encoding}"?>')
     path = tmp_path / f"{kind}.urdf"
     path.write_bytes(text.encode(encoding))
+    detector = _reads_detectable(secret)
     start = time.perf_counter()
     with pytest.raises(cd.ModelError) as info:
         cd.from_urdf(path)
     assert time.perf_counter() - start < 2.0
+    if detector:  # the access time of the secret file did not move: it was never read
+        assert os.stat(secret).st_atime == 1.0
     msg = str(info.value)
     assert msg.startswith(f"{path}: ") and ("DOCTYPE" in msg or "entity" in msg), msg
     assert token not in msg and "lollol" not in msg

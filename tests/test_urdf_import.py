@@ -39,7 +39,33 @@ def _load_graph(path):
 
 @pytest.mark.parametrize("key", sorted(ERD_URDFS))
 def test_structure_and_mass_equal_pinocchio(key):
-    path = erd_urdf(key)
+    _assert_structure_and_mass_equal_pinocchio(erd_urdf(key))
+
+
+# example-robot-data files we refuse, with the reason (Pinocchio refuses the first two as well)
+REFUSED = {
+    "ur3.urdf": r"<robot> element \(line \d+\) has no 'name'",
+    "alex_psyonic_hands.urdf": r"joint 'Left_index_q2' <mimic> \(line \d+\) mimics unknown joint 'index_q1'",
+    "romeo_laas_small.urdf": r"link 'body' inertia has a negative principal moment",
+}
+
+
+def test_every_example_robot_data_urdf():
+    """All vendor files: either the same structure and mass as Pinocchio, or a listed refusal."""
+    paths = sorted(erd_robots_dir().glob("**/*.urdf"))
+    assert len(paths) > 30
+    refused = set()
+    for path in paths:
+        if path.name in REFUSED:
+            with pytest.raises(cd.ModelError, match=f"^{re.escape(str(path))}: {REFUSED[path.name]}"):
+                compile_graph(load_urdf(path))
+            refused.add(path.name)
+        else:
+            _assert_structure_and_mass_equal_pinocchio(str(path))
+    assert refused == set(REFUSED)
+
+
+def _assert_structure_and_mass_equal_pinocchio(path: str) -> None:
     g, model, _ = _load_graph(path)
     pm = pin.buildModelFromUrdf(path)  # mimic joints as ordinary joints, like our graph
     names = [pm.names[i] for i in range(1, pm.njoints)]
@@ -213,9 +239,23 @@ def test_massless_moving_link_loads_but_forward_dynamics_names_the_joint():
     with pytest.raises(cd.ModelError) as info:
         robot.forward_dynamics(q, np.zeros(2), np.zeros(2))
     msg = str(info.value)
-    assert msg.startswith("<urdf string>: ") and "['wrist']" in msg and "shoulder" not in msg
-    with pytest.raises(cd.ModelError, match=r"\['wrist'\]"):
+    assert msg.startswith("<urdf string>: ") and "'wrist'" in msg and "shoulder" not in msg
+    with pytest.raises(cd.ModelError, match=r"'wrist'"):
         robot.forward_dynamics(np.zeros((4, 2)), np.zeros((4, 2)), np.zeros((4, 2)))
+
+
+def test_singular_mass_matrix_names_joints_in_cholesky_path():
+    """``solve_mass`` (used for mimic-reduced and compiled models) names the massless joints too."""
+    import warnings as w
+
+    from composedyn.dynamics.forward import solve_mass
+
+    with w.catch_warnings():
+        w.simplefilter("ignore", cd.ModelWarning)
+        robot = cd.from_urdf(MASSLESS_TIP)
+    M = robot.mass_matrix(np.zeros((3, 2)))
+    with pytest.raises(cd.ModelError, match=r"<urdf string>: .*singular.*\['wrist'\]"):
+        solve_mass(robot.model, M, np.ones((3, 2)))
 
 
 def test_yourdfpy_failure_becomes_model_error(monkeypatch):
