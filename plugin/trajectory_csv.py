@@ -3,8 +3,9 @@
 Format: a header row, then one row per sample.  Columns: ``time`` (or ``t``,
 seconds, strictly increasing), one column per joint named as in
 ``robot.joint_names`` (positions, rad or m), and optionally ``<joint>_vel``
-and ``<joint>_acc`` for *every* joint.  Lines starting with ``#`` and blank
-lines are skipped.
+and ``<joint>_acc`` for *every* joint.  ``<joint>_tau`` columns are ignored,
+so the table written by ``TrajectoryReport.to_csv`` reads back.  Lines
+starting with ``#`` and blank lines are skipped.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import numpy as np
 from composedyn.trajectory import MIN_SAMPLES
 
 SUFFIXES = ("", "_vel", "_acc")
+IGNORED = ("_tau",)
 
 
 @dataclass(frozen=True)
@@ -64,10 +66,10 @@ def _columns(path: str, header: list, joints: tuple, dependent: tuple) -> dict:
     tcol = [c for c in ("time", "t") if c in where]
     if not tcol:
         raise ValueError(f"{path}: no time column (expected 'time' or 't' in the header)")
-    known = {tcol[0]} | {j + s for j in joints for s in SUFFIXES}
+    known = {tcol[0]} | {j + s for j in joints for s in SUFFIXES + IGNORED}
     for name in header:
         if name not in known:
-            base = next((name[: -len(s)] for s in SUFFIXES[1:] if name.endswith(s)), name)
+            base = next((name[: -len(s)] for s in SUFFIXES[1:] + IGNORED if name.endswith(s)), name)
             if base in dependent:
                 raise ValueError(f"{path}: column {name!r} is a mimic (dependent) joint; give independent joints only")
             raise ValueError(f"{path}: column {name!r} names no joint of the robot (joints: {', '.join(joints)})")
