@@ -93,3 +93,13 @@ def test_bad_arguments(pendulum):
         cd.simulate(pendulum, [0, 0], [0, 0], [0.0, 1.0, 0.5])
     with pytest.raises(ValueError, match="q0"):
         cd.simulate(pendulum, [0, 0, 0], [0, 0], [0.0, 1.0])
+
+
+def test_closed_chain_model_simulates_through_the_protocol():
+    from composedyn.closed_chain import load_closed_chain
+
+    fourbar = load_closed_chain("fourbar")
+    assert isinstance(fourbar, cd.DynamicsModel)
+    t = np.linspace(0.0, 0.5, 11)
+    sim = cd.simulate(fourbar, [0.3], [0.0], t, friction=False, rtol=1e-9, atol=1e-11)
+    assert np.ptp(sim.q) > 0.1 and sim.energy_drift < 1e-6
