@@ -102,21 +102,23 @@ class TrigRing:
         """Normal form of ``p`` modulo s_i**2 + c_i**2 - 1 (s_i**2 -> 1 - c_i**2)."""
         if not self.pairs:
             return p
-        keep, pending = {}, []
+        groups: dict = {}  # (k_1, k_2, ...) -> {monomial with s-exponents mod 2: coeff}
         for m, c in p.items():
-            if any(m[s] >= 2 for s, _ in self.pairs):
-                pending.append((m, c))
-            else:
-                keep[m] = c
-        out = self.R.from_dict(keep) if keep else self.R.zero
-        for m, c in pending:
-            mm = list(m)
-            factor = self.R.one
-            for s, _ in self.pairs:
-                k, mm[s] = divmod(m[s], 2)
+            ks = tuple(m[s] // 2 for s, _ in self.pairs)
+            if any(ks):
+                mm = list(m)
+                for s, _ in self.pairs:
+                    mm[s] %= 2
+                m = tuple(mm)
+            grp = groups.setdefault(ks, {})
+            grp[m] = grp.get(m, 0) + c
+        out = self.R.zero
+        for ks, terms in groups.items():
+            part = self.R.from_dict({m: c for m, c in terms.items() if c})
+            for (s, _), k in zip(self.pairs, ks):
                 if k:
-                    factor = factor * self._sub[s] ** k
-            out += self.R.from_dict({tuple(mm): c}) * factor
+                    part = part * self._sub[s] ** k
+            out += part
         return out
 
     def normal(self, e: sp.Expr) -> sp.Expr:
