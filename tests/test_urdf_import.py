@@ -51,7 +51,7 @@ REFUSED = {
 
 
 def test_every_example_robot_data_urdf():
-    """All vendor files: either the same structure and mass as Pinocchio, or a listed refusal."""
+    """All vendor files: either the same structure, mass, tau and M as Pinocchio, or a listed refusal."""
     paths = sorted(erd_robots_dir().glob("**/*.urdf"))
     assert len(paths) > 30
     refused = set()
@@ -62,6 +62,10 @@ def test_every_example_robot_data_urdf():
             refused.add(path.name)
         else:
             _assert_structure_and_mass_equal_pinocchio(str(path))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", cd.ModelWarning)
+                robot = cd.from_urdf(path, mimic="independent")  # Pinocchio's mimic=True fails on romeo.urdf
+            _assert_dynamics_equal_pinocchio(robot, str(path))
     assert refused == set(REFUSED)
 
 
@@ -135,14 +139,21 @@ def test_vendor_quirks_warn_once_and_match_pinocchio(rel):
     assert listed == bad | missing
     with pytest.raises(cd.ModelError, match="strict"):
         cd.from_urdf(path, strict=True)
+    _assert_dynamics_equal_pinocchio(robot, path)
+
+
+def _assert_dynamics_equal_pinocchio(robot, path: str) -> None:
+    """tau (friction off) and M at one random state equal Pinocchio's on the same file."""
+    if robot.dof == 0:
+        return
     pp = PinPair(robot, path)
     rng = np.random.default_rng(7)
     q, qd, qdd = rng.uniform(-1, 1, (3, robot.dof))
     qp = pp.q(q)
     tau = pin.rnea(pp.model, pp.data, qp, pp.v(qd), pp.v(qdd))
-    assert rel_err(pp.v(robot.inverse_dynamics(q, qd, qdd, friction=False)), tau) < 1e-9
+    assert rel_err(pp.v(robot.inverse_dynamics(q, qd, qdd, friction=False)), tau) < 1e-9, path
     Mp = pin.crba(pp.model, pp.data, qp)
-    assert rel_err(pp.mat(robot.mass_matrix(q)), np.triu(Mp) + np.triu(Mp, 1).T) < 1e-9
+    assert rel_err(pp.mat(robot.mass_matrix(q)), np.triu(Mp) + np.triu(Mp, 1).T) < 1e-9, path
 
 
 def test_clearly_negative_vendor_inertia_is_rejected():
