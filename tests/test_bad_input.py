@@ -135,6 +135,15 @@ def test_self_loop_joint(tmp_path):
         cd.from_urdf(path)
 
 
+def test_wrong_root_element_and_unexpanded_xacro(tmp_path):
+    with pytest.raises(cd.ModelError, match=r"^<urdf string>: root element is <sdf>, expected <robot>"):
+        cd.from_urdf('<sdf version="1.6"><model name="m"/></sdf>')
+    path = tmp_path / "arm.urdf.xacro"
+    path.write_text(_case_text('rpy="0 0 0"/>\n    <axis', 'rpy="0 0 ${pi/2}"/>\n    <axis'))
+    with pytest.raises(cd.ModelError, match=r"joint 'j1' <origin> \(line 8\) rpy='0 0 \$\{pi/2\}' is not numeric"):
+        cd.from_urdf(path)
+
+
 def test_missing_file_and_string_source():
     with pytest.raises(cd.ModelError, match=r"no_such\.urdf: no such URDF file"):
         cd.from_urdf("/nonexistent/no_such.urdf")
