@@ -174,3 +174,16 @@ def test_latex_and_text(derived):
     assert tex.startswith("\\begin{align*}") and "\\ddot{q_{1}}" in tex
     txt = eq.pretty()
     assert "M[1,1]" in txt and "[11,2]" in txt
+
+
+def test_stanford_with_every_parameter_symbolic(derived):
+    """Masses, centres of mass, inertias, joint offsets, armature and g as symbols, substituted back."""
+    robot, _, _ = derived["stanford"]
+    eq = cd.symbolic.equations(robot, parameters=True)
+    assert len(eq.parameters) > 30
+    f = eq.functions()
+    rng = np.random.default_rng(4)
+    q, qd = rng.uniform(-2, 2, (4, 6)), rng.normal(size=(4, 6))
+    np.testing.assert_allclose(f["M"](q), robot.mass_matrix(q), rtol=0, atol=1e-10)
+    np.testing.assert_allclose(f["C"](q, qd), robot.coriolis_matrix(q, qd), rtol=0, atol=1e-10)
+    np.testing.assert_allclose(f["g"](q), robot.gravity_torques(q), rtol=0, atol=1e-10)
