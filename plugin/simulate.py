@@ -75,7 +75,9 @@ def simulate(robot: DynamicsModel, q0, qd0, t, torque=None, reference: Callable 
     t = check_times(t)
     if len(t) < 2:
         raise ValueError("t needs at least 2 samples")
-    q0, qd0 = (a.reshape(n) for a in joint_arrays(n, q0=np.asarray(q0, float), qd0=np.asarray(qd0, float)))
+    q0, qd0 = joint_arrays(n, q0=q0, qd0=qd0)
+    if q0.shape != (n,):
+        raise ValueError(f"q0 and qd0 must have shape ({n},), got {q0.shape}")
     tau_fn = _torque_function(torque, reference, n)
     fext_fn = f_ext if callable(f_ext) else (lambda tt, q, qd: f_ext)
     kw = {} if smooth_friction is None else {"smooth_friction": smooth_friction}
