@@ -79,14 +79,15 @@ def exact(x: float, tol: float = 1e-12) -> sp.Expr:
     """A float as an exact SymPy rational.
 
     Integers within ``tol`` are snapped; a fraction with denominator <= 10**6
-    within 1e-15 (relative) is preferred (0.041666666666666664 -> 1/24);
+    within ``tol`` (relative) is preferred (0.041666666666666664 -> 1/24,
+    -0.0029999999999999654 from a merged fixed joint -> -3/1000);
     otherwise the float's decimal representation is used (0.4318 -> 2159/5000).
     """
     x = float(x)
     if abs(x - round(x)) < tol:
         return sp.Integer(int(round(x)))
     f = Fraction(x).limit_denominator(10**6)
-    if abs(float(f) - x) <= 1e-15 * abs(x):
+    if abs(float(f) - x) <= tol * abs(x):
         return sp.Rational(f.numerator, f.denominator)
     return sp.Rational(repr(x))
 
