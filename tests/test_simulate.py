@@ -38,7 +38,7 @@ def test_gravity_compensation_holds_still(pendulum):
     q0 = np.array([0.7, -1.1])
     t = np.linspace(0.0, 1.0, 11)
     sim = cd.simulate(pendulum, q0, np.zeros(2), t, torque=lambda tt, q, qd: pendulum.gravity_torques(q))
-    assert np.abs(sim.q - q0).max() < 1e-8 and np.abs(sim.qdd).max() < 1e-8
+    assert np.abs(sim.q - q0).max() < 1e-8 and np.abs(sim.qd).max() < 1e-7
     assert sim.energy_drift is None  # actuated: no drift figure
 
 
