@@ -187,3 +187,29 @@ def test_stanford_with_every_parameter_symbolic(derived):
     np.testing.assert_allclose(f["M"](q), robot.mass_matrix(q), rtol=0, atol=1e-10)
     np.testing.assert_allclose(f["C"](q, qd), robot.coriolis_matrix(q, qd), rtol=0, atol=1e-10)
     np.testing.assert_allclose(f["g"](q), robot.gravity_torques(q), rtol=0, atol=1e-10)
+
+
+def test_mimic_joints_as_dependent_coordinates():
+    """q3 = -0.5 q2 + 0.1 (mimic): the reduced symbolic equations equal Robot's G^T-projected ones."""
+    from composedyn.dynamics import schema
+
+    g = schema.new_graph("mimic_arm", gravity=(0, -9.81, 0))
+    schema.add_link(g, "base")
+    prev = "base"
+    for i, (m, L) in enumerate(((2.0, 0.4), (1.5, 0.3), (0.5, 0.2))):
+        schema.add_link(g, f"l{i}", m, (L / 2, 0.01, 0), np.diag([0.001, m * L * L / 12, m * L * L / 12]))
+        T = np.eye(4)
+        T[0, 3] = 0.0 if i == 0 else 0.35
+        schema.add_joint(g, f"j{i}", prev, f"l{i}", origin=T, axis=(0, 0, 1) if i < 2 else (0, 1, 0),
+                         armature=0.01 * (i + 1), mimic=("j1", -0.5, 0.1) if i == 2 else None)
+        prev = f"l{i}"
+    robot = cd.from_graph(g)
+    assert robot.dof == 2
+    eq = cd.symbolic.equations(robot)
+    assert [s.name for s in eq.q] == ["q1", "q2"]
+    f = eq.functions()
+    rng = np.random.default_rng(9)
+    q, qd, qdd = rng.normal(size=(3, 2)), rng.normal(size=(3, 2)), rng.normal(size=(3, 2))
+    np.testing.assert_allclose(f["M"](q), robot.mass_matrix(q), atol=1e-12)
+    np.testing.assert_allclose(f["g"](q), robot.gravity_torques(q), atol=1e-12)
+    np.testing.assert_allclose(f["tau"](q, qd, qdd), robot.inverse_dynamics(q, qd, qdd, friction=False), atol=1e-12)

@@ -33,9 +33,10 @@ def test_unsupported_joint_type():
         chain_from_dh([dict(a=1, alpha=0, d=0, theta=0, joint="spherical")])
 
 
-def test_mimic_joint_refused():
-    with pytest.raises(cd.ModelError, match="mimic"):
-        cd.symbolic.equations(_arm(mimic=("j1", 1.0, 0.0)))
+def test_mimic_coordinate_map_refused():
+    a = sp.Symbol("a", real=True)
+    with pytest.raises(ValueError, match="mimic"):
+        cd.symbolic.equations(_arm(mimic=("j1", 1.0, 0.0)), coordinates=[a, a], generalized=[a])
 
 
 def test_singular_coordinate_maps():

@@ -126,12 +126,9 @@ def chain_from_model(model, parameters=None) -> Chain:
     ``PARAMETER_KINDS``; each nonzero numeric value of those kinds becomes a
     real symbol (``m1``, ``c1x``, ``I1xx``, ``I1xy``, ``r2x`` for joint-origin
     offsets, ``g`` for the gravity magnitude, ``Ia1``).  Values that are exactly
-    zero stay zero, so the structure of the robot is kept.  Raises ModelError
-    for mimic joints, which the symbolic path does not handle.
+    zero stay zero, so the structure of the robot is kept.  Every moving joint
+    is a coordinate here; mimic constraints are applied by ``equations``.
     """
-    if np.any(model.mimic_source >= 0):
-        bad = [model.joint_names[i] for i in np.flatnonzero(model.mimic_source >= 0)]
-        raise ModelError(f"{model.source}: the symbolic path does not handle mimic joints {bad}")
     P = _Params(_kinds(parameters))
     xyz = "xyz"
     tree, axis, mass, com, inertia, arm = [], [], [], [], [], []

@@ -13,6 +13,7 @@ and a, the brackets and Q are again their scalar products (eqs. 2.19-2.23).
 from __future__ import annotations
 
 import sympy as sp
+from sympy.polys.polyerrors import BasePolynomialError
 
 from composedyn.dynamics.symbolic.composed import Derivation, world_vectors
 from composedyn.dynamics.symbolic.inputs import link_index
@@ -20,8 +21,13 @@ from composedyn.dynamics.symbolic.ring import TrigRing
 
 
 def jacobian(f: sp.Matrix, theta, point=None) -> sp.Matrix:
-    """∂f/∂θ (n x n); ValueError if it is singular everywhere or at ``point``."""
+    """∂f/∂θ (n x k); ValueError if it is singular everywhere or at ``point`` (square
+    maps), or rank-deficient (k < n, checked symbolically)."""
     J = f.jacobian(sp.Matrix(theta))
+    if J.shape[0] != J.shape[1]:  # fewer coordinates than joints (e.g. mimic joints)
+        if J.rank(simplify=True) < J.shape[1]:
+            raise ValueError(f"coordinate map {list(f)} has a rank-deficient Jacobian")
+        return J
     det = sp.simplify(J.det())
     if det == 0:
         raise ValueError(f"coordinate map {list(f)} has a singular Jacobian (det = 0 everywhere)")
@@ -50,7 +56,7 @@ def _normaliser(d: Derivation, theta):
         extra = sp.Add(*(e.free_symbols - set(theta)))
         try:
             return TrigRing(theta, jt, data + [extra]).normal(e)
-        except Exception:  # not polynomial in sin/cos of the new coordinates: keep it expanded
+        except (ValueError, TypeError, BasePolynomialError):  # not polynomial in sin/cos: keep it expanded
             return e
 
     return normal
@@ -59,9 +65,11 @@ def _normaliser(d: Derivation, theta):
 def transform(d: Derivation, coordinates, theta, point=None, wrenches=None):
     """M, brackets, gravity Q, applied Q and f in the coordinates ``theta``.
 
-    Returns (M (n x n), B nested [a][b][c], G (n x 1), Qw (n x 1), f (n,)).
+    ``theta`` (k,) with k <= n; k < n describes joints tied by holonomic
+    constraints (mimic joints).  Returns (M (k x k), B nested [a][b][c] (k, k, k),
+    G (k x 1), Qw (k x 1), f (n,), vectors dict).
     """
-    n = d.chain.n
+    n, k = d.chain.n, len(theta)
     f = sp.Matrix([sp.sympify(x) for x in coordinates])
     if f.shape != (n, 1):
         raise ValueError(f"coordinate map must give {n} joint coordinates, got {len(f)}")
@@ -75,24 +83,26 @@ def transform(d: Derivation, coordinates, theta, point=None, wrenches=None):
     vw0 = [v.xreplace(sub) for v in vw0]
     PL0 = [v.xreplace(sub) for v in PL0]
     XY0 = [[v.xreplace(sub) for v in row] for row in XY0]
-    vw = [sum((vw0[al] * J[al, a] for al in range(n)), sp.zeros(6 * n, 1)) for a in range(n)]
-    PL = [sum((PL0[al] * J[al, a] for al in range(n)), sp.zeros(6 * n, 1)) for a in range(n)]
-    XY = [[sum((XY0[al][be] * (J[al, a] * J[be, b]) for al in range(n) for be in range(n)), sp.zeros(6 * n, 1))
-           + sum((PL0[al] * H[al][a, b] for al in range(n)), sp.zeros(6 * n, 1)) for b in range(n)] for a in range(n)]
+    Z = sp.zeros(6 * n, 1)
+    vw = [sum((vw0[al] * J[al, a] for al in range(n)), Z) for a in range(k)]
+    PL = [sum((PL0[al] * J[al, a] for al in range(n)), Z) for a in range(k)]
+    XY = [[sum((XY0[al][be] * (J[al, a] * J[be, b]) for al in range(n) for be in range(n)), Z)
+           + sum((PL0[al] * H[al][a, b] for al in range(n)), Z) for b in range(k)] for a in range(k)]
     arm = [sp.sympify(x) for x in d.chain.armature]
     normal = _normaliser(d, theta)
     vw, PL = [v.applyfunc(normal) for v in vw], [v.applyfunc(normal) for v in PL]
     XY = [[v.applyfunc(normal) for v in row] for row in XY]
-    M = sp.Matrix(n, n, lambda c, a: normal((PL[a].T * vw[c])[0, 0] + sum(arm[k] * J[k, c] * J[k, a] for k in range(n))))
-    B = [[[normal(((XY[a][b] + XY[b][a]).T * vw[c])[0, 0] / 2 + sum(arm[k] * J[k, c] * H[k][a, b] for k in range(n)))
-           for c in range(n)] for b in range(n)] for a in range(n)]
+    M = sp.Matrix(k, k, lambda c, a: normal((PL[a].T * vw[c])[0, 0]
+                                            + sum(arm[j] * J[j, c] * J[j, a] for j in range(n))))
+    B = [[[normal(((XY[a][b] + XY[b][a]).T * vw[c])[0, 0] / 2 + sum(arm[j] * J[j, c] * H[j][a, b] for j in range(n)))
+           for c in range(k)] for b in range(k)] for a in range(k)]
     grav = sp.Matrix([x for i in range(n) for x in (*(d.chain.mass[i] * d.chain.gravity), 0, 0, 0)])
-    G = sp.Matrix([normal((grav.T * vw[c])[0, 0]) for c in range(n)])
-    Qw = sp.zeros(n, 1)
+    G = sp.Matrix([normal((grav.T * vw[c])[0, 0]) for c in range(k)])
+    Qw = sp.zeros(k, 1)
     for key, (F, N) in (wrenches or {}).items():
         i = link_index(d.chain, key)
         FN = sp.Matrix([*sp.Matrix(F), *sp.Matrix(N)])
-        for c in range(n):
+        for c in range(k):
             Qw[c] += normal((FN.T * vw[c][6 * i:6 * i + 6, :])[0, 0])
     vectors = {"vw": vw, "PL": PL, "XY": XY}
     return M, B, G, Qw, tuple(f), vectors

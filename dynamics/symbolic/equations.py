@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from composedyn.dynamics.symbolic.composed import Derivation, derive, world_vectors
-from composedyn.dynamics.symbolic.inputs import as_chain, check_clash, coordinate_symbols, link_index
+from composedyn.dynamics.symbolic.inputs import (as_chain, check_clash, coordinate_symbols, link_index,
+                                                 mimic_coordinates)
 from composedyn.dynamics.symbolic.simplify import compact, resolve
 
 
@@ -121,8 +122,10 @@ def equations(system, parameters=None, coordinates=None, generalized=None, point
         ("mass", "com", "inertia", "length", "gravity", "armature"): nonzero numbers of
         those kinds become symbols (``m1``, ``c2x``, ``I3zz``, ``r2x``, ``g``, ``Ia1``).
     coordinates : sequence of n expressions giving joint coordinate q_j as a function
-        of the user's ``generalized`` symbols (n,), e.g. absolute angles
-        ``[th1, th2 - th1]``; the equations are then in those coordinates.
+        of the user's ``generalized`` symbols (k <= n), e.g. absolute angles
+        ``[th1, th2 - th1]``; the equations are then in those coordinates.  Mimic
+        joints (dependent, as in ``Robot``) are handled this way automatically:
+        the coordinates are the independent joints, named after their joint index.
     point : optional mapping generalized symbol -> value where the coordinate map's
         Jacobian must be regular (checked; ValueError if singular).
     wrenches : optional mapping link index (0-based) or body name -> (F, N), 3-vectors
@@ -134,7 +137,12 @@ def equations(system, parameters=None, coordinates=None, generalized=None, point
     -------
     Equations
     """
-    chain = as_chain(system, parameters, convention)
+    chain, mimic = as_chain(system, parameters, convention)
+    if mimic is not None:  # dependent mimic joints: a linear coordinate map q_full = G q_ind + b
+        if coordinates is not None:
+            raise ValueError(f"{chain.name}: a coordinate map cannot be combined with mimic joints; "
+                             "give the map for every joint on a robot built with mimic='independent'")
+        coordinates, generalized = mimic_coordinates(mimic)
     n = chain.n
     jq, jqd, jqdd = coordinate_symbols(None, n)
     names = {s.name for s in (*jq, *jqd, *jqdd)}
@@ -157,12 +165,13 @@ def equations(system, parameters=None, coordinates=None, generalized=None, point
             raise ValueError(f"generalized coordinate names {[s.name for s in q]} clash with rate names")
         check_clash(chain, q, qd, qdd)
         M, B, G, Qw, joint_q, vectors = transform(d, coordinates, q, point, wrenches)
-    simplify = resolve(simplify, n)
+    k = len(q)
+    simplify = resolve(simplify, k)
     M = M.applyfunc(lambda e: compact(e, simplify))
-    Bs = sp.Array([[[compact(B[a][b][c], simplify) for c in range(n)] for b in range(n)] for a in range(n)])
+    Bs = sp.Array([[[compact(B[a][b][c], simplify) for c in range(k)] for b in range(k)] for a in range(k)])
     G = G.applyfunc(lambda e: compact(e, simplify))
     Qw = Qw.applyfunc(lambda e: compact(e, simplify))
-    C = sp.Matrix(n, n, lambda ga, al: sp.Add(*[Bs[al, be, ga] * qd[be] for be in range(n)]))
+    C = sp.Matrix(k, k, lambda ga, al: sp.Add(*[Bs[al, be, ga] * qd[be] for be in range(k)]))
     return Equations(q=q, qd=qd, qdd=qdd, M=M, C=C, g=-G, brackets=Bs, Q=G + Qw,
                      parameters=dict(chain.values), joint_q=tuple(joint_q), name=chain.name, derivation=d,
                      vectors=vectors)

@@ -5,38 +5,58 @@ from __future__ import annotations
 import networkx as nx
 import sympy as sp
 
-from composedyn.dynamics.symbolic.chain import Chain, chain_from_model
+from composedyn.dynamics.symbolic.chain import Chain, chain_from_model, exact
 from composedyn.errors import ModelError
 
 
-def as_chain(system, parameters=None, convention: str = "standard") -> Chain:
-    """A :class:`Chain` from a Robot, Model, kinematic graph, Chain or list of DH rows."""
+def as_chain(system, parameters=None, convention: str = "standard"):
+    """(:class:`Chain`, mimic map or None) from a Robot, Model, graph, Chain or DH rows.
+
+    The mimic map (``composedyn.dynamics.constraints.mimic.MimicMap``,
+    q_full = G q_ind + b) is returned when the robot has mimic joints treated as
+    dependent coordinates (the default; a Robot built with
+    ``mimic="independent"`` ignores them).
+    """
+    from composedyn.dynamics.constraints.mimic import select_mimic
     from composedyn.dynamics.model import compile_graph
 
     if isinstance(system, Chain):
-        return system
+        return system, None
     if isinstance(system, (list, tuple)):
         from composedyn.dynamics.symbolic.dh import chain_from_dh
 
-        return chain_from_dh(system, convention=convention)
+        return chain_from_dh(system, convention=convention), None
+    mode = "dependent"
     if isinstance(system, nx.DiGraph):
         for _, _, d in system.edges(data=True):
             if d.get("type") not in ("revolute", "continuous", "prismatic", "fixed"):
                 raise ModelError(f"joint {d.get('name')!r} has type {d.get('type')!r}, which the symbolic path "
                                  "does not handle (revolute, continuous, prismatic, fixed)")
-        return chain_from_model(compile_graph(system), parameters)
-    model = getattr(system, "model", system)
-    if not hasattr(model, "tree_R"):
-        raise ModelError(f"symbolic.equations expects a Robot, Model, graph, Chain or DH rows, "
-                         f"got {type(system).__name__}")
-    return chain_from_model(model, parameters)
+        model = compile_graph(system)
+    else:
+        model = getattr(system, "model", system)
+        if not hasattr(model, "tree_R"):
+            raise ModelError(f"symbolic.equations expects a Robot, Model, graph, Chain or DH rows, "
+                             f"got {type(system).__name__}")
+        if hasattr(system, "mimic_joint_names") and not system.mimic_joint_names:
+            mode = "independent"
+    return chain_from_model(model, parameters), select_mimic(model, mode)
+
+
+def mimic_coordinates(mm) -> tuple[list, list]:
+    """Joint coordinates as functions of the independent ones for a mimic map:
+    (coordinates (n,), generalized symbols (k,)); independent joint j keeps the name q{j+1}."""
+    gen = [sp.Symbol(f"q{j + 1}", real=True) for j in mm.independent]
+    coords = [sp.Add(*[exact(mm.G[r, a]) * gen[a] for a in range(len(gen))]) + exact(mm.b[r])
+              for r in range(mm.G.shape[0])]
+    return coords, gen
 
 
 def coordinate_symbols(names, n: int):
-    """Coordinate, rate and acceleration symbols (real) for the given names or 'q'."""
+    """Coordinate, rate and acceleration symbols (real) for the given names, or q1..qn."""
     q = sp.symbols(f"q1:{n + 1}", real=True) if names is None else tuple(names)
-    if len(q) != n or not all(isinstance(s, sp.Symbol) for s in q):
-        raise ValueError(f"need {n} coordinate symbols, got {names!r}")
+    if not 1 <= len(q) <= n or not all(isinstance(s, sp.Symbol) for s in q):
+        raise ValueError(f"need 1 to {n} coordinate symbols, got {names!r}")
     qd = tuple(sp.Symbol(f"{s.name}d", real=True) for s in q)
     qdd = tuple(sp.Symbol(f"{s.name}dd", real=True) for s in q)
     return q, qd, qdd
