@@ -37,20 +37,21 @@ def aba(model: Model, q, qd, tau, f_world=None, armature: bool = True) -> np.nda
     pA = crf_apply(v, np.einsum("...ij,...j->...i", IA, v))
     if f_world is not None:
         pA = pA - f_world
+    tol = 1e-12 * max(1.0, float(np.abs(model.I_body).max(initial=0.0)))  # as solve_mass's test
     U = np.empty(q.shape + (6,))
     D = np.empty(q.shape)
     u = np.empty(q.shape)
     for i in range(n - 1, -1, -1):  # articulated inertias, child -> parent
-        U[..., i, :] = np.einsum("...ij,...j->...i", IA[..., i, :, :], S[..., i, :])
-        D[..., i] = np.einsum("...i,...i->...", S[..., i, :], U[..., i, :]) + (model.armature[i] if armature else 0.0)
-        if np.any(D[..., i] <= 0.0):
+        U[..., i, :] = (IA[..., i, :, :] @ S[..., i, :, None])[..., 0]
+        D[..., i] = (S[..., i, None, :] @ U[..., i, :, None])[..., 0, 0] + (model.armature[i] if armature else 0.0)
+        if not np.all(D[..., i] > tol):
             raise ModelError(f"{model.source}: cannot solve forward dynamics: joint {model.joint_names[i]!r} moves no mass")
-        u[..., i] = tau[..., i] - np.einsum("...i,...i->...", S[..., i, :], pA[..., i, :])
+        u[..., i] = tau[..., i] - (S[..., i, None, :] @ pA[..., i, :, None])[..., 0, 0]
         k = model.parent[i]
         if k >= 0:
             Ud = U[..., i, :] / D[..., i, None]
             Ia = IA[..., i, :, :] - U[..., i, :, None] * Ud[..., None, :]
-            pa = pA[..., i, :] + np.einsum("...ij,...j->...i", Ia, c[..., i, :]) + Ud * u[..., i, None]
+            pa = pA[..., i, :] + (Ia @ c[..., i, :, None])[..., 0] + Ud * u[..., i, None]
             IA[..., k, :, :] += Ia
             pA[..., k, :] += pa
     a = np.empty(q.shape + (6,))
@@ -59,6 +60,6 @@ def aba(model: Model, q, qd, tau, f_world=None, armature: bool = True) -> np.nda
     for i in range(n):  # accelerations, parent -> child
         k = model.parent[i]
         ai = (a[..., k, :] if k >= 0 else a0) + c[..., i, :]
-        qdd[..., i] = (u[..., i] - np.einsum("...i,...i->...", U[..., i, :], ai)) / D[..., i]
+        qdd[..., i] = (u[..., i] - (U[..., i, None, :] @ ai[..., :, None])[..., 0, 0]) / D[..., i]
         a[..., i, :] = ai + S[..., i, :] * qdd[..., i, None]
     return qdd

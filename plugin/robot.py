@@ -145,6 +145,11 @@ class Robot:
         the joints when M(q) is singular.
         """
         q, qd, tau = joint_arrays(self.dof, q=q, qd=qd, tau=tau)
+        if self._mimic is None:  # ABA: faster than CRBA + Cholesky in NumPy (dynamics/forward.py)
+            from composedyn.dynamics.forward import forward_dynamics
+
+            return forward_dynamics(self.model, q, qd, tau, f_world=self._body_forces(q, f_ext),
+                                    friction=friction, smooth=smooth_friction)
         M = self.mass_matrix(q)
         m = self.model
         q, qd = self._expand(q, qd)
