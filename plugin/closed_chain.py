@@ -17,7 +17,7 @@ sample nearest that configuration).
 
 Simulation.  :func:`composedyn.simulate` integrates the independent
 coordinates only (coordinate partitioning): the dependent ones are solved to
-``tol`` (default 1e-12) at every evaluation, so the constraint cannot drift
+``tol`` (default 1e-13) at every evaluation, so the constraint cannot drift
 (``project`` is the identity); the assembly tolerance bounds the loop error.
 """
 
@@ -29,7 +29,8 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from composedyn.checks import joint_array, joint_arrays
-from composedyn.dynamics.constraints.loops import LoopClosure, check_loops, loop_terms, row_labels
+from composedyn.dynamics.constraints.loops import (LoopClosure, check_loops, loop_bias, loop_jacobian,
+                                                   loop_residual, row_labels)
 from composedyn.dynamics.constraints.reduced import (check_partition, closure_forces, dependent_part,
                                                      newton_close, projection, rank_report)
 from composedyn.dynamics.friction import friction_torques
@@ -47,7 +48,7 @@ class ClosedChain:
     """
 
     def __init__(self, robot: Robot, loops: Sequence[LoopClosure], independent: Sequence[str],
-                 guess: Mapping[str, float] | None = None, tol: float = 1e-12):
+                 guess: Mapping[str, float] | None = None, tol: float = 1e-13):
         self.robot, self.loops, self.tol = robot, tuple(loops), float(tol)
         src = robot.model.source
         check_loops(robot.model, self.loops)
@@ -60,8 +61,10 @@ class ClosedChain:
                 raise ModelError(f"{src}: guess names {j!r}, which is not a joint of the robot")
             q0[names.index(j)] = float(val)
         self._check_rank(q0)
-        self._last = q0
+        self._last, self._jac = q0, None
         self._last = self._close(q0[self._ind], q0, "the assembly guess")
+
+    STEP = 0.2  # continuation step of the position closure, rad or m
 
     # ---- description -------------------------------------------------
     name = property(lambda self: self.robot.name)
@@ -79,17 +82,22 @@ class ClosedChain:
         return f"ClosedChain({self.name!r}, dof={self.dof}, loops={[lp.name for lp in self.loops]})"
 
     # ---- constraints -------------------------------------------------
-    def _terms(self, q, qd=None):
-        """phi, J (robot coordinates; mimic joints mapped by G) and gamma if qd is given."""
+    def _terms(self, q):
+        """(phi, J, kin) in robot coordinates (mimic joints mapped by G); kin for :meth:`_gamma`."""
         r = self.robot
-        G = r.mimic_jacobian
-        qm = r.full_positions(q)
-        out = loop_terms(r.model, self.loops, qm, None if qd is None else np.asarray(qd) @ G.T)
-        return (out[0], out[1] @ G) + tuple(out[2:])
+        phi, J, kin = loop_jacobian(r.model, self.loops, r.full_positions(q))
+        return phi, J @ r.mimic_jacobian, kin
+
+    def _gamma(self, kin, qd) -> np.ndarray:
+        """-(dJ/dt) qd (..., m) for robot velocities qd at the configuration of ``kin``."""
+        return loop_bias(self.robot.model, self.loops, kin, np.asarray(qd) @ self.robot.mimic_jacobian.T)
+
+    def _residual(self, q) -> np.ndarray:
+        return loop_residual(self.robot.model, self.loops, self.robot.full_positions(q))
 
     def constraint(self, q) -> np.ndarray:
         """phi (..., m) at all robot coordinates q (..., n); rows named by ``rows``."""
-        return self._terms(joint_array("q", q, self.robot.dof))[0]
+        return self._residual(joint_array("q", q, self.robot.dof))
 
     def constraint_jacobian(self, q) -> np.ndarray:
         """J = d phi / d q (..., m, n) at all robot coordinates q (..., n)."""
@@ -106,9 +114,16 @@ class ClosedChain:
         raise ModelError(f"{self.robot.model.source}: independent joints {list(self.joint_names)}: {msg}")
 
     def _close(self, qi: np.ndarray, start: np.ndarray, what: str) -> np.ndarray:
+        """Close the loops at independent positions qi, continuing from the closed ``start`` in
+        steps of at most ``STEP`` (rad or m) so that Newton stays on start's assembly branch."""
         q = start.copy()
-        q[self._ind] = qi
-        q, res, it = newton_close(lambda x: self._terms(x), q, self._dep, tol=self.tol)
+        steps = max(1, int(np.ceil(np.abs(qi - start[self._ind]).max() / self.STEP)))
+        for s in range(1, steps + 1):
+            q[self._ind] = start[self._ind] + (qi - start[self._ind]) * (s / steps)
+            q, res, it = newton_close(self._residual, lambda x: self._terms(x)[1], q, self._dep,
+                                      J0=self._jac, tol=self.tol)
+            if res > self.tol:
+                break
         if res > self.tol:
             worst = self.rows[int(np.argmax(np.abs(self._terms(q)[0])))]
             raise ModelError(f"{self.robot.model.source}: the loops cannot close at {what} "
@@ -128,7 +143,7 @@ class ClosedChain:
         flat = q.reshape(-1, self.dof)
         out = np.empty((len(flat), self.robot.dof))
         s0 = int(np.argmin(np.abs(flat - self._last[self._ind]).sum(axis=-1)))
-        out[s0] = self._close(flat[s0], self._last, f"{self.joint_names} = {flat[s0]}")
+        out[s0] = self._close(flat[s0], self._last, "the given position")
         for order in (range(s0 + 1, len(flat)), range(s0 - 1, -1, -1)):
             prev = out[s0]
             for s in order:
@@ -152,10 +167,17 @@ class ClosedChain:
         """(q_all, qd_all, W, J, gamma) with qd (..., k)."""
         qa = self._positions(q)
         qd = joint_array("qd", qd, self.dof)
-        W = projection(self._terms(qa)[1], self._ind, self._dep)
+        _, J, kin = self._terms(qa)
+        if J.ndim == 2:
+            self._jac = J  # chord matrix for the next position closure
+        try:
+            W = projection(J, self._ind, self._dep)
+        except np.linalg.LinAlgError:
+            raise ModelError(f"{self.robot.model.source}: singular configuration: the dependent joints "
+                             f"{list(self.dependent_names)} cannot follow the independent ones there "
+                             f"(the constraint Jacobian of the dependent joints is singular)") from None
         qda = np.einsum("...ij,...j->...i", W, qd)
-        _, J, gam = self._terms(qa, qda)
-        return qa, qda, W, J, gam
+        return qa, qda, W, J, self._gamma(kin, qda)
 
     def velocities(self, q, qd) -> np.ndarray:
         """Velocity closure: qd_all (..., n) = W qd from independent qd (..., k)."""
@@ -231,7 +253,8 @@ class ClosedChain:
 
     def energy(self, q, qd) -> np.ndarray:
         """T + V (...,) J."""
-        return self.kinetic_energy(q, qd) + self.potential_energy(q)
+        qa, qda = self._state(q, qd)[:2]
+        return self.robot.energy(qa, qda)
 
 
 def load_closed_chain(name_or_path: str | os.PathLike, **kwargs) -> ClosedChain:

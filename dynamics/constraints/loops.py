@@ -22,6 +22,7 @@ link b exerts on link a at the closure point, in the rows' components.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 from scipy.spatial.transform import Rotation
@@ -73,6 +74,13 @@ class LoopClosure:
         return KINDS[self.kind]
 
 
+def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a x b over the last axis, broadcast (numpy's cross is slow on small arrays)."""
+    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
+    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
+    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
+
+
 def _rpy(rpy) -> np.ndarray:
     return Rotation.from_euler("xyz", rpy).as_matrix()
 
@@ -88,63 +96,103 @@ def check_loops(model: Model, loops) -> None:
             raise ModelError(f"{model.source}: loop {lp.name!r} closes link {lp.link_a!r} on itself")
 
 
-def _endpoint(model: Model, link: str, point, rpy):
+@lru_cache(maxsize=256)
+def _endpoint(model: Model, link: str, point: tuple, rpy: tuple):
     """(body index, point (3,) and rotation (3, 3) in that body's frame)."""
     k = model.link_names.index(link)
     T = model.link_T[k]
     return int(model.link_body[k]), T[:3, 3] + T[:3, :3] @ np.asarray(point), T[:3, :3] @ _rpy(rpy)
 
 
-def _frame_terms(model, body, c, Rc, R, p, S, v, Sd, qd):
-    """World point x, rotation, point/angular Jacobians (.., 3, n) and accel. biases (.., 3)."""
+def _frame(model: Model, body: int, c, Rc, R, p):
+    """World point x (..., 3) and rotation (..., 3, 3) of a closure frame on ``body``."""
     batch = p.shape[:-2]
-    n = model.n
-    Jx, Jw = np.zeros(batch + (3, n)), np.zeros(batch + (3, n))
-    ax, aw = np.zeros(batch + (3,)), np.zeros(batch + (3,))
     if body < 0:
-        return np.broadcast_to(c, batch + (3,)), np.broadcast_to(Rc, batch + (3, 3)), Jx, Jw, ax, aw
+        return np.broadcast_to(c, batch + (3,)), np.broadcast_to(Rc, batch + (3, 3))
     x = p[..., body, :] + np.einsum("...ij,j->...i", R[..., body, :, :], c)
+    return x, R[..., body, :, :] @ Rc
+
+
+def _frame_jacobians(model: Model, body: int, x, S):
+    """Point and angular Jacobians (..., 3, n) of a world point x fixed to ``body``."""
+    batch = x.shape[:-1]
+    Jx, Jw = np.zeros(batch + (3, model.n)), np.zeros(batch + (3, model.n))
+    if body >= 0:
+        anc = model.ancestors(body)
+        Jw[..., :, anc] = np.swapaxes(S[..., anc, :3], -1, -2)
+        Jx[..., :, anc] = np.swapaxes(S[..., anc, 3:] + _cross(S[..., anc, :3], x[..., None, :]), -1, -2)
+    return Jx, Jw
+
+
+def _frame_bias(model: Model, body: int, x, v, Sd, qd):
+    """Classical acceleration (..., 3) of point x and angular acceleration of ``body`` at qdd = 0."""
+    if body < 0:
+        z = np.zeros(x.shape)
+        return z, z
     anc = model.ancestors(body)
-    Jw[..., :, anc] = np.swapaxes(S[..., anc, :3], -1, -2)
-    Jx[..., :, anc] = np.swapaxes(S[..., anc, 3:] + np.cross(S[..., anc, :3], x[..., None, :]), -1, -2)
-    if qd is not None:
-        a = np.einsum("...jk,...j->...k", Sd[..., anc, :], qd[..., anc])  # spatial bias acceleration
-        w = v[..., body, :3]
-        vx = v[..., body, 3:] + np.cross(w, x)
-        ax = a[..., 3:] + np.cross(a[..., :3], x) + np.cross(w, vx)
-        aw = a[..., :3]
-    return x, R[..., body, :, :] @ Rc, Jx, Jw, ax, aw
+    a = np.einsum("...jk,...j->...k", Sd[..., anc, :], qd[..., anc])  # spatial bias acceleration
+    w = v[..., body, :3]
+    vx = v[..., body, 3:] + _cross(w, x)
+    return a[..., 3:] + _cross(a[..., :3], x) + _cross(w, vx), a[..., :3]
 
 
-def loop_terms(model: Model, loops, q, qd=None):
-    """Constraint phi (..., m), Jacobian J (..., m, n) and, with qd, gamma (..., m) = -(dJ/dt) qd.
+def _ends(model: Model, lp: LoopClosure):
+    return (_endpoint(model, lp.link_a, lp.point_a, lp.rpy_a), _endpoint(model, lp.link_b, lp.point_b, lp.rpy_b))
 
-    q, qd (..., n) in model (all-joint) order; rows stacked loop by loop.
-    """
+
+def loop_residual(model: Model, loops, q, kin=None):
+    """Constraint phi (..., m) at q (..., n) (model order), rows stacked loop by loop."""
+    R, p = body_poses(model, np.asarray(q, dtype=float)) if kin is None else kin[:2]
+    phis = []
+    for lp in loops:
+        (ba, ca, Rca), (bb, cb, Rcb) = _ends(model, lp)
+        (xa, Ra), (xb, Rb) = _frame(model, ba, ca, Rca, R, p), _frame(model, bb, cb, Rcb, R, p)
+        phi = [xa - xb]
+        if lp.kind in ("pose", "planar_pose"):
+            Rrel = Ra @ np.swapaxes(Rb, -1, -2)
+            phi.append(Rotation.from_matrix(Rrel.reshape(-1, 3, 3)).as_rotvec().reshape(Rrel.shape[:-1]))
+        phis.append(np.concatenate(phi, axis=-1)[..., _rows(lp)])
+    return np.concatenate(phis, axis=-1)
+
+
+def loop_jacobian(model: Model, loops, q):
+    """(phi (..., m), J (..., m, n), kin): J = d phi / d q; ``kin`` feeds :func:`loop_bias`."""
     q = np.asarray(q, dtype=float)
     R, p = body_poses(model, q)
     S = motion_subspaces(model, R, p)
-    v = Sd = None
-    if qd is not None:
-        qd = np.broadcast_to(np.asarray(qd, dtype=float), q.shape)
-        v = body_velocities(model, S, qd)
-        Sd = motion_derivatives(S, v[..., :, :])
-    phis, Js, gams = [], [], []
+    kin = (R, p, S)
+    Js = []
     for lp in loops:
-        ends = [_frame_terms(model, *_endpoint(model, link, pt, rpy), R, p, S, v, Sd, qd)
-                for link, pt, rpy in ((lp.link_a, lp.point_a, lp.rpy_a), (lp.link_b, lp.point_b, lp.rpy_b))]
-        (xa, Ra, Jxa, Jwa, axa, awa), (xb, Rb, Jxb, Jwb, axb, awb) = ends
-        phi, J, gam = [xa - xb], [Jxa - Jxb], [axb - axa]
-        if lp.kind in ("pose", "planar_pose"):
-            Rrel = Ra @ np.swapaxes(Rb, -1, -2)
-            rv = Rotation.from_matrix(Rrel.reshape(-1, 3, 3)).as_rotvec().reshape(Rrel.shape[:-1])
-            phi.append(rv), J.append(Jwa - Jwb), gam.append(awb - awa)
-        rows = _rows(lp)
-        phis.append(np.concatenate(phi, axis=-1)[..., rows])
-        Js.append(np.concatenate(J, axis=-2)[..., rows, :])
-        gams.append(np.concatenate(gam, axis=-1)[..., rows])
-    phi, J = np.concatenate(phis, axis=-1), np.concatenate(Js, axis=-2)
-    return (phi, J, np.concatenate(gams, axis=-1)) if qd is not None else (phi, J)
+        J = []
+        for body, c, Rc in _ends(model, lp):
+            x, _ = _frame(model, body, c, Rc, R, p)
+            J.append(_frame_jacobians(model, body, x, S))
+        (Jxa, Jwa), (Jxb, Jwb) = J
+        Js.append(np.concatenate([Jxa - Jxb, Jwa - Jwb], axis=-2)[..., _rows(lp), :])
+    return loop_residual(model, loops, q, kin), np.concatenate(Js, axis=-2), kin
+
+
+def loop_bias(model: Model, loops, kin, qd):
+    """gamma (..., m) = -(dJ/dt) qd at the configuration of ``kin`` (from :func:`loop_jacobian`)."""
+    R, p, S = kin
+    qd = np.broadcast_to(np.asarray(qd, dtype=float), p.shape[:-1])
+    v = body_velocities(model, S, qd)
+    Sd = motion_derivatives(S, v)
+    gams = []
+    for lp in loops:
+        acc = []
+        for body, c, Rc in _ends(model, lp):
+            x, _ = _frame(model, body, c, Rc, R, p)
+            acc.append(_frame_bias(model, body, x, v, Sd, qd))
+        (axa, awa), (axb, awb) = acc
+        gams.append(np.concatenate([axb - axa, awb - awa], axis=-1)[..., _rows(lp)])
+    return np.concatenate(gams, axis=-1)
+
+
+def loop_terms(model: Model, loops, q, qd=None):
+    """phi (..., m), J (..., m, n) and, with qd, gamma (..., m); q, qd (..., n) in model order."""
+    phi, J, kin = loop_jacobian(model, loops, q)
+    return (phi, J) if qd is None else (phi, J, loop_bias(model, loops, kin, qd))
 
 
 def _rows(lp: LoopClosure) -> list[int]:
