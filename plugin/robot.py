@@ -145,8 +145,8 @@ class Robot:
         the joints when M(q) is singular.
         """
         q, qd, tau = joint_arrays(self.dof, q=q, qd=qd, tau=tau)
-        if self._mimic is None:  # ABA: faster than CRBA + Cholesky in NumPy (dynamics/forward.py)
-            from composedyn.dynamics.forward import forward_dynamics
+        if self._mimic is None:  # compiled kernel, or NumPy ABA (faster than CRBA + Cholesky there)
+            from composedyn.dynamics.dispatch import forward_dynamics
 
             return forward_dynamics(self.model, q, qd, tau, f_world=self._body_forces(q, f_ext),
                                     friction=friction, smooth=smooth_friction)
