@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit, prange
 
 from composedyn.dynamics.compiled.crba import _inertia_to_parent
-from composedyn.dynamics.compiled.joint import compose, copy_pose, joint_transform
+from composedyn.dynamics.compiled.joint import compose, copy_pose, joint_transform, serial_and_parallel
 from composedyn.dynamics.compiled.layout import AX, H, IO, MASS
 
 # scratch columns per body
@@ -160,5 +160,4 @@ def _coriolis_loop(im, fm, Q, QD, OUT):
         coriolis_one(im, fm, Q[s], QD[s], OUT[s])
 
 
-coriolis_serial = njit(cache=True)(_coriolis_loop)
-coriolis_parallel = njit(cache=True, parallel=True)(_coriolis_loop)
+coriolis_serial, coriolis_parallel = serial_and_parallel(_coriolis_loop)

@@ -13,8 +13,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from composedyn.dynamics.compiled.joint import force_to_parent, joint_transform
-from composedyn.dynamics.compiled.layout import ARM, AX, H, IO, MASS
+from composedyn.dynamics.compiled.joint import force_to_parent, joint_transform, serial_and_parallel
+from composedyn.dynamics.compiled.layout import ARM, AX, BLOCKS, H, IO, MASS
+
+SCRATCH = 31
 
 
 @njit(cache=True)
@@ -46,8 +48,14 @@ def _inertia_to_parent(X, ci, cp):
 @njit(cache=True)
 def crba_one(im, fm, q, arm, out):
     """M(q) (n, n) into ``out`` for one sample; arm = 1 adds the armature on the diagonal."""
+    crba_into(im, fm, q, arm, out, np.empty((q.shape[0], SCRATCH)))
+
+
+@njit(cache=True)
+def crba_into(im, fm, q, arm, out, w):
+    """:func:`crba_one` with caller-provided scratch ``w`` (n, SCRATCH): per body the pose
+    row 0:12, the composite inertia (m, h, Io) 12:25, a force 25:31."""
     n = q.shape[0]
-    w = np.empty((n, 31))  # pose row 0:12, composite (m, h, Io) 12:25, force 25:31
     for i in range(n):
         joint_transform(fm, im[i, 1], i, q[i], w[i, 0:12])
         w[i, 12] = fm[i, MASS]
@@ -90,10 +98,13 @@ def crba_one(im, fm, q, arm, out):
 
 
 def _crba_loop(im, fm, Q, arm, OUT):
-    """Samples Q (N, n) -> OUT (N, n, n)."""
-    for s in prange(Q.shape[0]):
-        crba_one(im, fm, Q[s], arm, OUT[s])
+    """Samples Q (N, n) -> OUT (N, n, n), in blocks with one scratch array each."""
+    N, n = Q.shape[0], Q.shape[1]
+    blocks = min(N, BLOCKS)
+    for b in prange(blocks):
+        w = np.empty((n, SCRATCH))
+        for s in range(b * N // blocks, (b + 1) * N // blocks):
+            crba_into(im, fm, Q[s], arm, OUT[s], w)
 
 
-crba_serial = njit(cache=True)(_crba_loop)
-crba_parallel = njit(cache=True, parallel=True)(_crba_loop)
+crba_serial, crba_parallel = serial_and_parallel(_crba_loop)

@@ -27,85 +27,90 @@ _NO_FW, _NO_FW3 = np.empty((0, 6)), np.empty((0, 0, 6))
 
 
 class FastDynamics:
-    """Compiled dynamics of one ``Model`` without per-call checks (see the module doc)."""
+    """Compiled dynamics of one ``Model`` without per-call checks (see the module doc).
+
+    The per-call methods are closures over the packed model arrays (set in
+    ``__init__``), which saves the attribute look-ups of a bound method.
+    """
 
     def __init__(self, model):
         self.model = model
-        self.n = model.n
-        self._im, self._fm = dispatch.packed(model)
+        self.n = n = model.n
+        im, fm = dispatch.packed(model)
+        empty, zeros, pmin = np.empty, np.zeros, dispatch.PARALLEL_MIN
 
-    def inverse_dynamics(self, q, qd, qdd, out=None):
-        """tau = M qdd + C qd + g + damping qd + friction sgn(qd) (armature in M), (n,) or (N, n)."""
-        if q.ndim == 1:
+        def inverse_dynamics(q, qd, qdd, out=None):
+            """tau = M qdd + C qd + g + damping qd + friction sgn(qd) (armature in M), (n,) or (N, n)."""
+            if q.ndim == 1:
+                if out is None:
+                    out = empty(n)
+                rnea_one(im, fm, q, qd, qdd, _NO_FW, 1, 2, out)
+                return out
             if out is None:
-                out = np.empty(self.n)
-            rnea_one(self._im, self._fm, q, qd, qdd, _NO_FW, 1, 2, out)
+                out = empty(q.shape)
+            (rnea_parallel if q.shape[0] >= pmin else rnea_serial)(im, fm, q, qd, qdd, _NO_FW3, 1, 2, out)
             return out
-        if out is None:
-            out = np.empty(q.shape)
-        k = rnea_parallel if q.shape[0] >= dispatch.PARALLEL_MIN else rnea_serial
-        k(self._im, self._fm, q, qd, qdd, _NO_FW3, 1, 2, out)
-        return out
 
-    rnea = inverse_dynamics
-
-    def bias_torques(self, q, qd, out=None):
-        """h = C qd + g (no friction), (n,) only."""
-        if out is None:
-            out = np.empty(self.n)
-        rnea_one(self._im, self._fm, q, qd, np.zeros(self.n), _NO_FW, 1, 0, out)
-        return out
-
-    def gravity_torques(self, q, out=None):
-        """g(q), (n,) only."""
-        z = np.zeros(self.n)
-        if out is None:
-            out = np.empty(self.n)
-        rnea_one(self._im, self._fm, q, z, z, _NO_FW, 1, 0, out)
-        return out
-
-    def mass_matrix(self, q, out=None):
-        """M(q) with armature, (n, n) or (N, n, n)."""
-        if q.ndim == 1:
+        def mass_matrix(q, out=None):
+            """M(q) with armature, (n, n) or (N, n, n)."""
+            if q.ndim == 1:
+                if out is None:
+                    out = empty((n, n))
+                crba_one(im, fm, q, 1, out)
+                return out
             if out is None:
-                out = np.empty((self.n, self.n))
-            crba_one(self._im, self._fm, q, 1, out)
+                out = empty(q.shape + (n,))
+            (crba_parallel if q.shape[0] >= pmin else crba_serial)(im, fm, q, 1, out)
             return out
-        if out is None:
-            out = np.empty(q.shape + (self.n,))
-        k = crba_parallel if q.shape[0] >= dispatch.PARALLEL_MIN else crba_serial
-        k(self._im, self._fm, q, 1, out)
-        return out
 
-    def coriolis_matrix(self, q, qd, out=None):
-        """C(q, qd) in Christoffel form, (n, n) or (N, n, n)."""
-        if q.ndim == 1:
+        def coriolis_matrix(q, qd, out=None):
+            """C(q, qd) in Christoffel form, (n, n) or (N, n, n)."""
+            if q.ndim == 1:
+                if out is None:
+                    out = empty((n, n))
+                coriolis_one(im, fm, q, qd, out)
+                return out
             if out is None:
-                out = np.empty((self.n, self.n))
-            coriolis_one(self._im, self._fm, q, qd, out)
+                out = empty(q.shape + (n,))
+            (coriolis_parallel if q.shape[0] >= pmin else coriolis_serial)(im, fm, q, qd, out)
             return out
-        if out is None:
-            out = np.empty(q.shape + (self.n,))
-        k = coriolis_parallel if q.shape[0] >= dispatch.PARALLEL_MIN else coriolis_serial
-        k(self._im, self._fm, q, qd, out)
-        return out
 
-    def forward_dynamics(self, q, qd, tau, out=None, smooth_friction: float = 0.0):
-        """qdd solving M qdd = tau - C qd - g - friction, (n,) or (N, n); ModelError if M is singular."""
-        if q.ndim == 1:
+        def bias_torques(q, qd, out=None):
+            """h = C qd + g (no friction), (n,) only."""
             if out is None:
-                out = np.empty(self.n)
-            if forward_one(self._im, self._fm, q, qd, tau, _NO_FW, 1, smooth_friction, out):
-                dispatch.forward_dynamics(self.model, q, qd, tau, smooth=smooth_friction)
+                out = empty(n)
+            rnea_one(im, fm, q, qd, zeros(n), _NO_FW, 1, 0, out)
             return out
-        if out is None:
-            out = np.empty(q.shape)
-        status = np.zeros(q.shape[0], dtype=np.int64)
-        k = forward_parallel if q.shape[0] >= dispatch.PARALLEL_MIN else forward_serial
-        k(self._im, self._fm, q, qd, tau, _NO_FW3, 1, smooth_friction, out, status)
-        if status.any():
-            dispatch.forward_dynamics(self.model, q, qd, tau, smooth=smooth_friction)
-        return out
+
+        def gravity_torques(q, out=None):
+            """g(q), (n,) only."""
+            z = zeros(n)
+            if out is None:
+                out = empty(n)
+            rnea_one(im, fm, q, z, z, _NO_FW, 1, 0, out)
+            return out
+
+        def forward_dynamics(q, qd, tau, out=None, smooth_friction: float = 0.0):
+            """qdd solving M qdd = tau - C qd - g - friction, (n,) or (N, n); ModelError if M is singular."""
+            if q.ndim == 1:
+                if out is None:
+                    out = empty(n)
+                if forward_one(im, fm, q, qd, tau, _NO_FW, 1, smooth_friction, out):
+                    dispatch.forward_dynamics(model, q, qd, tau, smooth=smooth_friction or None)
+                return out
+            if out is None:
+                out = empty(q.shape)
+            status = zeros(q.shape[0], dtype=np.int64)
+            k = forward_parallel if q.shape[0] >= pmin else forward_serial
+            k(im, fm, q, qd, tau, _NO_FW3, 1, smooth_friction, out, status)
+            if status.any():
+                dispatch.forward_dynamics(model, q, qd, tau, smooth=smooth_friction or None)
+            return out
+
+        self.inverse_dynamics = self.rnea = inverse_dynamics
+        self.mass_matrix, self.coriolis_matrix = mass_matrix, coriolis_matrix
+        self.bias_torques, self.gravity_torques = bias_torques, gravity_torques
+        self.forward_dynamics = forward_dynamics
 
     def warm_up(self, batch: bool = False) -> None:
         """Compile (or load from the disk cache) the single-sample kernels now; ``batch=True`` also the loops."""
@@ -113,10 +118,11 @@ class FastDynamics:
         self.inverse_dynamics(z, z, z)
         self.mass_matrix(z)
         self.coriolis_matrix(z, z)
-        forward_one(self._im, self._fm, z, z, z, _NO_FW, 1, 0.0, np.empty(self.n))
+        im, fm = dispatch.packed(self.model)
+        forward_one(im, fm, z, z, z, _NO_FW, 1, 0.0, np.empty(self.n))
         if batch:
             Z = np.zeros((2, self.n))
             self.inverse_dynamics(Z, Z, Z)
             self.mass_matrix(Z)
             self.coriolis_matrix(Z, Z)
-            forward_serial(self._im, self._fm, Z, Z, Z, _NO_FW3, 1, 0.0, np.empty((2, self.n)), np.zeros(2, np.int64))
+            forward_serial(im, fm, Z, Z, Z, _NO_FW3, 1, 0.0, np.empty((2, self.n)), np.zeros(2, np.int64))

@@ -12,9 +12,14 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from composedyn.dynamics.compiled.crba import crba_one
-from composedyn.dynamics.compiled.layout import DAMP, FRIC
-from composedyn.dynamics.compiled.rnea import rnea_one
+from composedyn.dynamics.compiled.crba import SCRATCH as CRBA_SCRATCH
+from composedyn.dynamics.compiled.crba import crba_into
+from composedyn.dynamics.compiled.joint import serial_and_parallel
+from composedyn.dynamics.compiled.layout import BLOCKS, DAMP, FRIC
+from composedyn.dynamics.compiled.rnea import SCRATCH as RNEA_SCRATCH
+from composedyn.dynamics.compiled.rnea import rnea_into
+
+SCRATCH = max(RNEA_SCRATCH, CRBA_SCRATCH)  # then an (n, n) block for M
 
 
 @njit(cache=True)
@@ -58,10 +63,18 @@ def forward_one(im, fm, q, qd, tau, fw, fric, smooth, out):
     with sgn(x) = tanh(x / smooth) when smooth > 0.  fw: (n, 6) world forces or (0, 6).
     """
     n = q.shape[0]
-    M, rhs = np.empty((n, n)), np.empty(n)
+    return forward_into(im, fm, q, qd, tau, fw, fric, smooth, out, np.empty((n + 2, SCRATCH + n)))
+
+
+@njit(cache=True)
+def forward_into(im, fm, q, qd, tau, fw, fric, smooth, out, w):
+    """:func:`forward_one` with caller-provided scratch ``w`` (n + 2, SCRATCH + n): rows
+    0..n for the RNEA and CRBA scratch, M in w[:n, SCRATCH:], the right-hand side in row n + 1."""
+    n = q.shape[0]
+    rhs, M = w[n + 1, :n], w[:n, SCRATCH:]
     for i in range(n):
         out[i] = 0.0
-    rnea_one(im, fm, q, qd, out, fw, 1, 0, rhs)
+    rnea_into(im, fm, q, qd, out, fw, 1, 0, rhs, w[:n + 1, :RNEA_SCRATCH])
     for i in range(n):
         x = qd[i]
         h = rhs[i]
@@ -72,16 +85,20 @@ def forward_one(im, fm, q, qd, tau, fw, fric, smooth, out):
                 sgn = 1.0 if x > 0.0 else (-1.0 if x < 0.0 else 0.0)
             h += fm[i, DAMP] * x + fm[i, FRIC] * sgn
         rhs[i] = tau[i] - h
-    crba_one(im, fm, q, 1, M)
+    crba_into(im, fm, q, 1, M, w[:n, :CRBA_SCRATCH])
     return cholesky_solve(M, rhs, out)
 
 
 def _forward_loop(im, fm, Q, QD, TAU, FW, fric, smooth, OUT, STATUS):
     """Samples (N, n) -> OUT (N, n); STATUS (N,) int: 1 where M is not positive definite."""
+    N, n = Q.shape[0], Q.shape[1]
+    blocks = min(N, BLOCKS)
     none = np.empty((0, 6))
-    for s in prange(Q.shape[0]):
-        f = FW[s] if FW.shape[0] > 0 else none
-        STATUS[s] = forward_one(im, fm, Q[s], QD[s], TAU[s], f, fric, smooth, OUT[s])
+    for b in prange(blocks):
+        w = np.empty((n + 2, SCRATCH + n))
+        for s in range(b * N // blocks, (b + 1) * N // blocks):
+            f = FW[s] if FW.shape[0] > 0 else none
+            STATUS[s] = forward_into(im, fm, Q[s], QD[s], TAU[s], f, fric, smooth, OUT[s], w)
 
 
 def _solve_loop(M, B, X, STATUS):
@@ -91,6 +108,5 @@ def _solve_loop(M, B, X, STATUS):
         STATUS[s] = cholesky_solve(L, B[s], X[s])
 
 
-forward_serial = njit(cache=True)(_forward_loop)
-forward_parallel = njit(cache=True, parallel=True)(_forward_loop)
-solve_serial = njit(cache=True)(_solve_loop)
+forward_serial, forward_parallel = serial_and_parallel(_forward_loop)
+solve_serial = serial_and_parallel(_solve_loop)[0]

@@ -17,6 +17,7 @@ from composedyn.dynamics.model import Model
 
 TR, TP, AX, MASS, H, IO, ARM, DAMP, FRIC, GRAV = 0, 9, 12, 15, 16, 19, 28, 29, 30, 31
 NCOL = 34
+BLOCKS = 64  # a batch loop cuts its samples into this many blocks (scratch reuse, thread balance)
 
 
 def pack(model: Model) -> tuple[np.ndarray, np.ndarray]:

@@ -12,8 +12,12 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from composedyn.dynamics.compiled.joint import compose, copy_pose, force_to_parent, joint_transform, motion_to_child
-from composedyn.dynamics.compiled.layout import ARM, AX, DAMP, FRIC, GRAV, H, IO, MASS
+from composedyn.dynamics.compiled.joint import (
+    compose, copy_pose, force_to_parent, joint_transform, motion_to_child, serial_and_parallel,
+)
+from composedyn.dynamics.compiled.layout import ARM, AX, BLOCKS, DAMP, FRIC, GRAV, H, IO, MASS
+
+SCRATCH = 42  # columns of the per-body scratch array, see rnea_into
 
 
 @njit(cache=True)
@@ -61,10 +65,15 @@ def rnea_one(im, fm, q, qd, qdd, fw, grav, extra, out):
     grav: 1 to include gravity.  extra: 0 rigid body only, 1 + armature qdd,
     2 + armature qdd + damping qd + friction sign(qd) (the Robot's inverse dynamics).
     """
+    rnea_into(im, fm, q, qd, qdd, fw, grav, extra, out, np.empty((q.shape[0] + 1, SCRATCH)))
+
+
+@njit(cache=True)
+def rnea_into(im, fm, q, qd, qdd, fw, grav, extra, out, w):
+    """:func:`rnea_one` with caller-provided scratch ``w`` (n + 1, SCRATCH)."""
     n = q.shape[0]
     # one scratch row per body (+ the base in row n): X pose 0:12, Xw world pose 12:24,
     # v 24:30, a 30:36, f 36:42
-    w = np.empty((n + 1, 42))
     for c in range(24, 36):
         w[n, c] = 0.0
     if grav and n > 0:
@@ -119,14 +128,16 @@ def rnea_one(im, fm, q, qd, qdd, fw, grav, extra, out):
 
 
 def _rnea_loop(im, fm, Q, QD, QDD, FW, grav, extra, OUT):
-    """Samples (N, n) -> OUT (N, n); FW (N, n, 6) or (0, n, 6) for none."""
+    """Samples (N, n) -> OUT (N, n); FW (N, n, 6) or (0, n, 6) for none.  The samples are
+    cut into blocks (one scratch array each) that ``prange`` spreads over the threads."""
+    N, n = Q.shape[0], Q.shape[1]
+    blocks = min(N, BLOCKS)
     none = np.empty((0, 6))
-    for s in prange(Q.shape[0]):
-        if FW.shape[0] > 0:
-            rnea_one(im, fm, Q[s], QD[s], QDD[s], FW[s], grav, extra, OUT[s])
-        else:
-            rnea_one(im, fm, Q[s], QD[s], QDD[s], none, grav, extra, OUT[s])
+    for b in prange(blocks):
+        w = np.empty((n + 1, SCRATCH))
+        for s in range(b * N // blocks, (b + 1) * N // blocks):
+            f = FW[s] if FW.shape[0] > 0 else none
+            rnea_into(im, fm, Q[s], QD[s], QDD[s], f, grav, extra, OUT[s], w)
 
 
-rnea_serial = njit(cache=True)(_rnea_loop)
-rnea_parallel = njit(cache=True, parallel=True)(_rnea_loop)
+rnea_serial, rnea_parallel = serial_and_parallel(_rnea_loop)
