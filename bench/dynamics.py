@@ -2,11 +2,14 @@
 
     python bench/dynamics.py [--batch 10000] [--repeat 5]
 
-For the UR5 and Panda URDFs of example-robot-data (test extra), times a
-single call and a batch of ``--batch`` random samples of inverse dynamics
-(RNEA), the mass matrix (CRBA) and forward dynamics (ABA, and CRBA +
-Cholesky), through the public ``Robot`` facade and through the two forward
-dynamics kernels directly.  composedyn runs the batch as one vectorised call;
+For the UR5 and Panda URDFs of example-robot-data (test extra; Panda
+fingers as independent joints), and a random 30-joint chain and tree
+(``tests/random_robots.py``), times a single call and a batch of ``--batch``
+random samples of inverse dynamics, the mass matrix and forward dynamics,
+through the public ``Robot`` facade (compiled or NumPy backend, see
+``composedyn.dynamics.dispatch``; ``COMPOSEDYN_BACKEND=numpy`` selects NumPy)
+and through the NumPy kernels directly (RNEA, CRBA, ABA, CRBA + Cholesky: the
+last two decide the NumPy forward-dynamics default).  composedyn runs the batch as one vectorised call;
 Pinocchio is called in a Python loop over the samples (its Python API has no
 batch).  Each line prints composedyn's time, Pinocchio's time and their ratio
 (> 1: composedyn slower).  Best of ``--repeat`` runs.
@@ -27,9 +30,11 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import composedyn as cd  # noqa: E402
 from composedyn.dynamics.aba import aba  # noqa: E402
 from composedyn.dynamics.crba import crba  # noqa: E402
+from composedyn.dynamics.dispatch import backend  # noqa: E402
 from composedyn.dynamics.forward import solve_mass  # noqa: E402
 from composedyn.dynamics.rnea import rnea  # noqa: E402
 from pin_oracle import PinPair, erd_urdf, pin  # noqa: E402
+from random_robots import random_urdf  # noqa: E402
 
 
 def best_time(f, repeat: int, number: int = 1) -> float:
@@ -52,54 +57,59 @@ def crba_cholesky(model, q, qd, tau):
     return solve_mass(model, M, tau - rnea(model, q, qd, np.zeros_like(q)))
 
 
-def bench_robot(key: str, batch: int, repeat: int) -> None:
-    path = erd_urdf(key)
+def bench_robot(label: str, urdf: str, batch: int, repeat: int) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        robot = cd.from_urdf(path)
-    pp = PinPair(robot, path)
+        robot = cd.from_urdf(urdf, mimic="independent")  # Panda fingers as independent joints
+    pp = PinPair(robot, urdf)
     m, pm, pd = robot.model, pp.model, pp.data
     rng = np.random.default_rng(0)
     Q, QD, X = rng.uniform(-1.0, 1.0, (3, batch, robot.dof))
     q, qd, x = Q[0], QD[0], X[0]
     P = [(pp.q(Q[k]), pp.v(QD[k]), pp.v(X[k])) for k in range(batch)]
     qp, vp, xp = P[0]
+    pin_id, pin_m, pin_fd = (lambda a, b, c: pin.rnea(pm, pd, a, b, c)), (lambda a, b, c: pin.crba(pm, pd, a)), \
+        (lambda a, b, c: pin.aba(pm, pd, a, b, c))
     cases = {
-        "inverse dynamics": (
-            lambda Q, QD, X: robot.inverse_dynamics(Q, QD, X, friction=False),
-            lambda a, b, c: pin.rnea(pm, pd, a, b, c)),
-        "mass matrix": (lambda Q, QD, X: robot.mass_matrix(Q), lambda a, b, c: pin.crba(pm, pd, a)),
-        "forward dynamics (facade)": (
-            lambda Q, QD, X: robot.forward_dynamics(Q, QD, X, friction=False),
-            lambda a, b, c: pin.aba(pm, pd, a, b, c)),
-        "forward dynamics, ABA kernel": (lambda Q, QD, X: aba(m, Q, QD, X), lambda a, b, c: pin.aba(pm, pd, a, b, c)),
-        "forward dynamics, CRBA+Cholesky": (
-            lambda Q, QD, X: crba_cholesky(m, Q, QD, X), lambda a, b, c: pin.aba(pm, pd, a, b, c)),
+        f"ID  facade ({backend()})": (lambda Q, QD, X: robot.inverse_dynamics(Q, QD, X, friction=False), pin_id),
+        "ID  NumPy RNEA": (lambda Q, QD, X: rnea(m, Q, QD, X), pin_id),
+        f"M   facade ({backend()})": (lambda Q, QD, X: robot.mass_matrix(Q), pin_m),
+        "M   NumPy CRBA": (lambda Q, QD, X: crba(m, Q), pin_m),
+        f"FD  facade ({backend()})": (lambda Q, QD, X: robot.forward_dynamics(Q, QD, X, friction=False), pin_fd),
+        "FD  NumPy ABA": (lambda Q, QD, X: aba(m, Q, QD, X), pin_fd),
+        "FD  NumPy CRBA+Cholesky": (lambda Q, QD, X: crba_cholesky(m, Q, QD, X), pin_fd),
     }
-    print(f"\n{key} (n = {robot.dof}), batch = {batch}")
-    print(f"  {'quantity':34s} {'call':6s} {'composedyn':>12s} {'pinocchio':>12s} {'ratio':>8s}")
+    print(f"\n{label} (n = {robot.dof}); batch = {batch} samples; ratio = composedyn / Pinocchio")
+    print(f"  {'':26s} {'single call':>31s}   {'batch (Pinocchio: Python loop)':>33s}")
+    print(f"  {'':26s} {'composedyn':>11s} {'Pinocchio':>10s} {'ratio':>8s}   {'composedyn':>11s} {'Pinocchio':>11s} {'ratio':>8s}")
     for name, (ours, theirs) in cases.items():
-        t1 = best_time(lambda: ours(q, qd, x), repeat, number=200)
-        t2 = best_time(lambda: theirs(qp, vp, xp), repeat, number=2000)
-        print(f"  {name:34s} {'single':6s} {t1 * 1e6:10.1f}us {t2 * 1e6:10.1f}us {t1 / t2:8.1f}")
-        t1 = best_time(lambda: ours(Q, QD, X), repeat)
+        s1 = best_time(lambda: ours(q, qd, x), repeat, number=100)
+        s2 = best_time(lambda: theirs(qp, vp, xp), repeat, number=2000)
+        b1 = best_time(lambda: ours(Q, QD, X), repeat)
 
         def loop():
             for a, b, c in P:
                 theirs(a, b, c)
 
-        t2 = best_time(loop, repeat)
-        print(f"  {name:34s} {'batch':6s} {t1 * 1e3:10.1f}ms {t2 * 1e3:10.1f}ms {t1 / t2:8.2f}")
+        b2 = best_time(loop, repeat)
+        print(f"  {name:26s} {s1 * 1e6:9.1f}us {s2 * 1e6:8.2f}us {s1 / s2:8.1f}   "
+              f"{b1 * 1e3:9.1f}ms {b2 * 1e3:9.1f}ms {b1 / b2:8.2f}")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--batch", type=int, default=10_000)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--vendor-only", action="store_true", help="UR5 and Panda only, no random 30-joint robots")
     args = ap.parse_args()
-    print(f"composedyn {cd.__version__}, pinocchio {pin.__version__}, numpy {np.__version__}")
-    for key in ("ur5", "panda"):
-        bench_robot(key, args.batch, args.repeat)
+    print(f"composedyn {cd.__version__} (backend {backend()}), pinocchio {pin.__version__}, "
+          f"numpy {np.__version__}, {os.cpu_count()} CPUs; best of {args.repeat}")
+    robots = [("UR5", erd_urdf("ur5")), ("Panda", erd_urdf("panda"))]
+    if not args.vendor_only:
+        robots += [("random chain", random_urdf(0, 30, p_branch=0.0, p_fixed=0.0)),
+                   ("random tree", random_urdf(1, 30, p_fixed=0.2))]
+    for label, urdf in robots:
+        bench_robot(label, urdf, args.batch, args.repeat)
 
 
 if __name__ == "__main__":
