@@ -162,3 +162,110 @@ def test_fivebar_simulation_power_balance():
           - ch.energy(sim.q - eps * sim.qd, sim.qd - eps * sim.qdd)) / (2 * eps)
     power = np.einsum("ti,ti->t", sim.tau, sim.qd)
     assert np.abs(dE - power).max() < 1e-6 * max(1.0, np.abs(power).max())
+
+
+def dh_fourbar_toml(path, urdf_chain):
+    """The four-bar as a serial DH chain crank-coupler-rocker-pin closed by a planar weld to the ground
+    at the rocker pivot, in the x-y plane with gravity -y; same masses and inertias as the URDF."""
+    rows = []
+    for link, a, mass_link in (("crank", 0.2, "crank"), ("coupler", 0.6, "coupler"), ("rocker", 0.4, "rocker")):
+        m, c, I = rod(urdf_chain, mass_link)
+        rows.append(f"[[links]]\na = {a}\nalpha = 0.0\nd = 0.0\ntheta = 0.0\nmass = {m}\n"
+                    f"com = [{-a / 2}, 0.0, 0.0]\ninertia = [1e-6, {I}, {I}]\n")
+    rows.append("[[links]]\na = 0.0\nalpha = 0.0\nd = 0.0\ntheta = 0.0\nmass = 0.0\n"
+                "com = [0.0, 0.0, 0.0]\ninertia = [0.0, 0.0, 0.0]\n")
+    path.write_text('name = "fourbar_dh"\nconvention = "standard"\ngravity = [0.0, -9.81, 0.0]\n\n'
+                    '[closure]\nindependent = ["joint1"]\n'
+                    'guess = { joint1 = 1.0, joint2 = -0.68, joint3 = -2.35, joint4 = 2.03 }\n\n'
+                    '[[loops]]\nname = "ground_weld"\nlink_a = "link4"\nlink_b = "link0"\n'
+                    'point_b = [0.5, 0.0, 0.0]\nkind = "planar_pose"\nplane = "xy"\n\n' + "\n".join(rows))
+    return path
+
+
+def test_dh_serial_chain_with_weld_equals_urdf_tree_with_pin(tmp_path, fourbar):
+    """Same mechanism, other spanning tree, other closure kind (planar_pose: 2 positions + 1 angle)."""
+    dh = cd.load_closed_chain(dh_fourbar_toml(tmp_path / "fourbar_dh.toml", fourbar))
+    assert dh.dof == 1 and dh.rows == ["ground_weld.x", "ground_weld.y", "ground_weld.rz"]
+    rng = np.random.default_rng(5)
+    for th in np.linspace(1.0, 7.0, 7):  # once round: both follow the crank on their branch
+        w, al = rng.uniform(-2, 2, 2)
+        assert np.isclose(dh.inverse_dynamics([th], [w], [al])[0], fourbar.inverse_dynamics([th], [w], [al])[0],
+                          rtol=1e-9, atol=1e-9)
+        assert np.isclose(dh.energy([th], [w]), fourbar.energy([th], [w]) + 0.0, rtol=1e-9)
+
+
+def test_python_api_equals_bundled_file():
+    robot = cd.load("fourbar")
+    loop = cd.LoopClosure("coupler", "rocker", point_a=(0.6, 0, 0), point_b=(0.4, 0, 0), kind="planar", plane="xz")
+    ch = cd.ClosedChain(robot, [loop], independent=["crank_joint"],
+                        guess={"crank_joint": 1.0, "coupler_joint": -0.7, "rocker_joint": 1.1})
+    ref = cd.load_closed_chain("fourbar")
+    q, qd, qdd = [1.3], [0.7], [-0.4]
+    assert np.isclose(ch.inverse_dynamics(q, qd, qdd)[0], ref.inverse_dynamics(q, qd, qdd)[0], rtol=1e-12)
+    assert ch.joint_names == ("crank_joint",) and ch.dependent_names == ("coupler_joint", "rocker_joint")
+
+
+def test_loops_on_a_robot_with_mimic_joints():
+    """Five-bar whose right base joint mimics the left one (q_R = pi - q_L): one input carries
+    both; its torque is tau_L - tau_R of the two-input five-bar moving symmetrically (G^T projection)."""
+    two = cd.load_closed_chain("fivebar")
+    text = open(two.robot.model.source).read().replace(
+        '<joint name="right_base_joint" type="revolute">',
+        '<joint name="right_base_joint" type="revolute">\n    <mimic joint="left_base_joint" multiplier="-1" '
+        'offset="3.141592653589793"/>')
+    robot = cd.from_urdf(text)
+    assert robot.mimic_joint_names == ("right_base_joint",)
+    one = cd.ClosedChain(robot, two.loops, independent=["left_base_joint"],
+                         guess={"left_base_joint": 2.05, "left_elbow_joint": -1.34, "right_elbow_joint": 1.34})
+    for qL, w, al in ((2.05, 0.3, -1.0), (1.9, -0.5, 2.0)):
+        tau2 = two.inverse_dynamics([qL, np.pi - qL], [w, -w], [al, -al])
+        assert np.isclose(one.inverse_dynamics([qL], [w], [al])[0], tau2[0] - tau2[1], rtol=1e-9)
+
+
+def test_bad_input_gives_one_clear_error(fourbar):
+    robot = fourbar.robot
+    with pytest.raises(cd.ModelError, match="'crankshaft', which does not exist"):
+        cd.ClosedChain(robot, [cd.LoopClosure("crankshaft", "rocker")], independent=["crank_joint"])
+    with pytest.raises(cd.ModelError, match="not one of"):
+        cd.LoopClosure("coupler", "rocker", kind="spherical")
+    # loop equations that a planar mechanism cannot make independent: 3-D position on the five-bar
+    fb = cd.load("fivebar")
+    pos = cd.LoopClosure("left_distal", "right_distal", (0.35, 0, 0), (0.35, 0, 0), kind="position")
+    with pytest.raises(cd.ModelError, match=r"redundant.*right_distal\.y"):
+        cd.ClosedChain(fb, [pos], independent=["left_base_joint"])
+    # a dependent joint that does not enter the loop: its Jacobian column is zero
+    flag = open(robot.model.source).read().replace("</robot>", (
+        '<link name="flag"><inertial><mass value="0.1"/><inertia ixx="1e-4" ixy="0" ixz="0" iyy="1e-4" iyz="0" '
+        'izz="1e-4"/></inertial></link><joint name="flag_joint" type="continuous"><parent link="rocker"/>'
+        '<child link="flag"/><origin xyz="0.2 0 0"/><axis xyz="1 0 0"/></joint></robot>'))
+    with pytest.raises(cd.ModelError, match=r"\['flag_joint'\] are linearly dependent"):
+        cd.ClosedChain(cd.from_urdf(flag), fourbar.loops, independent=["coupler_joint", "rocker_joint"],
+                       guess={"crank_joint": 1.0, "coupler_joint": -0.68, "rocker_joint": 1.11})
+    with pytest.raises(cd.ModelError, match="2 equations but 3 joints are dependent"):
+        cd.ClosedChain(robot, fourbar.loops, independent=[])
+    # outside the assembly range: with the rocker as input, pointing back at the crank pivot
+    rk = cd.ClosedChain(robot, fourbar.loops, independent=["rocker_joint"],
+                        guess={"crank_joint": 1.0, "coupler_joint": -0.68, "rocker_joint": 1.11})
+    with pytest.raises(cd.ModelError, match="cannot close.*outside the assembly range"):
+        rk.assemble([3.1])
+    with pytest.raises(ValueError, match="does not close the loops"):
+        fourbar.inverse_dynamics([0.0, 0.0, 0.0], [1.0], [0.0])
+
+
+def test_loops_side_file_errors(tmp_path):
+    from composedyn.importers.loops import read_loops
+
+    p = tmp_path / "x.loops.toml"
+    p.write_text('[closure]\nindependent = ["a"]\n[[loops]]\nlink_a = "l1"\nlink_b = "l2"\ncolour = "red"\n')
+    with pytest.raises(cd.ModelError, match=r"loops\[0\]: unknown key 'colour'"):
+        read_loops(p)
+    p.write_text('[[loops]]\nlink_a = "l1"\nlink_b = "l2"\n')
+    with pytest.raises(cd.ModelError, match=r"missing \[closure\]"):
+        read_loops(p)
+
+
+def test_bundled_chains_load_as_trees():
+    from composedyn.robots import names
+
+    for name in ("fourbar", "slider_crank", "fivebar"):
+        assert name in names() and cd.load(name).dof in (3, 4)

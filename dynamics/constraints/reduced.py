@@ -104,5 +104,5 @@ def check_partition(n: int, m: int, names: tuple, independent: list[str], source
     dep = np.array([i for i in range(n) if names[i] not in independent], dtype=int)
     if len(dep) != m:
         raise ModelError(f"{source}: the loops give {m} equations but {len(dep)} joints are dependent "
-                         f"({[names[i] for i in dep]}); choose {n - m} independent joints")
+                         f"({[names[i] for i in dep]}); choose {n - m} independent joint(s)")
     return ind, dep
