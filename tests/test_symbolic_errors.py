@@ -68,6 +68,8 @@ def test_bad_arguments():
         cd.symbolic.equations(robot, parameters=["masses"])
     with pytest.raises(cd.ModelError):
         cd.symbolic.equations("not a robot")
+    with pytest.raises(ValueError, match="parameters"):
+        cd.symbolic.equations([dict(a=1, alpha=0, d=0, theta=0, mass=1)], parameters=True)
     with pytest.raises(cd.ModelError, match="no moving link"):
         cd.symbolic.equations(robot, wrenches={"nope": ((0, 0, 0), (0, 0, 1))})
 

@@ -20,6 +20,8 @@ def as_chain(system, parameters=None, convention: str = "standard"):
     from composedyn.dynamics.constraints.mimic import select_mimic
     from composedyn.dynamics.model import compile_graph
 
+    if isinstance(system, (Chain, list, tuple)) and parameters not in (None, False):
+        raise ValueError("parameters= applies to numeric robots; DH rows and chains carry their symbols themselves")
     if isinstance(system, Chain):
         return system, None
     if isinstance(system, (list, tuple)):
