@@ -179,6 +179,8 @@ def test_latex_and_text(derived):
     assert tex.startswith("\\begin{align*}") and "\\ddot{q_{1}}" in tex
     txt = eq.pretty()
     assert "M[1,1]" in txt and "[11,2]" in txt
+    G1 = eq.bracket_matrix(0)
+    assert G1 == G1.T and sp.expand((sp.Matrix([eq.qd]) * G1)[0, 1] - eq.C[0, 1]) == 0
 
 
 def test_stanford_with_every_parameter_symbolic(derived):

@@ -66,6 +66,11 @@ class Equations:
         """Inverse dynamics τ = M q̈ + C q̇ + g (n x 1)."""
         return self.M * sp.Matrix(self.qdd) + self.C * sp.Matrix(self.qd) + self.g
 
+    def bracket_matrix(self, gamma: int) -> sp.Matrix:
+        """Christoffel brackets of coordinate ``gamma`` (0-based) as a symmetric n x n
+        ``sympy.Matrix``: entry (α, β) is [αβ, γ]; C[γ, :] = q̇ᵀ of it."""
+        return sp.Matrix(self.n, self.n, lambda a, b: self.brackets[a, b, gamma])
+
     def eom(self) -> list:
         """Paper form (2.24): Σ a_γα q̈_α + Σ [αβ,γ] q̇_α q̇_β = Q_γ, one ``sympy.Eq`` per γ."""
         n, B = self.n, self.brackets
