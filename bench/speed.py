@@ -14,7 +14,9 @@ machine line):
    (``rnea``, ``crba``, ``computeCoriolisMatrix``, ``computeGeneralizedGravity``,
    ``aba``) called from Python (ratio < 1: composedyn faster);
 3. batch throughput: ``--batch`` samples in one ``Robot`` call (compiled loop,
-   parallel and serial) against Pinocchio in a Python loop, as speed-ups;
+   forced parallel and forced serial; the default picks parallel from
+   ``dispatch.PARALLEL_WORK`` samples x joints) against Pinocchio in a Python
+   loop, as speed-ups;
 4. the PUMA 560 against the Robotics Toolbox's ``rne`` when installed;
 5. RNEA cost against the number of joints (random chains, 2 to 100 joints).
 
@@ -95,10 +97,12 @@ def batch_table(robots: dict, N: int, repeat: int) -> None:
     print("|---|---|---|---|---|---|---|---|")
     for name, (robot, pp) in robots.items():
         for qty, (ours, ref) in calls(robot, pp, np.random.default_rng(1), N).items():
+            keep = dispatch.PARALLEL_WORK
+            dispatch.PARALLEL_WORK = 0  # force the parallel loop
             par = interleaved({"ours": ours, "pin": ref}, number=1, repeat=repeat)
-            dispatch.PARALLEL_MIN, keep = 1 << 62, dispatch.PARALLEL_MIN
+            dispatch.PARALLEL_WORK = 1 << 62  # force the serial loop
             ser = interleaved({"ours": ours}, number=1, repeat=repeat)["ours"]
-            dispatch.PARALLEL_MIN = keep
+            dispatch.PARALLEL_WORK = keep
             ref_np = "–"
             if qty in ("ID", "M"):
                 dispatch.set_backend("numpy")
@@ -143,9 +147,9 @@ def scaling_table(N: int, repeat: int) -> None:
         pq = pp.q(q)
         t = interleaved({"fast": lambda: fd.inverse_dynamics(q, q, q), "pin": lambda: pin.rnea(pp.model, pp.data, pq, q, q)},
                         number=1000, repeat=repeat)
-        dispatch.PARALLEL_MIN, keep = 1 << 62, dispatch.PARALLEL_MIN
+        dispatch.PARALLEL_WORK, keep = 1 << 62, dispatch.PARALLEL_WORK
         b = interleaved({"b": lambda: robot.inverse_dynamics(Q, Q, Q)}, number=1, repeat=max(3, repeat // 3))["b"] / N
-        dispatch.PARALLEL_MIN = keep
+        dispatch.PARALLEL_WORK = keep
         costs.append(b * 1e6)
         print(f"| {n} | {t['fast'] * 1e6:.2f} | {t['pin'] * 1e6:.2f} | {b * 1e6:.3f} | {b * 1e9 / n:.1f} |")
     a, slope, r2 = linear_fit(ns, costs)

@@ -15,7 +15,9 @@ imports them instead.  Backend:
   :func:`set_backend`.
 
 Batches (leading axes) run one compiled loop over the samples, spread over
-the CPU cores (``numba.prange``) from :data:`PARALLEL_MIN` samples on.
+the CPU cores (``numba.prange``) when samples x joints >= :data:`PARALLEL_WORK`:
+starting the threads costs ~10 µs on idle cores but milliseconds when other
+processes hold the cores (measured in ``bench/speed.py``).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from composedyn.dynamics import forward as _np_forward
 from composedyn.dynamics import rnea as _np_rnea
 from composedyn.dynamics.compiled.layout import pack
 
-PARALLEL_MIN = 256  # samples; below this a serial compiled loop is faster (thread start-up)
+PARALLEL_WORK = 200_000  # samples x joints from which batch loops run on all cores
 _NONE_FW = np.empty((0, 6))
 _state = {"backend": os.environ.get("COMPOSEDYN_BACKEND", "auto").strip().lower() or "auto"}
 _kernels: dict = {}
@@ -46,12 +48,13 @@ def set_backend(name: str) -> None:
         raise ValueError(f"backend must be 'auto', 'numba' or 'numpy', got {name!r}")
     _state["backend"] = name
     _state.pop("resolved", None)
+    _state.pop("numpy", None)
 
 
 def backend() -> str:
     """The backend in effect: ``"numba"`` or ``"numpy"`` (imports numba if needed)."""
     b = _state.get("resolved")
-    if b is None:
+    if b is None:  # resolved once per set_backend(); the dynamics functions test _state["numpy"]
         b = _state["backend"]
         if b != "numpy":
             try:
@@ -61,7 +64,7 @@ def backend() -> str:
                 if b == "numba":
                     raise ImportError("COMPOSEDYN_BACKEND=numba but numba is not installed") from None
                 b = "numpy"
-        _state["resolved"] = b
+        _state["resolved"], _state["numpy"] = b, b == "numpy"
     return b
 
 
@@ -116,50 +119,51 @@ def _rows(x: np.ndarray, shape: tuple, n: int) -> np.ndarray:
     return x.reshape((-1,) + shape[len(shape) - n:])
 
 
-def _loop(name: str, count: int):
-    return _kernel(f"{name}_parallel" if count >= PARALLEL_MIN else f"{name}_serial")
+def _loop(name: str, Q: np.ndarray):
+    """The serial or parallel loop kernel for samples Q (N, n), see PARALLEL_WORK."""
+    return _kernel(f"{name}_parallel" if Q.shape[0] * Q.shape[1] >= PARALLEL_WORK else f"{name}_serial")
 
 
 def rnea(model, q, qd, qdd, f_world=None, gravity: bool = True) -> np.ndarray:
     """Rigid-body inverse dynamics; same contract as :func:`composedyn.dynamics.rnea.rnea`."""
-    if backend() == "numpy":
+    if _state.get("numpy", True) and backend() == "numpy":
         return _np_rnea.rnea(model, q, qd, qdd, f_world=f_world, gravity=gravity)
-    im, fm = packed(model)
+    im, fm = _packs.get(id(model)) or packed(model)
     q, qd, qdd = np.asarray(q, float), np.asarray(qd, float), np.asarray(qdd, float)
     fw = _NONE_FW if f_world is None else np.asarray(f_world, float)
     if q.ndim == 1 and q.shape == qd.shape == qdd.shape and fw.ndim == 2:
         out = np.empty(q.shape[0])
-        _kernel("rnea_one")(im, fm, q, qd, qdd, fw, int(gravity), 0, out)
+        (_kernels.get("rnea_one") or _kernel("rnea_one"))(im, fm, q, qd, qdd, fw, 1 if gravity else 0, 0, out)
         return out
     n = model.n
     shape = np.broadcast_shapes(q.shape, qd.shape, qdd.shape, fw.shape[:-2] + (n,) if f_world is not None else ())
     Q, QD, QDD = (_rows(x, shape, 1) for x in (q, qd, qdd))
     FW = _rows(fw, shape + (6,), 2) if f_world is not None else np.empty((0, n, 6))
     out = np.empty(Q.shape)
-    _loop("rnea", Q.shape[0])(im, fm, Q, QD, QDD, FW, int(gravity), 0, out)
+    _loop("rnea", Q)(im, fm, Q, QD, QDD, FW, int(gravity), 0, out)
     return out.reshape(shape)
 
 
 def crba(model, q) -> np.ndarray:
     """Mass matrix without armature; same contract as :func:`composedyn.dynamics.crba.crba`."""
-    if backend() == "numpy":
+    if _state.get("numpy", True) and backend() == "numpy":
         return _np_crba.crba(model, q)
-    im, fm = packed(model)
+    im, fm = _packs.get(id(model)) or packed(model)
     q = np.asarray(q, float)
     n = q.shape[-1]
     if q.ndim == 1:
         out = np.empty((n, n))
-        _kernel("crba_one")(im, fm, q, 0, out)
+        (_kernels.get("crba_one") or _kernel("crba_one"))(im, fm, q, 0, out)
         return out
     Q = _rows(q, q.shape, 1)
     out = np.empty((Q.shape[0], n, n))
-    _loop("crba", Q.shape[0])(im, fm, Q, 0, out)
+    _loop("crba", Q)(im, fm, Q, 0, out)
     return out.reshape(q.shape + (n,))
 
 
 def coriolis_matrix(model, q, qd) -> np.ndarray:
     """Christoffel Coriolis matrix; same contract as :func:`composedyn.dynamics.coriolis.coriolis_matrix`."""
-    if backend() == "numpy":
+    if _state.get("numpy", True) and backend() == "numpy":
         return _np_coriolis.coriolis_matrix(model, q, qd)
     im, fm = packed(model)
     q, qd = np.asarray(q, float), np.asarray(qd, float)
@@ -171,14 +175,14 @@ def coriolis_matrix(model, q, qd) -> np.ndarray:
     shape = np.broadcast_shapes(q.shape, qd.shape)
     Q, QD = _rows(q, shape, 1), _rows(qd, shape, 1)
     out = np.empty((Q.shape[0], n, n))
-    _loop("coriolis", Q.shape[0])(im, fm, Q, QD, out)
+    _loop("coriolis", Q)(im, fm, Q, QD, out)
     return out.reshape(shape + (n,))
 
 
 def solve_mass(model, M, rhs) -> np.ndarray:
     """Solve M x = rhs by Cholesky; same contract (and ModelError) as
     :func:`composedyn.dynamics.forward.solve_mass`.  ``model`` only names the joints."""
-    if backend() == "numpy":
+    if _state.get("numpy", True) and backend() == "numpy":
         return _np_forward.solve_mass(model, M, rhs)
     M, rhs = np.asarray(M, float), np.asarray(rhs, float)
     n = M.shape[-1]
@@ -203,7 +207,7 @@ def forward_dynamics(model, q, qd, tau, f_world=None, friction: bool = True, smo
     f_world (..., n, 6); same contract as ``composedyn.dynamics.forward.forward_dynamics``.
     Raises ModelError like ``solve_mass``.
     """
-    if backend() == "numpy":
+    if _state.get("numpy", True) and backend() == "numpy":
         if hasattr(_np_forward, "forward_dynamics"):
             return _np_forward.forward_dynamics(model, q, qd, tau, f_world=f_world, friction=friction, smooth=smooth)
         q, qd, tau = np.broadcast_arrays(*(np.asarray(x, float) for x in (q, qd, tau)))
@@ -223,7 +227,7 @@ def forward_dynamics(model, q, qd, tau, f_world=None, friction: bool = True, smo
     Q, QD, TAU = (_rows(x, shape, 1) for x in (q, qd, tau))
     FW = _rows(fw, shape + (6,), 2) if f_world is not None else np.empty((0, n, 6))
     out, status = np.empty(Q.shape), np.zeros(Q.shape[0], dtype=np.int64)
-    _loop("forward", Q.shape[0])(im, fm, Q, QD, TAU, FW, fric, sm, out, status)
+    _loop("forward", Q)(im, fm, Q, QD, TAU, FW, fric, sm, out, status)
     if status.any():
         b = np.nonzero(status)[0]
         out[b] = _reference_forward(model, Q[b], QD[b], TAU[b], FW[b] if f_world is not None else None, friction, smooth)
@@ -246,7 +250,7 @@ def warm_up(model, batch: bool = False) -> dict:
     """Compile (or load from the disk cache) the kernels a controller calls, before
     the control loop starts; ``batch=True`` also the trajectory loops.  Returns
     :func:`compile_times`."""
-    if backend() == "numpy":
+    if _state.get("numpy", True) and backend() == "numpy":
         return {}
     n = model.n
     z, Z = np.zeros(n), np.zeros((2, n))

@@ -83,11 +83,12 @@ def test_kernels_equal_numpy(seed, n, batch):
     assert rel(dispatch.solve_mass(m, M, qdd), forward.solve_mass(m, M, qdd)) < TOL
 
 
-def test_parallel_loop_equals_numpy():
+def test_parallel_loop_equals_numpy(monkeypatch):
+    monkeypatch.setattr(dispatch, "PARALLEL_WORK", 1)
     robot = robot_for(5, 10)
     m = robot.model
     rng = np.random.default_rng(1)
-    N = dispatch.PARALLEL_MIN + 5
+    N = 70  # more samples than prange blocks
     q, qd, qdd = rng.uniform(-2, 2, (3, N, m.n))
     assert rel(dispatch.rnea(m, q, qd, qdd), rnea.rnea(m, q, qd, qdd)) < TOL
     assert "rnea_parallel" in dispatch.compile_times()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from composedyn.dynamics.compiled.joint import force_to_parent, joint_transform, serial_and_parallel
+from composedyn.dynamics.compiled.joint import joint_transform, serial_and_parallel
 from composedyn.dynamics.compiled.layout import ARM, AX, BLOCKS, H, IO, MASS
 
 SCRATCH = 31
@@ -69,32 +69,38 @@ def crba_into(im, fm, q, arm, out, w):
     for r in range(n):
         for c in range(n):
             out[r, c] = 0.0
-    F, G = np.empty(6), np.empty(6)
     for i in range(n):
         ax0, ax1, ax2 = fm[i, AX], fm[i, AX + 1], fm[i, AX + 2]
         m, h0, h1, h2 = w[i, 12], w[i, 13], w[i, 14], w[i, 15]
-        if im[i, 1] == 0:  # IC (a, 0) = (Io a, a x h)
-            for r in range(3):
-                F[r] = w[i, 16 + 3 * r] * ax0 + w[i, 17 + 3 * r] * ax1 + w[i, 18 + 3 * r] * ax2
-            F[3], F[4], F[5] = ax1 * h2 - ax2 * h1, ax2 * h0 - ax0 * h2, ax0 * h1 - ax1 * h0
-        else:  # IC (0, a) = (h x a, m a)
-            F[0], F[1], F[2] = h1 * ax2 - h2 * ax1, h2 * ax0 - h0 * ax2, h0 * ax1 - h1 * ax0
-            F[3], F[4], F[5] = m * ax0, m * ax1, m * ax2
-        o = 0 if im[i, 1] == 0 else 3
-        out[i, i] = ax0 * F[o] + ax1 * F[o + 1] + ax2 * F[o + 2]
+        if im[i, 1] == 0:  # F = IC (a, 0) = (Io a, a x h)
+            n0 = w[i, 16] * ax0 + w[i, 17] * ax1 + w[i, 18] * ax2
+            n1 = w[i, 19] * ax0 + w[i, 20] * ax1 + w[i, 21] * ax2
+            n2 = w[i, 22] * ax0 + w[i, 23] * ax1 + w[i, 24] * ax2
+            f0, f1, f2 = ax1 * h2 - ax2 * h1, ax2 * h0 - ax0 * h2, ax0 * h1 - ax1 * h0
+            out[i, i] = ax0 * n0 + ax1 * n1 + ax2 * n2
+        else:  # F = IC (0, a) = (h x a, m a)
+            n0, n1, n2 = h1 * ax2 - h2 * ax1, h2 * ax0 - h0 * ax2, h0 * ax1 - h1 * ax0
+            f0, f1, f2 = m * ax0, m * ax1, m * ax2
+            out[i, i] = ax0 * f0 + ax1 * f1 + ax2 * f2
         if arm:
             out[i, i] += fm[i, ARM]
         j = i
-        while im[j, 0] >= 0:
-            for c in range(6):
-                G[c] = 0.0
-            force_to_parent(w[j, 0:12], F, G)
-            for c in range(6):
-                F[c] = G[c]
+        while im[j, 0] >= 0:  # F to the parent frame: (R n + p x R f, R f)
+            F0 = w[j, 0] * f0 + w[j, 1] * f1 + w[j, 2] * f2
+            F1 = w[j, 3] * f0 + w[j, 4] * f1 + w[j, 5] * f2
+            F2 = w[j, 6] * f0 + w[j, 7] * f1 + w[j, 8] * f2
+            p0, p1, p2 = w[j, 9], w[j, 10], w[j, 11]
+            N0 = w[j, 0] * n0 + w[j, 1] * n1 + w[j, 2] * n2 + p1 * F2 - p2 * F1
+            N1 = w[j, 3] * n0 + w[j, 4] * n1 + w[j, 5] * n2 + p2 * F0 - p0 * F2
+            N2 = w[j, 6] * n0 + w[j, 7] * n1 + w[j, 8] * n2 + p0 * F1 - p1 * F0
+            n0, n1, n2, f0, f1, f2 = N0, N1, N2, F0, F1, F2
             j = im[j, 0]
-            o = 0 if im[j, 1] == 0 else 3
-            out[i, j] = fm[j, AX] * F[o] + fm[j, AX + 1] * F[o + 1] + fm[j, AX + 2] * F[o + 2]
-            out[j, i] = out[i, j]
+            if im[j, 1] == 0:
+                x = fm[j, AX] * n0 + fm[j, AX + 1] * n1 + fm[j, AX + 2] * n2
+            else:
+                x = fm[j, AX] * f0 + fm[j, AX + 1] * f1 + fm[j, AX + 2] * f2
+            out[i, j] = x
+            out[j, i] = x
 
 
 def _crba_loop(im, fm, Q, arm, OUT):

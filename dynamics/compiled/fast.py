@@ -37,7 +37,7 @@ class FastDynamics:
         self.model = model
         self.n = n = model.n
         im, fm = dispatch.packed(model)
-        empty, zeros, pmin = np.empty, np.zeros, dispatch.PARALLEL_MIN
+        empty, zeros = np.empty, np.zeros
 
         def inverse_dynamics(q, qd, qdd, out=None):
             """tau = M qdd + C qd + g + damping qd + friction sgn(qd) (armature in M), (n,) or (N, n)."""
@@ -48,7 +48,7 @@ class FastDynamics:
                 return out
             if out is None:
                 out = empty(q.shape)
-            (rnea_parallel if q.shape[0] >= pmin else rnea_serial)(im, fm, q, qd, qdd, _NO_FW3, 1, 2, out)
+            (rnea_parallel if q.size >= dispatch.PARALLEL_WORK else rnea_serial)(im, fm, q, qd, qdd, _NO_FW3, 1, 2, out)
             return out
 
         def mass_matrix(q, out=None):
@@ -60,7 +60,7 @@ class FastDynamics:
                 return out
             if out is None:
                 out = empty(q.shape + (n,))
-            (crba_parallel if q.shape[0] >= pmin else crba_serial)(im, fm, q, 1, out)
+            (crba_parallel if q.size >= dispatch.PARALLEL_WORK else crba_serial)(im, fm, q, 1, out)
             return out
 
         def coriolis_matrix(q, qd, out=None):
@@ -72,7 +72,7 @@ class FastDynamics:
                 return out
             if out is None:
                 out = empty(q.shape + (n,))
-            (coriolis_parallel if q.shape[0] >= pmin else coriolis_serial)(im, fm, q, qd, out)
+            (coriolis_parallel if q.size >= dispatch.PARALLEL_WORK else coriolis_serial)(im, fm, q, qd, out)
             return out
 
         def bias_torques(q, qd, out=None):
@@ -101,7 +101,7 @@ class FastDynamics:
             if out is None:
                 out = empty(q.shape)
             status = zeros(q.shape[0], dtype=np.int64)
-            k = forward_parallel if q.shape[0] >= pmin else forward_serial
+            k = forward_parallel if q.size >= dispatch.PARALLEL_WORK else forward_serial
             k(im, fm, q, qd, tau, _NO_FW3, 1, smooth_friction, out, status)
             if status.any():
                 dispatch.forward_dynamics(model, q, qd, tau, smooth=smooth_friction or None)
