@@ -38,9 +38,14 @@ def read_trajectory_csv(path, joint_names, dependent=()) -> TrajectoryFile:
     ``dependent``: mimic joint names, rejected with a specific message.
     """
     path = str(path)
-    with open(path, newline="", encoding="utf-8") as f:
-        rows = [(k, r) for k, r in enumerate(csv.reader(f), start=1)
-                if r and any(c.strip() for c in r) and not r[0].lstrip().startswith("#")]
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            rows = [(k, r) for k, r in enumerate(csv.reader(f), start=1)
+                    if r and any(c.strip() for c in r) and not r[0].lstrip().startswith("#")]
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a UTF-8 text (CSV) file") from None
+    except csv.Error as e:
+        raise ValueError(f"{path}: not a readable CSV file: {e}") from None
     if not rows:
         raise ValueError(f"{path}: empty file, expected a header row (time, joint names)")
     header_line, header = rows[0]

@@ -132,11 +132,14 @@ def _bad_files(d: Path) -> dict:
     (d / "text.csv").write_text(",".join(["time"] + JOINTS) + "\n" + "\n".join(
         ",".join([f"{k}"] + ["abc" if (k, i) == (2, 0) else "0" for i in range(7)]) for k in range(8)) + "\n")
     cases["no such file"] = (d / "nope.csv", "nope.csv")
+    (d / "binary.csv").write_bytes(bytes(range(256)))
+    cases["binary file"] = (d / "binary.csv", "not a UTF-8")
     return cases
 
 
 BAD = ["missing column", "unknown name", "non-monotonic", "duplicate time", "NaN row", "too few samples",
-       "mismatched lengths", "partial velocities", "no time column", "empty file", "not a number", "no such file"]
+       "mismatched lengths", "partial velocities", "no time column", "empty file", "not a number", "no such file",
+       "binary file"]
 
 
 @pytest.fixture(scope="module")
