@@ -12,7 +12,8 @@ from composedyn.commands.torques import add_output_options, check_plot_available
 
 def register(sub) -> None:
     p = sub.add_parser("simulate", help="simulate computed-torque tracking and report the torques",
-                       description=__doc__.split("\n\n")[0].replace("``", ""))
+                       description=__doc__.split("\n\n")[0].replace("``", ""),
+                       epilog="exit status: 0 within limits, 1 a limit is exceeded, 2 bad input (nothing written)")
     p.add_argument("robot", help="URDF file, DH .toml file, or bundled robot name")
     p.add_argument("trajectory", nargs="?", metavar="TRAJECTORY.csv",
                    help="reference to track (default: a generated minimum-jerk motion)")

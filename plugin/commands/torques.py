@@ -12,7 +12,8 @@ from pathlib import Path
 
 def register(sub) -> None:
     p = sub.add_parser("torques", help="check trajectories (CSV) against joint torque and velocity limits",
-                       description=__doc__.split("\n\n")[0].replace("``", ""))
+                       description=__doc__.split("\n\n")[0].replace("``", ""),
+                       epilog="exit status: 0 within limits, 1 a limit is exceeded, 2 bad input (nothing written)")
     p.add_argument("robot", help="URDF file, DH .toml file, or bundled robot name")
     p.add_argument("trajectories", nargs="+", metavar="TRAJECTORY.csv",
                    help="columns: time, one per joint (positions), optional <joint>_vel, <joint>_acc")
