@@ -64,3 +64,17 @@ def test_ten_percent_mass_mismatch_stays_bounded(robot):
     assert run.error.max() < 0.1   # never far from the reference
     assert run.error[-1].max() < 0.05  # and settled near it
     assert run.error[-1].max() > 1e-6  # the mismatch is real: no exact convergence
+
+
+def test_perturbed_copy_scales_each_link_consistently_and_leaves_the_original():
+    robot = cd.load("panda")
+    before = robot.model.mass.copy()
+    wrong = robot.perturbed(0.1, seed=3)
+    assert np.array_equal(robot.model.mass, before) and wrong.joint_names == robot.joint_names
+    ratio = wrong.model.mass / robot.model.mass
+    assert np.all(np.abs(ratio - 1) <= 0.1) and np.ptp(ratio) > 0.01
+    with np.errstate(divide="ignore", invalid="ignore"):
+        inertia_ratio = wrong.model.inertia_com / robot.model.inertia_com
+    finite = np.isfinite(inertia_ratio)
+    assert np.allclose(inertia_ratio[finite], np.broadcast_to(ratio[:, None, None], inertia_ratio.shape)[finite])
+    assert np.array_equal(robot.perturbed(0.1, seed=3).model.mass, wrong.model.mass)  # reproducible

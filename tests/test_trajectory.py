@@ -139,3 +139,16 @@ def test_plot_without_matplotlib_is_a_clear_error(panda, tmp_path, monkeypatch):
 def test_bad_arrays_raise_value_errors(panda, t, q, match):
     with pytest.raises(ValueError, match=match):
         cd.check_trajectory(panda, t, q)
+
+
+def test_given_velocities_are_differentiated_for_accelerations(panda):
+    motion = demo_motion(panda, 1.0, fraction=0.5)
+    t = np.linspace(0.0, 1.0, 201)
+    q, qd, qdd = motion(t)
+    rep = cd.check_trajectory(panda, t, q, qd=qd)
+    assert np.array_equal(rep.qd, qd)
+    assert np.abs(rep.qdd - qdd).max() < 1e-4 * np.abs(qdd).max()
+    with pytest.raises(ValueError, match="smoothing"):
+        cd.check_trajectory(panda, t, q, smoothing="lots")
+    with pytest.raises(ValueError, match="smoothing"):
+        cd.check_trajectory(panda, t, q, smoothing=-1.0)
