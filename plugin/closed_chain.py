@@ -28,7 +28,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from composedyn.checks import joint_array, joint_arrays
+from composedyn.checks import joint_array
 from composedyn.dynamics.constraints.loops import (LoopClosure, check_loops, loop_bias, loop_jacobian,
                                                    loop_residual, row_labels)
 from composedyn.dynamics.constraints.reduced import (check_partition, closure_forces, dependent_part,
