@@ -269,3 +269,42 @@ def test_bundled_chains_load_as_trees():
 
     for name in ("fourbar", "slider_crank", "fivebar"):
         assert name in names() and cd.load(name).dof in (3, 4)
+
+
+@pytest.mark.parametrize("kind,seed", [("position", 11), ("pose", 12)])
+def test_spatial_loops_on_random_chains(kind, seed):
+    """3-D closures: a random serial chain of 8 joints whose tip is tied to the ground (a point,
+    or a whole frame) where it is at a random q0.  Velocity/acceleration closure against finite
+    differences, forward o inverse, Kolev's projection against the closure forces."""
+    from scipy.spatial.transform import Rotation
+
+    from random_robots import random_urdf
+
+    robot = cd.from_urdf(random_urdf(seed, 8, p_fixed=0.0, p_branch=0.0, damping=True))
+    rng = np.random.default_rng(seed)
+    q0 = rng.uniform(-1, 1, robot.dof)
+    T = robot.link_poses(q0)["l7"]
+    pa = np.array([0.1, -0.05, 0.02])
+    loop = cd.LoopClosure("l7", "base", point_a=tuple(pa), point_b=tuple(T[:3, :3] @ pa + T[:3, 3]), kind=kind,
+                          rpy_b=tuple(Rotation.from_matrix(T[:3, :3]).as_euler("xyz")))
+    k = robot.dof - loop.n_eq
+    ch = cd.ClosedChain(robot, [loop], independent=list(robot.joint_names[:k]),
+                        guess=dict(zip(robot.joint_names, q0)))
+    q = q0[:k] + rng.uniform(-0.05, 0.05, k)
+    qd, qdd = rng.uniform(-1, 1, (2, k))
+    assert np.abs(ch.constraint(ch.assemble(q))).max() < 1e-12
+    eps = 1e-5
+    assert np.allclose((ch.assemble(q + eps * qd) - ch.assemble(q - eps * qd)) / (2 * eps), ch.velocities(q, qd),
+                       atol=1e-7)
+    state = lambda s: (q + s * eps * qd + 0.5 * (s * eps) ** 2 * qdd, qd + s * eps * qdd)
+    fd = (ch.velocities(*state(1)) - ch.velocities(*state(-1))) / (2 * eps)
+    assert np.allclose(fd, ch.accelerations(q, qd, qdd), atol=1e-6)
+    tau = ch.inverse_dynamics(q, qd, qdd)
+    assert np.allclose(ch.forward_dynamics(q, qd, tau), qdd, atol=1e-8)
+    # the tree equations hold with the actuator torques and the closure forces
+    qa, qda, qdda = ch.assemble(q), ch.velocities(q, qd), ch.accelerations(q, qd, qdd)
+    applied = np.zeros(robot.dof)
+    applied[:k] = tau
+    lam = ch.constraint_forces(q, qd, qdd)
+    J = ch.constraint_jacobian(qa)
+    assert np.allclose(robot.inverse_dynamics(qa, qda, qdda), applied + J.T @ lam, atol=1e-9)
