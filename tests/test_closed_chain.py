@@ -308,3 +308,33 @@ def test_spatial_loops_on_random_chains(kind, seed):
     lam = ch.constraint_forces(q, qd, qdd)
     J = ch.constraint_jacobian(qa)
     assert np.allclose(robot.inverse_dynamics(qa, qda, qdda), applied + J.T @ lam, atol=1e-9)
+
+
+@pytest.mark.parametrize("name", ["fourbar", "slider_crank", "fivebar"])
+def test_forward_dynamics_and_forces_match_pinocchio_constraint_dynamics(name):
+    """Pinocchio's constraintDynamics with a 3-D point constraint between the same two link points
+    (its z row is redundant for these planar mechanisms; the proximal solver copes): the tree
+    accelerations and the closure force (world axes) equal ours."""
+    from pin_oracle import PinPair, pin
+
+    ch = cd.load_closed_chain(name)
+    robot, (loop,) = ch.robot, ch.loops
+    pp = PinPair(robot, robot.model.source)
+    joint_of = {v: d["name"] for u, v, d in robot.graph.edges(data=True)}  # link -> its joint (= frame)
+    cm = pin.RigidConstraintModel(pin.ContactType.CONTACT_3D, pp.model,
+                                  pp.model.getJointId(joint_of[loop.link_a]), pin.SE3(np.eye(3), np.array(loop.point_a)),
+                                  pp.model.getJointId(joint_of[loop.link_b]), pin.SE3(np.eye(3), np.array(loop.point_b)),
+                                  pin.ReferenceFrame.LOCAL_WORLD_ALIGNED)
+    cms, cds = pin.StdVec_RigidConstraintModel(), pin.StdVec_RigidConstraintData()
+    cms.append(cm), cds.append(cm.createData())
+    pin.initConstraintDynamics(pp.model, pp.data, cms, cds)
+    rng = np.random.default_rng(4)
+    q = ch.assemble(ch._last[ch._ind] + rng.uniform(-0.1, 0.1, ch.dof))[ch._ind]
+    qd, tau = rng.uniform(-1, 1, (2, ch.dof))
+    qdd = ch.forward_dynamics(q, qd, tau)
+    tau_tree = np.zeros(robot.dof)
+    tau_tree[ch._ind] = tau
+    a = pin.constraintDynamics(pp.model, pp.data, pp.q(ch.assemble(q)), pp.v(ch.velocities(q, qd)), pp.v(tau_tree),
+                               cms, cds, pin.ProximalSettings(1e-14, 1e-8, 200))
+    assert np.allclose(a, pp.v(ch.accelerations(q, qd, qdd)), rtol=1e-9, atol=1e-9)
+    assert np.allclose(cds[0].contact_force.vector[[0, 2]], ch.constraint_forces(q, qd, qdd), rtol=1e-8, atol=1e-8)
