@@ -232,6 +232,11 @@ class ClosedChain:
         """Reduced velocity and gravity torques (..., k): inverse dynamics at qdd = 0, no friction."""
         return self.inverse_dynamics(q, qd, np.zeros(np.shape(qd)), friction=False)
 
+    def gravity_torques(self, q) -> np.ndarray:
+        """Actuator torques (..., k) holding the mechanism still at q: W^T g."""
+        z = np.zeros(np.shape(q)[:-1] + (self.dof,))
+        return self.inverse_dynamics(q, z, z, friction=False)
+
     def forward_dynamics(self, q, qd, tau, f_ext: Mapping | None = None, friction: bool = True,
                          smooth_friction: float | None = None) -> np.ndarray:
         """Independent accelerations (..., k): (W^T M W) qdd = tau - W^T tau_tree(q, qd_all, w)."""

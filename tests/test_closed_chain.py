@@ -203,6 +203,11 @@ def test_python_api_equals_bundled_file():
     q, qd, qdd = [1.3], [0.7], [-0.4]
     assert np.isclose(ch.inverse_dynamics(q, qd, qdd)[0], ref.inverse_dynamics(q, qd, qdd)[0], rtol=1e-12)
     assert ch.joint_names == ("crank_joint",) and ch.dependent_names == ("coupler_joint", "rocker_joint")
+    assert isinstance(ch, cd.DynamicsModel)  # usable by simulate, controllers, trajectory checks
+    # gravity torques: the static actuator torque equals minus the derivative of V along the mechanism
+    eps = 1e-6
+    dV = (ch.potential_energy([1.3 + eps]) - ch.potential_energy([1.3 - eps])) / (2 * eps)
+    assert np.isclose(ch.gravity_torques([1.3])[0], dV, rtol=1e-7)
 
 
 def test_loops_on_a_robot_with_mimic_joints():
