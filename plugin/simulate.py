@@ -102,9 +102,9 @@ def simulate(robot: DynamicsModel, q0, qd0, t, torque=None, reference: Callable 
     energy = np.asarray(energy_fn(q, qd), float) if callable(energy_fn) else None
     drift = None
     if energy is not None and torque is None and f_ext is None:
-        scale = max(abs(energy[0]), float(np.max(robot.kinetic_energy(q, qd)))
-                    if hasattr(robot, "kinetic_energy") else 0.0, 1e-300)
-        drift = float(np.max(np.abs(energy - energy[0])) / scale)
+        kinetic = getattr(robot, "kinetic_energy", None)
+        t_max = float(np.max(kinetic(q, qd))) if callable(kinetic) else 0.0
+        drift = float(np.max(np.abs(energy - energy[0])) / max(abs(energy[0]), t_max, 1e-300))
     return Simulation(t, q, qd, qdd, tau, energy, drift, int(sol.nfev))
 
 
