@@ -39,7 +39,7 @@ def read_trajectory_csv(path, joint_names, dependent=()) -> TrajectoryFile:
     """
     path = str(path)
     try:
-        with open(path, newline="", encoding="utf-8") as f:
+        with open(path, newline="", encoding="utf-8-sig") as f:  # tolerate a byte-order mark
             rows = [(k, r) for k, r in enumerate(csv.reader(f), start=1)
                     if r and any(c.strip() for c in r) and not r[0].lstrip().startswith("#")]
     except UnicodeDecodeError:

@@ -179,3 +179,15 @@ def test_bad_robot_and_bad_option(files, tmp_path):
     assert r.returncode == 2 and "--smoothing" in r.stderr
     r = run("torques", "panda", files["slow"], "--json", tmp_path / "no" / "dir" / "r.json")
     assert r.returncode == 2 and "does not exist" in r.stderr
+
+
+def test_reader_accepts_byte_order_mark_comments_and_report_tables(panda, tmp_path):
+    from composedyn.trajectory_csv import read_trajectory_csv
+
+    motion = demo_motion(panda, 1.0)
+    t = np.linspace(0.0, 1.0, 21)
+    rep = cd.check_trajectory(panda, t, *motion(t))
+    text = "# exported by a planner\n" + rep.to_csv()  # time, j, j_vel, j_acc, j_tau: _tau is ignored
+    (tmp_path / "bom.csv").write_bytes(b"\xef\xbb\xbf" + text.encode())
+    back = read_trajectory_csv(tmp_path / "bom.csv", panda.joint_names)
+    assert np.allclose(back.t, t) and np.allclose(back.q, rep.q) and np.allclose(back.qdd, rep.qdd)
