@@ -12,7 +12,9 @@ and through the NumPy kernels directly (RNEA, CRBA, ABA, CRBA + Cholesky: the
 last two decide the NumPy forward-dynamics default).  composedyn runs the batch as one vectorised call;
 Pinocchio is called in a Python loop over the samples (its Python API has no
 batch).  Each line prints composedyn's time, Pinocchio's time and their ratio
-(> 1: composedyn slower).  Best of ``--repeat`` runs.
+(> 1: composedyn slower): best of ``--repeat`` rounds for the batch and of
+4 x ``--repeat`` rounds for single calls, composedyn and Pinocchio timed in
+alternation so that both see the same load.
 """
 
 from __future__ import annotations
@@ -37,16 +39,25 @@ from pin_oracle import PinPair, erd_urdf, pin  # noqa: E402
 from random_robots import random_urdf  # noqa: E402
 
 
-def best_time(f, repeat: int, number: int = 1) -> float:
-    """Best wall time of one call of ``f`` (s) over ``repeat`` runs of ``number`` calls."""
-    f()  # warm-up
-    best = np.inf
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            f()
-        best = min(best, (time.perf_counter() - t0) / number)
-    return best
+def _run(f, number: int) -> float:
+    t0 = time.perf_counter()
+    for _ in range(number):
+        f()
+    return (time.perf_counter() - t0) / number
+
+
+def paired_times(f, g, repeat: int, nf: int = 1, ng: int = 1) -> tuple[float, float]:
+    """Best wall time (s) of one call of ``f`` and of ``g``, timed in alternation
+    (``repeat`` rounds of ``nf`` calls of f and ``ng`` calls of g) so that both
+    see the same machine load."""
+    f(), g()  # warm-up (and compilation)
+    bf = bg = np.inf
+    for r in range(repeat):
+        if r % 2:
+            bg, bf = min(bg, _run(g, ng)), min(bf, _run(f, nf))
+        else:
+            bf, bg = min(bf, _run(f, nf)), min(bg, _run(g, ng))
+    return bf, bg
 
 
 def crba_cholesky(model, q, qd, tau):
@@ -83,15 +94,13 @@ def bench_robot(label: str, urdf: str, batch: int, repeat: int) -> None:
     print(f"  {'':26s} {'single call':>31s}   {'batch (Pinocchio: Python loop)':>33s}")
     print(f"  {'':26s} {'composedyn':>11s} {'Pinocchio':>10s} {'ratio':>8s}   {'composedyn':>11s} {'Pinocchio':>11s} {'ratio':>8s}")
     for name, (ours, theirs) in cases.items():
-        s1 = best_time(lambda: ours(q, qd, x), repeat, number=100)
-        s2 = best_time(lambda: theirs(qp, vp, xp), repeat, number=2000)
-        b1 = best_time(lambda: ours(Q, QD, X), repeat)
+        s1, s2 = paired_times(lambda: ours(q, qd, x), lambda: theirs(qp, vp, xp), 4 * repeat, 25, 500)
 
         def loop():
             for a, b, c in P:
                 theirs(a, b, c)
 
-        b2 = best_time(loop, repeat)
+        b1, b2 = paired_times(lambda: ours(Q, QD, X), loop, repeat)
         print(f"  {name:26s} {s1 * 1e6:9.1f}us {s2 * 1e6:8.2f}us {s1 / s2:8.1f}   "
               f"{b1 * 1e3:9.1f}ms {b2 * 1e3:9.1f}ms {b1 / b2:8.2f}")
 
@@ -103,7 +112,7 @@ def main() -> None:
     ap.add_argument("--vendor-only", action="store_true", help="UR5 and Panda only, no random 30-joint robots")
     args = ap.parse_args()
     print(f"composedyn {cd.__version__} (backend {backend()}), pinocchio {pin.__version__}, "
-          f"numpy {np.__version__}, {os.cpu_count()} CPUs; best of {args.repeat}")
+          f"numpy {np.__version__}, {os.cpu_count()} CPUs; --repeat {args.repeat}")
     robots = [("UR5", erd_urdf("ur5")), ("Panda", erd_urdf("panda"))]
     if not args.vendor_only:
         robots += [("random chain", random_urdf(0, 30, p_branch=0.0, p_fixed=0.0)),
