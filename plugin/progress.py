@@ -14,28 +14,41 @@ class Progress:
     short runs stay silent.  Use as a context manager; ``close`` ends the line.
     """
 
+    REDRAW = 0.1  # s between redraws
+
     def __init__(self, total: int, label: str = "", stream: TextIO | None = None, delay: float = 1.0,
                  width: int = 30, clock: Callable[[], float] = time.monotonic):
         self.total, self.label, self.width = max(int(total), 1), label, width
         self.stream = sys.stderr if stream is None else stream
         self.clock, self.start, self.delay = clock, clock(), delay
-        self.done, self.shown, self._width_drawn = 0, False, 0
+        self.done, self.shown, self._width_drawn, self._drawn_at = 0.0, False, 0, 0.0
 
-    def advance(self, steps: int = 1, label: str | None = None) -> None:
-        self.done = min(self.done + steps, self.total)
+    def advance(self, steps: float = 1, label: str | None = None) -> None:
+        """Count ``steps`` more done (and optionally change the label)."""
+        self.update(self.done + steps, label)
+
+    def update(self, done: float, label: str | None = None) -> None:
+        """Set the count to ``done`` (may be fractional, e.g. the share of a simulation).
+
+        Redraws at most every ``REDRAW`` seconds, except on a new label or at the end.
+        """
+        self.done = min(max(float(done), 0.0), self.total)
+        changed = label is not None and label != self.label
         if label is not None:
             self.label = label
-        if self.shown or self.clock() - self.start >= self.delay:
-            self._draw()
+        now = self.clock()
+        if now - self.start < self.delay:
+            return
+        if not self.shown or changed or self.done >= self.total or now - self._drawn_at >= self.REDRAW:
+            self._draw(now)
 
-    def _draw(self) -> None:
+    def _draw(self, now: float) -> None:
         fill = int(self.width * self.done / self.total)
         bar = "#" * fill + "." * (self.width - fill)
-        text = f"{self.label} [{bar}] {self.done}/{self.total}"
+        text = f"{self.label} [{bar}] {int(self.done)}/{self.total}"
         self.stream.write("\r" + text.ljust(self._width_drawn))
-        self._width_drawn = len(text)
         self.stream.flush()
-        self.shown = True
+        self._width_drawn, self._drawn_at, self.shown = len(text), now, True
 
     def close(self) -> None:
         if self.shown:

@@ -43,7 +43,7 @@ class Simulation:
 def simulate(robot: DynamicsModel, q0, qd0, t, torque=None, reference: Callable | None = None,
              f_ext=None, friction: bool = True, smooth_friction: float | None = None,
              method: str = "DOP853", rtol: float = 1e-8, atol: float = 1e-10,
-             max_step: float = np.inf) -> Simulation:
+             max_step: float = np.inf, progress: Callable[[float], None] | None = None) -> Simulation:
     """Integrate the equations of motion from (q0, qd0) and sample at times t.
 
     Parameters
@@ -68,6 +68,8 @@ def simulate(robot: DynamicsModel, q0, qd0, t, torque=None, reference: Callable 
         chattering of Coulomb friction at zero velocity).
     method, rtol, atol, max_step
         Passed to :func:`scipy.integrate.solve_ivp`.
+    progress : callable, optional
+        Called with the fraction (0..1) of the time span integrated so far.
     """
     from scipy.integrate import solve_ivp  # imported here: keeps `import composedyn` light
 
@@ -82,7 +84,11 @@ def simulate(robot: DynamicsModel, q0, qd0, t, torque=None, reference: Callable 
     fext_fn = f_ext if callable(f_ext) else (lambda tt, q, qd: f_ext)
     kw = {} if smooth_friction is None else {"smooth_friction": smooth_friction}
 
+    span = t[-1] - t[0]
+
     def rhs(tt, y):
+        if progress is not None:
+            progress((tt - t[0]) / span)
         q, qd = y[:n], y[n:]
         qdd = robot.forward_dynamics(q, qd, tau_fn(tt, q, qd), f_ext=fext_fn(tt, q, qd), friction=friction, **kw)
         return np.concatenate([qd, qdd])

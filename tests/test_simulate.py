@@ -103,3 +103,9 @@ def test_closed_chain_model_simulates_through_the_protocol():
     t = np.linspace(0.0, 0.5, 11)
     sim = cd.simulate(fourbar, [0.3], [0.0], t, friction=False, rtol=1e-9, atol=1e-11)
     assert np.ptp(sim.q) > 0.1 and sim.energy_drift < 1e-6
+
+
+def test_progress_callback_sees_the_integrated_share(pendulum):
+    seen = []
+    cd.simulate(pendulum, [0.3, 0.0], [0.0, 0.0], np.linspace(1.0, 2.0, 5), progress=seen.append)
+    assert min(seen) == 0.0 and 0.999 < max(seen) <= 1.0 + 1e-12

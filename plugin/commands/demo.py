@@ -44,17 +44,17 @@ def run(args) -> int:
             checks.append(report)
             lines.append(report.summary().splitlines()[0])
             lines.append("  " + _peaks(report))
-        bar.advance(1, "tracking")
-        bar.advance(1, "tracking (exact model)")
         motion = demo_motion(robot, args.duration, fraction=0.5)
         t = np.linspace(0.0, motion.duration + 0.5, 101)
-        for mismatch in (0.0, 0.1):
-            run_ = track(robot, motion, t, kp=100.0, mismatch=mismatch, offset=0.05)
+        for step, mismatch in enumerate((0.0, 0.1), start=1):
             what = "exact model" if mismatch == 0 else f"{mismatch:.0%} mass error"
+            bar.update(step, f"tracking ({what})")
+            run_ = track(robot, motion, t, kp=100.0, mismatch=mismatch, offset=0.05,
+                         progress=lambda f, s=step: bar.update(s + f))
             lines.append(f"computed torque, {what}: {run_.summary().split(': ', 1)[1]}")
-            bar.advance(1)
+        bar.update(3, "plotting")
         plot = _plot(checks[1], args)
-        bar.advance(1, "done")
+        bar.update(4, "done")
     if plot:
         lines.append(f"plot of the fast motion: {plot}")
     print("\n".join(lines))

@@ -56,7 +56,8 @@ def run(args) -> int:
         reference, (t0, t1), source = demo_motion(robot, args.duration), (0.0, args.duration), "<minimum-jerk>"
     with Progress(2, "simulating") as bar:
         run_ = track(robot, reference, np.linspace(t0, t1, args.samples), kp=args.kp, kd=args.kd,
-                     mismatch=args.mismatch, saturate=args.saturate, offset=args.offset, source=source)
+                     mismatch=args.mismatch, saturate=args.saturate, offset=args.offset, source=source,
+                     progress=bar.update)
         bar.advance(1, "writing")
         with Staged() as staged:
             write_reports([run_.report], args, staged)
