@@ -92,6 +92,8 @@ def check_trajectory(robot: DynamicsModel, t, q, qd=None, qdd=None, smoothing: f
     """
     t = check_times(t)
     n, T = robot.dof, len(t)
+    if T < 2:
+        raise ValueError(f"a trajectory needs at least 2 samples, got {T}")
     q = _samples("q", q, T, n)
     qd = None if qd is None else _samples("qd", qd, T, n)
     qdd = None if qdd is None else _samples("qdd", qdd, T, n)
