@@ -1,11 +1,16 @@
 """Compiled Coriolis matrix in Christoffel form, world coordinates.
 
 The algorithm of :mod:`composedyn.dynamics.coriolis` (Echeandia & Wensing
-2021) written as loops: world motion subspaces S_i, velocities v_i,
-dS_i/dt = v_i x S_i, spatial inertias I_i and B_i = 1/2 (v_i x* I_i -
-I_i v_i x + A(I_i v_i)), their subtree sums IC, BC, then for each body d and
-ancestor k: C[k, d] = S_k . (IC_d dS_d + BC_d S_d) and
-C[d, k] = S_d . (IC_d dS_k + BC_d S_k).
+2021): world motion subspaces S_i, velocities v_i, dS_i/dt = v_i x S_i,
+spatial inertias I_i and B_i = 1/2 (v_i x* I_i - I_i v_i x + A(I_i v_i)),
+their subtree sums IC, BC, then for each body d and ancestor k:
+C[k, d] = S_k . (IC_d dS_d + BC_d S_d), C[d, k] = S_d . (IC_d dS_k + BC_d S_k).
+
+With I = [[A, h x], [-h x, m 1]] about the world origin, v = (w, u) and
+I v = (k, l), B has two non-zero 3x3 blocks:
+B = [[1/2 (W A - A W - U H - H U - K), 0], [-L, 0]] (capitals: cross-product
+matrices of w, u, h, k, l), so a body stores (m, h, A) and (B11, l), and
+subtree sums are plain sums of those.
 """
 
 from __future__ import annotations
@@ -15,88 +20,55 @@ from numba import njit, prange
 
 from composedyn.dynamics.compiled.crba import _inertia_to_parent
 from composedyn.dynamics.compiled.joint import compose, copy_pose, joint_transform, serial_and_parallel
-from composedyn.dynamics.compiled.layout import AX, H, IO, MASS
+from composedyn.dynamics.compiled.layout import AX, BLOCKS, H, IO, MASS
 
-# scratch columns per body
-_XW, _S, _V, _SD, _IC, _BC = 0, 12, 18, 24, 30, 66
-_WIDTH = 102
+# scratch columns per body: world pose, S, dS/dt, v, IC = (m, h, A), BC = (B11, l)
+_XW, _S, _SD, _V, _IC, _BC = 0, 12, 18, 24, 30, 43
+SCRATCH = 55
 
 
 @njit(cache=True)
-def _world_inertia(fm, i, Xw, row, I6):
-    """Spatial inertia of body i about the world origin in world axes, I6 (6, 6); row: scratch (13,)."""
+def _body_terms(fm, i, w):
+    """Fill the world inertia (m, h, A) and (B11, l) of body i from its pose and velocity in row w[i]."""
     for c in range(13):
-        row[c] = 0.0
-    body = np.empty(13)
-    body[0] = fm[i, MASS]
+        w[i, _IC + c] = 0.0
+    w[i, _BC] = fm[i, MASS]  # the body inertia, briefly, as the child in _inertia_to_parent
     for c in range(3):
-        body[1 + c] = fm[i, H + c]
+        w[i, _BC + 1 + c] = fm[i, H + c]
     for c in range(9):
-        body[4 + c] = fm[i, IO + c]
-    _inertia_to_parent(Xw, body, row)
-    m, h0, h1, h2 = row[0], row[1], row[2], row[3]
-    for r in range(6):
-        for c in range(6):
-            I6[r, c] = 0.0
+        w[i, _BC + 4 + c] = fm[i, IO + c]
+    _inertia_to_parent(w[i, _XW:_XW + 12], w[i, _BC:_BC + 13], w[i, _IC:_IC + 13])
+    m, h0, h1, h2 = w[i, _IC], w[i, _IC + 1], w[i, _IC + 2], w[i, _IC + 3]
+    w0, w1, w2, u0, u1, u2 = w[i, _V], w[i, _V + 1], w[i, _V + 2], w[i, _V + 3], w[i, _V + 4], w[i, _V + 5]
+    A = w[i, _IC + 4:_IC + 13]
+    k0 = A[0] * w0 + A[1] * w1 + A[2] * w2 + h1 * u2 - h2 * u1
+    k1 = A[3] * w0 + A[4] * w1 + A[5] * w2 + h2 * u0 - h0 * u2
+    k2 = A[6] * w0 + A[7] * w1 + A[8] * w2 + h0 * u1 - h1 * u0
+    l0, l1, l2 = m * u0 - (h1 * w2 - h2 * w1), m * u1 - (h2 * w0 - h0 * w2), m * u2 - (h0 * w1 - h1 * w0)
+    Wm = ((0.0, -w2, w1), (w2, 0.0, -w0), (-w1, w0, 0.0))
+    Km = ((0.0, -k2, k1), (k2, 0.0, -k0), (-k1, k0, 0.0))
+    uh = u0 * h0 + u1 * h1 + u2 * h2
+    uu, hh = (u0, u1, u2), (h0, h1, h2)
     for r in range(3):
         for c in range(3):
-            I6[r, c] = row[4 + 3 * r + c]
-        I6[3 + r, 3 + r] = m
-    I6[0, 4], I6[0, 5], I6[1, 3], I6[1, 5], I6[2, 3], I6[2, 4] = -h2, h1, h2, -h0, -h1, h0
-    for r in range(3):
-        for c in range(3):
-            I6[3 + r, c] = -I6[r, 3 + c]
-
-
-@njit(cache=True)
-def _skew_into(A, r0, c0, x0, x1, x2, sign):
-    """A[r0:r0+3, c0:c0+3] = sign * skew(x)."""
-    A[r0, c0], A[r0, c0 + 1], A[r0, c0 + 2] = 0.0, -sign * x2, sign * x1
-    A[r0 + 1, c0], A[r0 + 1, c0 + 1], A[r0 + 1, c0 + 2] = sign * x2, 0.0, -sign * x0
-    A[r0 + 2, c0], A[r0 + 2, c0 + 1], A[r0 + 2, c0 + 2] = -sign * x1, sign * x0, 0.0
-
-
-@njit(cache=True)
-def _b_matrix(v, I6, B, CF, CM, CB):
-    """B = 1/2 (crf(v) I - I crm(v) + crf_bar(I v)) (6, 6); CF, CM, CB: scratch (6, 6)."""
-    Iv = np.empty(6)
-    for r in range(6):
-        Iv[r] = 0.0
-        for c in range(6):
-            Iv[r] += I6[r, c] * v[c]
-    for r in range(6):
-        for c in range(6):
-            CF[r, c], CM[r, c], CB[r, c] = 0.0, 0.0, 0.0
-    _skew_into(CF, 0, 0, v[0], v[1], v[2], 1.0)
-    _skew_into(CF, 0, 3, v[3], v[4], v[5], 1.0)
-    _skew_into(CF, 3, 3, v[0], v[1], v[2], 1.0)
-    _skew_into(CM, 0, 0, v[0], v[1], v[2], 1.0)
-    _skew_into(CM, 3, 0, v[3], v[4], v[5], 1.0)
-    _skew_into(CM, 3, 3, v[0], v[1], v[2], 1.0)
-    _skew_into(CB, 0, 0, Iv[0], Iv[1], Iv[2], -1.0)
-    _skew_into(CB, 0, 3, Iv[3], Iv[4], Iv[5], -1.0)
-    _skew_into(CB, 3, 0, Iv[3], Iv[4], Iv[5], -1.0)
-    for r in range(6):
-        for c in range(6):
-            acc = CB[r, c]
-            for k in range(6):
-                acc += CF[r, k] * I6[k, c] - I6[r, k] * CM[k, c]
-            B[r, c] = 0.5 * acc
-
-
-@njit(cache=True)
-def _dot6(x, o, y):
-    """x[o:o+6] . y"""
-    return x[o] * y[0] + x[o + 1] * y[1] + x[o + 2] * y[2] + x[o + 3] * y[3] + x[o + 4] * y[4] + x[o + 5] * y[5]
+            wa = Wm[r][0] * A[c] + Wm[r][1] * A[3 + c] + Wm[r][2] * A[6 + c]
+            aw = A[3 * r] * Wm[0][c] + A[3 * r + 1] * Wm[1][c] + A[3 * r + 2] * Wm[2][c]
+            uhhu = uu[r] * hh[c] + hh[r] * uu[c] - (2.0 * uh if r == c else 0.0)  # U H + H U
+            w[i, _BC + 3 * r + c] = 0.5 * (wa - aw - uhhu - Km[r][c])
+    w[i, _BC + 9], w[i, _BC + 10], w[i, _BC + 11] = l0, l1, l2
 
 
 @njit(cache=True)
 def coriolis_one(im, fm, q, qd, out):
     """C(q, qd) (n, n) into ``out`` for one sample."""
+    coriolis_into(im, fm, q, qd, out, np.empty((q.shape[0], SCRATCH)))
+
+
+@njit(cache=True)
+def coriolis_into(im, fm, q, qd, out, w):
+    """:func:`coriolis_one` with caller-provided scratch ``w`` (n, SCRATCH)."""
     n = q.shape[0]
-    w = np.empty((n, _WIDTH))
-    X, row = np.empty(12), np.empty(13)
-    M6 = np.empty((5, 6, 6))  # I, B, and three scratch matrices
+    X = np.empty(12)
     for i in range(n):
         k = im[i, 0]
         joint_transform(fm, im[i, 1], i, q[i], X)
@@ -106,15 +78,16 @@ def coriolis_one(im, fm, q, qd, out):
         else:
             compose(w[k, _XW:_XW + 12], X, Xw)
         ax, ay, az = fm[i, AX], fm[i, AX + 1], fm[i, AX + 2]
-        a = (Xw[0] * ax + Xw[1] * ay + Xw[2] * az, Xw[3] * ax + Xw[4] * ay + Xw[5] * az,
-             Xw[6] * ax + Xw[7] * ay + Xw[8] * az)
+        a0 = Xw[0] * ax + Xw[1] * ay + Xw[2] * az
+        a1 = Xw[3] * ax + Xw[4] * ay + Xw[5] * az
+        a2 = Xw[6] * ax + Xw[7] * ay + Xw[8] * az
         S, v, Sd = w[i, _S:_S + 6], w[i, _V:_V + 6], w[i, _SD:_SD + 6]
         if im[i, 1] == 0:
             p0, p1, p2 = Xw[9], Xw[10], Xw[11]
-            S[0], S[1], S[2] = a[0], a[1], a[2]
-            S[3], S[4], S[5] = p1 * a[2] - p2 * a[1], p2 * a[0] - p0 * a[2], p0 * a[1] - p1 * a[0]
+            S[0], S[1], S[2] = a0, a1, a2
+            S[3], S[4], S[5] = p1 * a2 - p2 * a1, p2 * a0 - p0 * a2, p0 * a1 - p1 * a0
         else:
-            S[0], S[1], S[2], S[3], S[4], S[5] = 0.0, 0.0, 0.0, a[0], a[1], a[2]
+            S[0], S[1], S[2], S[3], S[4], S[5] = 0.0, 0.0, 0.0, a0, a1, a2
         for c in range(6):
             v[c] = S[c] * qd[i] + (w[k, _V + c] if k >= 0 else 0.0)
         Sd[0] = v[1] * S[2] - v[2] * S[1]
@@ -123,29 +96,18 @@ def coriolis_one(im, fm, q, qd, out):
         Sd[3] = v[1] * S[5] - v[2] * S[4] + v[4] * S[2] - v[5] * S[1]
         Sd[4] = v[2] * S[3] - v[0] * S[5] + v[5] * S[0] - v[3] * S[2]
         Sd[5] = v[0] * S[4] - v[1] * S[3] + v[3] * S[1] - v[4] * S[0]
-        _world_inertia(fm, i, Xw, row, M6[0])
-        _b_matrix(v, M6[0], M6[1], M6[2], M6[3], M6[4])
-        for r in range(6):
-            for c in range(6):
-                w[i, _IC + 6 * r + c] = M6[0, r, c]
-                w[i, _BC + 6 * r + c] = M6[1, r, c]
+        _body_terms(fm, i, w)
     for i in range(n - 1, -1, -1):  # subtree sums (world axes: plain additions)
         k = im[i, 0]
         if k >= 0:
-            for c in range(72):
-                w[k, _IC + c] += w[i, _IC + c]
+            for c in range(_IC, SCRATCH):
+                w[k, c] += w[i, c]
     for r in range(n):
         for c in range(n):
             out[r, c] = 0.0
-    F, Hd, Kd = np.empty(6), np.empty(6), np.empty(6)
     for d in range(n):
-        S, Sd = w[d, _S:_S + 6], w[d, _SD:_SD + 6]
-        for r in range(6):
-            F[r], Hd[r], Kd[r] = 0.0, 0.0, 0.0
-            for c in range(6):
-                F[r] += w[d, _IC + 6 * r + c] * Sd[c] + w[d, _BC + 6 * r + c] * S[c]
-                Hd[r] += w[d, _IC + 6 * c + r] * S[c]
-                Kd[r] += w[d, _BC + 6 * c + r] * S[c]
+        F, Hd, Kd = _composite_vectors(w, d)
+        S = w[d, _S:_S + 6]
         out[d, d] = _dot6(S, 0, F)
         k = im[d, 0]
         while k >= 0:
@@ -154,10 +116,45 @@ def coriolis_one(im, fm, q, qd, out):
             k = im[k, 0]
 
 
+@njit(cache=True)
+def _composite_vectors(w, d):
+    """F = IC_d dS_d + BC_d S_d, H = IC_d S_d, K = BC_d^T S_d (6-tuples) for body d."""
+    m, h0, h1, h2 = w[d, _IC], w[d, _IC + 1], w[d, _IC + 2], w[d, _IC + 3]
+    A, B, l = w[d, _IC + 4:_IC + 13], w[d, _BC:_BC + 9], w[d, _BC + 9:_BC + 12]
+    s, t = w[d, _S:_S + 6], w[d, _SD:_SD + 6]
+    # IC x = (A x1 + h x x2, m x2 - h x x1)
+    Hs = (A[0] * s[0] + A[1] * s[1] + A[2] * s[2] + h1 * s[5] - h2 * s[4],
+          A[3] * s[0] + A[4] * s[1] + A[5] * s[2] + h2 * s[3] - h0 * s[5],
+          A[6] * s[0] + A[7] * s[1] + A[8] * s[2] + h0 * s[4] - h1 * s[3],
+          m * s[3] - (h1 * s[2] - h2 * s[1]), m * s[4] - (h2 * s[0] - h0 * s[2]), m * s[5] - (h0 * s[1] - h1 * s[0]))
+    # F = IC dS + (B11 s1, s1 x l)
+    F = (A[0] * t[0] + A[1] * t[1] + A[2] * t[2] + h1 * t[5] - h2 * t[4] + B[0] * s[0] + B[1] * s[1] + B[2] * s[2],
+         A[3] * t[0] + A[4] * t[1] + A[5] * t[2] + h2 * t[3] - h0 * t[5] + B[3] * s[0] + B[4] * s[1] + B[5] * s[2],
+         A[6] * t[0] + A[7] * t[1] + A[8] * t[2] + h0 * t[4] - h1 * t[3] + B[6] * s[0] + B[7] * s[1] + B[8] * s[2],
+         m * t[3] - (h1 * t[2] - h2 * t[1]) + s[1] * l[2] - s[2] * l[1],
+         m * t[4] - (h2 * t[0] - h0 * t[2]) + s[2] * l[0] - s[0] * l[2],
+         m * t[5] - (h0 * t[1] - h1 * t[0]) + s[0] * l[1] - s[1] * l[0])
+    # K = (B11^T s1 + l x s2, 0)
+    K = (B[0] * s[0] + B[3] * s[1] + B[6] * s[2] + l[1] * s[5] - l[2] * s[4],
+         B[1] * s[0] + B[4] * s[1] + B[7] * s[2] + l[2] * s[3] - l[0] * s[5],
+         B[2] * s[0] + B[5] * s[1] + B[8] * s[2] + l[0] * s[4] - l[1] * s[3], 0.0, 0.0, 0.0)
+    return F, Hs, K
+
+
+@njit(cache=True)
+def _dot6(x, o, y):
+    """x[o:o+6] . y (y a 6-tuple or array)."""
+    return x[o] * y[0] + x[o + 1] * y[1] + x[o + 2] * y[2] + x[o + 3] * y[3] + x[o + 4] * y[4] + x[o + 5] * y[5]
+
+
 def _coriolis_loop(im, fm, Q, QD, OUT):
-    """Samples (N, n) -> OUT (N, n, n)."""
-    for s in prange(Q.shape[0]):
-        coriolis_one(im, fm, Q[s], QD[s], OUT[s])
+    """Samples (N, n) -> OUT (N, n, n), in blocks with one scratch array each."""
+    N, n = Q.shape[0], Q.shape[1]
+    blocks = min(N, BLOCKS)
+    for b in prange(blocks):
+        w = np.empty((n, SCRATCH))
+        for s in range(b * N // blocks, (b + 1) * N // blocks):
+            coriolis_into(im, fm, Q[s], QD[s], OUT[s], w)
 
 
 coriolis_serial, coriolis_parallel = serial_and_parallel(_coriolis_loop)

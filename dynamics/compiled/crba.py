@@ -28,17 +28,29 @@ def _inertia_to_parent(X, ci, cp):
     hr2 = X[6] * ci[1] + X[7] * ci[2] + X[8] * ci[3]
     p0, p1, p2 = X[9], X[10], X[11]
     diag = 2.0 * (hr0 * p0 + hr1 * p1 + hr2 * p2) + m * (p0 * p0 + p1 * p1 + p2 * p2)
-    hr, pp = (hr0, hr1, hr2), (p0, p1, p2)
-    for r in range(3):
-        for c in range(3):
-            # (R Io R^T)[r, c] + shift to the parent origin
-            acc = 0.0
-            for k in range(3):
-                acc += X[3 * r + k] * (ci[4 + 3 * k] * X[3 * c] + ci[5 + 3 * k] * X[3 * c + 1] + ci[6 + 3 * k] * X[3 * c + 2])
-            acc -= hr[r] * pp[c] + pp[r] * hr[c] + m * pp[r] * pp[c]
-            if r == c:
-                acc += diag
-            cp[4 + 3 * r + c] += acc
+    # T = Io R^T (T[k, c] = Io[k, :] . R[c, :]), then the upper triangle of R T, mirrored
+    R0, R1, R2, R3, R4, R5, R6, R7, R8 = X[0], X[1], X[2], X[3], X[4], X[5], X[6], X[7], X[8]
+    T = ((ci[4] * R0 + ci[5] * R1 + ci[6] * R2, ci[4] * R3 + ci[5] * R4 + ci[6] * R5, ci[4] * R6 + ci[5] * R7 + ci[6] * R8),
+         (ci[7] * R0 + ci[8] * R1 + ci[9] * R2, ci[7] * R3 + ci[8] * R4 + ci[9] * R5, ci[7] * R6 + ci[8] * R7 + ci[9] * R8),
+         (ci[10] * R0 + ci[11] * R1 + ci[12] * R2, ci[10] * R3 + ci[11] * R4 + ci[12] * R5,
+          ci[10] * R6 + ci[11] * R7 + ci[12] * R8))
+    (t00, t01, t02), (t10, t11, t12), (t20, t21, t22) = T
+    # (R T)[r, c] - (hr_r p_c + p_r hr_c + m p_r p_c), plus diag on the diagonal
+    a00 = R0 * t00 + R1 * t10 + R2 * t20 - 2.0 * hr0 * p0 - m * p0 * p0 + diag
+    a11 = R3 * t01 + R4 * t11 + R5 * t21 - 2.0 * hr1 * p1 - m * p1 * p1 + diag
+    a22 = R6 * t02 + R7 * t12 + R8 * t22 - 2.0 * hr2 * p2 - m * p2 * p2 + diag
+    a01 = R0 * t01 + R1 * t11 + R2 * t21 - (hr0 * p1 + p0 * hr1 + m * p0 * p1)
+    a02 = R0 * t02 + R1 * t12 + R2 * t22 - (hr0 * p2 + p0 * hr2 + m * p0 * p2)
+    a12 = R3 * t02 + R4 * t12 + R5 * t22 - (hr1 * p2 + p1 * hr2 + m * p1 * p2)
+    cp[4] += a00
+    cp[5] += a01
+    cp[6] += a02
+    cp[7] += a01
+    cp[8] += a11
+    cp[9] += a12
+    cp[10] += a02
+    cp[11] += a12
+    cp[12] += a22
     cp[0] += m
     cp[1] += hr0 + m * p0
     cp[2] += hr1 + m * p1
