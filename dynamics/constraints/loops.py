@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
-from scipy.spatial.transform import Rotation
 
 from composedyn.dynamics.kinematics import body_poses, body_velocities, motion_derivatives, motion_subspaces
 from composedyn.dynamics.model import Model
@@ -82,6 +81,8 @@ def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _rpy(rpy) -> np.ndarray:
+    from scipy.spatial.transform import Rotation  # lazy: scipy.spatial costs 0.25 s at import
+
     return Rotation.from_euler("xyz", rpy).as_matrix()
 
 
@@ -150,6 +151,8 @@ def loop_residual(model: Model, loops, q, kin=None):
         phi = [xa - xb]
         if lp.kind in ("pose", "planar_pose"):
             Rrel = Ra @ np.swapaxes(Rb, -1, -2)
+            from scipy.spatial.transform import Rotation
+
             phi.append(Rotation.from_matrix(Rrel.reshape(-1, 3, 3)).as_rotvec().reshape(Rrel.shape[:-1]))
         phis.append(np.concatenate(phi, axis=-1)[..., _rows(lp)])
     return np.concatenate(phis, axis=-1)
