@@ -50,17 +50,18 @@ def calls(robot, pp, rng, batch: int | None):
     shape = (robot.dof,) if batch is None else (batch, robot.dof)
     q, qd, qdd = rng.uniform(-1, 1, (3,) + shape)
     fd, m, d = robot.fast, pp.model, pp.data
-    if batch is None:
+    if batch is None:  # robot.fast writes into reused arrays, as Pinocchio into its `data`
         pq, pv, pa = pp.q(q), pp.v(qd), pp.v(qdd)
+        v, A = np.empty(robot.dof), np.empty((robot.dof, robot.dof))
         return {
-            "ID": (lambda: robot.inverse_dynamics(q, qd, qdd), lambda: fd.inverse_dynamics(q, qd, qdd),
+            "ID": (lambda: robot.inverse_dynamics(q, qd, qdd), lambda: fd.inverse_dynamics(q, qd, qdd, out=v),
                    lambda: pin.rnea(m, d, pq, pv, pa)),
-            "M": (lambda: robot.mass_matrix(q), lambda: fd.mass_matrix(q), lambda: pin.crba(m, d, pq)),
-            "C": (lambda: robot.coriolis_matrix(q, qd), lambda: fd.coriolis_matrix(q, qd),
+            "M": (lambda: robot.mass_matrix(q), lambda: fd.mass_matrix(q, out=A), lambda: pin.crba(m, d, pq)),
+            "C": (lambda: robot.coriolis_matrix(q, qd), lambda: fd.coriolis_matrix(q, qd, out=A),
                   lambda: pin.computeCoriolisMatrix(m, d, pq, pv)),
-            "g": (lambda: robot.gravity_torques(q), lambda: fd.gravity_torques(q),
+            "g": (lambda: robot.gravity_torques(q), lambda: fd.gravity_torques(q, out=v),
                   lambda: pin.computeGeneralizedGravity(m, d, pq)),
-            "FD": (lambda: robot.forward_dynamics(q, qd, qdd), lambda: fd.forward_dynamics(q, qd, qdd),
+            "FD": (lambda: robot.forward_dynamics(q, qd, qdd), lambda: fd.forward_dynamics(q, qd, qdd, out=v),
                    lambda: pin.aba(m, d, pq, pv, pa)),
         }
     PQ = np.array([pp.q(x) for x in q])
@@ -81,7 +82,7 @@ def calls(robot, pp, rng, batch: int | None):
 
 def per_call_table(robots: dict, repeat: int) -> None:
     print("\n### Per call (µs, median; ratio = composedyn / Pinocchio, < 1 is faster)\n")
-    print("| robot | n | quantity | Pinocchio | `Robot` method | ratio | `robot.fast` | ratio |")
+    print("| robot | n | quantity | Pinocchio | `Robot` method | ratio | `robot.fast` (`out=`) | ratio |")
     print("|---|---|---|---|---|---|---|---|")
     for name, (robot, pp) in robots.items():
         for qty, (pub, fast, ref) in calls(robot, pp, np.random.default_rng(0), None).items():
@@ -134,7 +135,7 @@ def puma_row(repeat: int) -> None:
 
 def scaling_table(N: int, repeat: int) -> None:
     print(f"\n### RNEA against the number of joints (random chains; batch of {N}, serial compiled loop)\n")
-    print("| joints | per call `robot.fast` (µs) | Pinocchio per call (µs) | batch (µs / sample) | batch / joint (ns) |")
+    print("| joints | per call `robot.fast` (`out=`, µs) | Pinocchio per call (µs) | batch (µs / sample) | batch / joint (ns) |")
     print("|---|---|---|---|---|")
     ns, costs = [2, 5, 10, 20, 50, 100], []
     for n in ns:
@@ -145,8 +146,9 @@ def scaling_table(N: int, repeat: int) -> None:
         q, Q = rng.uniform(-1, 1, robot.dof), rng.uniform(-1, 1, (N, robot.dof))
         fd = robot.fast
         pq = pp.q(q)
-        t = interleaved({"fast": lambda: fd.inverse_dynamics(q, q, q), "pin": lambda: pin.rnea(pp.model, pp.data, pq, q, q)},
-                        number=1000, repeat=repeat)
+        v = np.empty(robot.dof)
+        t = interleaved({"fast": lambda: fd.inverse_dynamics(q, q, q, out=v),
+                         "pin": lambda: pin.rnea(pp.model, pp.data, pq, q, q)}, number=1000, repeat=repeat)
         dispatch.PARALLEL_WORK, keep = 1 << 62, dispatch.PARALLEL_WORK
         b = interleaved({"b": lambda: robot.inverse_dynamics(Q, Q, Q)}, number=1, repeat=max(3, repeat // 3))["b"] / N
         dispatch.PARALLEL_WORK = keep

@@ -19,8 +19,6 @@ from composedyn.dynamics.compiled.layout import BLOCKS, DAMP, FRIC
 from composedyn.dynamics.compiled.rnea import SCRATCH as RNEA_SCRATCH
 from composedyn.dynamics.compiled.rnea import rnea_into
 
-SCRATCH = max(RNEA_SCRATCH, CRBA_SCRATCH)  # then an (n, n) block for M
-
 
 @njit(cache=True)
 def cholesky_solve(M, b, x):
@@ -63,18 +61,19 @@ def forward_one(im, fm, q, qd, tau, fw, fric, smooth, out):
     with sgn(x) = tanh(x / smooth) when smooth > 0.  fw: (n, 6) world forces or (0, 6).
     """
     n = q.shape[0]
-    return forward_into(im, fm, q, qd, tau, fw, fric, smooth, out, np.empty((n + 2, SCRATCH + n)))
+    wr, wc = np.empty((n + 1, RNEA_SCRATCH)), np.empty((n, CRBA_SCRATCH))
+    return forward_into(im, fm, q, qd, tau, fw, fric, smooth, out, wr, wc, np.empty((n, n)), np.empty(n))
 
 
 @njit(cache=True)
-def forward_into(im, fm, q, qd, tau, fw, fric, smooth, out, w):
-    """:func:`forward_one` with caller-provided scratch ``w`` (n + 2, SCRATCH + n): rows
-    0..n for the RNEA and CRBA scratch, M in w[:n, SCRATCH:], the right-hand side in row n + 1."""
+def forward_into(im, fm, q, qd, tau, fw, fric, smooth, out, wr, wc, M, rhs):
+    """:func:`forward_one` with caller-provided scratch: ``wr`` (n + 1, RNEA_SCRATCH),
+    ``wc`` (n, CRBA_SCRATCH), M (n, n), rhs (n,), all C-contiguous (the kernels called
+    here then reuse their compiled versions)."""
     n = q.shape[0]
-    rhs, M = w[n + 1, :n], w[:n, SCRATCH:]
     for i in range(n):
         out[i] = 0.0
-    rnea_into(im, fm, q, qd, out, fw, 1, 0, rhs, w[:n + 1, :RNEA_SCRATCH])
+    rnea_into(im, fm, q, qd, out, fw, 1, 0, rhs, wr)
     for i in range(n):
         x = qd[i]
         h = rhs[i]
@@ -85,7 +84,7 @@ def forward_into(im, fm, q, qd, tau, fw, fric, smooth, out, w):
                 sgn = 1.0 if x > 0.0 else (-1.0 if x < 0.0 else 0.0)
             h += fm[i, DAMP] * x + fm[i, FRIC] * sgn
         rhs[i] = tau[i] - h
-    crba_into(im, fm, q, 1, M, w[:n, :CRBA_SCRATCH])
+    crba_into(im, fm, q, 1, M, wc)
     return cholesky_solve(M, rhs, out)
 
 
@@ -95,10 +94,11 @@ def _forward_loop(im, fm, Q, QD, TAU, FW, fric, smooth, OUT, STATUS):
     blocks = min(N, BLOCKS)
     none = np.empty((0, 6))
     for b in prange(blocks):
-        w = np.empty((n + 2, SCRATCH + n))
+        wr, wc = np.empty((n + 1, RNEA_SCRATCH)), np.empty((n, CRBA_SCRATCH))
+        M, rhs = np.empty((n, n)), np.empty(n)
         for s in range(b * N // blocks, (b + 1) * N // blocks):
             f = FW[s] if FW.shape[0] > 0 else none
-            STATUS[s] = forward_into(im, fm, Q[s], QD[s], TAU[s], f, fric, smooth, OUT[s], w)
+            STATUS[s] = forward_into(im, fm, Q[s], QD[s], TAU[s], f, fric, smooth, OUT[s], wr, wc, M, rhs)
 
 
 def _solve_loop(M, B, X, STATUS):
