@@ -15,13 +15,15 @@ imports them instead.  Backend:
   :func:`set_backend`.
 
 Batches (leading axes) run one compiled loop over the samples, spread over
-the CPU cores (``numba.prange``) when samples x joints >= :data:`PARALLEL_WORK`:
-starting the threads costs ~10 µs on idle cores but milliseconds when other
-processes hold the cores (measured in ``bench/speed.py``).
+the CPU cores (``numba.prange``) when samples x joints >= :data:`PARALLEL_WORK`.
+On idle cores this halves the time of a 10,000-sample UR5 batch on 2 cores;
+when other processes hold the cores, starting the threads can cost
+milliseconds instead of ~10 µs, so small batches stay serial (``bench/speed.py``).
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 import weakref
@@ -34,7 +36,7 @@ from composedyn.dynamics import forward as _np_forward
 from composedyn.dynamics import rnea as _np_rnea
 from composedyn.dynamics.compiled.layout import pack
 
-PARALLEL_WORK = 200_000  # samples x joints from which batch loops run on all cores
+PARALLEL_WORK = 20_000  # samples x joints (~2 ms of serial work) from which batch loops use all cores
 _NONE_FW = np.empty((0, 6))
 _state = {"backend": os.environ.get("COMPOSEDYN_BACKEND", "auto").strip().lower() or "auto"}
 _kernels: dict = {}
@@ -94,6 +96,8 @@ def _kernel(name: str):
             result = real(*args)
             _compile_s[name] = time.perf_counter() - t0
             _kernels[name] = real
+            logging.getLogger(__name__).info("kernel %s: first call %.2f s (compilation or cache load)",
+                                             name, _compile_s[name])
             return result
 
         k = _kernels[name] = first_call

@@ -38,6 +38,7 @@ class FastDynamics:
         self.n = n = model.n
         im, fm = dispatch.packed(model)
         empty, zeros = np.empty, np.zeros
+        z = zeros(n)  # zero velocities / accelerations, never written
 
         def inverse_dynamics(q, qd, qdd, out=None):
             """tau = M qdd + C qd + g + damping qd + friction sgn(qd) (armature in M), (n,) or (N, n)."""
@@ -79,12 +80,11 @@ class FastDynamics:
             """h = C qd + g (no friction), (n,) only."""
             if out is None:
                 out = empty(n)
-            rnea_one(im, fm, q, qd, zeros(n), _NO_FW, 1, 0, out)
+            rnea_one(im, fm, q, qd, z, _NO_FW, 1, 0, out)
             return out
 
         def gravity_torques(q, out=None):
             """g(q), (n,) only."""
-            z = zeros(n)
             if out is None:
                 out = empty(n)
             rnea_one(im, fm, q, z, z, _NO_FW, 1, 0, out)
