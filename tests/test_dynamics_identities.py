@@ -27,7 +27,7 @@ from composedyn.dynamics.rnea import rnea
 from random_robots import random_urdf, urdfs
 
 ROBOTS = urdfs(max_joints=12, damping=True, friction=True, armature=True)
-SETTINGS = settings(max_examples=25, deadline=None)
+SETTINGS = settings(max_examples=50, deadline=None)
 
 
 def load(xml: str) -> cd.Robot:

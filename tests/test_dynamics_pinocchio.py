@@ -134,7 +134,7 @@ def test_random_trees_match_pinocchio(seed, n):
 
 
 @given(urdfs(max_joints=30))
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=40, deadline=None)
 def test_hypothesis_trees_match_pinocchio(xml):
     robot = load(xml)
     check_against_pinocchio(robot, pin_pair(robot, xml), np.random.default_rng(0), k=2)
