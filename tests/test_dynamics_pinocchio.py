@@ -110,8 +110,8 @@ def check_against_pinocchio(robot: cd.Robot, pp: PinPair, rng: np.random.Generat
         hp = pin.nonLinearEffects(m, d, qp, vp).copy()
         Cp = pin.computeCoriolisMatrix(m, d, qp, vp).copy()
         ap = pin.aba(m, d, qp, vp, xp).copy()
-        # Pinocchio 4.1's computeKineticEnergy adds the armature of the wrong joints
-        # (seen: armature [1, 0] adds nothing, [0, 1] adds 1/2 v^2), so use 1/2 v^T M v then.
+        # Pinocchio 4.1's computeKineticEnergy handles armature inconsistently (ignored on
+        # revolute joints, added on a continuous one), so use 1/2 v^T M v then.
         Tp = 0.5 * vp @ Mp @ vp if m.armature.any() else pin.computeKineticEnergy(m, d, qp, vp)
         theirs = {
             "tau": pin.rnea(m, d, qp, vp, xp), "M": Mp, "C": Cp, "g": gp, "h": hp,
