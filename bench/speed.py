@@ -135,7 +135,8 @@ def puma_row(repeat: int) -> None:
 
 def scaling_table(N: int, repeat: int) -> None:
     print(f"\n### RNEA against the number of joints (random chains; batch of {N}, serial compiled loop)\n")
-    print("| joints | per call `robot.fast` (`out=`, µs) | Pinocchio per call (µs) | batch (µs / sample) | batch / joint (ns) |")
+    print("| joints | per call `robot.fast` (`out=`, µs) | Pinocchio per call (µs) | batch (µs / sample) "
+          "| batch / joint (ns) |")
     print("|---|---|---|---|---|")
     ns, costs = [2, 5, 10, 20, 50, 100], []
     for n in ns:

@@ -234,7 +234,8 @@ def forward_dynamics(model, q, qd, tau, f_world=None, friction: bool = True, smo
     _loop("forward", Q)(im, fm, Q, QD, TAU, FW, fric, sm, out, status)
     if status.any():
         b = np.nonzero(status)[0]
-        out[b] = _reference_forward(model, Q[b], QD[b], TAU[b], FW[b] if f_world is not None else None, friction, smooth)
+        fwb = FW[b] if f_world is not None else None
+        out[b] = _reference_forward(model, Q[b], QD[b], TAU[b], fwb, friction, smooth)
     return out.reshape(shape)
 
 

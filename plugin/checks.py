@@ -16,7 +16,8 @@ def joint_array(name: str, x, n: int, what: str = "") -> np.ndarray:
     try:
         arr = np.asarray(x, dtype=float)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a numeric array of shape (..., {n}) {what or f'with n = {n} joints'}") from None
+        what = what or f"with n = {n} joints"
+        raise ValueError(f"{name} must be a numeric array of shape (..., {n}) {what}") from None
     if arr.ndim == 0 or arr.shape[-1] != n:
         raise ValueError(f"{name} has shape {arr.shape}, expected (..., {n}) {what or f'with n = {n} joints'}")
     if not _all_finite(arr):

@@ -30,11 +30,12 @@ def _inertia_to_parent(X, ci, cp):
     diag = 2.0 * (hr0 * p0 + hr1 * p1 + hr2 * p2) + m * (p0 * p0 + p1 * p1 + p2 * p2)
     # T = Io R^T (T[k, c] = Io[k, :] . R[c, :]), then the upper triangle of R T, mirrored
     R0, R1, R2, R3, R4, R5, R6, R7, R8 = X[0], X[1], X[2], X[3], X[4], X[5], X[6], X[7], X[8]
-    T = ((ci[4] * R0 + ci[5] * R1 + ci[6] * R2, ci[4] * R3 + ci[5] * R4 + ci[6] * R5, ci[4] * R6 + ci[5] * R7 + ci[6] * R8),
-         (ci[7] * R0 + ci[8] * R1 + ci[9] * R2, ci[7] * R3 + ci[8] * R4 + ci[9] * R5, ci[7] * R6 + ci[8] * R7 + ci[9] * R8),
-         (ci[10] * R0 + ci[11] * R1 + ci[12] * R2, ci[10] * R3 + ci[11] * R4 + ci[12] * R5,
-          ci[10] * R6 + ci[11] * R7 + ci[12] * R8))
-    (t00, t01, t02), (t10, t11, t12), (t20, t21, t22) = T
+    t00, t01, t02 = (ci[4] * R0 + ci[5] * R1 + ci[6] * R2, ci[4] * R3 + ci[5] * R4 + ci[6] * R5,
+                     ci[4] * R6 + ci[5] * R7 + ci[6] * R8)
+    t10, t11, t12 = (ci[7] * R0 + ci[8] * R1 + ci[9] * R2, ci[7] * R3 + ci[8] * R4 + ci[9] * R5,
+                     ci[7] * R6 + ci[8] * R7 + ci[9] * R8)
+    t20, t21, t22 = (ci[10] * R0 + ci[11] * R1 + ci[12] * R2, ci[10] * R3 + ci[11] * R4 + ci[12] * R5,
+                     ci[10] * R6 + ci[11] * R7 + ci[12] * R8)
     # (R T)[r, c] - (hr_r p_c + p_r hr_c + m p_r p_c), plus diag on the diagonal
     a00 = R0 * t00 + R1 * t10 + R2 * t20 - 2.0 * hr0 * p0 - m * p0 * p0 + diag
     a11 = R3 * t01 + R4 * t11 + R5 * t21 - 2.0 * hr1 * p1 - m * p1 * p1 + diag
