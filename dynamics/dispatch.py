@@ -128,40 +128,57 @@ def _loop(name: str, Q: np.ndarray):
     return _kernel(f"{name}_parallel" if Q.shape[0] * Q.shape[1] >= PARALLEL_WORK else f"{name}_serial")
 
 
-def rnea(model, q, qd, qdd, f_world=None, gravity: bool = True) -> np.ndarray:
-    """Rigid-body inverse dynamics; same contract as :func:`composedyn.dynamics.rnea.rnea`."""
+def rnea(model, q, qd, qdd, f_world=None, gravity: bool = True, armature: bool = False,
+         friction: bool = False) -> np.ndarray:
+    """Rigid-body inverse dynamics; same contract as :func:`composedyn.dynamics.rnea.rnea`.
+
+    ``armature=True`` adds armature * qdd and ``friction=True`` adds damping * qd +
+    friction * sgn(qd) (:func:`composedyn.dynamics.friction.friction_torques`) inside the
+    kernel: with both, the ``Robot``'s inverse dynamics in one call.
+    """
+    extra = (1 if armature else 0) + (2 if friction else 0)
     if _state.get("numpy", True) and backend() == "numpy":
-        return _np_rnea.rnea(model, q, qd, qdd, f_world=f_world, gravity=gravity)
+        tau = _np_rnea.rnea(model, q, qd, qdd, f_world=f_world, gravity=gravity)
+        if armature:
+            tau = tau + model.armature * np.asarray(qdd, float)
+        if friction:
+            from composedyn.dynamics.friction import friction_torques
+
+            tau = tau + friction_torques(model, qd)
+        return tau
     im, fm = _packs.get(id(model)) or packed(model)
     q, qd, qdd = np.asarray(q, float), np.asarray(qd, float), np.asarray(qdd, float)
     fw = _NONE_FW if f_world is None else np.asarray(f_world, float)
     if q.ndim == 1 and q.shape == qd.shape == qdd.shape and fw.ndim == 2:
         out = np.empty(q.shape[0])
-        (_kernels.get("rnea_one") or _kernel("rnea_one"))(im, fm, q, qd, qdd, fw, 1 if gravity else 0, 0, out)
+        (_kernels.get("rnea_one") or _kernel("rnea_one"))(im, fm, q, qd, qdd, fw, 1 if gravity else 0, extra, out)
         return out
     n = model.n
     shape = np.broadcast_shapes(q.shape, qd.shape, qdd.shape, fw.shape[:-2] + (n,) if f_world is not None else ())
     Q, QD, QDD = (_rows(x, shape, 1) for x in (q, qd, qdd))
     FW = _rows(fw, shape + (6,), 2) if f_world is not None else np.empty((0, n, 6))
     out = np.empty(Q.shape)
-    _loop("rnea", Q)(im, fm, Q, QD, QDD, FW, int(gravity), 0, out)
+    _loop("rnea", Q)(im, fm, Q, QD, QDD, FW, int(gravity), extra, out)
     return out.reshape(shape)
 
 
-def crba(model, q) -> np.ndarray:
-    """Mass matrix without armature; same contract as :func:`composedyn.dynamics.crba.crba`."""
+def crba(model, q, armature: bool = False) -> np.ndarray:
+    """Mass matrix; same contract as :func:`composedyn.dynamics.crba.crba` (no armature),
+    or with the armature on the diagonal when ``armature=True`` (the ``Robot``'s M)."""
     if _state.get("numpy", True) and backend() == "numpy":
-        return _np_crba.crba(model, q)
+        M = _np_crba.crba(model, q)
+        return M + np.diag(model.armature) if armature else M
     im, fm = _packs.get(id(model)) or packed(model)
     q = np.asarray(q, float)
     n = q.shape[-1]
+    arm = 1 if armature else 0
     if q.ndim == 1:
         out = np.empty((n, n))
-        (_kernels.get("crba_one") or _kernel("crba_one"))(im, fm, q, 0, out)
+        (_kernels.get("crba_one") or _kernel("crba_one"))(im, fm, q, arm, out)
         return out
     Q = _rows(q, q.shape, 1)
     out = np.empty((Q.shape[0], n, n))
-    _loop("crba", Q)(im, fm, Q, 0, out)
+    _loop("crba", Q)(im, fm, Q, arm, out)
     return out.reshape(q.shape + (n,))
 
 

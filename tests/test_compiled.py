@@ -74,6 +74,10 @@ def test_kernels_equal_numpy(seed, n, batch):
     assert rel(dispatch.rnea(m, q, qd, qdd, f_world=fw), rnea.rnea(m, q, qd, qdd, f_world=fw)) < TOL
     z = np.zeros_like(q)
     assert rel(dispatch.rnea(m, q, z, z), rnea.rnea(m, q, z, z)) < TOL  # gravity
+    from composedyn.dynamics.friction import friction_torques
+    full = rnea.rnea(m, q, qd, qdd, f_world=fw) + m.armature * qdd + friction_torques(m, qd)
+    assert rel(dispatch.rnea(m, q, qd, qdd, f_world=fw, armature=True, friction=True), full) < TOL
+    assert rel(dispatch.crba(m, q, armature=True), crba.crba(m, q) + np.diag(m.armature)) < TOL
     assert rel(dispatch.crba(m, q), crba.crba(m, q)) < TOL
     assert rel(dispatch.coriolis_matrix(m, q, qd), coriolis.coriolis_matrix(m, q, qd)) < TOL
     for f, smooth in ((None, None), (fw, 0.05)):
@@ -81,6 +85,17 @@ def test_kernels_equal_numpy(seed, n, batch):
         assert rel(qdd_c, reference_forward(m, q, qd, qdd, f, smooth)) < TOL
     M = crba.crba(m, q) + np.diag(m.armature)
     assert rel(dispatch.solve_mass(m, M, qdd), forward.solve_mass(m, M, qdd)) < TOL
+
+
+def test_joint_terms_on_both_backends(numpy_backend):
+    robot = robot_for(3, 5)
+    m = robot.model
+    q, qd, qdd = np.random.default_rng(2).uniform(-2, 2, (3, 2, m.n))
+    ref = robot.inverse_dynamics(q, qd, qdd)
+    assert rel(dispatch.rnea(m, q, qd, qdd, armature=True, friction=True), ref) < TOL
+    with numpy_backend:
+        assert rel(dispatch.rnea(m, q, qd, qdd, armature=True, friction=True), ref) < TOL
+        assert rel(dispatch.crba(m, q, armature=True), robot.mass_matrix(q)) < TOL
 
 
 def test_parallel_loop_equals_numpy(monkeypatch):

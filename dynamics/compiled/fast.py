@@ -45,11 +45,11 @@ class FastDynamics:
             if q.ndim == 1:
                 if out is None:
                     out = empty(n)
-                rnea_one(im, fm, q, qd, qdd, _NO_FW, 1, 2, out)
+                rnea_one(im, fm, q, qd, qdd, _NO_FW, 1, 3, out)
                 return out
             if out is None:
                 out = empty(q.shape)
-            (rnea_parallel if q.size >= dispatch.PARALLEL_WORK else rnea_serial)(im, fm, q, qd, qdd, _NO_FW3, 1, 2, out)
+            (rnea_parallel if q.size >= dispatch.PARALLEL_WORK else rnea_serial)(im, fm, q, qd, qdd, _NO_FW3, 1, 3, out)
             return out
 
         def mass_matrix(q, out=None):

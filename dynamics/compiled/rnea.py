@@ -62,8 +62,8 @@ def rnea_one(im, fm, q, qd, qdd, fw, grav, extra, out):
     """tau (n,) into ``out`` for one sample.
 
     fw: (n, 6) world spatial forces on the bodies, or shape (0, 6) for none.
-    grav: 1 to include gravity.  extra: 0 rigid body only, 1 + armature qdd,
-    2 + armature qdd + damping qd + friction sign(qd) (the Robot's inverse dynamics).
+    grav: 1 to include gravity.  extra: bit flags, 1 adds armature qdd, 2 adds
+    damping qd + friction sgn(qd); 3 gives the Robot's inverse dynamics.
     """
     rnea_into(im, fm, q, qd, qdd, fw, grav, extra, out, np.empty((q.shape[0] + 1, SCRATCH)))
 
@@ -119,9 +119,9 @@ def rnea_into(im, fm, q, qd, qdd, fw, grav, extra, out, w):
         out[i] = fm[i, AX] * w[i, o] + fm[i, AX + 1] * w[i, o + 1] + fm[i, AX + 2] * w[i, o + 2]
         if im[i, 0] >= 0:
             force_to_parent(w[i, 0:12], w[i, 36:42], w[im[i, 0], 36:42])
-        if extra >= 1:
+        if extra & 1:
             out[i] += fm[i, ARM] * qdd[i]
-        if extra == 2:
+        if extra & 2:
             x = qd[i]
             sgn = 1.0 if x > 0.0 else (-1.0 if x < 0.0 else 0.0)
             out[i] += fm[i, DAMP] * x + fm[i, FRIC] * sgn
