@@ -10,7 +10,8 @@ imports them instead.  Backend:
   never at ``import composedyn``.  Each kernel is compiled on its first call
   and cached on disk (``__pycache__``), so a later process only loads it;
   :func:`compile_times` reports the seconds each first call took.
-* ``"numpy"``: the reference implementation.  Select it with the environment
+* ``"numpy"``: the reference implementation (also used for robots without
+  moving joints, n = 0).  Select it with the environment
   variable ``COMPOSEDYN_BACKEND=numpy`` (read at import) or
   :func:`set_backend`.
 
@@ -137,7 +138,7 @@ def rnea(model, q, qd, qdd, f_world=None, gravity: bool = True, armature: bool =
     kernel: with both, the ``Robot``'s inverse dynamics in one call.
     """
     extra = (1 if armature else 0) + (2 if friction else 0)
-    if _state.get("numpy", True) and backend() == "numpy":
+    if _state.get("numpy", True) and backend() == "numpy" or not model.joint_names:
         tau = _np_rnea.rnea(model, q, qd, qdd, f_world=f_world, gravity=gravity)
         if armature:
             tau = tau + model.armature * np.asarray(qdd, float)
@@ -165,7 +166,7 @@ def rnea(model, q, qd, qdd, f_world=None, gravity: bool = True, armature: bool =
 def crba(model, q, armature: bool = False) -> np.ndarray:
     """Mass matrix; same contract as :func:`composedyn.dynamics.crba.crba` (no armature),
     or with the armature on the diagonal when ``armature=True`` (the ``Robot``'s M)."""
-    if _state.get("numpy", True) and backend() == "numpy":
+    if _state.get("numpy", True) and backend() == "numpy" or not model.joint_names:
         M = _np_crba.crba(model, q)
         return M + np.diag(model.armature) if armature else M
     im, fm = _packs.get(id(model)) or packed(model)
@@ -184,7 +185,7 @@ def crba(model, q, armature: bool = False) -> np.ndarray:
 
 def coriolis_matrix(model, q, qd) -> np.ndarray:
     """Christoffel Coriolis matrix; same contract as :func:`composedyn.dynamics.coriolis.coriolis_matrix`."""
-    if _state.get("numpy", True) and backend() == "numpy":
+    if _state.get("numpy", True) and backend() == "numpy" or not model.joint_names:
         return _np_coriolis.coriolis_matrix(model, q, qd)
     im, fm = packed(model)
     q, qd = np.asarray(q, float), np.asarray(qd, float)
@@ -203,7 +204,7 @@ def coriolis_matrix(model, q, qd) -> np.ndarray:
 def solve_mass(model, M, rhs) -> np.ndarray:
     """Solve M x = rhs by Cholesky; same contract (and ModelError) as
     :func:`composedyn.dynamics.forward.solve_mass`.  ``model`` only names the joints."""
-    if _state.get("numpy", True) and backend() == "numpy":
+    if _state.get("numpy", True) and backend() == "numpy" or not model.joint_names:
         return _np_forward.solve_mass(model, M, rhs)
     M, rhs = np.asarray(M, float), np.asarray(rhs, float)
     n = M.shape[-1]
@@ -228,7 +229,7 @@ def forward_dynamics(model, q, qd, tau, f_world=None, friction: bool = True, smo
     f_world (..., n, 6); same contract as ``composedyn.dynamics.forward.forward_dynamics``.
     Raises ModelError like ``solve_mass``.
     """
-    if _state.get("numpy", True) and backend() == "numpy":
+    if _state.get("numpy", True) and backend() == "numpy" or not model.joint_names:
         if hasattr(_np_forward, "forward_dynamics"):
             return _np_forward.forward_dynamics(model, q, qd, tau, f_world=f_world, friction=friction, smooth=smooth)
         q, qd, tau = np.broadcast_arrays(*(np.asarray(x, float) for x in (q, qd, tau)))
@@ -272,7 +273,7 @@ def warm_up(model, batch: bool = False) -> dict:
     """Compile (or load from the disk cache) the kernels a controller calls, before
     the control loop starts; ``batch=True`` also the trajectory loops.  Returns
     :func:`compile_times`."""
-    if _state.get("numpy", True) and backend() == "numpy":
+    if _state.get("numpy", True) and backend() == "numpy" or not model.joint_names:
         return {}
     n = model.n
     z, Z = np.zeros(n), np.zeros((2, n))

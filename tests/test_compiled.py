@@ -204,3 +204,14 @@ def test_singular_mass_matrix_raises_model_error(numpy_backend):
         assert str(got.value) == str(ref.value)
         with pytest.raises(cd.ModelError, match="j2"):
             robot.fast.forward_dynamics(q, z if q.ndim == 1 else q, z if q.ndim == 1 else q)
+
+
+def test_robot_without_moving_joints():
+    g = new_graph("welded")
+    add_link(g, "base")
+    add_link(g, "l1", mass=1.0, inertia=np.eye(3) * 0.1)
+    add_joint(g, "j", "base", "l1", type="fixed")
+    robot = cd.from_graph(g)
+    z, Z = np.zeros(0), np.zeros((3, 0))
+    assert robot.inverse_dynamics(z, z, z).shape == (0,) and robot.mass_matrix(Z).shape == (3, 0, 0)
+    assert robot.forward_dynamics(Z, Z, Z).shape == (3, 0) and robot.warm_up() == {}
