@@ -124,9 +124,22 @@ def _rows(x: np.ndarray, shape: tuple, n: int) -> np.ndarray:
     return x.reshape((-1,) + shape[len(shape) - n:])
 
 
+def use_parallel(work: int) -> bool:
+    """Whether a batch of ``work`` = samples x joints runs the parallel loop.
+
+    Never in a process forked after this one ran a parallel loop: GNU OpenMP
+    (numba's ``omp`` threading layer) aborts a forked child that enters a
+    parallel region, so such children (e.g. ``multiprocessing`` workers) loop serially.
+    """
+    if work < PARALLEL_WORK:
+        return False
+    pid = _state.setdefault("parallel_pid", os.getpid())
+    return pid == os.getpid()
+
+
 def _loop(name: str, Q: np.ndarray):
-    """The serial or parallel loop kernel for samples Q (N, n), see PARALLEL_WORK."""
-    return _kernel(f"{name}_parallel" if Q.shape[0] * Q.shape[1] >= PARALLEL_WORK else f"{name}_serial")
+    """The serial or parallel loop kernel for samples Q (N, n), see :func:`use_parallel`."""
+    return _kernel(f"{name}_parallel" if use_parallel(Q.shape[0] * Q.shape[1]) else f"{name}_serial")
 
 
 def rnea(model, q, qd, qdd, f_world=None, gravity: bool = True, armature: bool = False,

@@ -215,3 +215,21 @@ def test_robot_without_moving_joints():
     z, Z = np.zeros(0), np.zeros((3, 0))
     assert robot.inverse_dynamics(z, z, z).shape == (0,) and robot.mass_matrix(Z).shape == (3, 0, 0)
     assert robot.forward_dynamics(Z, Z, Z).shape == (3, 0) and robot.warm_up() == {}
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_forked_child_loops_serially(monkeypatch):
+    """GNU OpenMP aborts a forked child entering a parallel region: children loop serially."""
+    monkeypatch.setattr(dispatch, "PARALLEL_WORK", 1)
+    robot = robot_for(2, 3)
+    Q = np.zeros((70, robot.dof))
+    tau = robot.inverse_dynamics(Q, Q, Q)  # parallel loop in this process
+    assert dispatch.use_parallel(10)
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child
+        ok = not dispatch.use_parallel(10) and np.allclose(robot.inverse_dynamics(Q, Q, Q), tau)
+        os.write(w, b"1" if ok else b"0")
+        os._exit(0)
+    os.waitpid(pid, 0)
+    assert os.read(r, 1) == b"1"

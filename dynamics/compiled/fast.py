@@ -49,7 +49,7 @@ class FastDynamics:
                 return out
             if out is None:
                 out = empty(q.shape)
-            (rnea_parallel if q.size >= dispatch.PARALLEL_WORK else rnea_serial)(im, fm, q, qd, qdd, _NO_FW3, 1, 3, out)
+            (rnea_parallel if dispatch.use_parallel(q.size) else rnea_serial)(im, fm, q, qd, qdd, _NO_FW3, 1, 3, out)
             return out
 
         def mass_matrix(q, out=None):
@@ -61,7 +61,7 @@ class FastDynamics:
                 return out
             if out is None:
                 out = empty(q.shape + (n,))
-            (crba_parallel if q.size >= dispatch.PARALLEL_WORK else crba_serial)(im, fm, q, 1, out)
+            (crba_parallel if dispatch.use_parallel(q.size) else crba_serial)(im, fm, q, 1, out)
             return out
 
         def coriolis_matrix(q, qd, out=None):
@@ -73,7 +73,7 @@ class FastDynamics:
                 return out
             if out is None:
                 out = empty(q.shape + (n,))
-            (coriolis_parallel if q.size >= dispatch.PARALLEL_WORK else coriolis_serial)(im, fm, q, qd, out)
+            (coriolis_parallel if dispatch.use_parallel(q.size) else coriolis_serial)(im, fm, q, qd, out)
             return out
 
         def bias_torques(q, qd, out=None):
@@ -101,7 +101,7 @@ class FastDynamics:
             if out is None:
                 out = empty(q.shape)
             status = zeros(q.shape[0], dtype=np.int64)
-            k = forward_parallel if q.size >= dispatch.PARALLEL_WORK else forward_serial
+            k = forward_parallel if dispatch.use_parallel(q.size) else forward_serial
             k(im, fm, q, qd, tau, _NO_FW3, 1, smooth_friction, out, status)
             if status.any():
                 dispatch.forward_dynamics(model, q, qd, tau, smooth=smooth_friction or None)
