@@ -59,6 +59,8 @@ def backend() -> str:
     b = _state.get("resolved")
     if b is None:  # resolved once per set_backend(); the dynamics functions test _state["numpy"]
         b = _state["backend"]
+        if b not in ("auto", "numba", "numpy"):
+            raise ValueError(f"COMPOSEDYN_BACKEND must be 'auto', 'numba' or 'numpy', got {b!r}")
         if b != "numpy":
             try:
                 import numba  # noqa: F401

@@ -151,6 +151,9 @@ def test_backend_env_var_and_lazy_numba_import():
     env = dict(os.environ, COMPOSEDYN_BACKEND="numpy")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "numpy"]
+    env["COMPOSEDYN_BACKEND"] = "fortran"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.returncode != 0 and "COMPOSEDYN_BACKEND must be" in out.stderr
     with pytest.raises(ValueError, match="backend"):
         dispatch.set_backend("fortran")
 
