@@ -14,29 +14,28 @@ import types
 
 from numba import njit
 
-from composedyn.dynamics.compiled.layout import AX, TP, TR
+from composedyn.dynamics.compiled.layout import RA, TA, TK, TP, TR
 
 
 @njit(cache=True)
 def joint_transform(fm, jt, i, qi, X):
-    """Pose row X of body i at joint position qi (revolute: Rodrigues about the axis)."""
-    ax, ay, az = fm[i, AX], fm[i, AX + 1], fm[i, AX + 2]
+    """Pose row X of body i at joint position qi.
+
+    Revolute: R = tree_R Rot(a, qi) = c tree_R + s tree_R K(a) + (1 - c) (tree_R a) a^T
+    (Rodrigues, with the three matrices precomputed in ``fm``), p = tree_p.
+    Prismatic: R = tree_R, p = tree_p + qi tree_R a.
+    """
     if jt == 1:
+        for k in range(9):
+            X[k] = fm[i, TR + k]
         for r in range(3):
-            t0, t1, t2 = fm[i, TR + 3 * r], fm[i, TR + 3 * r + 1], fm[i, TR + 3 * r + 2]
-            X[3 * r], X[3 * r + 1], X[3 * r + 2] = t0, t1, t2
-            X[9 + r] = fm[i, TP + r] + qi * (t0 * ax + t1 * ay + t2 * az)
+            X[9 + r] = fm[i, TP + r] + qi * fm[i, RA + r]
         return
     s, c = math.sin(qi), math.cos(qi)
     t = 1.0 - c
-    j00, j01, j02 = c + t * ax * ax, t * ax * ay - s * az, t * ax * az + s * ay
-    j10, j11, j12 = t * ax * ay + s * az, c + t * ay * ay, t * ay * az - s * ax
-    j20, j21, j22 = t * ax * az - s * ay, t * ay * az + s * ax, c + t * az * az
+    for k in range(9):
+        X[k] = c * fm[i, TR + k] + s * fm[i, TK + k] + t * fm[i, TA + k]
     for r in range(3):
-        t0, t1, t2 = fm[i, TR + 3 * r], fm[i, TR + 3 * r + 1], fm[i, TR + 3 * r + 2]
-        X[3 * r] = t0 * j00 + t1 * j10 + t2 * j20
-        X[3 * r + 1] = t0 * j01 + t1 * j11 + t2 * j21
-        X[3 * r + 2] = t0 * j02 + t1 * j12 + t2 * j22
         X[9 + r] = fm[i, TP + r]
 
 

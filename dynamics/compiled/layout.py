@@ -3,7 +3,9 @@
 ``im`` (n, 2) int64: ``parent``, ``jtype`` (0 revolute, 1 prismatic).
 ``fm`` (n, NCOL) float64, one row per body, columns given by the constants
 below: the tree transform (rotation row-major, translation), the unit joint
-axis in the body frame, the inertia as (mass, first moment h = m c, rotational
+axis in the body frame (and, for the joint rotation
+tree_R Rot(a, q) = cos q tree_R + sin q tree_R K(a) + (1 - cos q) (tree_R a) a^T,
+the last three terms' factors), the inertia as (mass, first moment h = m c, rotational
 inertia about the body origin, row-major), armature, damping, Coulomb
 friction, and the gravity vector (the same in every row).  Two arrays instead
 of thirteen keep the numba call overhead low (~50 ns per array argument).
@@ -16,7 +18,8 @@ import numpy as np
 from composedyn.dynamics.model import Model
 
 TR, TP, AX, MASS, H, IO, ARM, DAMP, FRIC, GRAV = 0, 9, 12, 15, 16, 19, 28, 29, 30, 31
-NCOL = 34
+TK, TA, RA = 34, 43, 52  # tree_R K(axis), (tree_R axis) axis^T, tree_R axis (joint transform terms)
+NCOL = 55
 BLOCKS = 64  # a batch loop cuts its samples into this many blocks (scratch reuse, thread balance)
 
 
@@ -34,4 +37,12 @@ def pack(model: Model) -> tuple[np.ndarray, np.ndarray]:
     fm[:, IO:IO + 9] = model.I_body[:, :3, :3].reshape(n, 9)
     fm[:, ARM], fm[:, DAMP], fm[:, FRIC] = model.armature, model.damping, model.friction
     fm[:, GRAV:GRAV + 3] = model.gravity
+    a = model.axis
+    K = np.zeros((n, 3, 3))
+    K[:, 0, 1], K[:, 0, 2], K[:, 1, 2] = -a[:, 2], a[:, 1], -a[:, 0]
+    K[:, 1, 0], K[:, 2, 0], K[:, 2, 1] = a[:, 2], -a[:, 1], a[:, 0]
+    Ra = np.einsum("nij,nj->ni", model.tree_R, a)
+    fm[:, TK:TK + 9] = (model.tree_R @ K).reshape(n, 9)
+    fm[:, TA:TA + 9] = (Ra[:, :, None] * a[:, None, :]).reshape(n, 9)
+    fm[:, RA:RA + 3] = Ra
     return np.ascontiguousarray(im), np.ascontiguousarray(fm)
