@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 import time
 import weakref
 
@@ -129,11 +130,13 @@ def _rows(x: np.ndarray, shape: tuple, n: int) -> np.ndarray:
 def use_parallel(work: int) -> bool:
     """Whether a batch of ``work`` = samples x joints runs the parallel loop.
 
-    Never in a process forked after this one ran a parallel loop: GNU OpenMP
-    (numba's ``omp`` threading layer) aborts a forked child that enters a
-    parallel region, so such children (e.g. ``multiprocessing`` workers) loop serially.
+    Only from the main thread, and never in a process forked after this one ran
+    a parallel loop: numba's ``workqueue`` threading layer (used where OpenMP and
+    TBB are missing) aborts on parallel regions entered from two threads at once,
+    and GNU OpenMP aborts a forked child (e.g. a ``multiprocessing`` worker) that
+    enters one.  Those callers loop serially.
     """
-    if work < PARALLEL_WORK:
+    if work < PARALLEL_WORK or threading.current_thread() is not threading.main_thread():
         return False
     pid = _state.setdefault("parallel_pid", os.getpid())
     return pid == os.getpid()

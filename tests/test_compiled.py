@@ -236,3 +236,13 @@ def test_forked_child_loops_serially(monkeypatch):
         os._exit(0)
     os.waitpid(pid, 0)
     assert os.read(r, 1) == b"1"
+
+
+def test_threads_loop_serially():
+    import threading
+
+    seen = []
+    t = threading.Thread(target=lambda: seen.append(dispatch.use_parallel(10**9)))
+    t.start()
+    t.join()
+    assert seen == [False] and dispatch.use_parallel(10**9)
