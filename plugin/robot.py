@@ -12,14 +12,19 @@ from typing import Mapping
 import networkx as nx
 import numpy as np
 
+from composedyn.checks import _all_finite as _finite
 from composedyn.checks import joint_arrays, wrenches
 from composedyn.dynamics.constraints.mimic import select_mimic
+from composedyn.dynamics.dispatch import backend as _backend
 from composedyn.dynamics.dispatch import coriolis_matrix, crba, rnea, solve_mass  # compiled or NumPy
 from composedyn.dynamics.energy import kinetic_energy, potential_energy
 from composedyn.dynamics.external import body_forces
 from composedyn.dynamics.friction import friction_torques
 from composedyn.dynamics.kinematics import body_poses, link_poses
 from composedyn.dynamics.model import Model, compile_graph
+
+
+_F64 = np.dtype(np.float64)
 
 
 class Robot:
@@ -50,6 +55,23 @@ class Robot:
         if mm is None:
             return tau
         return mm.reduce_matrix(tau) if matrix else mm.reduce(tau)
+
+    def _plain(self, *arrays):
+        """``robot.fast`` when the call can skip the general path: compiled backend,
+        no mimic reduction, and every argument a float64 (n,) ndarray; else None.
+        Any NaN/inf sends the call down the general path, which names the argument."""
+        if self._mimic is not None or _backend() != "numba":
+            return None
+        fd = self.__dict__.get("_fast")
+        if fd is None:
+            if self.model.n == 0:
+                return None
+            fd = self.fast
+        shape = fd.shape1
+        for a in arrays:
+            if a.__class__ is not np.ndarray or a.shape != shape or a.dtype != _F64 or not _finite(a):
+                return None
+        return fd
 
     # ---- description -------------------------------------------------
     @property
@@ -133,6 +155,8 @@ class Robot:
         With dependent mimic joints: the generalised forces G^T tau_all of the
         independent joints (Kolev eq. 2.20); see :meth:`mimic_torques`.
         """
+        if f_ext is None and friction and (fd := self._plain(q, qd, qdd)) is not None:
+            return fd.inverse_dynamics(q, qd, qdd)
         q, qd, qdd = joint_arrays(self.dof, q=q, qd=qd, qdd=qdd)
         return self._reduce(self._full_inverse_dynamics(*self._expand(q, qd, qdd), f_ext, friction))
 
@@ -160,6 +184,8 @@ class Robot:
 
     def mass_matrix(self, q) -> np.ndarray:
         """Joint-space inertia M(q) (..., n, n), armature on the diagonal."""
+        if (fd := self._plain(q)) is not None:
+            return fd.mass_matrix(q)
         (q,) = joint_arrays(self.dof, q=q)
         M = crba(self.model, self._expand(q)[0])
         idx = np.arange(self.model.n)
@@ -173,6 +199,8 @@ class Robot:
 
     def gravity_torques(self, q) -> np.ndarray:
         """Gravity torques g(q) (..., n)."""
+        if (fd := self._plain(q)) is not None:
+            return fd.gravity_torques(q)
         (q,) = joint_arrays(self.dof, q=q)
         (q,) = self._expand(q)
         z = np.zeros_like(q)
@@ -180,6 +208,8 @@ class Robot:
 
     def bias_torques(self, q, qd) -> np.ndarray:
         """C(q, qd) qd + g(q) (..., n), friction not included."""
+        if (fd := self._plain(q, qd)) is not None:
+            return fd.bias_torques(q, qd)
         q, qd = joint_arrays(self.dof, q=q, qd=qd)
         q, qd = self._expand(q, qd)
         return self._reduce(rnea(self.model, q, qd, np.zeros_like(q)))

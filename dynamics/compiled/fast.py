@@ -36,6 +36,7 @@ class FastDynamics:
     def __init__(self, model):
         self.model = model
         self.n = n = model.n
+        self.shape1 = (n,)
         im, fm = dispatch.packed(model)
         empty, zeros = np.empty, np.zeros
         z = zeros(n)  # zero velocities / accelerations, never written
