@@ -168,6 +168,8 @@ class Robot:
         tanh(qd / smooth_friction), for simulation.  Raises ModelError naming
         the joints when M(q) is singular.
         """
+        if f_ext is None and friction and (fd := self._plain(q, qd, tau)) is not None:
+            return fd.forward_dynamics(q, qd, tau, smooth_friction=smooth_friction or 0.0)
         q, qd, tau = joint_arrays(self.dof, q=q, qd=qd, tau=tau)
         if self._mimic is None:  # compiled kernel, or NumPy ABA (faster than CRBA + Cholesky there)
             from composedyn.dynamics.dispatch import forward_dynamics
@@ -194,6 +196,8 @@ class Robot:
 
     def coriolis_matrix(self, q, qd) -> np.ndarray:
         """Coriolis matrix C(q, qd) (..., n, n) in Christoffel form: dM/dt - 2C is skew."""
+        if (fd := self._plain(q, qd)) is not None:
+            return fd.coriolis_matrix(q, qd)
         q, qd = joint_arrays(self.dof, q=q, qd=qd)
         return self._reduce(coriolis_matrix(self.model, *self._expand(q, qd)), matrix=True)
 

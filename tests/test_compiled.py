@@ -264,9 +264,13 @@ def test_public_methods_take_the_lean_path_for_plain_vectors_and_still_reject_na
         assert robot._plain(q, qd, qdd) is robot.fast
         assert robot._plain(q.tolist(), qd, qdd) is None and robot._plain(q[None], qd, qdd) is None
         assert robot._plain(q, np.full(n, np.nan), qdd) is None
-        lean = [robot.inverse_dynamics(q, qd, qdd), robot.mass_matrix(q), robot.gravity_torques(q), robot.bias_torques(q, qd)]
+        lean = [robot.inverse_dynamics(q, qd, qdd), robot.mass_matrix(q), robot.gravity_torques(q),
+                robot.bias_torques(q, qd), robot.coriolis_matrix(q, qd), robot.forward_dynamics(q, qd, qdd),
+                robot.forward_dynamics(q, qd, qdd, smooth_friction=0.01)]
         checked = [robot.inverse_dynamics(q.tolist(), qd, qdd), robot.mass_matrix(q.tolist()),
-                   robot.gravity_torques(q.tolist()), robot.bias_torques(q.tolist(), qd)]
+                   robot.gravity_torques(q.tolist()), robot.bias_torques(q.tolist(), qd),
+                   robot.coriolis_matrix(q.tolist(), qd), robot.forward_dynamics(q.tolist(), qd, qdd),
+                   robot.forward_dynamics(q.tolist(), qd, qdd, smooth_friction=0.01)]
         for a, b in zip(lean, checked):
             np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-13)
         bad = qd.copy()
