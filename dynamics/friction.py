@@ -16,5 +16,7 @@ def friction_torques(model: Model, qd, smooth: float | None = None) -> np.ndarra
     rigid-body torques in inverse dynamics.
     """
     qd = np.asarray(qd, dtype=float)
-    sgn = np.sign(qd) if smooth is None else np.tanh(qd / smooth)
+    if smooth is not None and not smooth >= 0:  # NaN or negative: NaN torques or friction feeding energy in
+        raise ValueError(f"smooth_friction must be None, 0 or a positive width (rad/s or m/s), got {smooth!r}")
+    sgn = np.sign(qd) if not smooth else np.tanh(qd / smooth)  # 0 = exact sign, as in the compiled kernels
     return model.damping * qd + model.friction * sgn

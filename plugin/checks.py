@@ -34,6 +34,17 @@ def _all_finite(arr: np.ndarray) -> bool:
     return bool(np.isfinite(arr).all())
 
 
+def smooth_width(x) -> float:
+    """The ``smooth_friction`` argument as a float >= 0 (0: exact sign); ValueError naming it otherwise."""
+    try:
+        w = float(x)
+    except (TypeError, ValueError):
+        w = float("nan")
+    if not w >= 0:
+        raise ValueError(f"smooth_friction must be None, 0 or a positive width (rad/s or m/s), got {x!r}")
+    return w
+
+
 def joint_arrays(n: int, **arrays) -> list[np.ndarray]:
     """Check several (..., n) arrays and broadcast their batch axes together."""
     checked = [joint_array(k, v, n) for k, v in arrays.items()]

@@ -49,6 +49,8 @@ def load(name_or_path: str | os.PathLike, strict: bool = False, mimic: str = "de
     """A Robot from a ``.urdf`` file, a ``.toml`` DH table, or a bundled robot name.
 
     ``mimic``: how URDF mimic joints are treated, see :func:`from_urdf`."""
+    if mimic not in ("dependent", "independent"):
+        raise ValueError(f"mimic must be one of ('dependent', 'independent'), got {mimic!r}")
     s = str(name_or_path)
     suffix = Path(s).suffix.lower()
     if suffix == ".urdf" or s.lstrip().startswith("<"):

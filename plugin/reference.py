@@ -21,8 +21,11 @@ class MinimumJerk:
         self.q0, self.q1 = np.asarray(q0, dtype=float), np.asarray(q1, dtype=float)
         if self.q0.shape != self.q1.shape or self.q0.ndim != 1:
             raise ValueError(f"q0 and q1 must be (n,) arrays of equal shape, got {self.q0.shape}, {self.q1.shape}")
-        if not duration > 0:
-            raise ValueError(f"duration must be positive, got {duration}")
+        for name, x in (("q0", self.q0), ("q1", self.q1)):
+            if not np.isfinite(x).all():
+                raise ValueError(f"{name} contains NaN or infinite values")
+        if not 0 < duration < np.inf:
+            raise ValueError(f"duration must be positive and finite, got {duration}")
         self.duration = float(duration)
 
     def __call__(self, t):

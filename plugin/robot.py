@@ -13,7 +13,7 @@ import networkx as nx
 import numpy as np
 
 from composedyn.checks import _all_finite as _finite
-from composedyn.checks import joint_arrays, wrenches
+from composedyn.checks import joint_arrays, smooth_width, wrenches
 from composedyn.dynamics.constraints.mimic import select_mimic
 from composedyn.dynamics.dispatch import backend as _backend
 from composedyn.dynamics.dispatch import coriolis_matrix, crba, rnea, solve_mass  # compiled or NumPy
@@ -168,6 +168,8 @@ class Robot:
         tanh(qd / smooth_friction), for simulation.  Raises ModelError naming
         the joints when M(q) is singular.
         """
+        if smooth_friction is not None:
+            smooth_friction = smooth_width(smooth_friction)
         if f_ext is None and friction and (fd := self._plain(q, qd, tau)) is not None:
             return fd.forward_dynamics(q, qd, tau, smooth_friction=smooth_friction or 0.0)
         q, qd, tau = joint_arrays(self.dof, q=q, qd=qd, tau=tau)

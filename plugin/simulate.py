@@ -122,7 +122,14 @@ def _torque_function(torque, reference, n: int) -> Callable:
     if reference is not None:
         if not callable(torque) or not callable(reference):
             raise ValueError("with a reference, torque must be a controller torque(q, qd, q_des, qd_des, qdd_des)")
-        return lambda tt, q, qd: torque(q, qd, *reference(tt))
+        def controlled(tt, q, qd):
+            ref = reference(tt)
+            if not isinstance(ref, (tuple, list)) or len(ref) != 3:
+                raise ValueError(f"reference(t) must return (q_des, qd_des, qdd_des), got {type(ref).__name__}"
+                                 + (f" of length {len(ref)}" if isinstance(ref, (tuple, list)) else ""))
+            return torque(q, qd, *ref)
+
+        return controlled
     if callable(torque):
         if hasattr(torque, "kp"):
             raise ValueError("a controller needs reference=callable t -> (q_des, qd_des, qdd_des)")

@@ -51,8 +51,9 @@ def differentiate(t: np.ndarray, q: np.ndarray, smoothing: float | str = 0.0):
 
     if len(t) < MIN_SAMPLES:
         raise ValueError(f"need at least {MIN_SAMPLES} samples to differentiate positions, got {len(t)}")
-    if isinstance(smoothing, str) and smoothing != "gcv":
-        raise ValueError(f'smoothing must be 0, a positive lambda or "gcv", got {smoothing!r}')
+    if smoothing != "gcv" and (isinstance(smoothing, (str, bool)) or not isinstance(smoothing, (int, float, np.number))
+                               or not 0 <= smoothing < np.inf):
+        raise ValueError(f'smoothing must be 0, a positive finite lambda or "gcv", got {smoothing!r}')
     if smoothing == 0:
         s = make_interp_spline(t, q, k=5, axis=0)
         return s(t, 1), s(t, 2)
