@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             return int(args.run(args) or 0)
-    except (ModelError, ValueError, OSError, KeyError) as e:
+    except (ModelError, ValueError, OSError, KeyError, RuntimeError) as e:  # e.g. integration failed
         msg = str(e).splitlines()[0] if str(e) else type(e).__name__
         print(f"composedyn: error: {msg}", file=sys.stderr)
         return 2

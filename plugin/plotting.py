@@ -22,10 +22,21 @@ def require_matplotlib():
     return Figure
 
 
+def plot_format(path) -> str:
+    """The image format of ``path`` from its suffix (png without one); ValueError naming the path."""
+    Figure = require_matplotlib()
+    fmt = Path(path).suffix.lstrip(".").lower() or "png"
+    supported = Figure().canvas.get_supported_filetypes()
+    if fmt not in supported:
+        raise ValueError(f"{path}: unknown plot format {fmt!r} (use one of {', '.join(sorted(supported))})")
+    return fmt
+
+
 def plot_report(report, path) -> None:
     """One panel per joint: tau(t), the +-effort band, effort violations shaded red,
     velocity violations as an orange strip along the bottom."""
     Figure = require_matplotlib()
+    fmt = plot_format(path)
     n = len(report.joint_names)
     fig = Figure(figsize=(8, 1.6 * n + 1))
     axes = fig.subplots(n, 1, sharex=True, squeeze=False)
@@ -48,5 +59,4 @@ def plot_report(report, path) -> None:
                  "torque (blue), effort band (green), effort exceeded (red), velocity exceeded (orange strip)",
                  fontsize=9)
     fig.tight_layout()
-    fmt = Path(path).suffix.lstrip(".") or "png"
     write_atomic(path, lambda tmp: fig.savefig(tmp, format=fmt, dpi=90))

@@ -44,6 +44,12 @@ def read_trajectory_csv(path, joint_names, dependent=()) -> TrajectoryFile:
                     if r and any(c.strip() for c in r) and not r[0].lstrip().startswith("#")]
     except UnicodeDecodeError:
         raise ValueError(f"{path}: not a UTF-8 text (CSV) file") from None
+    except FileNotFoundError:
+        raise ValueError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise ValueError(f"{path}: is a folder, expected a CSV file") from None
+    except OSError as e:
+        raise ValueError(f"{path}: cannot read: {e.strerror}") from None
     except csv.Error as e:
         raise ValueError(f"{path}: not a readable CSV file: {e}") from None
     if not rows:

@@ -12,7 +12,14 @@ def write_atomic(path, content: str | Callable[[str], None]) -> None:
     """Write ``content`` (text, or a function that writes a given temporary
     path) next to ``path`` and rename it into place only when complete."""
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix, dir=path.parent or ".")
+    if not path.parent.is_dir():
+        raise OSError(f"{path}: folder {path.parent} does not exist")
+    if path.is_dir():
+        raise OSError(f"{path}: is a folder, expected a file name")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix, dir=path.parent)
+    except OSError as e:
+        raise OSError(f"{path}: cannot write in folder {path.parent}: {e.strerror}") from None
     try:
         if callable(content):
             os.close(fd)
@@ -42,7 +49,12 @@ class Staged:
         final = Path(final)
         if not final.parent.is_dir():
             raise OSError(f"{final}: folder {final.parent} does not exist")
-        fd, tmp = tempfile.mkstemp(prefix=f".{final.name}.", suffix=final.suffix, dir=final.parent)
+        if final.is_dir():
+            raise OSError(f"{final}: is a folder, expected a file name")
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=f".{final.name}.", suffix=final.suffix, dir=final.parent)
+        except OSError as e:
+            raise OSError(f"{final}: cannot write in folder {final.parent}: {e.strerror}") from None
         os.close(fd)
         self._pairs.append((tmp, final))
         return tmp

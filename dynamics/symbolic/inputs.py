@@ -56,6 +56,8 @@ def mimic_coordinates(mm) -> tuple[list, list]:
 
 def coordinate_symbols(names, n: int):
     """Coordinate, rate and acceleration symbols (real) for the given names, or q1..qn."""
+    if n == 0:
+        raise ModelError("the robot has no moving joints (0 degrees of freedom): no equations of motion")
     q = sp.symbols(f"q1:{n + 1}", real=True) if names is None else tuple(names)
     if not 1 <= len(q) <= n or not all(isinstance(s, sp.Symbol) for s in q):
         raise ValueError(f"need 1 to {n} coordinate symbols, got {names!r}")

@@ -31,9 +31,18 @@ def run(args) -> int:
     from composedyn.reference import demo_motion
     from composedyn.tracking import track
 
-    if not args.duration > 0:
-        raise ValueError(f"--duration must be positive, got {args.duration}")
+    if not 0 < args.duration < np.inf:
+        raise ValueError(f"--duration must be positive and finite, got {args.duration}")
+    if not args.no_plot:
+        try:
+            from composedyn.plotting import plot_format
+
+            plot_format(args.plot)  # fail before the work, not after it
+        except ImportError:
+            pass
     robot = cd.load(args.robot)
+    if robot.dof == 0:
+        raise ValueError(f"{args.robot}: robot {robot.name!r} has no moving joints, nothing to demonstrate")
     lines = [f"robot {robot.name}: {robot.dof} joints, {robot.model.total_mass:.3g} kg"]
     with Progress(4, "demo") as bar:
         checks = []

@@ -21,10 +21,18 @@ def run(args) -> int:
     import composedyn as cd
 
     robot = cd.load(args.robot)
+    if robot.dof == 0:
+        raise ValueError(f"{args.robot}: robot {robot.name!r} has no moving joints, no equations of motion")
+    from composedyn.writing import Staged
+
     eq = cd.symbolic.equations(robot, parameters=True if args.parameters else None, simplify=args.simplify)
-    print(eq.latex() if args.latex else eq.pretty())
+    text = eq.latex() if args.latex else eq.pretty()
+    if args.c_out:  # written before anything is printed: a bad path fails with nothing written
+        with Staged() as staged:
+            with open(staged.tmp(args.c_out), "w", encoding="utf-8") as fh:
+                fh.write(eq.c_code())
+            staged.commit()
+    print(text)
     if args.c_out:
-        with open(args.c_out, "w") as fh:
-            fh.write(eq.c_code())
         print(f"wrote {args.c_out}", file=sys.stderr)
     return 0

@@ -40,9 +40,11 @@ def run(args) -> int:
     from composedyn.writing import Staged
 
     check_plot_available(args)
-    if args.samples < 2 or not args.duration > 0 or args.kp <= 0 or not 0 <= args.mismatch < 1:
-        raise ValueError("need --samples >= 2, --duration > 0, --kp > 0 and 0 <= --mismatch < 1")
+    if args.samples < 2 or not 0 < args.duration < np.inf or args.kp <= 0 or not 0 <= args.mismatch < 1:
+        raise ValueError("need --samples >= 2, finite --duration > 0, --kp > 0 and 0 <= --mismatch < 1")
     robot = cd.load(args.robot)
+    if robot.dof == 0:
+        raise ValueError(f"{args.robot}: robot {robot.name!r} has no moving joints, nothing to simulate")
     if args.trajectory:
         tr = read_trajectory_csv(args.trajectory, robot.joint_names, getattr(robot, "mimic_joint_names", ()))
         qd, qdd = tr.qd, tr.qdd

@@ -59,6 +59,9 @@ def check_plot_available(args) -> None:
             import matplotlib  # noqa: F401
         except ImportError:
             raise ValueError("--plot needs matplotlib: pip install 'composedyn[plot]'") from None
+        from composedyn.plotting import plot_format
+
+        plot_format(args.plot)
 
 
 def run(args) -> int:
