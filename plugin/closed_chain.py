@@ -54,7 +54,8 @@ class ClosedChain:
         check_loops(robot.model, self.loops)
         self.rows = row_labels(self.loops)
         names = robot.joint_names
-        self._ind, self._dep = check_partition(robot.dof, len(self.rows), names, list(independent), src)
+        self._ind, self._dep = check_partition(robot.dof, len(self.rows), names,
+                                              [independent] if isinstance(independent, str) else list(independent), src)
         q0 = np.zeros(robot.dof)
         for j, val in (guess or {}).items():
             if j not in names:

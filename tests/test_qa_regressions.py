@@ -153,3 +153,11 @@ def test_report_writers_name_the_path(tmp_path):
         report.to_json(tmp_path)
     with pytest.raises(OSError, match="does not exist"):
         report.to_csv(tmp_path / "no" / "x.csv")
+
+
+def test_closed_chain_independent_may_be_one_name():
+    """A bare string used to be split into characters: "joints ['c', 'r', 'a', ...] are not joints"."""
+    loop = cd.LoopClosure("coupler", "rocker", (0.6, 0, 0), (0.4, 0, 0), kind="planar", plane="xz")
+    guess = {"crank_joint": 1.0, "coupler_joint": -0.7, "rocker_joint": 1.1}
+    one = cd.ClosedChain(cd.load("fourbar"), [loop], independent="crank_joint", guess=guess)
+    assert one.joint_names == ("crank_joint",) or list(one.joint_names) == ["crank_joint"]
