@@ -23,6 +23,36 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
+def declared_loops(name_or_path: str) -> tuple[str, list[str]] | None:
+    """(loop file, actuated joints) when a robot description declares loop closures, else None.
+
+    ``name_or_path``: a bundled name or a description file, as given to ``cd.load``.
+    """
+    from pathlib import Path
+
+    from composedyn.importers.loops import read_loops, side_file
+    from composedyn.robots import bundled_path
+
+    path = Path(name_or_path)
+    if not path.suffix:
+        path = bundled_path(str(name_or_path)) or path
+    side = side_file(path)
+    if not side.is_file() or (side.suffix == ".toml" and b"[[loops]]" not in side.read_bytes()):
+        return None
+    return str(side), list(read_loops(side)[1])
+
+
+def load_open_tree(name_or_path: str, command: str):
+    """``cd.load`` for commands that handle open trees only; ModelError for a closed chain."""
+    import composedyn as cd
+
+    loops = declared_loops(name_or_path)
+    if loops is not None:
+        raise ModelError(f"{name_or_path}: a closed chain (loops in {loops[0]}); `composedyn {command}` "
+                         "handles open trees only, use composedyn.load_closed_chain from Python")
+    return cd.load(name_or_path)
+
+
 def build_parser() -> argparse.ArgumentParser:
     import composedyn.commands as commands
 

@@ -14,7 +14,8 @@ class Progress:
     short runs stay silent.  Use as a context manager; ``close`` ends the line.
     """
 
-    REDRAW = 0.1  # s between redraws
+    REDRAW = 0.1  # s between redraws on a terminal
+    REDRAW_LOG = 5.0  # s between redraws when stderr is a file or pipe (keeps logs short)
 
     def __init__(self, total: int, label: str = "", stream: TextIO | None = None, delay: float = 1.0,
                  width: int = 30, clock: Callable[[], float] = time.monotonic):
@@ -22,6 +23,8 @@ class Progress:
         self.stream = sys.stderr if stream is None else stream
         self.clock, self.start, self.delay = clock, clock(), delay
         self.done, self.shown, self._width_drawn, self._drawn_at = 0.0, False, 0, 0.0
+        isatty = getattr(self.stream, "isatty", None)
+        self.redraw = self.REDRAW if isatty is not None and isatty() else self.REDRAW_LOG
 
     def advance(self, steps: float = 1, label: str | None = None) -> None:
         """Count ``steps`` more done (and optionally change the label)."""
@@ -39,7 +42,7 @@ class Progress:
         now = self.clock()
         if now - self.start < self.delay:
             return
-        if not self.shown or changed or self.done >= self.total or now - self._drawn_at >= self.REDRAW:
+        if not self.shown or changed or self.done >= self.total or now - self._drawn_at >= self.redraw:
             self._draw(now)
 
     def _draw(self, now: float) -> None:

@@ -16,3 +16,41 @@ def test_robots_lists_closed_chains_with_actuated_joints(capsys):
             assert "closed chain" not in lines[name] and f"{cd.load(name).dof} dof" in lines[name]
             continue
         assert f"closed chain, {chain.dof} actuated of {chain.robot.dof} tree joints" in lines[name]
+
+
+def test_open_tree_commands_refuse_closed_chains_with_one_line(tmp_path, capsys):
+    csv = tmp_path / "crank.csv"
+    csv.write_text("time,crank_joint\n0,0\n0.1,0.1\n0.2,0.2\n0.3,0.3\n0.4,0.4\n0.5,0.5\n")
+    for argv in (["simulate", "fourbar"], ["demo", "fourbar"], ["torques", "fourbar", str(csv)],
+                 ["equations", "slider_crank"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "closed chain" in err[0] and "load_closed_chain" in err[0], (argv, err)
+    assert main(["info", "fivebar"]) == 0
+    assert "closed chain" in capsys.readouterr().out
+
+
+def test_progress_redraws_rarely_when_stderr_is_not_a_terminal():
+    import io
+
+    from composedyn.progress import Progress
+
+    class Clock:
+        now = 0.0
+
+        def __call__(self):
+            return self.now
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    counts = {}
+    for stream in (io.StringIO(), Tty()):
+        clock = Clock()
+        with Progress(1000, "x", stream=stream, clock=clock) as bar:
+            for k in range(999):
+                clock.now = 1.0 + 0.01 * k  # ten seconds of steps, one every 10 ms
+                bar.advance()
+        counts[type(stream).__name__] = stream.getvalue().count("\r")
+    assert counts["StringIO"] <= 4 and counts["Tty"] >= 50, counts

@@ -20,7 +20,9 @@ def register(sub) -> None:
 def run(args) -> int:
     import composedyn as cd
 
-    robot = cd.load(args.robot)
+    from composedyn.cli import load_open_tree
+
+    robot = load_open_tree(args.robot, "equations")
     if robot.dof == 0:
         raise ValueError(f"{args.robot}: robot {robot.name!r} has no moving joints, no equations of motion")
     from composedyn.writing import Staged

@@ -20,6 +20,11 @@ def run(args) -> int:
     g, m = robot.graph, robot.model
     print(f"robot {robot.name}  ({m.source})")
     print(f"  {robot.dof} joint coordinates, {len(m.link_names)} links, total mass {m.total_mass:.4g} kg")
+    from composedyn.cli import declared_loops
+
+    loops = declared_loops(args.robot)
+    if loops is not None:
+        print(f"  closed chain: loop closures in {loops[0]}, actuated joints {loops[1]}; the tree below is cut open")
     print(f"  gravity {[float(x) for x in m.gravity]} m/s^2")
     root = m.link_names[0]
 

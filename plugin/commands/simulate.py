@@ -42,7 +42,9 @@ def run(args) -> int:
     check_plot_available(args)
     if args.samples < 2 or not 0 < args.duration < np.inf or args.kp <= 0 or not 0 <= args.mismatch < 1:
         raise ValueError("need --samples >= 2, finite --duration > 0, --kp > 0 and 0 <= --mismatch < 1")
-    robot = cd.load(args.robot)
+    from composedyn.cli import load_open_tree
+
+    robot = load_open_tree(args.robot, "simulate")
     if robot.dof == 0:
         raise ValueError(f"{args.robot}: robot {robot.name!r} has no moving joints, nothing to simulate")
     if args.trajectory:

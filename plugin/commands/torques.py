@@ -72,7 +72,9 @@ def run(args) -> int:
 
     check_plot_available(args)
     smoothing = args.smoothing if args.smoothing == "gcv" else _float(args.smoothing)
-    robot = cd.load(args.robot)
+    from composedyn.cli import load_open_tree
+
+    robot = load_open_tree(args.robot, "torques")
     dependent = getattr(robot, "mimic_joint_names", ())
     reports = []
     with Progress(2 * len(args.trajectories) + 1, "torques") as bar:
