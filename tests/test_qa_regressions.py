@@ -49,7 +49,9 @@ def test_integration_failure_is_one_line_not_a_traceback(capsys, monkeypatch):
 
 
 @pytest.mark.parametrize("argv", [["demo", "--duration", "inf", "--no-plot"],
-                                  ["simulate", "two_link", "--duration", "inf"]])
+                                  ["simulate", "two_link", "--duration", "inf"],
+                                  ["demo", "two_link", "--duration", "1e-9", "--no-plot"],
+                                  ["simulate", "two_link", "--duration", "1e9"]])
 def test_infinite_duration_names_the_option(capsys, argv):
     assert "--duration" in one_error(capsys, *argv)
 

@@ -31,8 +31,8 @@ def run(args) -> int:
     from composedyn.reference import demo_motion
     from composedyn.tracking import track
 
-    if not 0 < args.duration < np.inf:
-        raise ValueError(f"--duration must be positive and finite, got {args.duration}")
+    if not 0.05 <= args.duration <= 600:
+        raise ValueError(f"--duration must be between 0.05 and 600 s, got {args.duration}")
     if not args.no_plot:
         try:
             from composedyn.plotting import plot_format

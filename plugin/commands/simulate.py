@@ -40,8 +40,8 @@ def run(args) -> int:
     from composedyn.writing import Staged
 
     check_plot_available(args)
-    if args.samples < 2 or not 0 < args.duration < np.inf or args.kp <= 0 or not 0 <= args.mismatch < 1:
-        raise ValueError("need --samples >= 2, finite --duration > 0, --kp > 0 and 0 <= --mismatch < 1")
+    if args.samples < 2 or not 0.05 <= args.duration <= 600 or args.kp <= 0 or not 0 <= args.mismatch < 1:
+        raise ValueError("need --samples >= 2, 0.05 <= --duration <= 600 s, --kp > 0 and 0 <= --mismatch < 1")
     from composedyn.cli import load_open_tree
 
     robot = load_open_tree(args.robot, "simulate")
