@@ -13,6 +13,8 @@ def joint_array(name: str, x, n: int, what: str = "") -> np.ndarray:
 
     ``what`` describes the last axis in messages (default: "with n = {n} joints").
     """
+    if np.iscomplexobj(x):
+        raise ValueError(f"{name} is complex; expected real values of shape (..., {n})")
     try:
         arr = np.asarray(x, dtype=float)
     except (TypeError, ValueError):

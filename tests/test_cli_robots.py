@@ -54,3 +54,13 @@ def test_progress_redraws_rarely_when_stderr_is_not_a_terminal():
                 bar.advance()
         counts[type(stream).__name__] = stream.getvalue().count("\r")
     assert counts["StringIO"] <= 4 and counts["Tty"] >= 50, counts
+
+
+def test_complex_joint_arrays_are_rejected_not_truncated():
+    import numpy as np
+    import pytest
+
+    robot = cd.load("two_link")
+    z = np.zeros(2)
+    with pytest.raises(ValueError, match="q is complex"):
+        robot.inverse_dynamics(np.array([1j, 0.0]), z, z)
