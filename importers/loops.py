@@ -25,16 +25,11 @@ Reading never checks link names against a robot; :class:`composedyn.ClosedChain`
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 from composedyn.dynamics.constraints.loops import LoopClosure
 from composedyn.errors import ModelError
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
+from composedyn.importers.toml_file import read_toml
 
 LOOP_KEYS = ("name", "link_a", "point_a", "link_b", "point_b", "kind", "plane", "rpy_a", "rpy_b")
 CLOSURE_KEYS = ("independent", "guess")
@@ -48,15 +43,8 @@ def side_file(path: str | os.PathLike) -> Path:
 
 def read_loops(path: str | os.PathLike) -> tuple[list[LoopClosure], list[str], dict]:
     """(loops, independent joint names, guess {joint: value}) from a TOML file; ModelError names file and key."""
-    p = Path(path)
-    src = str(p)
-    if not p.is_file():
-        raise ModelError(f"{src}: no loop-closure file (expected [closure] and [[loops]] tables)")
-    try:
-        with open(p, "rb") as fh:
-            doc = tomllib.load(fh)
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
-        raise ModelError(f"{src}: invalid TOML: {e}") from None
+    src = str(Path(path))
+    doc = read_toml(path, "no loop-closure file (expected [closure] and [[loops]] tables)")
     return loops_from_doc(doc, src)
 
 

@@ -29,7 +29,6 @@ Schema (all lengths in metres; see README "DH tables in TOML")::
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import networkx as nx
@@ -38,11 +37,7 @@ from composedyn.dynamics.schema import DEFAULT_GRAVITY
 from composedyn.errors import ModelError
 from composedyn.importers.dh import ANGLE_UNITS, CONVENTIONS, dh_graph, pose, to_radians
 from composedyn.importers.dh_rows import array, check_rows
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
+from composedyn.importers.toml_file import read_toml
 
 TOP_KEYS = ("name", "convention", "angles", "gravity", "base", "tool", "tool_name", "base_link", "links",
             "closure", "loops")  # closure/loops: closed chains, read by composedyn.importers.loops
@@ -58,17 +53,8 @@ def read_dh_toml(path: str | os.PathLike) -> dict:
     arguments of :func:`composedyn.importers.dh.dh_graph`.  Symbolic code can
     use ``rows`` directly.  ModelError names the file, row and key.
     """
-    p = Path(path)
-    src = str(p)
-    if not p.is_file():
-        raise ModelError(f"{src}: no such DH table file")
-    try:
-        with open(p, "rb") as fh:
-            doc = tomllib.load(fh)
-    except tomllib.TOMLDecodeError as e:
-        raise ModelError(f"{src}: invalid TOML: {e}") from None
-    except UnicodeDecodeError as e:
-        raise ModelError(f"{src}: invalid TOML (not UTF-8): {e}") from None
+    src = str(Path(path))
+    doc = read_toml(path, "no such DH table file")
     bad = [k for k in doc if k not in TOP_KEYS]
     if bad:
         raise ModelError(f"{src}: unknown top-level key {bad[0]!r} (allowed: {', '.join(TOP_KEYS)})")
@@ -89,7 +75,7 @@ def read_dh_toml(path: str | os.PathLike) -> dict:
     return dict(
         rows=[to_radians(r, scale) for r in check_rows(doc["links"], src)],
         convention=doc["convention"],
-        name=doc.get("name", p.stem),
+        name=doc.get("name", Path(path).stem),
         gravity=array(src, "gravity", doc.get("gravity", DEFAULT_GRAVITY), ((3,),)),
         base=None if "base" not in doc else pose(doc["base"], src, "base", scale),
         tool=None if "tool" not in doc else pose(doc["tool"], src, "tool", scale),
