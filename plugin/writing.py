@@ -8,10 +8,9 @@ from pathlib import Path
 from typing import Callable
 
 
-def write_atomic(path, content: str | Callable[[str], None]) -> None:
-    """Write ``content`` (text, or a function that writes a given temporary
-    path) next to ``path`` and rename it into place only when complete."""
-    path = Path(path)
+def _temp_beside(path: Path) -> tuple[int, str]:
+    """(fd, name) of a new temporary file in ``path``'s folder, with the permissions
+    a plain ``open(path, "w")`` would give (mkstemp's are 0600); OSError names ``path``."""
     if not path.parent.is_dir():
         raise OSError(f"{path}: folder {path.parent} does not exist")
     if path.is_dir():
@@ -20,6 +19,17 @@ def write_atomic(path, content: str | Callable[[str], None]) -> None:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix, dir=path.parent)
     except OSError as e:
         raise OSError(f"{path}: cannot write in folder {path.parent}: {e.strerror}") from None
+    umask = os.umask(0)
+    os.umask(umask)
+    os.fchmod(fd, 0o666 & ~umask)
+    return fd, tmp
+
+
+def write_atomic(path, content: str | Callable[[str], None]) -> None:
+    """Write ``content`` (text, or a function that writes a given temporary
+    path) next to ``path`` and rename it into place only when complete."""
+    path = Path(path)
+    fd, tmp = _temp_beside(path)
     try:
         if callable(content):
             os.close(fd)
@@ -47,14 +57,7 @@ class Staged:
 
     def tmp(self, final) -> str:
         final = Path(final)
-        if not final.parent.is_dir():
-            raise OSError(f"{final}: folder {final.parent} does not exist")
-        if final.is_dir():
-            raise OSError(f"{final}: is a folder, expected a file name")
-        try:
-            fd, tmp = tempfile.mkstemp(prefix=f".{final.name}.", suffix=final.suffix, dir=final.parent)
-        except OSError as e:
-            raise OSError(f"{final}: cannot write in folder {final.parent}: {e.strerror}") from None
+        fd, tmp = _temp_beside(final)
         os.close(fd)
         self._pairs.append((tmp, final))
         return tmp

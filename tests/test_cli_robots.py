@@ -64,3 +64,22 @@ def test_complex_joint_arrays_are_rejected_not_truncated():
     z = np.zeros(2)
     with pytest.raises(ValueError, match="q is complex"):
         robot.inverse_dynamics(np.array([1j, 0.0]), z, z)
+
+
+def test_reports_get_ordinary_file_permissions(tmp_path):
+    """Atomic writes go through mkstemp (mode 0600); the result must look like a normal file."""
+    import os
+
+    from composedyn.writing import Staged, write_atomic
+
+    umask = os.umask(0o022)
+    try:
+        write_atomic(tmp_path / "a.json", "{}")
+        with Staged() as st:
+            with open(st.tmp(tmp_path / "b.csv"), "w") as f:
+                f.write("x\n")
+            st.commit()
+    finally:
+        os.umask(umask)
+    for name in ("a.json", "b.csv"):
+        assert (tmp_path / name).stat().st_mode & 0o777 == 0o644
