@@ -91,11 +91,16 @@ class Model:
 
     def ancestors(self, i: int) -> list[int]:
         """Body i and its ancestors, from i up to the root's child."""
-        out = []
-        while i >= 0:
-            out.append(i)
-            i = int(self.parent[i])
-        return out
+        return ancestors(self.parent, i)
+
+
+def ancestors(parent, i: int) -> list[int]:
+    """Body i and its ancestors (from i up to the root's child) in a parent array (-1 = base)."""
+    out = []
+    while i >= 0:
+        out.append(i)
+        i = int(parent[i])
+    return out
 
 
 def _lim(v, default: float) -> float:

@@ -21,6 +21,7 @@ from fractions import Fraction
 import numpy as np
 import sympy as sp
 
+from composedyn.dynamics.model import ancestors
 from composedyn.errors import ModelError
 
 REVOLUTE, PRISMATIC = "revolute", "prismatic"
@@ -60,11 +61,7 @@ class Chain:
 
     def ancestors(self, i: int) -> list[int]:
         """Body i and its ancestors, from i up to the root's child."""
-        out = []
-        while i >= 0:
-            out.append(i)
-            i = self.parent[i]
-        return out
+        return ancestors(self.parent, i)
 
     def free_symbols(self) -> set:
         """Every symbol in the chain's data."""
