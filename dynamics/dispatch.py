@@ -53,6 +53,7 @@ def set_backend(name: str) -> None:
     _state["backend"] = name
     _state.pop("resolved", None)
     _state.pop("numpy", None)
+    entries.reset()
 
 
 def backend() -> str:
@@ -106,6 +107,42 @@ def _kernel(name: str):
 
         k = _kernels[name] = first_call
     return k
+
+
+class _Entries:
+    """The checked entries of :mod:`composedyn.dynamics.compiled.entry` as attributes.
+
+    Each attribute starts as a stub: its first call compiles the entry (or loads
+    it from the disk cache), times that into :func:`compile_times`, puts the
+    compiled entry in its place and calls it.  Under the NumPy backend a stub
+    returns 4 (entry not used) and stays.  ``set_backend`` resets the stubs.
+    """
+
+    NAMES = ("inverse_dynamics", "mass_matrix", "coriolis_matrix", "gravity_torques", "bias_torques",
+             "forward_dynamics")
+
+    def __init__(self):
+        self.reset()
+
+    def reset(self) -> None:
+        for name in self.NAMES:
+            setattr(self, name, self._stub(name))
+
+    def _stub(self, name: str):
+        def first_call(*args):
+            if backend() == "numpy":
+                return 4
+            from composedyn.dynamics.compiled import entry
+
+            t0 = time.perf_counter()
+            k = entry.compiled(name)
+            _compile_s["entry_" + name] = time.perf_counter() - t0
+            setattr(self, name, k)
+            return k(*args)
+        return first_call
+
+
+entries = _Entries()
 
 
 def packed(model) -> tuple[np.ndarray, np.ndarray]:
@@ -287,10 +324,11 @@ def _reference_forward(model, Q, QD, TAU, FW, friction, smooth):
     return _np_forward.solve_mass(model, M, TAU - h)
 
 
-def warm_up(model, batch: bool = False) -> dict:
+def warm_up(model, batch: bool = False, entries_too: bool = True) -> dict:
     """Compile (or load from the disk cache) the kernels a controller calls, before
-    the control loop starts; ``batch=True`` also the trajectory loops.  Returns
-    :func:`compile_times`."""
+    the control loop starts; ``batch=True`` also the trajectory loops;
+    ``entries_too`` also the checked entries of the ``Robot`` methods' lean path.
+    Returns :func:`compile_times`."""
     if _state.get("numpy", True) and backend() == "numpy" or not model.joint_names:
         return {}
     n = model.n
@@ -302,6 +340,15 @@ def warm_up(model, batch: bool = False) -> dict:
     if n and np.all(np.linalg.eigvalsh(M) > 0):  # a singular M would raise ModelError
         solve_mass(model, M, z)
         forward_dynamics(model, z, z, z)
+    if entries_too:
+        im, fm = packed(model)
+        v, A = np.empty(n), np.empty((n, n))
+        entries.inverse_dynamics(im, fm, z, z, z, v)
+        entries.mass_matrix(im, fm, z, A)
+        entries.coriolis_matrix(im, fm, z, z, A)
+        entries.gravity_torques(im, fm, z, v)
+        entries.bias_torques(im, fm, z, z, v)
+        entries.forward_dynamics(im, fm, z, z, z, 0.0, v)  # status 3 on a singular M: no error here
     if batch:
         rnea(model, Z, Z, Z)
         crba(model, Z)

@@ -7,15 +7,16 @@ Each method checks its arguments once and calls one function of
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Mapping
 
 import networkx as nx
 import numpy as np
 
-from composedyn.checks import _all_finite as _finite
 from composedyn.checks import joint_arrays, smooth_width, wrenches
 from composedyn.dynamics.constraints.mimic import select_mimic
-from composedyn.dynamics.dispatch import backend as _backend
+from composedyn.dynamics.dispatch import entries as _entry
+from composedyn.dynamics.dispatch import packed as _packed
 from composedyn.dynamics.dispatch import coriolis_matrix, crba, rnea, solve_mass  # compiled or NumPy
 from composedyn.dynamics.energy import kinetic_energy, potential_energy
 from composedyn.dynamics.external import body_forces
@@ -24,7 +25,7 @@ from composedyn.dynamics.kinematics import body_poses, link_poses
 from composedyn.dynamics.model import Model, compile_graph
 
 
-_F64 = np.dtype(np.float64)
+_ND, _empty = np.ndarray, np.empty
 
 
 class Robot:
@@ -56,22 +57,11 @@ class Robot:
             return tau
         return mm.reduce_matrix(tau) if matrix else mm.reduce(tau)
 
-    def _plain(self, *arrays):
-        """``robot.fast`` when the call can skip the general path: compiled backend,
-        no mimic reduction, and every argument a float64 (n,) ndarray; else None.
-        Any NaN/inf sends the call down the general path, which names the argument."""
-        if self._mimic is not None or _backend() != "numba":
-            return None
-        fd = self.__dict__.get("_fast")
-        if fd is None:
-            if self.model.n == 0:
-                return None
-            fd = self.fast
-        shape = fd.shape1
-        for a in arrays:
-            if a.__class__ is not np.ndarray or a.shape != shape or a.dtype != _F64 or not _finite(a):
-                return None
-        return fd
+    @cached_property
+    def _lean(self) -> tuple:
+        """``(im, fm, n)`` for the checked compiled entries (``dispatch.entries``), or ()
+        when every call takes the general path (dependent mimic joints, no moving joint)."""
+        return () if self._mimic is not None or self.model.n == 0 else (*_packed(self.model), self.model.n)
 
     # ---- description -------------------------------------------------
     @property
@@ -155,8 +145,14 @@ class Robot:
         With dependent mimic joints: the generalised forces G^T tau_all of the
         independent joints (Kolev eq. 2.20); see :meth:`mimic_torques`.
         """
-        if f_ext is None and friction and (fd := self._plain(q, qd, qdd)) is not None:
-            return fd.inverse_dynamics(q, qd, qdd)
+        if (lean := self._lean) and f_ext is None and friction and q.__class__ is qd.__class__ is qdd.__class__ is _ND:
+            im, fm, n = lean
+            out = _empty(n)
+            try:  # lean path: checks in compiled code; any failure -> the general path below
+                if _entry.inverse_dynamics(im, fm, q, qd, qdd, out) == 0:
+                    return out
+            except TypeError:  # not float64 C-contiguous vectors
+                pass
         q, qd, qdd = joint_arrays(self.dof, q=q, qd=qd, qdd=qdd)
         return self._reduce(self._full_inverse_dynamics(*self._expand(q, qd, qdd), f_ext, friction))
 
@@ -170,8 +166,14 @@ class Robot:
         """
         if smooth_friction is not None:
             smooth_friction = smooth_width(smooth_friction)
-        if f_ext is None and friction and (fd := self._plain(q, qd, tau)) is not None:
-            return fd.forward_dynamics(q, qd, tau, smooth_friction=smooth_friction or 0.0)
+        if (lean := self._lean) and f_ext is None and friction and q.__class__ is qd.__class__ is tau.__class__ is _ND:
+            im, fm, n = lean
+            out = _empty(n)
+            try:
+                if _entry.forward_dynamics(im, fm, q, qd, tau, smooth_friction or 0.0, out) == 0:
+                    return out
+            except TypeError:
+                pass
         q, qd, tau = joint_arrays(self.dof, q=q, qd=qd, tau=tau)
         if self._mimic is None:  # compiled kernel, or NumPy ABA (faster than CRBA + Cholesky there)
             from composedyn.dynamics.dispatch import forward_dynamics
@@ -188,8 +190,14 @@ class Robot:
 
     def mass_matrix(self, q) -> np.ndarray:
         """Joint-space inertia M(q) (..., n, n), armature on the diagonal."""
-        if (fd := self._plain(q)) is not None:
-            return fd.mass_matrix(q)
+        if (lean := self._lean) and q.__class__ is _ND:
+            im, fm, n = lean
+            out = _empty((n, n))
+            try:
+                if _entry.mass_matrix(im, fm, q, out) == 0:
+                    return out
+            except TypeError:
+                pass
         (q,) = joint_arrays(self.dof, q=q)
         M = crba(self.model, self._expand(q)[0])
         idx = np.arange(self.model.n)
@@ -198,15 +206,27 @@ class Robot:
 
     def coriolis_matrix(self, q, qd) -> np.ndarray:
         """Coriolis matrix C(q, qd) (..., n, n) in Christoffel form: dM/dt - 2C is skew."""
-        if (fd := self._plain(q, qd)) is not None:
-            return fd.coriolis_matrix(q, qd)
+        if (lean := self._lean) and q.__class__ is qd.__class__ is _ND:
+            im, fm, n = lean
+            out = _empty((n, n))
+            try:
+                if _entry.coriolis_matrix(im, fm, q, qd, out) == 0:
+                    return out
+            except TypeError:
+                pass
         q, qd = joint_arrays(self.dof, q=q, qd=qd)
         return self._reduce(coriolis_matrix(self.model, *self._expand(q, qd)), matrix=True)
 
     def gravity_torques(self, q) -> np.ndarray:
         """Gravity torques g(q) (..., n)."""
-        if (fd := self._plain(q)) is not None:
-            return fd.gravity_torques(q)
+        if (lean := self._lean) and q.__class__ is _ND:
+            im, fm, n = lean
+            out = _empty(n)
+            try:
+                if _entry.gravity_torques(im, fm, q, out) == 0:
+                    return out
+            except TypeError:
+                pass
         (q,) = joint_arrays(self.dof, q=q)
         (q,) = self._expand(q)
         z = np.zeros_like(q)
@@ -214,8 +234,14 @@ class Robot:
 
     def bias_torques(self, q, qd) -> np.ndarray:
         """C(q, qd) qd + g(q) (..., n), friction not included."""
-        if (fd := self._plain(q, qd)) is not None:
-            return fd.bias_torques(q, qd)
+        if (lean := self._lean) and q.__class__ is qd.__class__ is _ND:
+            im, fm, n = lean
+            out = _empty(n)
+            try:
+                if _entry.bias_torques(im, fm, q, qd, out) == 0:
+                    return out
+            except TypeError:
+                pass
         q, qd = joint_arrays(self.dof, q=q, qd=qd)
         q, qd = self._expand(q, qd)
         return self._reduce(rnea(self.model, q, qd, np.zeros_like(q)))
@@ -297,7 +323,7 @@ class Robot:
         trajectory loops.  Returns the seconds each kernel's first call took."""
         from composedyn.dynamics.dispatch import warm_up
 
-        return warm_up(self.model, batch=batch)
+        return warm_up(self.model, batch=batch, entries_too=bool(self._lean))
 
     @property
     def fast(self) -> "FastDynamics":

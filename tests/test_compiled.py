@@ -248,36 +248,90 @@ def test_threads_loop_serially():
     assert seen == [False] and dispatch.use_parallel(10**9)
 
 
-def test_public_methods_take_the_lean_path_for_plain_vectors_and_still_reject_nan():
-    """Plain float64 (n,) vectors go straight to the compiled kernels; the result
-    equals the checked path, and NaN input still raises the named ValueError."""
-    import composedyn as cd
-    from composedyn.dynamics import dispatch
-    from random_robots import random_urdf
+LEAN = ("inverse_dynamics", "mass_matrix", "coriolis_matrix", "gravity_torques", "bias_torques", "forward_dynamics")
 
-    robot = cd.from_urdf(random_urdf(3, 7))
-    n = robot.dof
+
+def lean_calls(robot, q, qd, qdd):
+    """Every method with a lean path, called with (q, qd, qdd) as given."""
+    return [robot.inverse_dynamics(q, qd, qdd), robot.mass_matrix(q), robot.coriolis_matrix(q, qd),
+            robot.gravity_torques(q), robot.bias_torques(q, qd), robot.forward_dynamics(q, qd, qdd),
+            robot.forward_dynamics(q, qd, qdd, smooth_friction=0.01)]
+
+
+@pytest.fixture
+def spy_entries(monkeypatch):
+    """Count the calls of each checked compiled entry (``dispatch.entries``)."""
+    counts = dict.fromkeys(LEAN, 0)
+    for name in LEAN:
+        real = getattr(dispatch.entries, name)
+
+        def spy(*args, _name=name, _real=real):
+            counts[_name] += 1
+            return _real(*args)
+        monkeypatch.setattr(dispatch.entries, name, spy)
+    return counts
+
+
+def test_public_methods_take_the_lean_path_for_plain_vectors(spy_entries):
+    """Plain float64 (n,) vectors go through the checked compiled entries, whose
+    results equal the general path (lists, NumPy backend) to 1e-12."""
+    robot = robot_for(3, 7)
     rng = np.random.default_rng(2)
-    q, qd, qdd = rng.normal(size=(3, n))
-    dispatch.set_backend("numba")
+    q, qd, qdd = rng.normal(size=(3, robot.dof))
+    qd[1] = 0.0  # Coulomb friction at rest
+    lean = lean_calls(robot, q, qd, qdd)
+    assert all(spy_entries[name] >= 1 for name in LEAN), spy_entries
+    general = lean_calls(robot, q.tolist(), qd.tolist(), qdd.tolist())
+    dispatch.set_backend("numpy")
     try:
-        assert robot._plain(q, qd, qdd) is robot.fast
-        assert robot._plain(q.tolist(), qd, qdd) is None and robot._plain(q[None], qd, qdd) is None
-        assert robot._plain(q, np.full(n, np.nan), qdd) is None
-        lean = [robot.inverse_dynamics(q, qd, qdd), robot.mass_matrix(q), robot.gravity_torques(q),
-                robot.bias_torques(q, qd), robot.coriolis_matrix(q, qd), robot.forward_dynamics(q, qd, qdd),
-                robot.forward_dynamics(q, qd, qdd, smooth_friction=0.01)]
-        checked = [robot.inverse_dynamics(q.tolist(), qd, qdd), robot.mass_matrix(q.tolist()),
-                   robot.gravity_torques(q.tolist()), robot.bias_torques(q.tolist(), qd),
-                   robot.coriolis_matrix(q.tolist(), qd), robot.forward_dynamics(q.tolist(), qd, qdd),
-                   robot.forward_dynamics(q.tolist(), qd, qdd, smooth_friction=0.01)]
-        for a, b in zip(lean, checked):
-            np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-13)
-        bad = qd.copy()
-        bad[n // 2] = np.nan
-        with pytest.raises(ValueError, match="qd"):
-            robot.inverse_dynamics(q, bad, qdd)
-        with pytest.raises(ValueError, match="q "):
-            robot.mass_matrix(np.full(n, np.inf))
+        reference = lean_calls(robot, q, qd, qdd)
     finally:
         dispatch.set_backend("auto")
+    for a, b, c in zip(lean, general, reference):
+        assert rel(a, b) < TOL and rel(a, c) < TOL
+
+
+@pytest.mark.parametrize("convert", [
+    lambda x: x.astype(np.float32), lambda x: x.astype(np.int64), lambda x: np.repeat(x, 2)[::2],
+    lambda x: x[None], lambda x: x.tolist()], ids=["float32", "int", "strided", "batch", "list"])
+def test_other_inputs_fall_back_to_the_general_path(convert):
+    """Input the checked entries do not take gives the general path's result."""
+    robot = robot_for(4, 5)
+    rng = np.random.default_rng(3)
+    q, qd, qdd = np.round(rng.normal(size=(3, robot.dof)), 1)
+    q_, qd_, qdd_ = (convert(x) for x in (q, qd, qdd))
+    ref = lean_calls(robot, np.asarray(q_, float), np.asarray(qd_, float), np.asarray(qdd_, float))
+    for a, b in zip(lean_calls(robot, q_, qd_, qdd_), ref):
+        assert np.shape(a) == np.shape(b) and rel(a, b) < TOL
+
+
+def test_lean_path_still_rejects_bad_vectors_by_name():
+    """NaN, inf and wrong lengths raise the general path's ValueError naming the argument."""
+    robot = robot_for(3, 7)
+    n = robot.dof
+    q, qd, qdd = np.random.default_rng(2).normal(size=(3, n))
+    bad = qd.copy()
+    bad[n // 2] = np.nan
+    with pytest.raises(ValueError, match="qd"):
+        robot.inverse_dynamics(q, bad, qdd)
+    with pytest.raises(ValueError, match="q "):
+        robot.mass_matrix(np.full(n, np.inf))
+    with pytest.raises(ValueError, match="tau"):
+        robot.forward_dynamics(q, qd, np.full(n, -np.inf))
+    with pytest.raises(ValueError, match="qd"):
+        robot.coriolis_matrix(q, qd[:-1])
+    with pytest.raises(ValueError, match="q"):
+        robot.gravity_torques(np.zeros(n + 1))
+
+
+def test_lean_path_is_not_used_with_dependent_mimic_joints(spy_entries):
+    """With mimic joints as dependent coordinates the projection needs the general path."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.fromstring(random_urdf(5, 6, p_fixed=0.0))
+    js = [j for j in root.iter("joint") if j.get("type") in ("revolute", "continuous")]
+    ET.SubElement(js[-1], "mimic", joint=js[0].get("name"), multiplier="0.5")
+    robot = cd.from_urdf(ET.tostring(root, encoding="unicode"))
+    q = np.zeros(robot.dof)
+    robot.inverse_dynamics(q, q, q)
+    assert robot.dof < len(robot.all_joint_names) and sum(spy_entries.values()) == 0
