@@ -126,6 +126,9 @@ def dh_graph(
         raise ModelError(f"{src}: unknown convention {convention!r}; expected 'standard' or 'modified'")
     if angles not in ANGLE_UNITS:
         raise ModelError(f"{src}: unknown angle unit {angles!r}; expected 'radians' or 'degrees'")
+    for key, value in (("name", name), ("tool_name", tool_name), ("base_link", base_link)):
+        if not isinstance(value, str) or not value.strip():
+            raise ModelError(f"{src}: {key} must be a non-empty string, got {value!r}")
     scale = ANGLE_UNITS[angles]
     rows = [to_radians(r, scale) for r in check_rows(rows, src)]
     g = new_graph(str(name), gravity=array(src, "gravity", gravity, ((3,),)), source=src)

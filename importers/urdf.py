@@ -29,6 +29,8 @@ def _read(path_or_xml: str | bytes | os.PathLike) -> tuple[bytes, str]:
     if not isinstance(path_or_xml, (str, os.PathLike)):
         raise ModelError(f"load_urdf expects a path or an XML string, got {type(path_or_xml).__name__}")
     p = Path(path_or_xml)
+    if p.is_dir():
+        raise ModelError(f"{p}: is a directory, not a URDF file")
     if not p.is_file():
         raise ModelError(f"{p}: no such URDF file")
     try:

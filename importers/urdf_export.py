@@ -120,5 +120,9 @@ def to_urdf(g: nx.DiGraph, path: str | os.PathLike) -> Path:
     Gravity is not part of URDF and is not written.
     """
     p = Path(path)
-    p.write_text(urdf_string(g), encoding="utf-8")
+    text = urdf_string(g)
+    try:
+        p.write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise OSError(e.errno, f"to_urdf: cannot write {p}: {e.strerror}") from None
     return p

@@ -18,7 +18,10 @@ from composedyn.protocol import DynamicsModel
 
 def _gain(name: str, k, n: int) -> np.ndarray:
     """A scalar or (n,) gain as a (n,) array of finite, non-negative numbers."""
-    arr = np.broadcast_to(np.asarray(k, dtype=float), (n,)) if np.ndim(k) == 0 else np.asarray(k, float)
+    try:
+        arr = np.broadcast_to(np.asarray(k, dtype=float), (n,)) if np.ndim(k) == 0 else np.asarray(k, float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number or an array of numbers, got {k!r}") from None
     if arr.shape != (n,):
         raise ValueError(f"{name} must be a scalar or have shape ({n},), got {arr.shape}")
     if not np.all(np.isfinite(arr)) or np.any(arr < 0):

@@ -292,8 +292,12 @@ class Robot:
         which keeps every link physically consistent.  For studying how a
         model-based controller copes with a wrong model.
         """
-        if not (0.0 <= float(scale) < 1.0):
-            raise ValueError(f"perturbed: scale must be in [0, 1), got {scale}")
+        try:
+            ok = 0.0 <= float(scale) < 1.0
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            raise ValueError(f"perturbed: scale must be a number in [0, 1), got {scale!r}")
         g = self.graph.copy()
         rng = np.random.default_rng(seed)
         for link in g.nodes:

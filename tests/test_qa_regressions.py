@@ -163,3 +163,22 @@ def test_closed_chain_independent_may_be_one_name():
     guess = {"crank_joint": 1.0, "coupler_joint": -0.7, "rocker_joint": 1.1}
     one = cd.ClosedChain(cd.load("fourbar"), [loop], independent="crank_joint", guess=guess)
     assert one.joint_names == ("crank_joint",) or list(one.joint_names) == ["crank_joint"]
+
+
+def test_second_session_messages_name_the_argument(tmp_path):
+    """Bad arguments found by the first QA pass: each message names what is wrong."""
+    import composedyn as cd
+    from composedyn.errors import ModelError
+
+    robot = cd.load("two_link")
+    with pytest.raises(ValueError, match="scale must be a number"):
+        robot.perturbed("x")
+    with pytest.raises(ValueError, match="kp must be a number"):
+        cd.ComputedTorqueController(robot, kp="a", kd=1.0)
+    with pytest.raises(ModelError, match="is a directory"):
+        cd.from_urdf(tmp_path)
+    with pytest.raises(OSError, match="to_urdf: cannot write"):
+        robot.to_urdf(tmp_path)
+    rows = [{"a": 0.5, "alpha": 0.0, "d": 0.0, "mass": 1.0}]
+    with pytest.raises(ModelError, match="name must be a non-empty string"):
+        cd.from_dh(rows, name=5)
