@@ -70,12 +70,11 @@ def calls(robot, pp, rng, batch: int | None):
 
     def loop(f, *arrays):
         return lambda: [f(m, d, *(a[i] for a in arrays)) for i in idx]
-    z = np.zeros_like(q)
     return {
         "ID": (lambda: robot.inverse_dynamics(q, qd, qdd), loop(pin.rnea, PQ, PV, PA)),
         "M": (lambda: robot.mass_matrix(q), loop(pin.crba, PQ)),
         "C": (lambda: robot.coriolis_matrix(q, qd), loop(pin.computeCoriolisMatrix, PQ, PV)),
-        "g": (lambda: robot.inverse_dynamics(q, z, z, friction=False), loop(pin.computeGeneralizedGravity, PQ)),
+        "g": (lambda: robot.gravity_torques(q), loop(pin.computeGeneralizedGravity, PQ)),
         "FD": (lambda: robot.forward_dynamics(q, qd, qdd), loop(pin.aba, PQ, PV, PA)),
     }
 

@@ -85,7 +85,7 @@ def _kernel(name: str):
     """The compiled kernel ``name``; the first call of each is timed into compile_times()."""
     k = _kernels.get(name)
     if k is None:
-        from composedyn.dynamics.compiled import coriolis, crba, forward, rnea
+        from composedyn.dynamics.compiled import coriolis, crba, forward, gravity, rnea
 
         real = {
             "rnea_one": rnea.rnea_one, "rnea_serial": rnea.rnea_serial, "rnea_parallel": rnea.rnea_parallel,
@@ -94,6 +94,8 @@ def _kernel(name: str):
             "coriolis_parallel": coriolis.coriolis_parallel, "forward_one": forward.forward_one,
             "forward_serial": forward.forward_serial, "forward_parallel": forward.forward_parallel,
             "solve_serial": forward.solve_serial, "cholesky_solve": forward.cholesky_solve,
+            "gravity_one": gravity.gravity_one, "gravity_serial": gravity.gravity_serial,
+            "gravity_parallel": gravity.gravity_parallel,
         }[name]
 
         def first_call(*args):
@@ -218,6 +220,24 @@ def rnea(model, q, qd, qdd, f_world=None, gravity: bool = True, armature: bool =
     return out.reshape(shape)
 
 
+def gravity(model, q) -> np.ndarray:
+    """Gravity torques g(q) (..., n): ``rnea(model, q, 0, 0)``, by the compiled gravity
+    kernel (:mod:`composedyn.dynamics.compiled.gravity`) or the NumPy RNEA."""
+    if _state.get("numpy", True) and backend() == "numpy" or not model.joint_names:
+        z = np.zeros(np.shape(q))
+        return _np_rnea.rnea(model, q, z, z)
+    im, fm = _packs.get(id(model)) or packed(model)
+    q = np.asarray(q, float)
+    if q.ndim == 1:
+        out = np.empty(q.shape[0])
+        (_kernels.get("gravity_one") or _kernel("gravity_one"))(im, fm, q, out)
+        return out
+    Q = _rows(q, q.shape, 1)
+    out = np.empty(Q.shape)
+    _loop("gravity", Q)(im, fm, Q, out)
+    return out.reshape(q.shape)
+
+
 def crba(model, q, armature: bool = False) -> np.ndarray:
     """Mass matrix; same contract as :func:`composedyn.dynamics.crba.crba` (no armature),
     or with the armature on the diagonal when ``armature=True`` (the ``Robot``'s M)."""
@@ -335,6 +355,7 @@ def warm_up(model, batch: bool = False, entries_too: bool = True) -> dict:
     z, Z = np.zeros(n), np.zeros((2, n))
     rnea(model, z, z, z)
     rnea(model, z, z, z, f_world=np.zeros((n, 6)))
+    gravity(model, z)
     M = crba(model, z) + np.diag(model.armature)
     coriolis_matrix(model, z, z)
     if n and np.all(np.linalg.eigvalsh(M) > 0):  # a singular M would raise ModelError
@@ -351,6 +372,7 @@ def warm_up(model, batch: bool = False, entries_too: bool = True) -> dict:
         entries.forward_dynamics(im, fm, z, z, z, 0.0, v)  # status 3 on a singular M: no error here
     if batch:
         rnea(model, Z, Z, Z)
+        gravity(model, Z)
         crba(model, Z)
         coriolis_matrix(model, Z, Z)
     return compile_times()

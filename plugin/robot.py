@@ -17,7 +17,7 @@ from composedyn.checks import joint_arrays, smooth_width, wrenches
 from composedyn.dynamics.constraints.mimic import select_mimic
 from composedyn.dynamics.dispatch import entries as _entry
 from composedyn.dynamics.dispatch import packed as _packed
-from composedyn.dynamics.dispatch import coriolis_matrix, crba, rnea, solve_mass  # compiled or NumPy
+from composedyn.dynamics.dispatch import coriolis_matrix, crba, gravity, rnea, solve_mass  # compiled or NumPy
 from composedyn.dynamics.energy import kinetic_energy, potential_energy
 from composedyn.dynamics.external import body_forces
 from composedyn.dynamics.friction import friction_torques
@@ -228,9 +228,7 @@ class Robot:
             except TypeError:
                 pass
         (q,) = joint_arrays(self.dof, q=q)
-        (q,) = self._expand(q)
-        z = np.zeros_like(q)
-        return self._reduce(rnea(self.model, q, z, z))
+        return self._reduce(gravity(self.model, self._expand(q)[0]))
 
     def bias_torques(self, q, qd) -> np.ndarray:
         """C(q, qd) qd + g(q) (..., n), friction not included."""

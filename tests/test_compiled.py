@@ -74,6 +74,7 @@ def test_kernels_equal_numpy(seed, n, batch):
     assert rel(dispatch.rnea(m, q, qd, qdd, f_world=fw), rnea.rnea(m, q, qd, qdd, f_world=fw)) < TOL
     z = np.zeros_like(q)
     assert rel(dispatch.rnea(m, q, z, z), rnea.rnea(m, q, z, z)) < TOL  # gravity
+    assert rel(dispatch.gravity(m, q), rnea.rnea(m, q, z, z)) < TOL
     from composedyn.dynamics.friction import friction_torques
     full = rnea.rnea(m, q, qd, qdd, f_world=fw) + m.armature * qdd + friction_torques(m, qd)
     assert rel(dispatch.rnea(m, q, qd, qdd, f_world=fw, armature=True, friction=True), full) < TOL

@@ -32,6 +32,7 @@ from numba import njit
 from composedyn.dynamics.compiled.coriolis import coriolis_one
 from composedyn.dynamics.compiled.crba import crba_one
 from composedyn.dynamics.compiled.forward import forward_one
+from composedyn.dynamics.compiled.gravity import gravity_one
 from composedyn.dynamics.compiled.rnea import rnea_one
 
 _NO_FW = np.empty((0, 6))
@@ -82,8 +83,7 @@ def gravity_torques(im, fm, q, out):
     """g(q) into out (n,)."""
     s = _status(fm.shape[0], q, q[:0], q[:0])
     if s == 0:
-        z = np.zeros(q.shape[0])
-        rnea_one(im, fm, q, z, z, _NO_FW, 1, 0, out)
+        gravity_one(im, fm, q, out)
     return s
 
 

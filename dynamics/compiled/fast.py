@@ -21,6 +21,7 @@ from composedyn.dynamics import dispatch
 from composedyn.dynamics.compiled.coriolis import coriolis_one, coriolis_parallel, coriolis_serial
 from composedyn.dynamics.compiled.crba import crba_one, crba_parallel, crba_serial
 from composedyn.dynamics.compiled.forward import forward_one, forward_parallel, forward_serial
+from composedyn.dynamics.compiled.gravity import gravity_one, gravity_parallel, gravity_serial
 from composedyn.dynamics.compiled.rnea import rnea_one, rnea_parallel, rnea_serial
 
 _NO_FW, _NO_FW3 = np.empty((0, 6)), np.empty((0, 0, 6))
@@ -85,10 +86,15 @@ class FastDynamics:
             return out
 
         def gravity_torques(q, out=None):
-            """g(q), (n,) only."""
+            """g(q), (n,) or (N, n)."""
+            if q.ndim == 1:
+                if out is None:
+                    out = empty(n)
+                gravity_one(im, fm, q, out)
+                return out
             if out is None:
-                out = empty(n)
-            rnea_one(im, fm, q, z, z, _NO_FW, 1, 0, out)
+                out = empty(q.shape)
+            (gravity_parallel if dispatch.use_parallel(q.size) else gravity_serial)(im, fm, q, out)
             return out
 
         def forward_dynamics(q, qd, tau, out=None, smooth_friction: float = 0.0):
@@ -119,6 +125,7 @@ class FastDynamics:
         self.inverse_dynamics(z, z, z)
         self.mass_matrix(z)
         self.coriolis_matrix(z, z)
+        self.gravity_torques(z)
         im, fm = dispatch.packed(self.model)
         forward_one(im, fm, z, z, z, _NO_FW, 1, 0.0, np.empty(self.n))
         if batch:
@@ -126,4 +133,5 @@ class FastDynamics:
             self.inverse_dynamics(Z, Z, Z)
             self.mass_matrix(Z)
             self.coriolis_matrix(Z, Z)
+            self.gravity_torques(Z)
             forward_serial(im, fm, Z, Z, Z, _NO_FW3, 1, 0.0, np.empty((2, self.n)), np.zeros(2, np.int64))
