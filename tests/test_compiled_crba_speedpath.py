@@ -1,0 +1,114 @@
+"""The fast paths of the compiled world-frame CRBA (``dynamics/compiled/crba.py``).
+
+Its polynomial sin/cos against libm (every quadrant, near multiples of pi/2,
+the libm fallback for huge, nan and inf angles); the mass matrix against the
+NumPy reference on chains (no zero fill: every entry written) and branched
+trees (entries between branches zeroed), with a garbage-filled output and a
+reused scratch array, and through the batch loops.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import composedyn as cd
+from composedyn.dynamics import crba, dispatch
+from random_robots import FIXED_SEEDS, random_urdf
+
+pytest.importorskip("numba")
+from composedyn.dynamics.compiled import crba as ccrba  # noqa: E402
+
+TOL = 1e-12
+
+
+def _sincos_err(x):
+    """max |fast - libm| over x for sin and cos, as the kernel computes them."""
+    w = np.zeros((x.size, ccrba.SCRATCH))
+    ccrba._sin_cos_rows(x, w)
+    return max(np.abs(w[:, ccrba._SC] - np.sin(x)).max(), np.abs(w[:, ccrba._SC + 1] - np.cos(x)).max())
+
+
+def rel(a, b) -> float:
+    return float(np.abs(a - b).max() / max(1.0, np.abs(b).max()))
+
+
+def test_sincos_matches_libm():
+    rng = np.random.default_rng(0)
+    for scale in (1.0, 4.0, 100.0, ccrba._SINCOS_MAX, 1e9):
+        assert _sincos_err(rng.uniform(-scale, scale, 200_000)) < 5e-16
+    near = np.array([k * np.pi / 2 + d for k in range(-200, 200) for d in (0.0, 1e-17, -1e-12, 1e-8, np.pi / 4)])
+    assert _sincos_err(near) < 5e-16
+    w = np.zeros((3, ccrba.SCRATCH))
+    ccrba._sin_cos_rows(np.array([np.nan, np.inf, -np.inf]), w)
+    assert np.isnan(w[:, ccrba._SC:ccrba._SC + 2]).all()
+
+
+def _check(robot, q, out=None):
+    m = robot.model
+    im, fm = dispatch.packed(m)
+    ref = crba.crba(m, q) + np.diag(m.armature)
+    out = np.full((m.n, m.n), np.nan) if out is None else out
+    w = np.full((m.n, ccrba.SCRATCH), 1e300)
+    ccrba.crba_into(im, fm, q, 1, out, w)
+    assert rel(out, ref) < TOL
+    ccrba.crba_into(im, fm, q * 0.5, 0, out, w)  # scratch and output reused
+    assert rel(out, crba.crba(m, q * 0.5)) < TOL
+    return out
+
+
+@pytest.mark.parametrize("seed,n", [FIXED_SEEDS[i] for i in (0, 2, 4, 6, 9)])
+def test_mass_matrix_branched_and_chain(seed, n):
+    rng = np.random.default_rng(seed)
+    for p_fixed, p_branch in ((0.2, 0.35), (0.0, 0.0)):  # branched tree, then a chain
+        robot = cd.from_urdf(random_urdf(seed, n, p_fixed=p_fixed, p_branch=p_branch, armature=True))
+        if p_branch == 0.0:
+            assert list(robot.model.parent) == list(range(-1, robot.model.n - 1))
+        q = rng.uniform(-4, 4, robot.model.n)
+        _check(robot, q)
+        jump = rng.choice([-1, 1], q.size) * rng.uniform(0.5, 2, q.size) * ccrba._SINCOS_MAX
+        big = q + (robot.model.jtype == 0) * jump
+        _check(robot, big)  # angles on the libm path (prismatic joints unchanged)
+
+
+def test_base_far_from_origin():
+    """Lever arms are taken from the first joint's position: a robot mounted 1 km away keeps its digits."""
+    seed, n = FIXED_SEEDS[8]
+    robot = cd.from_urdf(random_urdf(seed, n, armature=True))
+    m = robot.model
+    roots = m.parent < 0
+    tree_p = m.tree_p.copy()
+    tree_p[roots] += np.array([1000.0, -700.0, 300.0])
+    far = dataclasses.replace(m, tree_p=tree_p)
+    q = np.random.default_rng(2).uniform(-3, 3, m.n)
+    im, fm = dispatch.packed(far)
+    out = np.empty((m.n, m.n))
+    ccrba.crba_one(im, fm, q, 0, out)
+    assert rel(out, crba.crba(m, q)) < TOL
+
+
+def test_nan_angle_gives_nan_entries():
+    robot = cd.from_urdf(random_urdf(*FIXED_SEEDS[4]))
+    m = robot.model
+    im, fm = dispatch.packed(m)
+    rev = int(np.flatnonzero(m.jtype == 0)[0])
+    q = np.zeros(m.n)
+    q[rev] = np.nan
+    out = np.zeros((m.n, m.n))
+    ccrba.crba_one(im, fm, q, 1, out)
+    assert np.isnan(out).any()
+
+
+@pytest.mark.parametrize("loop", ["crba_serial", "crba_parallel"])
+def test_batch_loops(loop):
+    seed, n = FIXED_SEEDS[6]
+    robot = cd.from_urdf(random_urdf(seed, n, armature=True))
+    m = robot.model
+    im, fm = dispatch.packed(m)
+    Q = np.random.default_rng(1).uniform(-3, 3, (70, m.n))
+    OUT = np.full((70, m.n, m.n), np.nan)
+    getattr(ccrba, loop)(im, fm, Q, 1, OUT)
+    for s in (0, 33, 69):
+        assert rel(OUT[s], crba.crba(m, Q[s]) + np.diag(m.armature)) < TOL
