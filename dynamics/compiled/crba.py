@@ -14,7 +14,7 @@ I S = (A w + h x v, m v - h x w).  Joint i with world pose (R_i, p_i) (p_i
 from O) and world axis a = R_i axis has S_i = (a, p_i x a) if revolute,
 (0, a) if prismatic.
 
-1. Forward: sin/cos of every joint (:func:`_sin_cos_rows`), then per body
+1. Forward: sin/cos of every joint (:func:`_sin_cos_rows`, libm), then per body
    (:func:`_body_to_world`) the world pose R_i = R_k X_R, p_i = p_k + R_k X_p
    from the parent k's and the joint transform X, S_i, and the body inertia
    in world coordinates: hr = R h, h_w = hr + m p,
@@ -51,7 +51,6 @@ from composedyn.dynamics.compiled.layout import ARM, AX, BLOCKS, H, IO, MASS, RA
 _S, _IC, _SC = 12, 18, 28
 SCRATCH = 30
 _FAST = {"contract", "reassoc", "nsz"}
-_SINCOS_MAX = 1e5  # |q| beyond this (or nan/inf): libm sin and cos
 
 
 @njit(cache=True)
@@ -93,35 +92,6 @@ def _inertia_to_parent(X, ci, cp):
     cp[1] += hr0 + m * p0
     cp[2] += hr1 + m * p1
     cp[3] += hr2 + m * p2
-
-
-@njit(cache=True, fastmath={"contract"}, inline="always")
-def _sincos(x):
-    """(sin x, cos x) for |x| < _SINCOS_MAX, within ~1 ulp of libm, at a fraction of its cost.
-
-    x = k pi/2 + r with |r| <= pi/4 (Cody-Waite: pi/2 = P1 + P2, P1 with 33
-    significant bits so k P1 is exact); sin r and cos r by fdlibm's
-    __kernel_sin/__kernel_cos polynomials; the quadrant k mod 4 swaps and
-    negates them.  Only ever compiled without ``reassoc`` (:func:`_sin_cos_rows`):
-    folding P1 + P2 would cost up to ~1e-11 at |x| ~ 1e5.
-    """
-    k = math.floor(x * 0.63661977236758134308 + 0.5)  # 2 / pi
-    r = (x - k * 1.57079632673412561417e+00) - k * 6.07710050650619224932e-11
-    z = r * r
-    s = r + r * z * (-1.66666666666666324348e-01 + z * (8.33333333332248946124e-03 + z * (
-        -1.98412698298579493134e-04 + z * (2.75573137070700676789e-06 + z * (
-            -2.50507602534068634195e-08 + z * 1.58969099521155010221e-10)))))
-    c = 1.0 - 0.5 * z + z * z * (4.16666666666666019037e-02 + z * (-1.38888888888741095749e-03 + z * (
-        2.48015872894767294178e-05 + z * (-2.75573143513906633035e-07 + z * (
-            2.08757232129817482790e-09 + z * -1.13596475577881948265e-11)))))
-    quadrant = int(k) & 3  # sin(r + k pi/2), cos(r + k pi/2)
-    if quadrant == 0:
-        return s, c
-    if quadrant == 1:
-        return c, -s
-    if quadrant == 2:
-        return -s, -c
-    return -c, s
 
 
 @njit(cache=True, fastmath=_FAST, inline="always")
@@ -231,15 +201,11 @@ def _column(im, fm, i, arm, out, w):
         j = im[j, 0]
 
 
-@njit(cache=True, fastmath={"contract"})
+@njit(cache=True)
 def _sin_cos_rows(q, w):
     """w[i, _SC], w[i, _SC + 1] = sin q_i, cos q_i, all first: independent of the tree, they pipeline."""
     for i in range(q.shape[0]):
-        x = q[i]
-        if abs(x) < _SINCOS_MAX:
-            w[i, _SC], w[i, _SC + 1] = _sincos(x)
-        else:
-            w[i, _SC], w[i, _SC + 1] = math.sin(x), math.cos(x)
+        w[i, _SC], w[i, _SC + 1] = math.sin(q[i]), math.cos(q[i])
 
 
 @njit(cache=True)
