@@ -85,14 +85,14 @@ def _kernel(name: str):
     """The compiled kernel ``name``; the first call of each is timed into compile_times()."""
     k = _kernels.get(name)
     if k is None:
-        from composedyn.dynamics.compiled import coriolis, crba, forward, gravity, rnea
+        from composedyn.dynamics.compiled import aba, coriolis, crba, forward, gravity, rnea
 
         real = {
             "rnea_one": rnea.rnea_one, "rnea_serial": rnea.rnea_serial, "rnea_parallel": rnea.rnea_parallel,
             "crba_one": crba.crba_one, "crba_serial": crba.crba_serial, "crba_parallel": crba.crba_parallel,
             "coriolis_one": coriolis.coriolis_one, "coriolis_serial": coriolis.coriolis_serial,
-            "coriolis_parallel": coriolis.coriolis_parallel, "forward_one": forward.forward_one,
-            "forward_serial": forward.forward_serial, "forward_parallel": forward.forward_parallel,
+            "coriolis_parallel": coriolis.coriolis_parallel, "aba_one": aba.aba_one,
+            "aba_serial": aba.aba_serial, "aba_parallel": aba.aba_parallel,
             "solve_serial": forward.solve_serial, "cholesky_solve": forward.cholesky_solve,
             "gravity_one": gravity.gravity_one, "gravity_serial": gravity.gravity_serial,
             "gravity_parallel": gravity.gravity_parallel,
@@ -315,7 +315,7 @@ def forward_dynamics(model, q, qd, tau, f_world=None, friction: bool = True, smo
     fric, sm = int(friction), float(smooth or 0.0)
     if q.ndim == 1 and q.shape == qd.shape == tau.shape and fw.ndim == 2:
         out = np.empty(q.shape[0])
-        if _kernel("forward_one")(im, fm, q, qd, tau, fw, fric, sm, out):
+        if _kernel("aba_one")(im, fm, q, qd, tau, fw, fric, sm, out):
             out = _reference_forward(model, q[None], qd[None], tau[None], fw[None] if f_world is not None else None,
                                      friction, smooth)[0]
         return out
@@ -324,7 +324,7 @@ def forward_dynamics(model, q, qd, tau, f_world=None, friction: bool = True, smo
     Q, QD, TAU = (_rows(x, shape, 1) for x in (q, qd, tau))
     FW = _rows(fw, shape + (6,), 2) if f_world is not None else np.empty((0, n, 6))
     out, status = np.empty(Q.shape), np.zeros(Q.shape[0], dtype=np.int64)
-    _loop("forward", Q)(im, fm, Q, QD, TAU, FW, fric, sm, out, status)
+    _loop("aba", Q)(im, fm, Q, QD, TAU, FW, fric, sm, out, status)
     if status.any():
         b = np.nonzero(status)[0]
         fwb = FW[b] if f_world is not None else None

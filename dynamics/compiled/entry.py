@@ -31,7 +31,7 @@ from numba import njit
 
 from composedyn.dynamics.compiled.coriolis import coriolis_one
 from composedyn.dynamics.compiled.crba import crba_one
-from composedyn.dynamics.compiled.forward import forward_one
+from composedyn.dynamics.compiled.aba import aba_one
 from composedyn.dynamics.compiled.gravity import gravity_one
 from composedyn.dynamics.compiled.rnea import rnea_one
 
@@ -98,7 +98,7 @@ def bias_torques(im, fm, q, qd, out):
 def forward_dynamics(im, fm, q, qd, tau, smooth, out):
     """qdd solving M qdd = tau - C qd - g - friction into out (n,); smooth > 0: tanh friction."""
     s = _status(fm.shape[0], q, qd, tau)
-    if s == 0 and forward_one(im, fm, q, qd, tau, _NO_FW, 1, smooth, out):
+    if s == 0 and aba_one(im, fm, q, qd, tau, _NO_FW, 1, smooth, out):
         s = 3
     return s
 

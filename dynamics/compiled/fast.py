@@ -20,7 +20,7 @@ import numpy as np
 from composedyn.dynamics import dispatch
 from composedyn.dynamics.compiled.coriolis import coriolis_one, coriolis_parallel, coriolis_serial
 from composedyn.dynamics.compiled.crba import crba_one, crba_parallel, crba_serial
-from composedyn.dynamics.compiled.forward import forward_one, forward_parallel, forward_serial
+from composedyn.dynamics.compiled.aba import aba_one, aba_parallel, aba_serial
 from composedyn.dynamics.compiled.gravity import gravity_one, gravity_parallel, gravity_serial
 from composedyn.dynamics.compiled.rnea import rnea_one, rnea_parallel, rnea_serial
 
@@ -102,13 +102,13 @@ class FastDynamics:
             if q.ndim == 1:
                 if out is None:
                     out = empty(n)
-                if forward_one(im, fm, q, qd, tau, _NO_FW, 1, smooth_friction, out):
+                if aba_one(im, fm, q, qd, tau, _NO_FW, 1, smooth_friction, out):
                     dispatch.forward_dynamics(model, q, qd, tau, smooth=smooth_friction or None)
                 return out
             if out is None:
                 out = empty(q.shape)
             status = zeros(q.shape[0], dtype=np.int64)
-            k = forward_parallel if dispatch.use_parallel(q.size) else forward_serial
+            k = aba_parallel if dispatch.use_parallel(q.size) else aba_serial
             k(im, fm, q, qd, tau, _NO_FW3, 1, smooth_friction, out, status)
             if status.any():
                 dispatch.forward_dynamics(model, q, qd, tau, smooth=smooth_friction or None)
@@ -127,11 +127,11 @@ class FastDynamics:
         self.coriolis_matrix(z, z)
         self.gravity_torques(z)
         im, fm = dispatch.packed(self.model)
-        forward_one(im, fm, z, z, z, _NO_FW, 1, 0.0, np.empty(self.n))
+        aba_one(im, fm, z, z, z, _NO_FW, 1, 0.0, np.empty(self.n))
         if batch:
             Z = np.zeros((2, self.n))
             self.inverse_dynamics(Z, Z, Z)
             self.mass_matrix(Z)
             self.coriolis_matrix(Z, Z)
             self.gravity_torques(Z)
-            forward_serial(im, fm, Z, Z, Z, _NO_FW3, 1, 0.0, np.empty((2, self.n)), np.zeros(2, np.int64))
+            aba_serial(im, fm, Z, Z, Z, _NO_FW3, 1, 0.0, np.empty((2, self.n)), np.zeros(2, np.int64))
