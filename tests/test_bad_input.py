@@ -149,7 +149,7 @@ def test_missing_file_and_string_source():
         cd.from_urdf("/nonexistent/no_such.urdf")
     with pytest.raises(cd.ModelError, match=r"expects a path or an XML string, got int"):
         cd.from_urdf(42)
-    with pytest.raises(cd.ModelError, match=r"no such URDF file"):
+    with pytest.raises(cd.ModelError, match=r"is a directory, not a URDF file"):
         cd.from_urdf(__import__("pathlib").Path("/"))
     with pytest.raises(cd.ModelError, match=r"^<urdf string>: .*missing link 'foo'"):
         cd.from_urdf(_case_text('<child link="l2"/>', '<child link="foo"/>'))
