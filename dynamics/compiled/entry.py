@@ -38,26 +38,24 @@ from composedyn.dynamics.compiled.rnea import rnea_one
 _NO_FW = np.empty((0, 6))
 
 
-@njit(cache=True)
-def _status(n, q, qd, qdd):
-    """0 when the vectors (qd, qdd may be empty: unused) have n finite entries, else 1 or 2."""
-    if q.shape[0] != n or (qd.shape[0] != n and qd.shape[0] != 0) or (qdd.shape[0] != n and qdd.shape[0] != 0):
+@njit(cache=True, inline="always")
+def _check(n, x):
+    """0 when x has n finite entries, 1 when its length is not n, 2 when it holds NaN or inf.
+
+    Inlined, and reading x in place: a slice or a non-inlined call would make
+    numba count references (atomic operations) on every call."""
+    if x.shape[0] != n:
         return 1
     for i in range(n):
-        if not math.isfinite(q[i]):
-            return 2
-    for i in range(qd.shape[0]):
-        if not math.isfinite(qd[i]):
-            return 2
-    for i in range(qdd.shape[0]):
-        if not math.isfinite(qdd[i]):
+        if not math.isfinite(x[i]):
             return 2
     return 0
 
 
 def inverse_dynamics(im, fm, q, qd, qdd, out):
     """tau = M qdd + C qd + g + friction (armature in M) into out (n,)."""
-    s = _status(fm.shape[0], q, qd, qdd)
+    n = fm.shape[0]
+    s = max(_check(n, q), _check(n, qd), _check(n, qdd))
     if s == 0:
         rnea_one(im, fm, q, qd, qdd, _NO_FW, 1, 3, out)
     return s
@@ -65,7 +63,7 @@ def inverse_dynamics(im, fm, q, qd, qdd, out):
 
 def mass_matrix(im, fm, q, out):
     """M(q) with armature into out (n, n)."""
-    s = _status(fm.shape[0], q, q[:0], q[:0])
+    s = _check(fm.shape[0], q)
     if s == 0:
         crba_one(im, fm, q, 1, out)
     return s
@@ -73,7 +71,8 @@ def mass_matrix(im, fm, q, out):
 
 def coriolis_matrix(im, fm, q, qd, out):
     """C(q, qd) (Christoffel form) into out (n, n)."""
-    s = _status(fm.shape[0], q, qd, q[:0])
+    n = fm.shape[0]
+    s = max(_check(n, q), _check(n, qd))
     if s == 0:
         coriolis_one(im, fm, q, qd, out)
     return s
@@ -81,7 +80,7 @@ def coriolis_matrix(im, fm, q, qd, out):
 
 def gravity_torques(im, fm, q, out):
     """g(q) into out (n,)."""
-    s = _status(fm.shape[0], q, q[:0], q[:0])
+    s = _check(fm.shape[0], q)
     if s == 0:
         gravity_one(im, fm, q, out)
     return s
@@ -89,7 +88,8 @@ def gravity_torques(im, fm, q, out):
 
 def bias_torques(im, fm, q, qd, out):
     """C(q, qd) qd + g(q), no friction, into out (n,)."""
-    s = _status(fm.shape[0], q, qd, q[:0])
+    n = fm.shape[0]
+    s = max(_check(n, q), _check(n, qd))
     if s == 0:
         rnea_one(im, fm, q, qd, np.zeros(q.shape[0]), _NO_FW, 1, 0, out)
     return s
@@ -97,7 +97,8 @@ def bias_torques(im, fm, q, qd, out):
 
 def forward_dynamics(im, fm, q, qd, tau, smooth, out):
     """qdd solving M qdd = tau - C qd - g - friction into out (n,); smooth > 0: tanh friction."""
-    s = _status(fm.shape[0], q, qd, tau)
+    n = fm.shape[0]
+    s = max(_check(n, q), _check(n, qd), _check(n, tau))
     if s == 0 and aba_one(im, fm, q, qd, tau, _NO_FW, 1, smooth, out):
         s = 3
     return s
