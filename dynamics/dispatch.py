@@ -36,10 +36,10 @@ from composedyn.dynamics import coriolis as _np_coriolis
 from composedyn.dynamics import crba as _np_crba
 from composedyn.dynamics import forward as _np_forward
 from composedyn.dynamics import rnea as _np_rnea
-from composedyn.dynamics.compiled.layout import pack
+from composedyn.dynamics.compiled.layout import NO_FW3, pack
+from composedyn.dynamics.compiled.layout import NO_FW as _NONE_FW
 
 PARALLEL_WORK = 20_000  # samples x joints (~2 ms of serial work) from which batch loops use all cores
-_NONE_FW = np.empty((0, 6))
 _state = {"backend": os.environ.get("COMPOSEDYN_BACKEND", "auto").strip().lower() or "auto"}
 _kernels: dict = {}
 _compile_s: dict = {}
@@ -214,7 +214,7 @@ def rnea(model, q, qd, qdd, f_world=None, gravity: bool = True, armature: bool =
     n = model.n
     shape = np.broadcast_shapes(q.shape, qd.shape, qdd.shape, fw.shape[:-2] + (n,) if f_world is not None else ())
     Q, QD, QDD = (_rows(x, shape, 1) for x in (q, qd, qdd))
-    FW = _rows(fw, shape + (6,), 2) if f_world is not None else np.empty((0, n, 6))
+    FW = _rows(fw, shape + (6,), 2) if f_world is not None else NO_FW3
     out = np.empty(Q.shape)
     _loop("rnea", Q)(im, fm, Q, QD, QDD, FW, int(gravity), extra, out)
     return out.reshape(shape)
@@ -322,7 +322,7 @@ def forward_dynamics(model, q, qd, tau, f_world=None, friction: bool = True, smo
     n = model.n
     shape = np.broadcast_shapes(q.shape, qd.shape, tau.shape, fw.shape[:-2] + (n,) if f_world is not None else ())
     Q, QD, TAU = (_rows(x, shape, 1) for x in (q, qd, tau))
-    FW = _rows(fw, shape + (6,), 2) if f_world is not None else np.empty((0, n, 6))
+    FW = _rows(fw, shape + (6,), 2) if f_world is not None else NO_FW3
     out, status = np.empty(Q.shape), np.zeros(Q.shape[0], dtype=np.int64)
     _loop("aba", Q)(im, fm, Q, QD, TAU, FW, fric, sm, out, status)
     if status.any():

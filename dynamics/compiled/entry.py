@@ -11,7 +11,9 @@ return value:
 * 2 -- an argument holds NaN or inf;
 * 3 -- (forward dynamics) M(q) is not positive definite.
 
-On a non-zero status the method re-runs its general path, which raises the
+Integer flags are passed to the kernels as ``np.int64(k)``, not as literals, so
+that the kernels are not compiled again for ``Literal[int]`` arguments (the
+Python-side callers pass int64).  On a non-zero status the method re-runs its general path, which raises the
 error naming the argument (or the joints of a singular M).  The entries
 have explicit signatures, so numba never compiles a variant for other input:
 an int or float32 array, a strided view or a 2-D batch raises ``TypeError``
@@ -33,9 +35,9 @@ from composedyn.dynamics.compiled.coriolis import coriolis_one
 from composedyn.dynamics.compiled.crba import crba_one
 from composedyn.dynamics.compiled.aba import aba_one
 from composedyn.dynamics.compiled.gravity import gravity_one
+from composedyn.dynamics.compiled.layout import NO_FW as _NO_FW
 from composedyn.dynamics.compiled.rnea import rnea_one
 
-_NO_FW = np.empty((0, 6))
 
 
 @njit(cache=True, inline="always")
@@ -57,7 +59,7 @@ def inverse_dynamics(im, fm, q, qd, qdd, out):
     n = fm.shape[0]
     s = max(_check(n, q), _check(n, qd), _check(n, qdd))
     if s == 0:
-        rnea_one(im, fm, q, qd, qdd, _NO_FW, 1, 3, out)
+        rnea_one(im, fm, q, qd, qdd, _NO_FW, np.int64(1), np.int64(3), out)
     return s
 
 
@@ -65,7 +67,7 @@ def mass_matrix(im, fm, q, out):
     """M(q) with armature into out (n, n)."""
     s = _check(fm.shape[0], q)
     if s == 0:
-        crba_one(im, fm, q, 1, out)
+        crba_one(im, fm, q, np.int64(1), out)
     return s
 
 
@@ -91,7 +93,7 @@ def bias_torques(im, fm, q, qd, out):
     n = fm.shape[0]
     s = max(_check(n, q), _check(n, qd))
     if s == 0:
-        rnea_one(im, fm, q, qd, np.zeros(q.shape[0]), _NO_FW, 1, 0, out)
+        rnea_one(im, fm, q, qd, np.zeros(q.shape[0]), _NO_FW, np.int64(1), np.int64(0), out)
     return s
 
 
@@ -99,7 +101,7 @@ def forward_dynamics(im, fm, q, qd, tau, smooth, out):
     """qdd solving M qdd = tau - C qd - g - friction into out (n,); smooth > 0: tanh friction."""
     n = fm.shape[0]
     s = max(_check(n, q), _check(n, qd), _check(n, tau))
-    if s == 0 and aba_one(im, fm, q, qd, tau, _NO_FW, 1, smooth, out):
+    if s == 0 and aba_one(im, fm, q, qd, tau, _NO_FW, np.int64(1), smooth, out):
         s = 3
     return s
 

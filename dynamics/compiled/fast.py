@@ -22,9 +22,10 @@ from composedyn.dynamics.compiled.coriolis import coriolis_one, coriolis_paralle
 from composedyn.dynamics.compiled.crba import crba_one, crba_parallel, crba_serial
 from composedyn.dynamics.compiled.aba import aba_one, aba_parallel, aba_serial
 from composedyn.dynamics.compiled.gravity import gravity_one, gravity_parallel, gravity_serial
+from composedyn.dynamics.compiled.layout import NO_FW as _NO_FW
+from composedyn.dynamics.compiled.layout import NO_FW3 as _NO_FW3
 from composedyn.dynamics.compiled.rnea import rnea_one, rnea_parallel, rnea_serial
 
-_NO_FW, _NO_FW3 = np.empty((0, 6)), np.empty((0, 0, 6))
 
 
 class FastDynamics:
