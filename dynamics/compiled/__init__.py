@@ -2,7 +2,7 @@
 
 Importing this package does **not** import numba: :mod:`.layout` packs a
 ``Model`` into two contiguous arrays with NumPy only, and the kernel modules
-(:mod:`.joint`, :mod:`.rnea`, :mod:`.crba`, :mod:`.coriolis`, :mod:`.gravity`,
+(:mod:`.rnea`, :mod:`.crba`, :mod:`.coriolis`, :mod:`.gravity`,
 :mod:`.aba`, :mod:`.forward`, :mod:`.entry`) are imported lazily by
 :mod:`composedyn.dynamics.dispatch` on the first dynamics call.
 
@@ -22,6 +22,7 @@ which numba counts references with atomic operations.
 Kernels are compiled with ``njit(cache=True)``: the machine code is written to
 ``__pycache__`` next to these files on the first call and reloaded by later
 processes.  numba keys each cache entry on the time stamp of the file that
-defines the kernel only, so after editing a helper in :mod:`.joint` delete
+defines the kernel only, so after editing a kernel module that others call
+(:mod:`.rnea`, :mod:`.crba`, ... are compiled into :mod:`.entry`) delete
 ``dynamics/compiled/__pycache__`` (an installed wheel is never affected).
 """

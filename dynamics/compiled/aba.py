@@ -3,7 +3,7 @@
 Forward dynamics qdd = M(q)^-1 (tau - h(q, qd) - friction + J^T f_ext) in O(n),
 with the conventions of :mod:`.rnea`: spatial vectors angular first, each in
 its body's (joint) frame; X_i is the motion transform parent -> body i given
-by the pose row of :func:`.joint.joint_transform` (R body axes in parent axes,
+by the joint's pose row (R = tree_R Rot(a, q) body axes in parent axes,
 p body origin in the parent frame): X_i m = (R^T w, R^T (v - p x w)).  The joint
 motion subspace S_i is the unit axis a_i in the angular part (revolute,
 S = (a, 0)) or the linear part (prismatic, S = (0, a)).
@@ -39,8 +39,8 @@ unwritten, and the caller raises ``ModelError``.
 Implementation: one scratch row of ``w`` per body and every helper addressed
 by (w, row, column) rather than by row views: a view handed to a function
 costs an atomic reference-count pair (~15 ns, as much as a joint's
-arithmetic), so the pose, motion/force transform and world-force helpers of
-:mod:`.joint` and :mod:`.rnea` are restated here in that form.  The helpers
+arithmetic), so the pose, motion/force transform and world-force helpers are
+written here in that form.  The helpers
 are inlined into ``aba_into`` (``inline="always"``) and compiled with FMA
 contraction.  Measured on a shared 2-core EPYC (best of 7 x 100,000 calls in
 an njit loop): UR5 0.6 us, Panda 0.85 us, Talos reduced (32 joints) 2.9 us per
@@ -71,7 +71,7 @@ _helper = njit(cache=True, inline="always", fastmath=FMA)  # inlined in numba IR
 
 @_helper
 def _pose(fm, jt, i, qi, w):
-    """Pose row of body i into w[i, 0:12], as :func:`.joint.joint_transform`:
+    """Pose row of body i into w[i, 0:12], tree_R Rot(a, q) by Rodrigues' formula:
     revolute R = c tree_R + s tree_R K(a) + (1 - c) (tree_R a) a^T, p = tree_p;
     prismatic R = tree_R, p = tree_p + qi tree_R a."""
     if jt == 1:

@@ -53,47 +53,6 @@ SCRATCH = 30
 _FAST = {"contract", "reassoc", "nsz"}
 
 
-@njit(cache=True)
-def _inertia_to_parent(X, ci, cp):
-    """Add composite inertia row ci = (m, h, Io) of a child to its parent's cp (pose row X).
-
-    Not used by the CRBA any more; :mod:`.coriolis` moves body inertias to world with it."""
-    m = ci[0]
-    hr0 = X[0] * ci[1] + X[1] * ci[2] + X[2] * ci[3]
-    hr1 = X[3] * ci[1] + X[4] * ci[2] + X[5] * ci[3]
-    hr2 = X[6] * ci[1] + X[7] * ci[2] + X[8] * ci[3]
-    p0, p1, p2 = X[9], X[10], X[11]
-    diag = 2.0 * (hr0 * p0 + hr1 * p1 + hr2 * p2) + m * (p0 * p0 + p1 * p1 + p2 * p2)
-    # T = Io R^T (T[k, c] = Io[k, :] . R[c, :]), then the upper triangle of R T, mirrored
-    R0, R1, R2, R3, R4, R5, R6, R7, R8 = X[0], X[1], X[2], X[3], X[4], X[5], X[6], X[7], X[8]
-    t00, t01, t02 = (ci[4] * R0 + ci[5] * R1 + ci[6] * R2, ci[4] * R3 + ci[5] * R4 + ci[6] * R5,
-                     ci[4] * R6 + ci[5] * R7 + ci[6] * R8)
-    t10, t11, t12 = (ci[7] * R0 + ci[8] * R1 + ci[9] * R2, ci[7] * R3 + ci[8] * R4 + ci[9] * R5,
-                     ci[7] * R6 + ci[8] * R7 + ci[9] * R8)
-    t20, t21, t22 = (ci[10] * R0 + ci[11] * R1 + ci[12] * R2, ci[10] * R3 + ci[11] * R4 + ci[12] * R5,
-                     ci[10] * R6 + ci[11] * R7 + ci[12] * R8)
-    # (R T)[r, c] - (hr_r p_c + p_r hr_c + m p_r p_c), plus diag on the diagonal
-    a00 = R0 * t00 + R1 * t10 + R2 * t20 - 2.0 * hr0 * p0 - m * p0 * p0 + diag
-    a11 = R3 * t01 + R4 * t11 + R5 * t21 - 2.0 * hr1 * p1 - m * p1 * p1 + diag
-    a22 = R6 * t02 + R7 * t12 + R8 * t22 - 2.0 * hr2 * p2 - m * p2 * p2 + diag
-    a01 = R0 * t01 + R1 * t11 + R2 * t21 - (hr0 * p1 + p0 * hr1 + m * p0 * p1)
-    a02 = R0 * t02 + R1 * t12 + R2 * t22 - (hr0 * p2 + p0 * hr2 + m * p0 * p2)
-    a12 = R3 * t02 + R4 * t12 + R5 * t22 - (hr1 * p2 + p1 * hr2 + m * p1 * p2)
-    cp[4] += a00
-    cp[5] += a01
-    cp[6] += a02
-    cp[7] += a01
-    cp[8] += a11
-    cp[9] += a12
-    cp[10] += a02
-    cp[11] += a12
-    cp[12] += a22
-    cp[0] += m
-    cp[1] += hr0 + m * p0
-    cp[2] += hr1 + m * p1
-    cp[3] += hr2 + m * p2
-
-
 @njit(cache=True, fastmath=_FAST, inline="always")
 def _body_to_world(im, fm, i, qi, w):
     """Row w[i] from the parent's world pose: world pose (R, p), S_i and the body inertia (m, h, A).
