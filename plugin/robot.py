@@ -59,9 +59,10 @@ class Robot:
 
     @cached_property
     def _lean(self) -> tuple:
-        """``(im, fm, n)`` for the checked compiled entries (``dispatch.entries``), or ()
+        """``(im, fm, n, (n, n))`` for the checked compiled entries (``dispatch.entries``), or ()
         when every call takes the general path (dependent mimic joints, no moving joint)."""
-        return () if self._mimic is not None or self.model.n == 0 else (*_packed(self.model), self.model.n)
+        n = self.model.n
+        return () if self._mimic is not None or n == 0 else (*_packed(self.model), n, (n, n))
 
     # ---- description -------------------------------------------------
     @property
@@ -146,7 +147,7 @@ class Robot:
         independent joints (Kolev eq. 2.20); see :meth:`mimic_torques`.
         """
         if (lean := self._lean) and f_ext is None and friction and q.__class__ is qd.__class__ is qdd.__class__ is _ND:
-            im, fm, n = lean
+            im, fm, n, nn = lean
             out = _empty(n)
             try:  # lean path: checks in compiled code; any failure -> the general path below
                 if _entry.inverse_dynamics(im, fm, q, qd, qdd, out) == 0:
@@ -167,7 +168,7 @@ class Robot:
         if smooth_friction is not None:
             smooth_friction = smooth_width(smooth_friction)
         if (lean := self._lean) and f_ext is None and friction and q.__class__ is qd.__class__ is tau.__class__ is _ND:
-            im, fm, n = lean
+            im, fm, n, nn = lean
             out = _empty(n)
             try:
                 if _entry.forward_dynamics(im, fm, q, qd, tau, smooth_friction or 0.0, out) == 0:
@@ -191,8 +192,8 @@ class Robot:
     def mass_matrix(self, q) -> np.ndarray:
         """Joint-space inertia M(q) (..., n, n), armature on the diagonal."""
         if (lean := self._lean) and q.__class__ is _ND:
-            im, fm, n = lean
-            out = _empty((n, n))
+            im, fm, n, nn = lean
+            out = _empty(nn)
             try:
                 if _entry.mass_matrix(im, fm, q, out) == 0:
                     return out
@@ -207,8 +208,8 @@ class Robot:
     def coriolis_matrix(self, q, qd) -> np.ndarray:
         """Coriolis matrix C(q, qd) (..., n, n) in Christoffel form: dM/dt - 2C is skew."""
         if (lean := self._lean) and q.__class__ is qd.__class__ is _ND:
-            im, fm, n = lean
-            out = _empty((n, n))
+            im, fm, n, nn = lean
+            out = _empty(nn)
             try:
                 if _entry.coriolis_matrix(im, fm, q, qd, out) == 0:
                     return out
@@ -220,7 +221,7 @@ class Robot:
     def gravity_torques(self, q) -> np.ndarray:
         """Gravity torques g(q) (..., n)."""
         if (lean := self._lean) and q.__class__ is _ND:
-            im, fm, n = lean
+            im, fm, n, nn = lean
             out = _empty(n)
             try:
                 if _entry.gravity_torques(im, fm, q, out) == 0:
@@ -233,7 +234,7 @@ class Robot:
     def bias_torques(self, q, qd) -> np.ndarray:
         """C(q, qd) qd + g(q) (..., n), friction not included."""
         if (lean := self._lean) and q.__class__ is qd.__class__ is _ND:
-            im, fm, n = lean
+            im, fm, n, nn = lean
             out = _empty(n)
             try:
                 if _entry.bias_torques(im, fm, q, qd, out) == 0:
