@@ -336,3 +336,17 @@ def test_lean_path_is_not_used_with_dependent_mimic_joints(spy_entries):
     q = np.zeros(robot.dof)
     robot.inverse_dynamics(q, q, q)
     assert robot.dof < len(robot.all_joint_names) and sum(spy_entries.values()) == 0
+
+
+def test_fast_entry_propagates_nan_and_takes_the_checked_entry(spy_entries):
+    """robot.fast runs a single sample through the checked entry; NaN input, which the
+    entry declines, still reaches the plain kernel and comes out as NaN."""
+    robot = robot_for(3, 7)
+    fd, n = robot.fast, robot.dof
+    q = np.random.default_rng(5).normal(size=n)
+    assert np.isfinite(fd.mass_matrix(q)).all() and spy_entries["mass_matrix"] == 1
+    bad = q.copy()
+    bad[0] = np.nan
+    assert np.isnan(fd.inverse_dynamics(bad, q, q)).any()
+    assert np.isnan(fd.mass_matrix(bad)).any() and np.isnan(fd.gravity_torques(np.full(n, np.nan))).any()
+    assert spy_entries["inverse_dynamics"] == 1 and spy_entries["mass_matrix"] == 2

@@ -32,7 +32,11 @@ class FastDynamics:
     """Compiled dynamics of one ``Model`` without per-call checks (see the module doc).
 
     The per-call methods are closures over the packed model arrays (set in
-    ``__init__``), which saves the attribute look-ups of a bound method.
+    ``__init__``), which saves the attribute look-ups of a bound method.  A
+    single sample goes through the ``Robot``'s checked entry
+    (:mod:`.entry`: its kernel compiled inline, faster than a call of the
+    plain kernel); when the entry declines (NaN, inf, wrong length) the plain
+    kernel runs, so NaN propagates as documented.
     """
 
     def __init__(self, model):
@@ -41,6 +45,7 @@ class FastDynamics:
         self.shape1 = (n,)
         im, fm = dispatch.packed(model)
         empty, zeros = np.empty, np.zeros
+        ent = dispatch.entries  # checked single-sample entries: inlined kernels, the fastest calls
         z = zeros(n)  # zero velocities / accelerations, never written
 
         def inverse_dynamics(q, qd, qdd, out=None):
@@ -48,7 +53,8 @@ class FastDynamics:
             if q.ndim == 1:
                 if out is None:
                     out = empty(n)
-                rnea_one(im, fm, q, qd, qdd, _NO_FW, 1, 3, out)
+                if ent.inverse_dynamics(im, fm, q, qd, qdd, out):
+                    rnea_one(im, fm, q, qd, qdd, _NO_FW, 1, 3, out)
                 return out
             if out is None:
                 out = empty(q.shape)
@@ -60,7 +66,8 @@ class FastDynamics:
             if q.ndim == 1:
                 if out is None:
                     out = empty((n, n))
-                crba_one(im, fm, q, 1, out)
+                if ent.mass_matrix(im, fm, q, out):
+                    crba_one(im, fm, q, 1, out)
                 return out
             if out is None:
                 out = empty(q.shape + (n,))
@@ -72,7 +79,8 @@ class FastDynamics:
             if q.ndim == 1:
                 if out is None:
                     out = empty((n, n))
-                coriolis_one(im, fm, q, qd, out)
+                if ent.coriolis_matrix(im, fm, q, qd, out):
+                    coriolis_one(im, fm, q, qd, out)
                 return out
             if out is None:
                 out = empty(q.shape + (n,))
@@ -83,7 +91,8 @@ class FastDynamics:
             """h = C qd + g (no friction), (n,) only."""
             if out is None:
                 out = empty(n)
-            rnea_one(im, fm, q, qd, z, _NO_FW, 1, 0, out)
+            if ent.bias_torques(im, fm, q, qd, out):
+                rnea_one(im, fm, q, qd, z, _NO_FW, 1, 0, out)
             return out
 
         def gravity_torques(q, out=None):
@@ -91,7 +100,8 @@ class FastDynamics:
             if q.ndim == 1:
                 if out is None:
                     out = empty(n)
-                gravity_one(im, fm, q, out)
+                if ent.gravity_torques(im, fm, q, out):
+                    gravity_one(im, fm, q, out)
                 return out
             if out is None:
                 out = empty(q.shape)
@@ -103,7 +113,8 @@ class FastDynamics:
             if q.ndim == 1:
                 if out is None:
                     out = empty(n)
-                if aba_one(im, fm, q, qd, tau, _NO_FW, 1, smooth_friction, out):
+                if (ent.forward_dynamics(im, fm, q, qd, tau, smooth_friction, out)
+                        and aba_one(im, fm, q, qd, tau, _NO_FW, 1, smooth_friction, out)):
                     dispatch.forward_dynamics(model, q, qd, tau, smooth=smooth_friction or None)
                 return out
             if out is None:
@@ -127,7 +138,9 @@ class FastDynamics:
         self.mass_matrix(z)
         self.coriolis_matrix(z, z)
         self.gravity_torques(z)
+        self.bias_torques(z, z)
         im, fm = dispatch.packed(self.model)
+        dispatch.entries.forward_dynamics(im, fm, z, z, z, 0.0, np.empty(self.n))  # status only: no error here
         aba_one(im, fm, z, z, z, _NO_FW, 1, 0.0, np.empty(self.n))
         if batch:
             Z = np.zeros((2, self.n))
