@@ -121,7 +121,7 @@ class _Entries:
     """
 
     NAMES = ("inverse_dynamics", "mass_matrix", "coriolis_matrix", "gravity_torques", "bias_torques",
-             "forward_dynamics")
+             "forward_dynamics", "inverse_dynamics_rigid", "forward_dynamics_rigid")
 
     def __init__(self):
         self.reset()
@@ -370,6 +370,8 @@ def warm_up(model, batch: bool = False, entries_too: bool = True) -> dict:
         entries.gravity_torques(im, fm, z, v)
         entries.bias_torques(im, fm, z, z, v)
         entries.forward_dynamics(im, fm, z, z, z, 0.0, v)  # status 3 on a singular M: no error here
+        entries.inverse_dynamics_rigid(im, fm, z, z, z, v)  # friction=False
+        entries.forward_dynamics_rigid(im, fm, z, z, z, 0.0, v)
     if batch:
         rnea(model, Z, Z, Z)
         gravity(model, Z)

@@ -146,11 +146,12 @@ class Robot:
         With dependent mimic joints: the generalised forces G^T tau_all of the
         independent joints (Kolev eq. 2.20); see :meth:`mimic_torques`.
         """
-        if (lean := self._lean) and f_ext is None and friction and q.__class__ is qd.__class__ is qdd.__class__ is _ND:
+        if (lean := self._lean) and f_ext is None and q.__class__ is qd.__class__ is qdd.__class__ is _ND:
             im, fm, n, nn = lean
             out = _empty(n)
+            k = _entry.inverse_dynamics if friction else _entry.inverse_dynamics_rigid
             try:  # lean path: checks in compiled code; any failure -> the general path below
-                if _entry.inverse_dynamics(im, fm, q, qd, qdd, out) == 0:
+                if k(im, fm, q, qd, qdd, out) == 0:
                     return out
             except TypeError:  # not float64 C-contiguous vectors
                 pass
@@ -167,11 +168,12 @@ class Robot:
         """
         if smooth_friction is not None:
             smooth_friction = smooth_width(smooth_friction)
-        if (lean := self._lean) and f_ext is None and friction and q.__class__ is qd.__class__ is tau.__class__ is _ND:
+        if (lean := self._lean) and f_ext is None and q.__class__ is qd.__class__ is tau.__class__ is _ND:
             im, fm, n, nn = lean
             out = _empty(n)
+            k = _entry.forward_dynamics if friction else _entry.forward_dynamics_rigid
             try:
-                if _entry.forward_dynamics(im, fm, q, qd, tau, smooth_friction or 0.0, out) == 0:
+                if k(im, fm, q, qd, tau, smooth_friction or 0.0, out) == 0:
                     return out
             except TypeError:
                 pass

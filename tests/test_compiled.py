@@ -249,14 +249,16 @@ def test_threads_loop_serially():
     assert seen == [False] and dispatch.use_parallel(10**9)
 
 
-LEAN = ("inverse_dynamics", "mass_matrix", "coriolis_matrix", "gravity_torques", "bias_torques", "forward_dynamics")
+LEAN = ("inverse_dynamics", "mass_matrix", "coriolis_matrix", "gravity_torques", "bias_torques", "forward_dynamics",
+        "inverse_dynamics_rigid", "forward_dynamics_rigid")
 
 
 def lean_calls(robot, q, qd, qdd):
     """Every method with a lean path, called with (q, qd, qdd) as given."""
     return [robot.inverse_dynamics(q, qd, qdd), robot.mass_matrix(q), robot.coriolis_matrix(q, qd),
             robot.gravity_torques(q), robot.bias_torques(q, qd), robot.forward_dynamics(q, qd, qdd),
-            robot.forward_dynamics(q, qd, qdd, smooth_friction=0.01)]
+            robot.forward_dynamics(q, qd, qdd, smooth_friction=0.01), robot.inverse_dynamics(q, qd, qdd, friction=False),
+            robot.forward_dynamics(q, qd, qdd, friction=False)]
 
 
 @pytest.fixture

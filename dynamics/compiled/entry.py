@@ -72,6 +72,15 @@ def inverse_dynamics(im, fm, q, qd, qdd, out):
     return s
 
 
+def inverse_dynamics_rigid(im, fm, q, qd, qdd, out):
+    """:func:`inverse_dynamics` without joint friction (damping, Coulomb); armature kept."""
+    n = fm.shape[0]
+    s = max(_check(n, q), _check(n, qd), _check(n, qdd))
+    if s == 0:
+        rnea_into(im, fm, q, qd, qdd, _NO_FW, 1, 1, out, np.empty((n + 1, RNEA_SCRATCH)))
+    return s
+
+
 def mass_matrix(im, fm, q, out):
     """M(q) with armature into out (n, n)."""
     n = fm.shape[0]
@@ -116,6 +125,15 @@ def forward_dynamics(im, fm, q, qd, tau, smooth, out):
     return s
 
 
+def forward_dynamics_rigid(im, fm, q, qd, tau, smooth, out):
+    """:func:`forward_dynamics` without joint friction (``smooth`` unused)."""
+    n = fm.shape[0]
+    s = max(_check(n, q), _check(n, qd), _check(n, tau))
+    if s == 0 and aba_into(im, fm, q, qd, tau, _NO_FW, 0, smooth, out, np.empty((n + 1, ABA_SCRATCH))):
+        s = 3
+    return s
+
+
 _IM, _FM, _V, _A = "int64[:, ::1]", "float64[:, ::1]", "float64[::1]", "float64[:, ::1]"
 SIGNATURES = {
     "inverse_dynamics": (f"int64({_IM}, {_FM}, {_V}, {_V}, {_V}, {_V})", inverse_dynamics),
@@ -124,6 +142,8 @@ SIGNATURES = {
     "gravity_torques": (f"int64({_IM}, {_FM}, {_V}, {_V})", gravity_torques),
     "bias_torques": (f"int64({_IM}, {_FM}, {_V}, {_V}, {_V})", bias_torques),
     "forward_dynamics": (f"int64({_IM}, {_FM}, {_V}, {_V}, {_V}, float64, {_V})", forward_dynamics),
+    "inverse_dynamics_rigid": (f"int64({_IM}, {_FM}, {_V}, {_V}, {_V}, {_V})", inverse_dynamics_rigid),
+    "forward_dynamics_rigid": (f"int64({_IM}, {_FM}, {_V}, {_V}, {_V}, float64, {_V})", forward_dynamics_rigid),
 }
 
 
