@@ -25,7 +25,7 @@ from composedyn.dynamics.kinematics import body_poses, link_poses
 from composedyn.dynamics.model import Model, compile_graph
 
 
-_ND, _empty = np.ndarray, np.empty
+_ND, _F64, _empty = np.ndarray, np.dtype(np.float64), np.empty  # the lean path's input type
 
 
 class Robot:
@@ -146,14 +146,14 @@ class Robot:
         With dependent mimic joints: the generalised forces G^T tau_all of the
         independent joints (Kolev eq. 2.20); see :meth:`mimic_torques`.
         """
-        if (lean := self._lean) and f_ext is None and q.__class__ is qd.__class__ is qdd.__class__ is _ND:
+        if (lean := self._lean) and f_ext is None and q.__class__ is qd.__class__ is qdd.__class__ is _ND and q.dtype is _F64:
             im, fm, n, nn = lean
             out = _empty(n)
             k = _entry.inverse_dynamics if friction else _entry.inverse_dynamics_rigid
             try:  # lean path: checks in compiled code; any failure -> the general path below
                 if k(im, fm, q, qd, qdd, out) == 0:
                     return out
-            except TypeError:  # not float64 C-contiguous vectors
+            except TypeError:  # qd, qdd not float64 like q
                 pass
         q, qd, qdd = joint_arrays(self.dof, q=q, qd=qd, qdd=qdd)
         return self._reduce(self._full_inverse_dynamics(*self._expand(q, qd, qdd), f_ext, friction))
@@ -168,7 +168,7 @@ class Robot:
         """
         if smooth_friction is not None:
             smooth_friction = smooth_width(smooth_friction)
-        if (lean := self._lean) and f_ext is None and q.__class__ is qd.__class__ is tau.__class__ is _ND:
+        if (lean := self._lean) and f_ext is None and q.__class__ is qd.__class__ is tau.__class__ is _ND and q.dtype is _F64:
             im, fm, n, nn = lean
             out = _empty(n)
             k = _entry.forward_dynamics if friction else _entry.forward_dynamics_rigid
@@ -193,7 +193,7 @@ class Robot:
 
     def mass_matrix(self, q) -> np.ndarray:
         """Joint-space inertia M(q) (..., n, n), armature on the diagonal."""
-        if (lean := self._lean) and q.__class__ is _ND:
+        if (lean := self._lean) and q.__class__ is _ND and q.dtype is _F64:
             im, fm, n, nn = lean
             out = _empty(nn)
             try:
@@ -209,7 +209,7 @@ class Robot:
 
     def coriolis_matrix(self, q, qd) -> np.ndarray:
         """Coriolis matrix C(q, qd) (..., n, n) in Christoffel form: dM/dt - 2C is skew."""
-        if (lean := self._lean) and q.__class__ is qd.__class__ is _ND:
+        if (lean := self._lean) and q.__class__ is qd.__class__ is _ND and q.dtype is _F64:
             im, fm, n, nn = lean
             out = _empty(nn)
             try:
@@ -222,7 +222,7 @@ class Robot:
 
     def gravity_torques(self, q) -> np.ndarray:
         """Gravity torques g(q) (..., n)."""
-        if (lean := self._lean) and q.__class__ is _ND:
+        if (lean := self._lean) and q.__class__ is _ND and q.dtype is _F64:
             im, fm, n, nn = lean
             out = _empty(n)
             try:
@@ -235,7 +235,7 @@ class Robot:
 
     def bias_torques(self, q, qd) -> np.ndarray:
         """C(q, qd) qd + g(q) (..., n), friction not included."""
-        if (lean := self._lean) and q.__class__ is qd.__class__ is _ND:
+        if (lean := self._lean) and q.__class__ is qd.__class__ is _ND and q.dtype is _F64:
             im, fm, n, nn = lean
             out = _empty(n)
             try:

@@ -21,9 +21,11 @@ mass matrix (0.99 vs 0.72 us, Pinocchio's ``crba`` 0.70 us).  The price is
 compile time: each entry compiles its kernel once more (``warm_up``).
 On a non-zero status the method re-runs its general path, which raises the
 error naming the argument (or the joints of a singular M).  The entries
-have explicit signatures, so numba never compiles a variant for other input:
-an int or float32 array, a strided view or a 2-D batch raises ``TypeError``
-at the call, which the method also answers with its general path.
+have explicit signatures (float64 vectors of any stride), so numba never
+compiles a variant for other input: an int or float32 array or a 2-D batch
+raises ``TypeError`` at the call (slow: ~0.1 ms), which the method answers
+with its general path; the methods therefore send input whose first vector is
+not float64 to the general path before calling.
 
 ``SIGNATURES`` maps entry names to (signature, Python function);
 ``compiled(name)`` compiles one (or loads it from the disk cache) when it is
@@ -134,16 +136,18 @@ def forward_dynamics_rigid(im, fm, q, qd, tau, smooth, out):
     return s
 
 
-_IM, _FM, _V, _A = "int64[:, ::1]", "float64[:, ::1]", "float64[::1]", "float64[:, ::1]"
+_IM, _FM, _A = "int64[:, ::1]", "float64[:, ::1]", "float64[:, ::1]"
+_V = "float64[:]"  # input vectors: any stride (a column of a state array goes in as it is)
+_O = "float64[::1]"  # output vectors
 SIGNATURES = {
-    "inverse_dynamics": (f"int64({_IM}, {_FM}, {_V}, {_V}, {_V}, {_V})", inverse_dynamics),
+    "inverse_dynamics": (f"int64({_IM}, {_FM}, {_V}, {_V}, {_V}, {_O})", inverse_dynamics),
     "mass_matrix": (f"int64({_IM}, {_FM}, {_V}, {_A})", mass_matrix),
     "coriolis_matrix": (f"int64({_IM}, {_FM}, {_V}, {_V}, {_A})", coriolis_matrix),
-    "gravity_torques": (f"int64({_IM}, {_FM}, {_V}, {_V})", gravity_torques),
-    "bias_torques": (f"int64({_IM}, {_FM}, {_V}, {_V}, {_V})", bias_torques),
-    "forward_dynamics": (f"int64({_IM}, {_FM}, {_V}, {_V}, {_V}, float64, {_V})", forward_dynamics),
-    "inverse_dynamics_rigid": (f"int64({_IM}, {_FM}, {_V}, {_V}, {_V}, {_V})", inverse_dynamics_rigid),
-    "forward_dynamics_rigid": (f"int64({_IM}, {_FM}, {_V}, {_V}, {_V}, float64, {_V})", forward_dynamics_rigid),
+    "gravity_torques": (f"int64({_IM}, {_FM}, {_V}, {_O})", gravity_torques),
+    "bias_torques": (f"int64({_IM}, {_FM}, {_V}, {_V}, {_O})", bias_torques),
+    "forward_dynamics": (f"int64({_IM}, {_FM}, {_V}, {_V}, {_V}, float64, {_O})", forward_dynamics),
+    "inverse_dynamics_rigid": (f"int64({_IM}, {_FM}, {_V}, {_V}, {_V}, {_O})", inverse_dynamics_rigid),
+    "forward_dynamics_rigid": (f"int64({_IM}, {_FM}, {_V}, {_V}, {_V}, float64, {_O})", forward_dynamics_rigid),
 }
 
 
