@@ -146,7 +146,8 @@ class Robot:
         With dependent mimic joints: the generalised forces G^T tau_all of the
         independent joints (Kolev eq. 2.20); see :meth:`mimic_torques`.
         """
-        if (lean := self._lean) and f_ext is None and q.__class__ is qd.__class__ is qdd.__class__ is _ND and q.dtype is _F64:
+        if ((lean := self._lean) and f_ext is None
+                and q.__class__ is qd.__class__ is qdd.__class__ is _ND and q.dtype is _F64):
             im, fm, n, nn = lean
             out = _empty(n)
             k = _entry.inverse_dynamics if friction else _entry.inverse_dynamics_rigid
@@ -168,7 +169,8 @@ class Robot:
         """
         if smooth_friction is not None:
             smooth_friction = smooth_width(smooth_friction)
-        if (lean := self._lean) and f_ext is None and q.__class__ is qd.__class__ is tau.__class__ is _ND and q.dtype is _F64:
+        if ((lean := self._lean) and f_ext is None
+                and q.__class__ is qd.__class__ is tau.__class__ is _ND and q.dtype is _F64):
             im, fm, n, nn = lean
             out = _empty(n)
             k = _entry.forward_dynamics if friction else _entry.forward_dynamics_rigid

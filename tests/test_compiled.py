@@ -257,8 +257,8 @@ def lean_calls(robot, q, qd, qdd):
     """Every method with a lean path, called with (q, qd, qdd) as given."""
     return [robot.inverse_dynamics(q, qd, qdd), robot.mass_matrix(q), robot.coriolis_matrix(q, qd),
             robot.gravity_torques(q), robot.bias_torques(q, qd), robot.forward_dynamics(q, qd, qdd),
-            robot.forward_dynamics(q, qd, qdd, smooth_friction=0.01), robot.inverse_dynamics(q, qd, qdd, friction=False),
-            robot.forward_dynamics(q, qd, qdd, friction=False)]
+            robot.forward_dynamics(q, qd, qdd, smooth_friction=0.01),
+            robot.inverse_dynamics(q, qd, qdd, friction=False), robot.forward_dynamics(q, qd, qdd, friction=False)]
 
 
 @pytest.fixture

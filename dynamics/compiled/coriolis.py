@@ -248,7 +248,9 @@ def coriolis_into(im, fm, q, qd, out, w):
         H0, H1, H2, H3, H4, H5 = _sym_apply(m, h0, h1, h2, A00, A01, A02, A11, A12, A22, s0, s1, s2, s3, s4, s5)
         F0, F1, F2, F3, F4, F5 = _sym_apply(m, h0, h1, h2, A00, A01, A02, A11, A12, A22, t0, t1, t2, t3, t4, t5)
         c0, c1, c2 = _cross(s0, s1, s2, l0, l1, l2)
-        F0, F1, F2 = F0 + (B0 * s0 + B1 * s1 + B2 * s2), F1 + (B3 * s0 + B4 * s1 + B5 * s2), F2 + (B6 * s0 + B7 * s1 + B8 * s2)
+        F0 = F0 + (B0 * s0 + B1 * s1 + B2 * s2)
+        F1 = F1 + (B3 * s0 + B4 * s1 + B5 * s2)
+        F2 = F2 + (B6 * s0 + B7 * s1 + B8 * s2)
         F3, F4, F5 = F3 + c0, F4 + c1, F5 + c2
         c0, c1, c2 = _cross(l0, l1, l2, s3, s4, s5)
         K0 = B0 * s0 + B3 * s1 + B6 * s2 + c0
