@@ -20,7 +20,6 @@ The child link frame coincides with the joint frame (as in URDF).
 
 from __future__ import annotations
 
-import math
 import os
 import sys
 import warnings

@@ -8,7 +8,7 @@ Each method checks its arguments once and calls one function of
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 import networkx as nx
 import numpy as np
@@ -23,6 +23,12 @@ from composedyn.dynamics.external import body_forces
 from composedyn.dynamics.friction import friction_torques
 from composedyn.dynamics.kinematics import body_poses, link_poses
 from composedyn.dynamics.model import Model, compile_graph
+
+if TYPE_CHECKING:  # names in annotations only
+    from pathlib import Path
+
+    from composedyn.dynamics.compiled.fast import FastDynamics
+    from composedyn.dynamics.composed import ComposedVectors
 
 
 _ND, _F64, _empty = np.ndarray, np.dtype(np.float64), np.empty  # the lean path's input type

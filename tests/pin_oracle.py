@@ -7,7 +7,6 @@ configuration entries (cos, sin); we map by joint name.
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 

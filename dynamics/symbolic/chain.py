@@ -22,7 +22,6 @@ import numpy as np
 import sympy as sp
 
 from composedyn.dynamics.model import ancestors
-from composedyn.errors import ModelError
 
 REVOLUTE, PRISMATIC = "revolute", "prismatic"
 PARAMETER_KINDS = ("mass", "com", "inertia", "length", "gravity", "armature")

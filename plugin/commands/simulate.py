@@ -31,7 +31,6 @@ def register(sub) -> None:
 def run(args) -> int:
     import numpy as np
 
-    import composedyn as cd
     from composedyn.progress import Progress
     from composedyn.reference import Sampled, demo_motion
     from composedyn.tracking import track
