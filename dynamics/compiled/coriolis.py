@@ -67,7 +67,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from composedyn.dynamics.compiled.joint import serial_and_parallel
+from composedyn.dynamics.compiled.loops import serial_and_parallel
 from composedyn.dynamics.compiled.layout import AX, BLOCKS, H, IO, MASS, RA, TA, TK, TP, TR
 
 # scratch columns per body: world pose (R row-major, p) 0:12, S, dS/dt, v,

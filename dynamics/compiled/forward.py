@@ -19,7 +19,7 @@ from numba import njit, prange
 
 from composedyn.dynamics.compiled.crba import SCRATCH as CRBA_SCRATCH
 from composedyn.dynamics.compiled.crba import crba_into
-from composedyn.dynamics.compiled.joint import serial_and_parallel
+from composedyn.dynamics.compiled.loops import serial_and_parallel
 from composedyn.dynamics.compiled.layout import BLOCKS, DAMP, FRIC
 from composedyn.dynamics.compiled.rnea import SCRATCH as RNEA_SCRATCH
 from composedyn.dynamics.compiled.rnea import rnea_into

@@ -42,7 +42,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from composedyn.dynamics.compiled.joint import serial_and_parallel
+from composedyn.dynamics.compiled.loops import serial_and_parallel
 from composedyn.dynamics.compiled.layout import AX, BLOCKS, GRAV, H, MASS, RA, TP, TR
 
 SCRATCH = 9  # per body: cos q, sin q 0:2; g_i 2:5; subtree mass M_i 5; subtree first moment h_i 6:9

@@ -47,7 +47,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from composedyn.dynamics.compiled.joint import serial_and_parallel
+from composedyn.dynamics.compiled.loops import serial_and_parallel
 from composedyn.dynamics.compiled.layout import (
     ARM, AX, BLOCKS, DAMP, FRIC, GRAV, H, IO, MASS, RA, TA, TK, TP, TR,
 )

@@ -1,0 +1,22 @@
+"""``serial_and_parallel``: compile a kernel's sample loop twice, serial and parallel."""
+
+from __future__ import annotations
+
+import types
+
+from numba import njit
+
+
+def serial_and_parallel(loop):
+    """Compile a sample loop (written with ``prange``) twice: serial and parallel.
+
+    The two copies get distinct names because numba's on-disk cache keys its
+    entries by function name and line only, not by the ``parallel`` flag: one
+    Python function compiled both ways would load the other's machine code.
+    """
+    def renamed(suffix: str):
+        f = types.FunctionType(loop.__code__, loop.__globals__, loop.__name__ + suffix,
+                               loop.__defaults__, loop.__closure__)
+        f.__qualname__, f.__doc__ = loop.__qualname__ + suffix, loop.__doc__
+        return f
+    return njit(cache=True)(renamed("_serial")), njit(cache=True, parallel=True)(renamed("_parallel"))

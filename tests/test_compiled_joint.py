@@ -1,0 +1,56 @@
+"""The compiled joint model (dynamics/compiled/joint.py) against the NumPy kinematics."""
+
+import numpy as np
+import pytest
+from numba import njit
+
+import composedyn as cd
+from composedyn.dynamics.compiled.joint import joint_force, joint_motion, joint_pose, rot
+from composedyn.dynamics.compiled.layout import pack
+from composedyn.dynamics.kinematics import body_poses, motion_subspaces
+from random_robots import FIXED_SEEDS, random_urdf
+
+
+@njit(cache=True)
+def _chain(im, fm, q, Rw, pw):
+    """World poses by composing joint_pose down the tree."""
+    for i in range(q.shape[0]):
+        R, p = joint_pose(im, fm, i, q[i])
+        k = im[i, 0]
+        if k < 0:
+            for r in range(9):
+                Rw[i, r] = R[r]
+            for r in range(3):
+                pw[i, r] = p[r]
+        else:
+            K = (Rw[k, 0], Rw[k, 1], Rw[k, 2], Rw[k, 3], Rw[k, 4], Rw[k, 5], Rw[k, 6], Rw[k, 7], Rw[k, 8])
+            for c in range(3):
+                x0, x1, x2 = rot(K, R[c], R[3 + c], R[6 + c])
+                Rw[i, c], Rw[i, 3 + c], Rw[i, 6 + c] = x0, x1, x2
+            y0, y1, y2 = rot(K, p[0], p[1], p[2])
+            pw[i, 0], pw[i, 1], pw[i, 2] = pw[k, 0] + y0, pw[k, 1] + y1, pw[k, 2] + y2
+
+
+@njit(cache=True)
+def _subspace(im, fm, i, x, f):
+    return joint_motion(im, fm, i, x), joint_force(im, fm, i, f[0], f[1], f[2], f[3], f[4], f[5])
+
+
+@pytest.mark.parametrize("seed,n", FIXED_SEEDS[:6])
+def test_joint_pose_motion_force_match_numpy(seed, n):
+    robot = cd.from_urdf(random_urdf(seed, n))
+    m = robot.model
+    im, fm = pack(m)
+    q = np.random.default_rng(seed).uniform(-2, 2, m.n)
+    Rw, pw = np.empty((m.n, 9)), np.empty((m.n, 3))
+    _chain(im, fm, q, Rw, pw)
+    R, p = body_poses(m, q)
+    assert np.allclose(Rw.reshape(-1, 3, 3), R, atol=1e-12) and np.allclose(pw, p, atol=1e-12)
+    S = motion_subspaces(m, R, p)  # world frame, angular first
+    f = np.random.default_rng(seed + 1).normal(size=6)
+    for i in range(m.n):
+        s_body, tau = _subspace(im, fm, i, 1.0, f)
+        # body-frame S rotated to world axes, moved to the world origin: (R w, R u + p x R w)
+        w, u = R[i] @ np.array(s_body[:3]), R[i] @ np.array(s_body[3:])
+        assert np.allclose(np.r_[w, u + np.cross(p[i], w)], S[i], atol=1e-12)
+        assert tau == pytest.approx(float(np.dot(s_body[:3], f[:3]) + np.dot(s_body[3:], f[3:])), abs=1e-12)
