@@ -4,7 +4,7 @@
     robot = cd.load("puma560")
     tau = robot.inverse_dynamics(q, qd, qdd)
 
-See ARCHITECTURE.md for the public contract.
+See the README for the API tour and docs/architecture.md for how the code is organised.
 """
 
 from composedyn.errors import ModelError, ModelWarning
@@ -19,9 +19,25 @@ from composedyn.report import TrajectoryReport
 from composedyn.simulate import Simulation, simulate
 from composedyn.trajectory import check_trajectory
 
-__all__ = ["ClosedChain", "LoopClosure", "load_closed_chain", "ModelError", "ModelWarning", "Robot", "from_dh", "from_graph", "from_urdf", "load",
-           "ComputedTorqueController", "DynamicsModel", "MinimumJerk", "Simulation", "TrajectoryReport",
-           "check_trajectory", "simulate"]
+__all__ = [
+    "ClosedChain",
+    "ComputedTorqueController",
+    "DynamicsModel",
+    "LoopClosure",
+    "MinimumJerk",
+    "ModelError",
+    "ModelWarning",
+    "Robot",
+    "Simulation",
+    "TrajectoryReport",
+    "check_trajectory",
+    "from_dh",
+    "from_graph",
+    "from_urdf",
+    "load",
+    "load_closed_chain",
+    "simulate",
+]
 __version__ = "0.1.0"
 
 
