@@ -187,7 +187,11 @@ def _report_implausible(src: str, suspicious: list, no_inertial: list, strict: b
         parts.append(f"no <inertial> (zero mass) on moving links {no_inertial}")
     if not parts:
         return
-    msg = f"{src}: " + "; ".join(parts)
+    report_suspicious(f"{src}: " + "; ".join(parts), strict)
+
+
+def report_suspicious(msg: str, strict: bool) -> None:
+    """Warn (``ModelWarning``) about a description that loads but looks wrong; ModelError when ``strict``."""
     if strict:
         raise ModelError(msg + " (strict=True)")
     warnings.warn(msg, ModelWarning, stacklevel=_caller_level())

@@ -124,10 +124,13 @@ class Robot:
 
     @property
     def limits(self) -> dict:
-        """Arrays (dof,) ``lower``, ``upper``, ``velocity``, ``effort`` (+-inf where absent)."""
+        """Arrays (dof,) ``lower``, ``upper``, ``velocity``, ``effort`` (+-inf where absent).
+
+        Fresh copies on every access: changing them changes nothing in the robot
+        (pass tightened limits to the checks explicitly instead)."""
         m = self.model
         idx = slice(None) if self._mimic is None else self._mimic.independent
-        return {"lower": m.lower[idx], "upper": m.upper[idx], "velocity": m.velocity[idx], "effort": m.effort[idx]}
+        return {k: np.array(getattr(m, k)[idx]) for k in ("lower", "upper", "velocity", "effort")}
 
     def __repr__(self) -> str:
         return f"Robot({self.name!r}, dof={self.dof}, source={self.model.source!r})"
