@@ -26,7 +26,7 @@ import numpy as np
 from composedyn.dynamics.aba import aba
 from composedyn.dynamics.friction import friction_torques
 from composedyn.dynamics.model import Model
-from composedyn.errors import ModelError
+from composedyn.dynamics.errors import ModelError
 
 
 def forward_dynamics(model: Model, q, qd, tau, f_world=None, friction: bool = True,

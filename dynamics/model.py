@@ -22,7 +22,7 @@ import numpy as np
 
 from composedyn.dynamics.schema import DEFAULT_GRAVITY, find_root, source_of, validate
 from composedyn.dynamics.spatial import spatial_inertia
-from composedyn.errors import ModelError
+from composedyn.dynamics.errors import ModelError
 
 REVOLUTE, PRISMATIC = 0, 1
 

@@ -16,7 +16,7 @@ import networkx as nx
 import numpy as np
 
 from composedyn.dynamics.schema import DEFAULT_GRAVITY, add_joint, add_link, check_structure, new_graph
-from composedyn.errors import ModelError
+from composedyn.dynamics.errors import ModelError
 from composedyn.importers.urdf_xml import check_robot, parse_robot_xml, strip_unused
 
 

@@ -19,7 +19,7 @@ from typing import Callable
 
 import numpy as np
 
-from composedyn.errors import ModelError
+from composedyn.dynamics.errors import ModelError
 
 
 def projection(J: np.ndarray, ind: np.ndarray, dep: np.ndarray) -> np.ndarray:
