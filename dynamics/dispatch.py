@@ -33,10 +33,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from composedyn.dynamics import coriolis as _np_coriolis
-from composedyn.dynamics import crba as _np_crba
-from composedyn.dynamics import forward as _np_forward
-from composedyn.dynamics import rnea as _np_rnea
+from composedyn.dynamics.reference import coriolis as _np_coriolis
+from composedyn.dynamics.reference import crba as _np_crba
+from composedyn.dynamics.reference import forward as _np_forward
+from composedyn.dynamics.reference import rnea as _np_rnea
 from composedyn.dynamics.compiled.layout import NO_FW3, pack
 from composedyn.dynamics.compiled.layout import NO_FW as _NONE_FW
 
@@ -214,10 +214,10 @@ def _loop(name: str, Q: np.ndarray):
 
 def rnea(model, q, qd, qdd, f_world=None, gravity: bool = True, armature: bool = False,
          friction: bool = False) -> np.ndarray:
-    """Rigid-body inverse dynamics; same contract as :func:`composedyn.dynamics.rnea.rnea`.
+    """Rigid-body inverse dynamics; same contract as :func:`composedyn.dynamics.reference.rnea.rnea`.
 
     ``armature=True`` adds armature * qdd and ``friction=True`` adds damping * qd +
-    friction * sgn(qd) (:func:`composedyn.dynamics.friction.friction_torques`) inside the
+    friction * sgn(qd) (:func:`composedyn.dynamics.reference.friction.friction_torques`) inside the
     kernel: with both, the ``Robot``'s inverse dynamics in one call.
     """
     extra = (1 if armature else 0) + (2 if friction else 0)
@@ -226,7 +226,7 @@ def rnea(model, q, qd, qdd, f_world=None, gravity: bool = True, armature: bool =
         if armature:
             tau = tau + model.armature * np.asarray(qdd, float)
         if friction:
-            from composedyn.dynamics.friction import friction_torques
+            from composedyn.dynamics.reference.friction import friction_torques
 
             tau = tau + friction_torques(model, qd)
         return tau
@@ -265,7 +265,7 @@ def gravity(model, q) -> np.ndarray:
 
 
 def crba(model, q, armature: bool = False) -> np.ndarray:
-    """Mass matrix; same contract as :func:`composedyn.dynamics.crba.crba` (no armature),
+    """Mass matrix; same contract as :func:`composedyn.dynamics.reference.crba.crba` (no armature),
     or with the armature on the diagonal when ``armature=True`` (the ``Robot``'s M)."""
     if _reference(model):
         M = _np_crba.crba(model, q)
@@ -285,7 +285,7 @@ def crba(model, q, armature: bool = False) -> np.ndarray:
 
 
 def coriolis_matrix(model, q, qd) -> np.ndarray:
-    """Christoffel Coriolis matrix; same contract as :func:`composedyn.dynamics.coriolis.coriolis_matrix`."""
+    """Christoffel Coriolis matrix; same contract as :func:`composedyn.dynamics.reference.coriolis.coriolis_matrix`."""
     if _reference(model):
         return _np_coriolis.coriolis_matrix(model, q, qd)
     im, fm = packed(model)
@@ -303,7 +303,7 @@ def coriolis_matrix(model, q, qd) -> np.ndarray:
 
 
 def solve_mass(model, M, rhs) -> np.ndarray:
-    """Solve M x = rhs by Cholesky (NumPy): :func:`composedyn.dynamics.forward.solve_mass`,
+    """Solve M x = rhs by Cholesky (NumPy): :func:`composedyn.dynamics.reference.forward.solve_mass`,
     for callers that hold M already (mimic-reduced robots).  ``model`` only names the joints."""
     return _np_forward.solve_mass(model, M, rhs)
 
@@ -312,7 +312,7 @@ def forward_dynamics(model, q, qd, tau, f_world=None, friction: bool = True, smo
     """qdd = M^-1 (tau - rnea(q, qd, 0, f_world) - friction) in one compiled call (M with armature).
 
     All-joint coordinates of ``model`` (no mimic reduction); q, qd, tau (..., n),
-    f_world (..., n, 6); same contract as ``composedyn.dynamics.forward.forward_dynamics``.
+    f_world (..., n, 6); same contract as ``composedyn.dynamics.reference.forward.forward_dynamics``.
     Raises ModelError like ``solve_mass``.
     """
     if _reference(model):
@@ -343,7 +343,7 @@ def forward_dynamics(model, q, qd, tau, f_world=None, friction: bool = True, smo
 def _reference_forward(model, Q, QD, TAU, FW, friction, smooth):
     """CRBA + Cholesky in NumPy on samples (N, n): where the compiled Cholesky failed, the
     reference solve raises its ModelError (or, at the edge of positive definiteness, solves)."""
-    from composedyn.dynamics.friction import friction_torques
+    from composedyn.dynamics.reference.friction import friction_torques
 
     h = _np_rnea.rnea(model, Q, QD, np.zeros_like(Q), f_world=FW)
     if friction:

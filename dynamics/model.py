@@ -21,7 +21,7 @@ import networkx as nx
 import numpy as np
 
 from composedyn.dynamics.schema import DEFAULT_GRAVITY, find_root, source_of, validate
-from composedyn.dynamics.spatial import spatial_inertia
+from composedyn.dynamics.reference.spatial import spatial_inertia
 from composedyn.dynamics.errors import ModelError
 
 REVOLUTE, PRISMATIC = 0, 1
@@ -231,7 +231,7 @@ def check_numbers(model: Model, strict: bool = False) -> None:
     bad = [model.body_names[i] for i in range(n) if not np.all(np.isfinite(model.I_body[i]))]
     if bad:
         raise ModelError(f"{src}: non-finite spatial inertia of bodies {bad} (mass or centre of mass overflows)")
-    from composedyn.dynamics.kinematics import body_poses
+    from composedyn.dynamics.reference.kinematics import body_poses
 
     R, p = body_poses(model, np.zeros(n))
     c = p + np.einsum("nij,nj->ni", R, model.com)
@@ -262,7 +262,7 @@ def check_numbers(model: Model, strict: bool = False) -> None:
     if idle:
         notes.append(f"joints that move no inertia (singular mass matrix): {idle}")
     if n <= REFERENCE_M_MAX_BODIES:
-        from composedyn.dynamics.crba import crba
+        from composedyn.dynamics.reference.crba import crba
 
         if not np.all(np.isfinite(crba(model, np.zeros(n)))):
             raise ModelError(f"{src}: the mass matrix at q = 0 is not finite (masses or lengths overflow)")

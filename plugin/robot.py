@@ -20,17 +20,17 @@ from composedyn.dynamics.dispatch import packed as _packed
 from composedyn.dynamics.dispatch import (  # the route choice: compiled or NumPy
     coriolis_matrix, crba, forward_dynamics, gravity, rnea, solve_mass,
 )
-from composedyn.dynamics.energy import kinetic_energy, potential_energy
-from composedyn.dynamics.external import body_forces
-from composedyn.dynamics.friction import friction_torques
-from composedyn.dynamics.kinematics import body_poses, link_poses
+from composedyn.dynamics.reference.energy import kinetic_energy, potential_energy
+from composedyn.dynamics.reference.external import body_forces
+from composedyn.dynamics.reference.friction import friction_torques
+from composedyn.dynamics.reference.kinematics import body_poses, link_poses
 from composedyn.dynamics.model import Model, compile_graph
 
 if TYPE_CHECKING:  # names in annotations only
     from pathlib import Path
 
     from composedyn.dynamics.compiled.fast import FastDynamics
-    from composedyn.dynamics.composed import ComposedVectors
+    from composedyn.dynamics.reference.composed import ComposedVectors
 
 
 _ND, _F64, _empty = np.ndarray, np.dtype(np.float64), np.empty  # the lean path's input type
@@ -245,12 +245,12 @@ class Robot:
     def composed_vectors(self, q) -> "ComposedVectors":
         """The paper's composed vectors at q (..., n): vω_α, PL_α, XY_βγ, a_γα, brackets.
 
-        Returns a :class:`composedyn.dynamics.composed.ComposedVectors`; its
+        Returns a :class:`composedyn.dynamics.reference.composed.ComposedVectors`; its
         ``mass_matrix`` excludes the armature, and ``generalized_forces(FN)``
         gives Q_γ = FN ∘ vω_γ for any composed force-torque vector (see
-        :func:`composedyn.dynamics.composed.gravity_FN` and ``wrench_FN``).
+        :func:`composedyn.dynamics.reference.composed.gravity_FN` and ``wrench_FN``).
         """
-        from composedyn.dynamics.composed import composed_vectors
+        from composedyn.dynamics.reference.composed import composed_vectors
 
         (q,) = joint_arrays(self.dof, q=q)
         return composed_vectors(self.model, self._expand(q)[0])  # all joints, mimic included

@@ -118,7 +118,7 @@ def test_bad_smooth_friction_raises(backend, width, monkeypatch):
 
 def test_smooth_friction_zero_means_exact_sign_on_every_path():
     """0 used to give NaN at rest (tanh(0 / 0)) on the NumPy path, and the sign on the compiled one."""
-    from composedyn.dynamics.friction import friction_torques
+    from composedyn.dynamics.reference.friction import friction_torques
 
     robot = cd.from_dh(
         [{"a": 1.0, "alpha": 0.0, "d": 0.0, "theta": 0.0, "mass": 1.0, "com": [0.5, 0, 0],

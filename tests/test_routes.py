@@ -27,6 +27,18 @@ METHODS = {
 }
 
 
+def test_every_route_names_existing_functions():
+    import importlib
+
+    for name, route in dispatch.ROUTES.items():
+        mod, func = route.reference.split(".")
+        assert callable(getattr(importlib.import_module(f"composedyn.dynamics.reference.{mod}"), func)), name
+        kernels = importlib.import_module(f"composedyn.dynamics.compiled.{route.module}")
+        for k in (route.one, route.loop + "_serial", route.loop + "_parallel"):
+            assert hasattr(kernels, k), (name, k)
+        assert all(e in dispatch.entries.NAMES for e in route.entries)
+
+
 def test_every_route_has_a_test():
     assert set(CALLS) == set(dispatch.ROUTES)
     assert {e for r in dispatch.ROUTES.values() for e in r.entries} <= set(METHODS) | {

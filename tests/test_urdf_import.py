@@ -259,7 +259,7 @@ def test_singular_mass_matrix_names_joints_in_cholesky_path():
     """``solve_mass`` (used for mimic-reduced and compiled models) names the massless joints too."""
     import warnings as w
 
-    from composedyn.dynamics.forward import solve_mass
+    from composedyn.dynamics.reference.forward import solve_mass
 
     with w.catch_warnings():
         w.simplefilter("ignore", cd.ModelWarning)

@@ -26,7 +26,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from composedyn.dynamics.kinematics import body_poses, body_velocities, motion_derivatives, motion_subspaces
+from composedyn.dynamics.reference.kinematics import body_poses, body_velocities, motion_derivatives, motion_subspaces
 from composedyn.dynamics.model import Model
 from composedyn.dynamics.errors import ModelError
 

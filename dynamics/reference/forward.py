@@ -1,6 +1,6 @@
 """Forward dynamics: the articulated-body algorithm (default) and CRBA + Cholesky.
 
-:func:`forward_dynamics` runs the ABA (:mod:`composedyn.dynamics.aba`);
+:func:`forward_dynamics` runs the ABA (:mod:`composedyn.dynamics.reference.aba`);
 :func:`solve_mass` solves M qdd = tau - h by Cholesky, for callers that have M
 already (mimic-reduced models, the compiled backend).  The ABA is the NumPy
 default: it does O(n) 6x6 work per sample, where the CRBA does O(n * depth)
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from composedyn.dynamics.aba import aba
-from composedyn.dynamics.friction import friction_torques
+from composedyn.dynamics.reference.aba import aba
+from composedyn.dynamics.reference.friction import friction_torques
 from composedyn.dynamics.model import Model
 from composedyn.dynamics.errors import ModelError
 
@@ -24,8 +24,8 @@ def forward_dynamics(model: Model, q, qd, tau, f_world=None, friction: bool = Tr
     """Joint accelerations qdd (..., n) of all joints of ``model`` by the ABA.
 
     Solves M qdd = tau - C qd - g - tau_friction + J^T f_ext with M including
-    the armature.  ``f_world`` (..., n, 6) as in :func:`composedyn.dynamics.rnea.rnea`;
-    ``friction``/``smooth`` as in :func:`composedyn.dynamics.friction.friction_torques`.
+    the armature.  ``f_world`` (..., n, 6) as in :func:`composedyn.dynamics.reference.rnea.rnea`;
+    ``friction``/``smooth`` as in :func:`composedyn.dynamics.reference.friction.friction_torques`.
     """
     if friction:
         tau = np.asarray(tau, dtype=float) - friction_torques(model, qd, smooth=smooth)
