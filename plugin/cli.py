@@ -2,8 +2,11 @@
 
 Each subcommand lives in its own module under ``composedyn.commands`` and
 exposes ``register(subparsers)``, which adds a parser whose ``run(args)``
-default returns the exit status.  Bad input of any kind prints one line on
-stderr and exits with status 2, never a traceback.
+default returns the exit status.  The project's own errors (``ModelError``
+and other ``ValueError`` from composedyn's checks, ``OSError`` for files,
+``SimulationError``) print one line on stderr and exit with status 2; any
+other exception is a bug and shows its traceback.  A ``ModelWarning`` prints
+one line ``composedyn: warning: ...`` on stderr; other warnings stay hidden.
 """
 
 from __future__ import annotations
@@ -14,7 +17,9 @@ import pkgutil
 import sys
 import warnings
 
-from composedyn.errors import ModelError
+from composedyn.errors import ModelError, ModelWarning, SimulationError
+
+USER_ERRORS = (ModelError, ValueError, OSError, SimulationError)  # one line on stderr, exit status 2
 
 
 class _Parser(argparse.ArgumentParser):
@@ -55,8 +60,10 @@ def load_open_tree(name_or_path: str, command: str):
 
 def build_parser() -> argparse.ArgumentParser:
     import composedyn.commands as commands
+    from composedyn import __version__
 
     parser = _Parser(prog="composedyn", description="Robot dynamics from URDF or DH tables.")
+    parser.add_argument("--version", action="version", version=f"composedyn {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
@@ -71,13 +78,28 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
+            warnings.simplefilter("always", ModelWarning)
+            warnings.showwarning = _warning_printer()
             return int(args.run(args) or 0)
-    except (ModelError, ValueError, OSError, KeyError, RuntimeError) as e:  # e.g. integration failed
+    except USER_ERRORS as e:
         msg = str(e).splitlines()[0] if str(e) else type(e).__name__
         print(f"composedyn: error: {msg}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
+
+
+def _warning_printer():
+    """A ``warnings.showwarning`` that prints each distinct message once, as one line on stderr."""
+    shown = set()
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        text = str(message).splitlines()[0] if str(message) else category.__name__
+        if text not in shown:
+            shown.add(text)
+            print(f"composedyn: warning: {text}", file=sys.stderr)
+
+    return show
 
 
 if __name__ == "__main__":  # pragma: no cover

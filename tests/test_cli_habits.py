@@ -1,0 +1,145 @@
+"""Command-line habits: ``--version``, ModelWarning lines, which errors exit 2,
+``load(..., mimic=...)`` for every format, and deep trees without recursion."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+import warnings
+from importlib import metadata
+
+import numpy as np
+import pytest
+
+import composedyn as cd
+from composedyn.cli import main
+
+
+def test_version_is_the_package_metadata(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out == f"composedyn {metadata.version('composedyn')}\n"
+    assert cd.__version__ == metadata.version("composedyn")
+
+
+NO_INERTIAL = """<robot name="light"><link name="base"/>
+  <link name="a"><inertial><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link>
+  <link name="tip"/>
+  <joint name="j1" type="revolute"><parent link="base"/><child link="a"/><axis xyz="0 0 1"/></joint>
+  <joint name="j2" type="revolute"><parent link="a"/><child link="tip"/><origin xyz="0.3 0 0"/><axis xyz="0 0 1"/></joint>
+</robot>"""
+
+
+def test_model_warning_is_one_line_and_other_warnings_stay_hidden(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "light.urdf"
+    path.write_text(NO_INERTIAL)
+    real_load = cd.load
+
+    def noisy_load(*args, **kwargs):
+        warnings.warn("a library's deprecation notice", DeprecationWarning)
+        warnings.warn("overflow somewhere", RuntimeWarning)
+        return real_load(*args, **kwargs)
+
+    monkeypatch.setattr(cd, "load", noisy_load)
+    assert main(["info", str(path)]) == 0
+    out, err = capsys.readouterr()
+    assert "- tip" in out
+    lines = err.splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith(f"composedyn: warning: {path}: ") and "'tip'" in lines[0]
+
+
+def test_only_the_projects_errors_exit_2(tmp_path, capsys, monkeypatch):
+    import composedyn.commands.info as info
+
+    assert main(["info", str(tmp_path / "missing.urdf")]) == 2  # ModelError
+    assert capsys.readouterr().err.startswith("composedyn: error: ")
+    for error, status in ((OSError("disk full"), 2), (ValueError("q has the wrong shape"), 2),
+                          (cd.SimulationError("integration failed"), 2)):
+        monkeypatch.setattr(info, "run", lambda args, e=error: (_ for _ in ()).throw(e))
+        assert main(["info", "two_link"]) == status
+        assert capsys.readouterr().err == f"composedyn: error: {error}\n"
+    for bug in (KeyError("link"), RuntimeError("internal"), TypeError("bad call"), IndexError("out of range")):
+        monkeypatch.setattr(info, "run", lambda args, e=bug: (_ for _ in ()).throw(e))
+        with pytest.raises(type(bug)):  # a genuine bug keeps its traceback
+            main(["info", "two_link"])
+
+
+MIMIC = """<robot name="grip"><link name="base"/>
+  <link name="a"><inertial><origin xyz="0.1 0 0"/><mass value="1"/><inertia ixx="0.01" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.02"/></inertial></link>
+  <link name="b"><inertial><origin xyz="0 0.1 0"/><mass value="0.5"/><inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial></link>
+  <link name="c"><inertial><mass value="0.2"/><inertia ixx="0.001" ixy="0" ixz="0" iyy="0.001" iyz="0" izz="0.001"/></inertial></link>
+  <joint name="j1" type="revolute"><parent link="base"/><child link="a"/><axis xyz="0 1 0"/></joint>
+  <joint name="j2" type="revolute"><parent link="a"/><child link="b"/><origin xyz="0.3 0 0"/><axis xyz="0 0 1"/></joint>
+  <joint name="j3" type="prismatic"><parent link="b"/><child link="c"/><origin xyz="0 0.2 0"/><axis xyz="0 1 0"/>
+    <mimic joint="j2" multiplier="0.5" offset="0.01"/></joint>
+</robot>"""
+
+IMPORTER = '''
+from composedyn.importers.urdf import load_urdf
+
+
+def load(path):
+    return load_urdf(open(path).read())
+'''
+
+
+@pytest.fixture
+def urdf_text_format(tmp_path, monkeypatch):
+    """A third-party format ``.grip``: URDF text under another suffix, through the entry-point group."""
+    (tmp_path / "gripfmt_mod.py").write_text(IMPORTER)
+    dist = tmp_path / "gripfmt-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: gripfmt\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text("[composedyn.importers]\ngrip = gripfmt_mod:load\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    importlib.invalidate_caches()
+    path = tmp_path / "hand.grip"
+    path.write_text(MIMIC)
+    yield path
+    sys.modules.pop("gripfmt_mod", None)
+
+
+@pytest.mark.parametrize("mimic", ["dependent", "independent"])
+def test_load_honours_mimic_for_registered_formats(urdf_text_format, mimic):
+    ours, ref = cd.load(urdf_text_format, mimic=mimic), cd.from_urdf(MIMIC, mimic=mimic)
+    assert ours.joint_names == ref.joint_names == (("j1", "j2") if mimic == "dependent" else ("j1", "j2", "j3"))
+    q, qd, qdd = np.random.default_rng(0).uniform(-1, 1, (3, ours.dof))
+    assert np.array_equal(ours.inverse_dynamics(q, qd, qdd), ref.inverse_dynamics(q, qd, qdd))
+
+
+def test_load_honours_mimic_for_dh_tables_and_rejects_urdf_keywords():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", cd.ModelWarning)
+        a, b = cd.load("puma560", mimic="dependent"), cd.load("puma560", mimic="independent")
+        assert a.joint_names == b.joint_names and a.mimic_joint_names == b.mimic_joint_names == ()
+        with pytest.raises(ValueError, match="mimic"):
+            cd.load("puma560", mimic="coupled")
+        with pytest.raises(TypeError, match="gravity.*URDF files only"):
+            cd.load("puma560", gravity=(0, 0, -1.62))
+
+
+def _chain_urdf(n: int) -> str:
+    inertial = ('<inertial><origin xyz="0 0 0.05"/><mass value="0.1"/>'
+                '<inertia ixx="1e-3" ixy="0" ixz="0" iyy="1e-3" iyz="0" izz="1e-4"/></inertial>')
+    links = "".join(f'<link name="l{i}">{inertial}</link>' for i in range(n))
+    joints = "".join(f'<joint name="j{i}" type="revolute"><parent link="{"base" if i == 0 else f"l{i - 1}"}"/>'
+                     f'<child link="l{i}"/><origin xyz="0 0 0.1"/><axis xyz="0 {i % 2} {1 - i % 2}"/>'
+                     '<limit lower="-1" upper="1" velocity="2" effort="3"/></joint>' for i in range(n))
+    return f'<robot name="chain{n}"><link name="base"/>{links}{joints}</robot>'
+
+
+def test_info_prints_a_2000_joint_chain(tmp_path):
+    n = 2000
+    path = tmp_path / "chain.urdf"
+    path.write_text(_chain_urdf(n))
+    out = subprocess.run([sys.executable, "-m", "composedyn.cli", "info", str(path)],
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0 and out.stderr == "", out.stderr[-2000:]
+    lines = out.stdout.splitlines()
+    assert len(lines) == 3 + 1 + 2 * n  # header, root link, one joint line and one link line per joint
+    assert len(out.stdout) < 200 * len(lines)  # indentation stops growing: linear, not quadratic, size
+    assert [ln.split()[1] for ln in lines[4::2]] == [f"j{i}" for i in range(n)]
+    assert lines[-1].strip() == f"- l{n - 1}  [0.1 kg]  (depth {n})"
