@@ -83,7 +83,6 @@ def test_output_into_a_folder_names_the_option_path_not_a_temp_file(capsys, tmp_
 
 
 def test_unknown_plot_format_fails_before_writing(capsys, tmp_path, csv_ok):
-    pytest.importorskip("matplotlib")
     msg = one_error(capsys, "torques", "two_link", csv_ok, "--plot", tmp_path / "x.FOO",
                     "--json", tmp_path / "r.json")
     assert "x.FOO: unknown plot format 'foo'" in msg and "/." not in msg
