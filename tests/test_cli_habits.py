@@ -24,11 +24,17 @@ def test_version_is_the_package_metadata(capsys):
     assert cd.__version__ == metadata.version("composedyn")
 
 
-NO_INERTIAL = """<robot name="light"><link name="base"/>
-  <link name="a"><inertial><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link>
+def _inertial(mass: float, ixx: float, iyy: float, izz: float, xyz: str = "0 0 0") -> str:
+    return (f'<inertial><origin xyz="{xyz}"/><mass value="{mass}"/>'
+            f'<inertia ixx="{ixx}" ixy="0" ixz="0" iyy="{iyy}" iyz="0" izz="{izz}"/></inertial>')
+
+
+NO_INERTIAL = f"""<robot name="light"><link name="base"/>
+  <link name="a">{_inertial(1, 0.1, 0.1, 0.1)}</link>
   <link name="tip"/>
   <joint name="j1" type="revolute"><parent link="base"/><child link="a"/><axis xyz="0 0 1"/></joint>
-  <joint name="j2" type="revolute"><parent link="a"/><child link="tip"/><origin xyz="0.3 0 0"/><axis xyz="0 0 1"/></joint>
+  <joint name="j2" type="revolute"><parent link="a"/><child link="tip"/>
+    <origin xyz="0.3 0 0"/><axis xyz="0 0 1"/></joint>
 </robot>"""
 
 
@@ -38,8 +44,8 @@ def test_model_warning_is_one_line_and_other_warnings_stay_hidden(tmp_path, caps
     real_load = cd.load
 
     def noisy_load(*args, **kwargs):
-        warnings.warn("a library's deprecation notice", DeprecationWarning)
-        warnings.warn("overflow somewhere", RuntimeWarning)
+        warnings.warn("a library's deprecation notice", DeprecationWarning, stacklevel=2)
+        warnings.warn("overflow somewhere", RuntimeWarning, stacklevel=2)
         return real_load(*args, **kwargs)
 
     monkeypatch.setattr(cd, "load", noisy_load)
@@ -67,10 +73,10 @@ def test_only_the_projects_errors_exit_2(tmp_path, capsys, monkeypatch):
             main(["info", "two_link"])
 
 
-MIMIC = """<robot name="grip"><link name="base"/>
-  <link name="a"><inertial><origin xyz="0.1 0 0"/><mass value="1"/><inertia ixx="0.01" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.02"/></inertial></link>
-  <link name="b"><inertial><origin xyz="0 0.1 0"/><mass value="0.5"/><inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial></link>
-  <link name="c"><inertial><mass value="0.2"/><inertia ixx="0.001" ixy="0" ixz="0" iyy="0.001" iyz="0" izz="0.001"/></inertial></link>
+MIMIC = f"""<robot name="grip"><link name="base"/>
+  <link name="a">{_inertial(1, 0.01, 0.02, 0.02, "0.1 0 0")}</link>
+  <link name="b">{_inertial(0.5, 0.01, 0.01, 0.01, "0 0.1 0")}</link>
+  <link name="c">{_inertial(0.2, 0.001, 0.001, 0.001)}</link>
   <joint name="j1" type="revolute"><parent link="base"/><child link="a"/><axis xyz="0 1 0"/></joint>
   <joint name="j2" type="revolute"><parent link="a"/><child link="b"/><origin xyz="0.3 0 0"/><axis xyz="0 0 1"/></joint>
   <joint name="j3" type="prismatic"><parent link="b"/><child link="c"/><origin xyz="0 0.2 0"/><axis xyz="0 1 0"/>
@@ -122,8 +128,7 @@ def test_load_honours_mimic_for_dh_tables_and_rejects_urdf_keywords():
 
 
 def _chain_urdf(n: int) -> str:
-    inertial = ('<inertial><origin xyz="0 0 0.05"/><mass value="0.1"/>'
-                '<inertia ixx="1e-3" ixy="0" ixz="0" iyy="1e-3" iyz="0" izz="1e-4"/></inertial>')
+    inertial = _inertial(0.1, 1e-3, 1e-3, 1e-4, "0 0 0.05")
     links = "".join(f'<link name="l{i}">{inertial}</link>' for i in range(n))
     joints = "".join(f'<joint name="j{i}" type="revolute"><parent link="{"base" if i == 0 else f"l{i - 1}"}"/>'
                      f'<child link="l{i}"/><origin xyz="0 0 0.1"/><axis xyz="0 {i % 2} {1 - i % 2}"/>'

@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 TESTS = Path(__file__).parent
-RUN_WITHOUT_PINOCCHIO = "import sys; sys.modules['pinocchio'] = None; import pytest; sys.exit(pytest.main(sys.argv[1:]))"
+RUN_WITHOUT_PINOCCHIO = ("import sys; sys.modules['pinocchio'] = None; "
+                         "import pytest; sys.exit(pytest.main(sys.argv[1:]))")
 
 
 def _pytest_without_pinocchio(*args: str, **env: str) -> subprocess.CompletedProcess:
