@@ -15,8 +15,8 @@ from pathlib import Path
 import networkx as nx
 import numpy as np
 
+from composedyn.dynamics.errors import ModelError
 from composedyn.dynamics.schema import DEFAULT_GRAVITY, add_joint, add_link, check_structure, new_graph
-from composedyn.errors import ModelError
 from composedyn.importers.dh import rpy_matrix
 from composedyn.importers.urdf_xml import check_robot, numbers, parse_robot_xml
 

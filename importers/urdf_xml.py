@@ -19,7 +19,7 @@ import re
 
 from lxml import etree
 
-from composedyn.errors import ModelError
+from composedyn.dynamics.errors import ModelError
 
 SUPPORTED = ("revolute", "continuous", "prismatic", "fixed")
 NOT_YET = ("floating", "planar")

@@ -12,7 +12,7 @@ from composedyn.robot import Robot
 
 
 def from_graph(graph: nx.DiGraph, strict: bool = False, mimic: str = "dependent") -> Robot:
-    """A Robot from a kinematic graph that follows the schema (ARCHITECTURE.md).
+    """A Robot from a kinematic graph that follows the schema (docs/architecture.md).
 
     ``mimic``: "dependent" (mimic joints are not coordinates) or "independent" (see :class:`Robot`)."""
     if not isinstance(graph, nx.DiGraph):

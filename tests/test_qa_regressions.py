@@ -1,5 +1,5 @@
-"""Regressions from a QA pass over bad input: each case once gave a traceback,
-an unnamed message, or silently wrong numbers."""
+"""Regressions for bad input: each case once gave a traceback, an unnamed
+message, or silently wrong numbers."""
 
 from __future__ import annotations
 
@@ -169,8 +169,8 @@ def test_closed_chain_independent_may_be_one_name():
     assert one.joint_names == ("crank_joint",) or list(one.joint_names) == ["crank_joint"]
 
 
-def test_second_session_messages_name_the_argument(tmp_path):
-    """Bad arguments found by the first QA pass: each message names what is wrong."""
+def test_bad_arguments_name_the_argument(tmp_path):
+    """Bad arguments: each message names what is wrong."""
     import composedyn as cd
     from composedyn.errors import ModelError
 
