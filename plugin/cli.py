@@ -2,10 +2,11 @@
 
 Each subcommand lives in its own module under ``composedyn.commands`` and
 exposes ``register(subparsers)``, which adds a parser whose ``run(args)``
-default returns the exit status.  The project's own errors (``ModelError``
-and other ``ValueError`` from composedyn's checks, ``OSError`` for files,
-``SimulationError``) print one line on stderr and exit with status 2; any
-other exception is a bug and shows its traceback.  A ``ModelWarning`` prints
+default returns the exit status.  The project's own errors (``ModelError``,
+``SimulationError``, ``OSError`` for files, and a ``ValueError`` raised by
+composedyn's own checks) print one line on stderr and exit with status 2; any
+other exception, including a ``ValueError`` raised inside a third-party
+library, is a bug and shows its traceback.  A ``ModelWarning`` prints
 one line ``composedyn: warning: ...`` on stderr; other warnings stay hidden.
 """
 
@@ -19,7 +20,7 @@ import warnings
 
 from composedyn.errors import ModelError, ModelWarning, SimulationError
 
-USER_ERRORS = (ModelError, ValueError, OSError, SimulationError)  # one line on stderr, exit status 2
+USER_ERRORS = (ModelError, SimulationError, OSError)  # one line on stderr, exit status 2
 
 
 class _Parser(argparse.ArgumentParser):
@@ -81,12 +82,25 @@ def main(argv: list[str] | None = None) -> int:
             warnings.simplefilter("always", ModelWarning)
             warnings.showwarning = _warning_printer()
             return int(args.run(args) or 0)
-    except USER_ERRORS as e:
+    except (*USER_ERRORS, ValueError) as e:
+        if not _own_error(e):
+            raise
         msg = str(e).splitlines()[0] if str(e) else type(e).__name__
         print(f"composedyn: error: {msg}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
+
+
+def _own_error(e: BaseException) -> bool:
+    """True for ``USER_ERRORS``, and for a ``ValueError`` raised by composedyn's code
+    (the innermost frame of its traceback is in a ``composedyn`` module)."""
+    if isinstance(e, USER_ERRORS):
+        return True
+    tb = e.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and tb.tb_frame.f_globals.get("__name__", "").split(".")[0] == "composedyn"
 
 
 def _warning_printer():
