@@ -129,8 +129,8 @@ class ClosedChain:
         if (qd is not self._zk and qd.shape[:-1] != lead) or (x is not self._zk and x.shape[:-1] != lead):
             return None
         N = int(np.prod(lead))
-        rows = [np.ascontiguousarray(np.broadcast_to(a, lead + a.shape[-1:]), dtype=float).reshape(N, -1)
-                for a in (q, qd, x)]
+        rows = [np.ascontiguousarray(a if a.shape[:-1] == lead else np.broadcast_to(a, lead + a.shape[-1:]))
+                .reshape(N, -1) for a in (q, qd, x)]
         out = _empty((N, width))
         try:
             status = ker[1](ker[2], ker[3], self._cm, self._cf, code, friction, *rows, out)
