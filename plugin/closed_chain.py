@@ -33,6 +33,7 @@ from composedyn.checks import joint_array
 from composedyn.dynamics import dispatch
 from composedyn.dynamics.compiled.closed_layout import MODES, pack_closed
 from composedyn.dynamics.constraints.loops import (LoopClosure, check_loops, loop_bias, loop_ends, loop_jacobian,
+                                                   loop_jacobian_rate,
                                                    loop_residual, loop_rows, row_labels)
 from composedyn.dynamics.constraints.reduced import (check_partition, closure_forces, dependent_part,
                                                      newton_close, projection, rank_report)
@@ -321,6 +322,25 @@ class ClosedChain:
         qa = self._positions(q)
         W = projection(self._terms(qa)[1], self._ind, self._dep)
         return np.swapaxes(W, -1, -2) @ self.robot.mass_matrix(qa) @ W
+
+    def coriolis_matrix(self, q, qd) -> np.ndarray:
+        """Reduced Coriolis matrix (..., k, k) in Christoffel form: C_red = W^T C W + W^T M dW/dt.
+
+        With q_all = phi(q_I) and W = d phi / d q_I, these are the Christoffel symbols of the
+        reduced inertia W^T M W (the pull-back of the tree's metric), so that
+        d/dt(M_red) - 2 C_red is skew-symmetric and C_red qd = bias_torques - gravity_torques.
+        dW/dt = [0; -J_D^-1 (dJ/dt) W] on the dependent rows.  C is the tree's Christoffel
+        matrix (:meth:`Robot.coriolis_matrix`), M its inertia, both at (q_all, W qd).
+        """
+        qa, qda, W, J, _ = self._state(q, qd)
+        r = self.robot
+        G = r.mimic_jacobian
+        kin = loop_jacobian(r.model, self.loops, r.full_positions(qa))[2]
+        Jd = loop_jacobian_rate(r.model, self.loops, kin, qda @ G.T) @ G
+        Wd = np.zeros(W.shape)
+        Wd[..., self._dep, :] = -np.linalg.solve(J[..., self._dep], Jd @ W)
+        Wt = np.swapaxes(W, -1, -2)
+        return Wt @ (r.coriolis_matrix(qa, qda) @ W + r.mass_matrix(qa) @ Wd)
 
     def bias_torques(self, q, qd) -> np.ndarray:
         """Reduced velocity and gravity torques (..., k): inverse dynamics at qdd = 0, no friction."""

@@ -194,6 +194,34 @@ def loop_bias(model: Model, loops, kin, qd):
     return np.concatenate(gams, axis=-1)
 
 
+def loop_jacobian_rate(model: Model, loops, kin, qd):
+    """dJ/dt (..., m, n) at the configuration of ``kin`` (from :func:`loop_jacobian`) for velocities qd.
+
+    Column j of a point row: d/dt (v_j + w_j x x) = dv_j + dw_j x x + w_j x xdot with
+    (dw_j, dv_j) = V_j x S_j and xdot the point's velocity; orientation rows dw_a - dw_b.
+    ``-(dJ/dt) qd`` is :func:`loop_bias`.
+    """
+    R, p, S = kin
+    qd = np.broadcast_to(np.asarray(qd, dtype=float), p.shape[:-1])
+    v = body_velocities(model, S, qd)
+    Sd = motion_derivatives(S, v)
+    Jds = []
+    for lp in loops:
+        parts = []
+        for body, c, Rc in loop_ends(model, lp):
+            x, _ = _frame(model, body, c, Rc, R, p)
+            Jx, Jw = _frame_jacobians(model, body, x, Sd)  # dv_j + dw_j x x, dw_j
+            if body >= 0:
+                w = v[..., body, :3]
+                xdot = v[..., body, 3:] + _cross(w, x)
+                anc = model.ancestors(body)
+                Jx[..., :, anc] += np.swapaxes(_cross(S[..., anc, :3], xdot[..., None, :]), -1, -2)
+            parts.append((Jx, Jw))
+        (Jxa, Jwa), (Jxb, Jwb) = parts
+        Jds.append(np.concatenate([Jxa - Jxb, Jwa - Jwb], axis=-2)[..., loop_rows(lp), :])
+    return np.concatenate(Jds, axis=-2)
+
+
 def loop_terms(model: Model, loops, q, qd=None):
     """phi (..., m), J (..., m, n) and, with qd, gamma (..., m); q, qd (..., n) in model order."""
     phi, J, kin = loop_jacobian(model, loops, q)
