@@ -364,6 +364,12 @@ class ClosedChain:
                                                               f_ext, friction, smooth_friction))
         return np.linalg.solve(Wt @ self.robot.mass_matrix(qa) @ W, (tau - h)[..., None])[..., 0]
 
+    def perturbed(self, scale: float = 0.1, seed: int | None = 0) -> "ClosedChain":
+        """The same mechanism on :meth:`Robot.perturbed` (masses and inertias off by up to ``scale``);
+        the loops, independent joints and assembly branch are kept."""
+        guess = dict(zip(self.robot.joint_names, self._last.tolist()))
+        return ClosedChain(self.robot.perturbed(scale, seed), self.loops, self.joint_names, guess=guess, tol=self.tol)
+
     def kinetic_energy(self, q, qd) -> np.ndarray:
         """Kinetic energy (...,) J of the whole mechanism."""
         return self.robot.kinetic_energy(self._positions(q), self.velocities(q, qd))
