@@ -364,7 +364,7 @@ class ClosedChain:
                                                               f_ext, friction, smooth_friction))
         return np.linalg.solve(Wt @ self.robot.mass_matrix(qa) @ W, (tau - h)[..., None])[..., 0]
 
-    def perturbed(self, scale: float = 0.1, seed: int | None = 0) -> "ClosedChain":
+    def perturbed(self, scale: float = 0.1, seed: int | None = 0) -> ClosedChain:
         """The same mechanism on :meth:`Robot.perturbed` (masses and inertias off by up to ``scale``);
         the loops, independent joints and assembly branch are kept."""
         guess = dict(zip(self.robot.joint_names, self._last.tolist()))

@@ -28,8 +28,7 @@ def load_model(name_or_path: str, command: str):
 def closed_info_lines(name_or_path: str) -> list[str]:
     """Lines for ``composedyn info``: loops (links, points, kind, rows), actuated and dependent joints."""
     ch = load_closed_chain(name_or_path)
-    out = [f"  {len(ch.loops)} loop(s), {len(ch.rows)} constraint equations, "
-           f"{ch.dof} actuated joint(s)",
+    out = [f"  {len(ch.loops)} loop(s), {len(ch.rows)} constraint equations, {ch.dof} actuated joint(s)",
            f"    actuated (independent): {', '.join(ch.joint_names)}",
            f"    dependent: {', '.join(ch.dependent_names)}"]
     for lp in ch.loops:

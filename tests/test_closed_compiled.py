@@ -124,22 +124,11 @@ def test_fourbar_unactuated_five_seconds_conserves_energy_and_closure():
 
 
 def pinocchio_constraints(ch):
-    """Pinocchio model of ch's spanning tree with a CONTACT_3D constraint per loop (LOCAL_WORLD_ALIGNED)."""
-    from pin_oracle import PinPair, pin
+    """Pinocchio model of ch's spanning tree with a CONTACT_3D constraint per loop."""
+    from pin_oracle import PinPair, loop_constraints, pin
 
-    robot = ch.robot
-    pp = PinPair(robot, robot.model.source)
-    joint_of = {v: d["name"] for u, v, d in robot.graph.edges(data=True)}
-    cms, cds = pin.StdVec_RigidConstraintModel(), pin.StdVec_RigidConstraintData()
-    for lp in ch.loops:
-        cm = pin.RigidConstraintModel(pin.ContactType.CONTACT_3D, pp.model,
-                                      pp.model.getJointId(joint_of[lp.link_a]), pin.SE3(np.eye(3), np.array(lp.point_a)),
-                                      pp.model.getJointId(joint_of[lp.link_b]), pin.SE3(np.eye(3), np.array(lp.point_b)),
-                                      pin.ReferenceFrame.LOCAL_WORLD_ALIGNED)
-        cms.append(cm)
-        cds.append(cm.createData())
-    pin.initConstraintDynamics(pp.model, pp.data, cms, cds)
-    return pin, pp, cms, cds
+    pp = PinPair(ch.robot, ch.robot.model.source)
+    return (pin, pp, *loop_constraints(pp, ch.robot, ch.loops))
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

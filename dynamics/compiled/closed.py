@@ -332,7 +332,7 @@ def assemble(im, fm, cm, cf, qi, start, q, P, S, J, phi, LU, piv):
     d = 0.0
     for c in range(k):
         d = max(d, abs(qi[c] - start[cm[HEAD + c]]))
-    steps = max(1, int(math.ceil(d / STEP)))
+    steps = max(1, math.ceil(d / STEP))
     for s in range(1, steps + 1):
         for c in range(k):
             j = cm[HEAD + c]
@@ -530,12 +530,11 @@ def closed_batch(im, fm, cm, cf, mode, fric, Q, QD, X, OUT):
     return 0
 
 
-_IM, _FM = "int64[:, ::1]", "float64[:, ::1]"
+_IM, _FM, _V, _A = "int64[:, ::1]", "float64[:, ::1]", "float64[:]", "float64[:, ::1]"
 _SIGNATURES = {
-    "one": (f"int64({_IM}, {_FM}, int64[::1], float64[::1], int64, boolean, float64[:], float64[:], float64[:], "
-            "float64[::1])", closed_one),
-    "batch": (f"int64({_IM}, {_FM}, int64[::1], float64[::1], int64, boolean, float64[:, ::1], float64[:, ::1], "
-              "float64[:, ::1], float64[:, ::1])", closed_batch),
+    "one": (f"int64({_IM}, {_FM}, int64[::1], float64[::1], int64, boolean, {_V}, {_V}, {_V}, float64[::1])",
+            closed_one),
+    "batch": (f"int64({_IM}, {_FM}, int64[::1], float64[::1], int64, boolean, {_A}, {_A}, {_A}, {_A})", closed_batch),
 }
 _compiled: dict = {}
 

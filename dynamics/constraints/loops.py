@@ -125,18 +125,6 @@ def _frame_jacobians(model: Model, body: int, x, S):
     return Jx, Jw
 
 
-def _frame_bias(model: Model, body: int, x, v, Sd, qd):
-    """Classical acceleration (..., 3) of point x and angular acceleration of ``body`` at qdd = 0."""
-    if body < 0:
-        z = np.zeros(x.shape)
-        return z, z
-    anc = model.ancestors(body)
-    a = np.einsum("...jk,...j->...k", Sd[..., anc, :], qd[..., anc])  # spatial bias acceleration
-    w = v[..., body, :3]
-    vx = v[..., body, 3:] + _cross(w, x)
-    return a[..., 3:] + _cross(a[..., :3], x) + _cross(w, vx), a[..., :3]
-
-
 def loop_ends(model: Model, lp: LoopClosure):
     """((body, point (3,), rotation (3, 3)) of end a, the same of end b), in body frames; body -1 = base."""
     return (_endpoint(model, lp.link_a, lp.point_a, lp.rpy_a), _endpoint(model, lp.link_b, lp.point_b, lp.rpy_b))
@@ -179,19 +167,8 @@ def loop_jacobian(model: Model, loops, q):
 
 def loop_bias(model: Model, loops, kin, qd):
     """gamma (..., m) = -(dJ/dt) qd at the configuration of ``kin`` (from :func:`loop_jacobian`)."""
-    R, p, S = kin
-    qd = np.broadcast_to(np.asarray(qd, dtype=float), p.shape[:-1])
-    v = body_velocities(model, S, qd)
-    Sd = motion_derivatives(S, v)
-    gams = []
-    for lp in loops:
-        acc = []
-        for body, c, Rc in loop_ends(model, lp):
-            x, _ = _frame(model, body, c, Rc, R, p)
-            acc.append(_frame_bias(model, body, x, v, Sd, qd))
-        (axa, awa), (axb, awb) = acc
-        gams.append(np.concatenate([axb - axa, awb - awa], axis=-1)[..., loop_rows(lp)])
-    return np.concatenate(gams, axis=-1)
+    qd = np.broadcast_to(np.asarray(qd, dtype=float), kin[1].shape[:-1])
+    return -np.einsum("...ij,...j->...i", loop_jacobian_rate(model, loops, kin, qd), qd)
 
 
 def loop_jacobian_rate(model: Model, loops, kin, qd):
