@@ -19,6 +19,14 @@ Simulation.  :func:`composedyn.simulate` integrates the independent
 coordinates only (coordinate partitioning): the dependent ones are solved to
 ``tol`` (default 1e-13) at every evaluation, so the constraint cannot drift
 (``project`` is the identity); the assembly tolerance bounds the loop error.
+
+Routes.  For float64 arrays (one sample or a batch with the same leading axes),
+no external wrench, no smoothed friction and no mimic joint, the methods run
+the compiled kernel :mod:`composedyn.dynamics.compiled.closed` (closure,
+projection and reduced dynamics in one call); otherwise, or when the kernel
+reports a failure, the NumPy reference path, which raises the named error.
+Both share the last assembled configuration, so a ``ClosedChain`` is stateful:
+use one per thread.
 """
 
 from __future__ import annotations
