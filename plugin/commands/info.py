@@ -28,6 +28,8 @@ def run(args) -> int:
     loops = declared_loops(args.robot)
     if loops is not None:
         print(f"  closed chain: loop closures in {loops[0]}, actuated joints {loops[1]}; the tree below is cut open")
+        from composedyn.closed_cli import closed_info_lines  # closed-chain hook
+        print("\n".join(closed_info_lines(args.robot)))
     print(f"  gravity {[float(x) for x in m.gravity]} m/s^2")
     for line in tree_lines(g, m):
         print(line)
