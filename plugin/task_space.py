@@ -13,25 +13,45 @@ the Jacobian with respect to the coordinates is J_all G.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from composedyn.checks import joint_arrays
 from composedyn.dynamics import dispatch
 from composedyn.dynamics.frames import frame_index
 
-_F64 = np.dtype(np.float64)
+_ND, _F64 = np.ndarray, np.dtype(np.float64)
 _REFERENCES = {"world": 0, "local": 1}
 
 
 def frame_id(robot, frame) -> int:
-    """Index of ``frame`` in ``robot.frame_names`` (cached); one-line ValueError with close names."""
+    """Index of ``frame`` in ``robot.frame_names``; one-line ValueError with close names."""
+    return _frame(robot, frame)[0]
+
+
+def _frame(robot, frame) -> tuple:
+    """(index k, body, T (4, 4) in the body frame) of ``frame``, cached per robot."""
     cache = robot.__dict__.setdefault("_frame_ids", {})
-    k = cache.get(frame) if isinstance(frame, str) else None
-    if k is None:
+    f = cache.get(frame) if frame.__class__ is str else None
+    if f is None:
         if not isinstance(frame, str):
             raise ValueError(f"frame must be a link name (str), got {type(frame).__name__}")
-        k = cache[frame] = frame_index(robot.model, frame)
-    return k
+        k = frame_index(robot.model, frame)
+        f = cache[frame] = (k, int(robot.model.link_body[k]), np.array(robot.model.link_T[k], dtype=float))
+    return f
+
+
+def _lean(robot, *arrays) -> tuple:
+    """(im, fm) when the compiled kernels take these arrays directly: numba backend, no
+    dependent mimic joints, every array a finite float64 vector (n,); else ()."""
+    n = robot.model.n
+    for x in arrays:
+        if x.__class__ is not _ND or x.dtype is not _F64 or x.shape != (n,) or not math.isfinite(sum(x.tolist())):
+            return ()
+    if robot._mimic is not None or not n or dispatch.backend() != "numba":
+        return ()
+    return dispatch.packed(robot.model)
 
 
 def local_flag(reference) -> int:
@@ -50,28 +70,44 @@ def _columns(robot, J: np.ndarray) -> np.ndarray:
 
 def frame_pose(robot, q, frame) -> np.ndarray:
     """World <- frame homogeneous transform (..., 4, 4)."""
-    k = frame_id(robot, frame)
+    k, body, T = _frame(robot, frame)
+    if lean := _lean(robot, q):
+        out = np.empty((4, 4))
+        dispatch._task_kernel("frames.pose_one")(*lean, q, body, T, out)
+        return out
     (q,) = joint_arrays(robot.dof, q=q)
     return dispatch.frame_pose(robot.model, robot._expand(q)[0], k)
 
 
 def jacobian(robot, q, frame, reference: str = "world") -> np.ndarray:
     """Frame Jacobian (..., 6, dof), linear rows first."""
-    k, local = frame_id(robot, frame), local_flag(reference)
+    (k, body, T), local = _frame(robot, frame), local_flag(reference)
+    if lean := _lean(robot, q):
+        out = np.empty((6, q.shape[0]))
+        dispatch._task_kernel("frames.jacobian_one")(*lean, q, body, T, local, out)
+        return out
     (q,) = joint_arrays(robot.dof, q=q)
     return _columns(robot, dispatch.jacobian(robot.model, robot._expand(q)[0], k, local))
 
 
 def frame_velocity(robot, q, qd, frame, reference: str = "world") -> np.ndarray:
     """Frame twist (..., 6): origin velocity then angular velocity."""
-    k, local = frame_id(robot, frame), local_flag(reference)
+    (k, body, T), local = _frame(robot, frame), local_flag(reference)
+    if lean := _lean(robot, q, qd):
+        out = np.empty(6)
+        dispatch._task_kernel("frames.velocity_one")(*lean, q, qd, body, T, local, out)
+        return out
     q, qd = joint_arrays(robot.dof, q=q, qd=qd)
     return dispatch.frame_velocity(robot.model, *robot._expand(q, qd), k, local)
 
 
 def frame_acceleration(robot, q, qd, qdd, frame, reference: str = "world") -> np.ndarray:
     """Classical acceleration (..., 6) of the frame origin and angular acceleration."""
-    k, local = frame_id(robot, frame), local_flag(reference)
+    (k, body, T), local = _frame(robot, frame), local_flag(reference)
+    if lean := _lean(robot, q, qd, qdd):
+        out = np.empty(6)
+        dispatch._task_kernel("frames.acceleration_one")(*lean, q, qd, qdd, body, T, local, out)
+        return out
     q, qd, qdd = joint_arrays(robot.dof, q=q, qd=qd, qdd=qdd)
     return dispatch.frame_acceleration(robot.model, *robot._expand(q, qd, qdd), k, local)
 

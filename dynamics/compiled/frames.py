@@ -34,28 +34,30 @@ from composedyn.dynamics.compiled.loops import serial_and_parallel
 
 @njit(cache=True)
 def chain_poses(im, fm, q, body, path, W):
-    """World poses of ``body`` and its ancestors into W; returns the chain length k."""
+    """World poses of ``body`` and its ancestors into W; returns the chain length k.
+
+    Each body's parent is the previous one on the chain, so the running pose
+    stays in local scalars (no reloads from W)."""
     k = 0
     i = body
     while i >= 0:
         path[k] = i
         k += 1
         i = im[i, 0]
+    A0, A1, A2, A3, A4, A5, A6, A7, A8 = 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0
+    t0 = t1 = t2 = 0.0
     for m in range(k - 1, -1, -1):
         i = path[m]
         R, p = joint_pose(im, fm, i, q[i])
-        par = im[i, 0]
-        if par < 0:
-            for c in range(9):
-                W[i, c] = R[c]
-            W[i, 9], W[i, 10], W[i, 11] = p
-        else:
-            for r in range(3):
-                a0, a1, a2 = W[par, 3 * r], W[par, 3 * r + 1], W[par, 3 * r + 2]
-                W[i, 3 * r] = a0 * R[0] + a1 * R[3] + a2 * R[6]
-                W[i, 3 * r + 1] = a0 * R[1] + a1 * R[4] + a2 * R[7]
-                W[i, 3 * r + 2] = a0 * R[2] + a1 * R[5] + a2 * R[8]
-                W[i, 9 + r] = W[par, 9 + r] + a0 * p[0] + a1 * p[1] + a2 * p[2]
+        t0, t1, t2 = (t0 + A0 * p[0] + A1 * p[1] + A2 * p[2], t1 + A3 * p[0] + A4 * p[1] + A5 * p[2],
+                      t2 + A6 * p[0] + A7 * p[1] + A8 * p[2])
+        A0, A1, A2, A3, A4, A5, A6, A7, A8 = (
+            A0 * R[0] + A1 * R[3] + A2 * R[6], A0 * R[1] + A1 * R[4] + A2 * R[7], A0 * R[2] + A1 * R[5] + A2 * R[8],
+            A3 * R[0] + A4 * R[3] + A5 * R[6], A3 * R[1] + A4 * R[4] + A5 * R[7], A3 * R[2] + A4 * R[5] + A5 * R[8],
+            A6 * R[0] + A7 * R[3] + A8 * R[6], A6 * R[1] + A7 * R[4] + A8 * R[7], A6 * R[2] + A7 * R[5] + A8 * R[8])
+        W[i, 0], W[i, 1], W[i, 2], W[i, 3], W[i, 4], W[i, 5], W[i, 6], W[i, 7], W[i, 8] = \
+            A0, A1, A2, A3, A4, A5, A6, A7, A8
+        W[i, 9], W[i, 10], W[i, 11] = t0, t1, t2
     return k
 
 
@@ -72,14 +74,17 @@ def _axis(fm, W, j):
 def pose_into(im, fm, q, body, Tf, out, path, W):
     """World <- frame transform (4, 4) into ``out``; returns the chain length (see chain_poses)."""
     k = chain_poses(im, fm, q, body, path, W)
+    if body < 0:
+        for r in range(4):
+            for c in range(4):
+                out[r, c] = Tf[r, c]
+        return k
     for r in range(3):
-        if body < 0:
-            a0, a1, a2, pr = (1.0 if r == 0 else 0.0), (1.0 if r == 1 else 0.0), (1.0 if r == 2 else 0.0), 0.0
-        else:
-            a0, a1, a2, pr = W[body, 3 * r], W[body, 3 * r + 1], W[body, 3 * r + 2], W[body, 9 + r]
-        for c in range(3):
-            out[r, c] = a0 * Tf[0, c] + a1 * Tf[1, c] + a2 * Tf[2, c]
-        out[r, 3] = pr + a0 * Tf[0, 3] + a1 * Tf[1, 3] + a2 * Tf[2, 3]
+        a0, a1, a2 = W[body, 3 * r], W[body, 3 * r + 1], W[body, 3 * r + 2]
+        out[r, 0] = a0 * Tf[0, 0] + a1 * Tf[1, 0] + a2 * Tf[2, 0]
+        out[r, 1] = a0 * Tf[0, 1] + a1 * Tf[1, 1] + a2 * Tf[2, 1]
+        out[r, 2] = a0 * Tf[0, 2] + a1 * Tf[1, 2] + a2 * Tf[2, 2]
+        out[r, 3] = W[body, 9 + r] + a0 * Tf[0, 3] + a1 * Tf[1, 3] + a2 * Tf[2, 3]
     out[3, 0], out[3, 1], out[3, 2], out[3, 3] = 0.0, 0.0, 0.0, 1.0
     return k
 
