@@ -25,8 +25,9 @@ def log3(R: np.ndarray) -> np.ndarray:
         return (1.0 + th * th / 6.0) * s
     if th < np.pi - 1e-4:
         return th / sn * s
-    k = int(np.argmax(np.diag(R)))
-    a = 0.5 * (R[:, k] + np.eye(3)[k]) / np.sqrt(max(0.5 * (R[k, k] + 1.0), 1e-300))
+    aa = (0.5 * (R + R.T) - c * np.eye(3)) / (1.0 - c)  # a a^T
+    k = int(np.argmax(np.diag(aa)))
+    a = aa[:, k] / np.sqrt(max(aa[k, k], 1e-300))
     return th * (a if a @ s >= 0.0 else -a)
 
 

@@ -48,15 +48,17 @@ def log3(R):
     if th < math.pi - 1e-4:
         f = th / sn
         return f * s0, f * s1, f * s2
-    # near pi: R + I = 2 a a^T (1 + c) ~ 2 a a^T; take the largest diagonal's column
+    # near pi: a a^T = ((R + R^T) / 2 - c I) / (1 - c); the column of the largest diagonal
     k = 0
     if R[1, 1] > R[k, k]:
         k = 1
     if R[2, 2] > R[k, k]:
         k = 2
-    d = math.sqrt(max(0.5 * (R[k, k] + 1.0), 1e-300))
-    a0, a1, a2 = 0.5 * (R[0, k] + (1.0 if k == 0 else 0.0)) / d, 0.5 * (R[1, k] + (1.0 if k == 1 else 0.0)) / d, \
-        0.5 * (R[2, k] + (1.0 if k == 2 else 0.0)) / d
+    u = 1.0 - c
+    d = math.sqrt(max((R[k, k] - c) / u, 1e-300))
+    a0 = (0.5 * (R[0, k] + R[k, 0]) - (c if k == 0 else 0.0)) / (u * d)
+    a1 = (0.5 * (R[1, k] + R[k, 1]) - (c if k == 1 else 0.0)) / (u * d)
+    a2 = (0.5 * (R[2, k] + R[k, 2]) - (c if k == 2 else 0.0)) / (u * d)
     if a0 * s0 + a1 * s1 + a2 * s2 < 0.0:
         a0, a1, a2 = -a0, -a1, -a2
     return th * a0, th * a1, th * a2
