@@ -42,4 +42,15 @@ def run(args) -> int:
             walk(child, depth + 2)
 
     walk(root, 1)
+    _print_frames(robot)
     return 0
+
+
+def _print_frames(robot) -> None:
+    """The task-space frames (``robot.frame_names``) and the body each rides on."""
+    m = robot.model
+    print(f"  frames ({len(robot.frame_names)}; frame_pose / jacobian take these names):")
+    for name, body in zip(m.link_names, m.link_body):
+        where = "fixed base" if body < 0 else f"body of joint {m.joint_names[body]}"
+        welded = "" if body < 0 or m.body_names[body] == name else f", welded to {m.body_names[body]}"
+        print(f"    {name}  ({where}{welded})")
