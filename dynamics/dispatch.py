@@ -437,7 +437,10 @@ def frame_pose(model, q, k: int) -> np.ndarray:
     q = np.asarray(q, float)
     if q.ndim == 1:
         out = np.empty((4, 4))
-        _task_kernel("frames.pose_one")(im, fm, q, body[k], T[k], out)
+        if _task_kernel("frames.pose_one")(im, fm, q, body[k], T[k], out):  # non-finite q
+            from composedyn.dynamics import frames
+
+            return frames.frame_pose(model, q, k)
         return out
     Q = _rows(q, q.shape, 1)
     out = np.empty((Q.shape[0], 4, 4))
@@ -457,7 +460,10 @@ def jacobian(model, q, k: int, local: bool = False) -> np.ndarray:
     n = model.n
     if q.ndim == 1:
         out = np.empty((6, n))
-        _task_kernel("frames.jacobian_one")(im, fm, q, body[k], T[k], int(local), out)
+        if _task_kernel("frames.jacobian_one")(im, fm, q, body[k], T[k], int(local), out):
+            from composedyn.dynamics import frames
+
+            return frames.jacobian(model, q, k, local)
         return out
     Q = _rows(q, q.shape, 1)
     out = np.empty((Q.shape[0], 6, n))
@@ -476,7 +482,10 @@ def frame_velocity(model, q, qd, k: int, local: bool = False) -> np.ndarray:
     q, qd = np.asarray(q, float), np.asarray(qd, float)
     if q.ndim == 1 and q.shape == qd.shape:
         out = np.empty(6)
-        _task_kernel("frames.velocity_one")(im, fm, q, qd, body[k], T[k], int(local), out)
+        if _task_kernel("frames.velocity_one")(im, fm, q, qd, body[k], T[k], int(local), out):
+            from composedyn.dynamics import frames
+
+            return frames.frame_velocity(model, q, qd, k, local)
         return out
     shape = np.broadcast_shapes(q.shape, qd.shape)
     Q, QD = _rows(q, shape, 1), _rows(qd, shape, 1)
@@ -496,7 +505,10 @@ def frame_acceleration(model, q, qd, qdd, k: int, local: bool = False) -> np.nda
     q, qd, qdd = np.asarray(q, float), np.asarray(qd, float), np.asarray(qdd, float)
     if q.ndim == 1 and q.shape == qd.shape == qdd.shape:
         out = np.empty(6)
-        _task_kernel("frames.acceleration_one")(im, fm, q, qd, qdd, body[k], T[k], int(local), out)
+        if _task_kernel("frames.acceleration_one")(im, fm, q, qd, qdd, body[k], T[k], int(local), out):
+            from composedyn.dynamics import frames
+
+            return frames.frame_acceleration(model, q, qd, qdd, k, local)
         return out
     shape = np.broadcast_shapes(q.shape, qd.shape, qdd.shape)
     Q, QD, QDD = (_rows(x, shape, 1) for x in (q, qd, qdd))

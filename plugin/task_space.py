@@ -13,8 +13,6 @@ the Jacobian with respect to the coordinates is J_all G.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from composedyn.checks import joint_arrays
@@ -42,16 +40,24 @@ def _frame(robot, frame) -> tuple:
     return f
 
 
-def _lean(robot, *arrays) -> tuple:
-    """(im, fm) when the compiled kernels take these arrays directly: numba backend, no
-    dependent mimic joints, every array a finite float64 vector (n,); else ()."""
-    n = robot.model.n
-    for x in arrays:
-        if x.__class__ is not _ND or x.dtype is not _F64 or x.shape != (n,) or not math.isfinite(sum(x.tolist())):
-            return ()
-    if robot._mimic is not None or not n or dispatch.backend() != "numba":
-        return ()
-    return dispatch.packed(robot.model)
+def _lean(robot) -> tuple:
+    """(im, fm, (n,)) when single samples may go straight to the compiled kernels (numba
+    backend, no dependent mimic joints, moving joints), else (); cached per robot and backend."""
+    backend = dispatch._state.get("resolved") or dispatch.backend()
+    cached = robot.__dict__.get("_task_lean")
+    if cached is None or cached[0] != backend:
+        ok = backend == "numba" and robot._mimic is None and robot.model.n > 0
+        cached = robot.__dict__["_task_lean"] = (backend, (*dispatch.packed(robot.model), (robot.model.n,)) if ok else ())
+    return cached[1]
+
+
+def _vector(x, shape) -> bool:
+    """x is a float64 ndarray of this shape (the kernels check finiteness)."""
+    return x.__class__ is _ND and x.dtype is _F64 and x.shape == shape
+
+
+def _kernel(name: str):
+    return dispatch._kernels.get(name) or dispatch._task_kernel(name)
 
 
 def local_flag(reference) -> int:
@@ -71,10 +77,10 @@ def _columns(robot, J: np.ndarray) -> np.ndarray:
 def frame_pose(robot, q, frame) -> np.ndarray:
     """World <- frame homogeneous transform (..., 4, 4)."""
     k, body, T = _frame(robot, frame)
-    if lean := _lean(robot, q):
+    if (lean := _lean(robot)) and _vector(q, lean[2]):
         out = np.empty((4, 4))
-        dispatch._task_kernel("frames.pose_one")(*lean, q, body, T, out)
-        return out
+        if _kernel("frames.pose_one")(lean[0], lean[1], q, body, T, out) == 0:
+            return out
     (q,) = joint_arrays(robot.dof, q=q)
     return dispatch.frame_pose(robot.model, robot._expand(q)[0], k)
 
@@ -82,10 +88,10 @@ def frame_pose(robot, q, frame) -> np.ndarray:
 def jacobian(robot, q, frame, reference: str = "world") -> np.ndarray:
     """Frame Jacobian (..., 6, dof), linear rows first."""
     (k, body, T), local = _frame(robot, frame), local_flag(reference)
-    if lean := _lean(robot, q):
+    if (lean := _lean(robot)) and _vector(q, lean[2]):
         out = np.empty((6, q.shape[0]))
-        dispatch._task_kernel("frames.jacobian_one")(*lean, q, body, T, local, out)
-        return out
+        if _kernel("frames.jacobian_one")(lean[0], lean[1], q, body, T, local, out) == 0:
+            return out
     (q,) = joint_arrays(robot.dof, q=q)
     return _columns(robot, dispatch.jacobian(robot.model, robot._expand(q)[0], k, local))
 
@@ -93,10 +99,10 @@ def jacobian(robot, q, frame, reference: str = "world") -> np.ndarray:
 def frame_velocity(robot, q, qd, frame, reference: str = "world") -> np.ndarray:
     """Frame twist (..., 6): origin velocity then angular velocity."""
     (k, body, T), local = _frame(robot, frame), local_flag(reference)
-    if lean := _lean(robot, q, qd):
+    if (lean := _lean(robot)) and _vector(q, lean[2]) and _vector(qd, lean[2]):
         out = np.empty(6)
-        dispatch._task_kernel("frames.velocity_one")(*lean, q, qd, body, T, local, out)
-        return out
+        if _kernel("frames.velocity_one")(lean[0], lean[1], q, qd, body, T, local, out) == 0:
+            return out
     q, qd = joint_arrays(robot.dof, q=q, qd=qd)
     return dispatch.frame_velocity(robot.model, *robot._expand(q, qd), k, local)
 
@@ -104,10 +110,10 @@ def frame_velocity(robot, q, qd, frame, reference: str = "world") -> np.ndarray:
 def frame_acceleration(robot, q, qd, qdd, frame, reference: str = "world") -> np.ndarray:
     """Classical acceleration (..., 6) of the frame origin and angular acceleration."""
     (k, body, T), local = _frame(robot, frame), local_flag(reference)
-    if lean := _lean(robot, q, qd, qdd):
+    if (lean := _lean(robot)) and _vector(q, lean[2]) and _vector(qd, lean[2]) and _vector(qdd, lean[2]):
         out = np.empty(6)
-        dispatch._task_kernel("frames.acceleration_one")(*lean, q, qd, qdd, body, T, local, out)
-        return out
+        if _kernel("frames.acceleration_one")(lean[0], lean[1], q, qd, qdd, body, T, local, out) == 0:
+            return out
     q, qd, qdd = joint_arrays(robot.dof, q=q, qd=qd, qdd=qdd)
     return dispatch.frame_acceleration(robot.model, *robot._expand(q, qd, qdd), k, local)
 

@@ -225,3 +225,12 @@ def test_unknown_frame_is_a_one_line_error_with_close_names():
         robot.jacobian(np.zeros(6), "flange")
     with pytest.raises(ValueError, match="NaN"):
         robot.frame_pose(np.full(7, np.nan), "flange")
+
+
+def test_non_finite_input_propagates_nan_below_the_robot_checks():
+    """dispatch (no argument checks) returns NaN for NaN q rather than a stale buffer."""
+    m = cd.load("panda").model
+    q = np.full(7, np.nan)
+    assert np.isnan(dispatch.jacobian(m, q, 8)).any() and np.isnan(dispatch.frame_pose(m, q, 8)).any()
+    assert np.isnan(dispatch.frame_acceleration(m, q, q, q, 8)).any()
+    assert np.isnan(dispatch.frame_velocity(m, q, q, 8)).any()

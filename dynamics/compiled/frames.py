@@ -24,6 +24,8 @@ and finally from body b's origin to the frame origin the same rigid-body step.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit, prange
 
@@ -32,7 +34,7 @@ from composedyn.dynamics.compiled.layout import AX, BLOCKS
 from composedyn.dynamics.compiled.loops import serial_and_parallel
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def chain_poses(im, fm, q, body, path, W):
     """World poses of ``body`` and its ancestors into W; returns the chain length k.
 
@@ -61,7 +63,7 @@ def chain_poses(im, fm, q, body, path, W):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _axis(fm, W, j):
     """World axis of joint j: R_j a_j."""
     x0, x1, x2 = fm[j, AX], fm[j, AX + 1], fm[j, AX + 2]
@@ -70,7 +72,7 @@ def _axis(fm, W, j):
             W[j, 6] * x0 + W[j, 7] * x1 + W[j, 8] * x2)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def pose_into(im, fm, q, body, Tf, out, path, W):
     """World <- frame transform (4, 4) into ``out``; returns the chain length (see chain_poses)."""
     k = chain_poses(im, fm, q, body, path, W)
@@ -94,7 +96,9 @@ def jacobian_into(im, fm, q, body, Tf, local, out, T, path, W):
     """Frame Jacobian (6, n) into ``out`` (linear rows first) and the frame pose into T (4, 4)."""
     k = pose_into(im, fm, q, body, Tf, T, path, W)
     o0, o1, o2 = T[0, 3], T[1, 3], T[2, 3]
-    out[:, :] = 0.0
+    for r in range(6):
+        for c in range(out.shape[1]):
+            out[r, c] = 0.0
     for m in range(k):
         j = path[m]
         a0, a1, a2 = _axis(fm, W, j)
@@ -182,34 +186,54 @@ def velocity_into(im, fm, q, qd, body, Tf, local, out, T, path, W):
         _to_local(T, out)
 
 
-def scratch(n: int):
-    """(path (max(n, 1),) int64, W (max(n, 1), 12)) for the kernels above."""
-    return np.empty(max(n, 1), dtype=np.int64), np.empty((max(n, 1), 12))
+@njit(cache=True)
+def finite(x):
+    """Whether every entry of the vector x is finite (the single-sample kernels' input check)."""
+    for i in range(x.shape[0]):
+        if not math.isfinite(x[i]):
+            return False
+    return True
 
 
 @njit(cache=True)
 def pose_one(im, fm, q, body, Tf, out):
+    """Single sample of :func:`pose_into`; returns 1 (nothing computed) for non-finite q, else 0."""
+    if not finite(q):
+        return 1
     n = max(q.shape[0], 1)
     pose_into(im, fm, q, body, Tf, out, np.empty(n, np.int64), np.empty((n, 12)))
+    return 0
 
 
 @njit(cache=True)
 def jacobian_one(im, fm, q, body, Tf, local, out):
+    """Single sample of :func:`jacobian_into`; status as :func:`pose_one`."""
+    if not finite(q):
+        return 1
     n = max(q.shape[0], 1)
     jacobian_into(im, fm, q, body, Tf, local, out, np.empty((4, 4)), np.empty(n, np.int64), np.empty((n, 12)))
+    return 0
 
 
 @njit(cache=True)
 def velocity_one(im, fm, q, qd, body, Tf, local, out):
+    """Single sample of :func:`velocity_into`; status as :func:`pose_one`."""
+    if not (finite(q) and finite(qd)):
+        return 1
     n = max(q.shape[0], 1)
     velocity_into(im, fm, q, qd, body, Tf, local, out, np.empty((4, 4)), np.empty(n, np.int64), np.empty((n, 12)))
+    return 0
 
 
 @njit(cache=True)
 def acceleration_one(im, fm, q, qd, qdd, body, Tf, local, out):
+    """Single sample of :func:`acceleration_into`; status as :func:`pose_one`."""
+    if not (finite(q) and finite(qd) and finite(qdd)):
+        return 1
     n = max(q.shape[0], 1)
     acceleration_into(im, fm, q, qd, qdd, body, Tf, local, out, np.empty((4, 4)), np.empty(n, np.int64),
                       np.empty((n, 12)))
+    return 0
 
 
 def _pose_loop(im, fm, Q, body, Tf, OUT):
