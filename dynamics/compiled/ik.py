@@ -29,6 +29,7 @@ import math
 import numpy as np
 from numba import njit
 
+from composedyn.dynamics.compiled.forward import cholesky_solve
 from composedyn.dynamics.compiled.frames import jacobian_into
 
 STALL = 12  # iterations without a 1 % improvement of the best error: restart
@@ -80,39 +81,20 @@ def pose_error(T, target, rows, e):
 
 
 @njit(cache=True)
-def damped_step(J, e, rows, lam, A, y, dq):
-    """dq = J^T (J J^T + lam I)^-1 e for the first ``rows`` rows of J, by Cholesky."""
-    n = J.shape[1]
-    for i in range(rows):
+def damped_step(J, e, lam, A, b, y, dq):
+    """dq = J^T (J J^T + lam I)^-1 e over the first r = len(b) rows of J (Cholesky: A, b, y (r,) scratch)."""
+    n, r = J.shape[1], b.shape[0]
+    for i in range(r):
+        b[i] = e[i]
         for j in range(i + 1):
             s = 0.0
             for c in range(n):
                 s += J[i, c] * J[j, c]
-            A[i, j] = s + (lam if i == j else 0.0)
-    for j in range(rows):  # in-place Cholesky, lower triangle
-        s = A[j, j]
-        for c in range(j):
-            s -= A[j, c] * A[j, c]
-        d = math.sqrt(s)
-        A[j, j] = d
-        for i in range(j + 1, rows):
-            s = A[i, j]
-            for c in range(j):
-                s -= A[i, c] * A[j, c]
-            A[i, j] = s / d
-    for i in range(rows):  # L z = e
-        s = e[i]
-        for c in range(i):
-            s -= A[i, c] * y[c]
-        y[i] = s / A[i, i]
-    for i in range(rows - 1, -1, -1):  # L^T y = z
-        s = y[i]
-        for c in range(i + 1, rows):
-            s -= A[c, i] * y[c]
-        y[i] = s / A[i, i]
+            A[i, j] = A[j, i] = s + (lam if i == j else 0.0)
+    cholesky_solve(A, b, y)  # lam > 0: positive definite
     for c in range(n):
         s = 0.0
-        for i in range(rows):
+        for i in range(r):
             s += J[i, c] * y[i]
         dq[c] = s
 
@@ -127,7 +109,7 @@ def solve(im, fm, G, b, body, Tf, target, rows, lower, upper, q0, starts, per_st
     """
     n, na = q0.shape[0], G.shape[0]
     J, Ja, T, e = np.empty((6, n)), np.empty((6, na)), np.empty((4, 4)), np.empty(6)
-    A, y, dq, qc, qa = np.empty((6, 6)), np.empty(6), np.empty(n), np.empty(n), np.empty(na)
+    A, b6, y, dq, qc, qa = np.empty((rows, rows)), np.empty(rows), np.empty(rows), np.empty(n), np.empty(n), np.empty(na)
     path, W = np.empty(max(na, 1), np.int64), np.empty((max(na, 1), 12))
     best_p, best_r, best = np.inf, np.inf, np.inf
     total = 0
@@ -168,7 +150,7 @@ def solve(im, fm, G, b, body, Tf, target, rows, lower, upper, q0, starts, per_st
             E = 0.0
             for i in range(rows):
                 E += 0.5 * e[i] * e[i]
-            damped_step(J, e, rows, E + WBAR, A, y, dq)
+            damped_step(J, e, E + WBAR, A, b6, y, dq)
             for c in range(n):
                 qc[c] = min(max(qc[c] + dq[c], lower[c]), upper[c])
     return 0, total, best_p, best_r
