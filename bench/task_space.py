@@ -116,7 +116,8 @@ def main() -> None:
     print("|---|---|---|---|")
     print("\n".join(rows))
     print()
-    print("| inverse kinematics | solved (1e-9 m, 1e-9 rad) | within limits | median time | 99th pct | median iterations |")
+    print("| inverse kinematics | solved (1e-9 m, 1e-9 rad) | within limits | median time | 99th pct "
+          "| median iterations |")
     print("|---|---|---|---|---|---|")
     print("\n".join(ik_rows))
 

@@ -45,8 +45,8 @@ def _target(target, position_only: bool) -> np.ndarray:
             raise ValueError("inverse_kinematics: target rotation is not a rotation matrix (R^T R != I or det < 0)")
         T = t.copy()
     else:
-        raise ValueError(f"inverse_kinematics: target must be a 4x4 transform{' or a 3-vector' if position_only else ''}"
-                         f", got shape {t.shape}")
+        alt = " or a 3-vector" if position_only else ""
+        raise ValueError(f"inverse_kinematics: target must be a 4x4 transform{alt}, got shape {t.shape}")
     if not np.all(np.isfinite(T)):
         raise ValueError("inverse_kinematics: target contains NaN or infinite values")
     return T

@@ -47,7 +47,8 @@ def _lean(robot) -> tuple:
     cached = robot.__dict__.get("_task_lean")
     if cached is None or cached[0] != backend:
         ok = backend == "numba" and robot._mimic is None and robot.model.n > 0
-        cached = robot.__dict__["_task_lean"] = (backend, (*dispatch.packed(robot.model), (robot.model.n,)) if ok else ())
+        lean = (*dispatch.packed(robot.model), (robot.model.n,)) if ok else ()
+        cached = robot.__dict__["_task_lean"] = (backend, lean)
     return cached[1]
 
 

@@ -109,7 +109,8 @@ def solve(im, fm, G, b, body, Tf, target, rows, lower, upper, q0, starts, per_st
     """
     n, na = q0.shape[0], G.shape[0]
     J, Ja, T, e = np.empty((6, n)), np.empty((6, na)), np.empty((4, 4)), np.empty(6)
-    A, b6, y, dq, qc, qa = np.empty((rows, rows)), np.empty(rows), np.empty(rows), np.empty(n), np.empty(n), np.empty(na)
+    A, b6, y = np.empty((rows, rows)), np.empty(rows), np.empty(rows)
+    dq, qc, qa = np.empty(n), np.empty(n), np.empty(na)
     path, W = np.empty(max(na, 1), np.int64), np.empty((max(na, 1), 12))
     best_p, best_r, best = np.inf, np.inf, np.inf
     total = 0
