@@ -12,7 +12,8 @@ from typing import Callable
 
 import numpy as np
 
-from composedyn.dynamics.compiled.ik import STALL, WBAR
+STALL = 12  # iterations without a 1 % improvement of the best error: restart
+WBAR = 1e-9  # constant part of the damping (m^2, rad^2)
 
 
 def log3(R: np.ndarray) -> np.ndarray:

@@ -31,9 +31,8 @@ from numba import njit
 
 from composedyn.dynamics.compiled.forward import cholesky_solve
 from composedyn.dynamics.compiled.frames import jacobian_into
+from composedyn.dynamics.ik_reference import STALL, WBAR
 
-STALL = 12  # iterations without a 1 % improvement of the best error: restart
-WBAR = 1e-9  # constant part of the damping (m^2, rad^2)
 
 
 @njit(cache=True)
