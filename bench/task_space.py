@@ -9,7 +9,9 @@ loaded as independent coordinates, frame ``panda_hand``) and the UR5
 4x4 array, and ``robot.jacobian`` against ``pin.computeFrameJacobian``
 (LOCAL_WORLD_ALIGNED); best of ``--repeat`` rounds, timed in alternation.
 Batch: one ``robot.jacobian`` call on ``--batch`` random configurations against
-a Python loop of ``pin.computeFrameJacobian``.  Ratios > 1: composedyn slower.
+a Python loop of ``pin.computeFrameJacobian``, once with the default loop
+(parallel from ``dispatch.PARALLEL_WORK`` samples x joints) and once forced
+onto one thread.  Ratios > 1: composedyn slower.
 Inverse kinematics: ``--ik`` targets ``frame_pose(q)`` at random in-limit q,
 each solved from q0 = 0 (projected on the limits) with the default
 tolerances (1e-9 m, 1e-9 rad); success rate, limits respected, median and
@@ -29,6 +31,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
 
 import composedyn as cd  # noqa: E402
+from composedyn.dynamics import dispatch  # noqa: E402
 from composedyn.ik import random_configurations  # noqa: E402
 from pin_oracle import PinPair, erd_urdf, pin  # noqa: E402
 
@@ -94,8 +97,14 @@ def main() -> None:
             for x in QP:
                 pin.computeFrameJacobian(m, d, x, fid, world)
 
-        ours, theirs = paired(lambda: robot.jacobian(Q, frame), pin_loop, max(3, args.repeat // 2), 1)
+        ours, theirs = paired(lambda: robot.jacobian(Q, frame), pin_loop, 2 * args.repeat, 1)
         rows.append(line(f"{key} jacobian, {args.batch} samples vs Python loop", ours, theirs, "ms"))
+        work, dispatch.PARALLEL_WORK = dispatch.PARALLEL_WORK, 1 << 62  # the same batch on one thread
+        try:
+            ours, theirs = paired(lambda: robot.jacobian(Q, frame), pin_loop, 2 * args.repeat, 1)
+        finally:
+            dispatch.PARALLEL_WORK = work
+        rows.append(line(f"{key} jacobian, {args.batch} samples, one thread, vs Python loop", ours, theirs, "ms"))
         targets = [robot.frame_pose(x, frame) for x in Q[:args.ik]]
         robot.inverse_kinematics(frame, targets[0])  # compile
         lim = robot.limits
