@@ -14,9 +14,9 @@ acceleration runs the textbook point recursion along the chain (Craig,
 *Introduction to Robotics*, 3rd ed., eqs. 6.7-6.10 and 6.14-6.17, in world
 axes), joint origin p_j, world axis a_j, parent body k, r = p_j - p_k::
 
-    revolute   w_j = w_k + a qd,  dw_j = dw_k + w_k x a qd + a qdd
-               v_j = v_k + w_k x r,  acc_j = acc_k + dw_k x r + w_k x (w_k x r)
-    prismatic  w_j = w_k,  dw_j = dw_k,  v_j = v_k + w_k x r + a qd,
+    revolute   w_j = w_k + a qd,  dw_j = dw_k + w_k x a qd + a qdd,
+               acc_j = acc_k + dw_k x r + w_k x (w_k x r)
+    prismatic  w_j = w_k,  dw_j = dw_k,
                acc_j = acc_k + dw_k x r + w_k x (w_k x r) + 2 w_k x a qd + a qdd
 
 and finally from body b's origin to the frame origin the same rigid-body step.
@@ -129,7 +129,7 @@ def acceleration_into(im, fm, q, qd, qdd, body, Tf, local, out, T, path, W):
     """Classical acceleration (6,) of the frame origin into ``out`` (linear first); qdd = 0
     gives Jdot qd.  The frame pose goes into T (4, 4)."""
     k = pose_into(im, fm, q, body, Tf, T, path, W)
-    w0 = w1 = w2 = d0 = d1 = d2 = v0 = v1 = v2 = c0 = c1 = c2 = 0.0  # w, dw, origin v, origin acc
+    w0 = w1 = w2 = d0 = d1 = d2 = c0 = c1 = c2 = 0.0  # w, dw, origin acceleration
     x0 = x1 = x2 = 0.0  # previous origin
     for m in range(k - 1, -1, -1):
         j = path[m]
@@ -137,7 +137,6 @@ def acceleration_into(im, fm, q, qd, qdd, body, Tf, local, out, T, path, W):
         e0, e1, e2 = cross(w0, w1, w2, r0, r1, r2)
         f0, f1, f2 = cross(d0, d1, d2, r0, r1, r2)
         g0, g1, g2 = cross(w0, w1, w2, e0, e1, e2)
-        v0, v1, v2 = v0 + e0, v1 + e1, v2 + e2
         c0, c1, c2 = c0 + f0 + g0, c1 + f1 + g1, c2 + f2 + g2
         a0, a1, a2 = _axis(fm, W, j)
         s, sd = qd[j], qdd[j]
@@ -146,7 +145,6 @@ def acceleration_into(im, fm, q, qd, qdd, body, Tf, local, out, T, path, W):
             d0, d1, d2 = d0 + h0 + a0 * sd, d1 + h1 + a1 * sd, d2 + h2 + a2 * sd
             w0, w1, w2 = w0 + a0 * s, w1 + a1 * s, w2 + a2 * s
         else:
-            v0, v1, v2 = v0 + a0 * s, v1 + a1 * s, v2 + a2 * s
             c0, c1, c2 = c0 + 2.0 * h0 + a0 * sd, c1 + 2.0 * h1 + a1 * sd, c2 + 2.0 * h2 + a2 * sd
         x0, x1, x2 = W[j, 9], W[j, 10], W[j, 11]
     if k > 0:
