@@ -519,38 +519,28 @@ def frame_acceleration(model, q, qd, qdd, k: int, local: bool = False) -> np.nda
 
 def center_of_mass(model, q) -> np.ndarray:
     """Centre of mass of the moving bodies (..., 3); contract of ``frames.center_of_mass``."""
-    from composedyn.dynamics import frames
-
-    if _task_numpy(model):
-        return frames.center_of_mass(model, q)
-    im, fm = packed(model)
-    mass = frames.moving_mass(model)
-    q = np.asarray(q, float)
-    if q.ndim == 1:
-        out = np.empty(3)
-        _task_kernel("com.com_one")(im, fm, q, mass, out)
-        return out
-    Q = _rows(q, q.shape, 1)
-    out = np.empty((Q.shape[0], 3))
-    _task_loop("com.com", Q)(im, fm, Q, mass, out)
-    return out.reshape(q.shape[:-1] + (3,))
+    return _com_quantity(model, q, "com", (3,))
 
 
 def com_jacobian(model, q) -> np.ndarray:
     """COM Jacobian (..., 3, n); contract of ``frames.com_jacobian``."""
+    return _com_quantity(model, q, "com_jacobian", (3, model.n))
+
+
+def _com_quantity(model, q, name: str, tail: tuple) -> np.ndarray:
+    """Kernel ``com.<name>`` (single sample or batch loop) or the NumPy reference."""
     from composedyn.dynamics import frames
 
     if _task_numpy(model):
-        return frames.com_jacobian(model, q)
+        return (frames.center_of_mass if name == "com" else frames.com_jacobian)(model, q)
     im, fm = packed(model)
     mass = frames.moving_mass(model)
     q = np.asarray(q, float)
-    n = model.n
     if q.ndim == 1:
-        out = np.empty((3, n))
-        _task_kernel("com.com_jacobian_one")(im, fm, q, mass, out)
+        out = np.empty(tail)
+        _task_kernel(f"com.{name}_one")(im, fm, q, mass, out)
         return out
     Q = _rows(q, q.shape, 1)
-    out = np.empty((Q.shape[0], 3, n))
-    _task_loop("com.com_jacobian", Q)(im, fm, Q, mass, out)
-    return out.reshape(q.shape[:-1] + (3, n))
+    out = np.empty((Q.shape[0],) + tail)
+    _task_loop(f"com.{name}", Q)(im, fm, Q, mass, out)
+    return out.reshape(q.shape[:-1] + tail)
