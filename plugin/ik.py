@@ -82,6 +82,13 @@ def inverse_kinematics(robot, frame: str, target, q0=None, position_only: bool =
     """
     k = frame_id(robot, frame)
     T = _target(target, position_only)
+    for name, x in (("tol", tol), ("tol_rotation", tol_rotation)):
+        if not (isinstance(x, (int, float)) and 0.0 < x < np.inf):
+            raise ValueError(f"inverse_kinematics: {name} must be a positive number, got {x!r}")
+    for name, x, least in (("max_iterations", max_iterations, 1), ("per_start", per_start, 1),
+                           ("restarts", restarts, 0)):
+        if not (isinstance(x, (int, np.integer)) and x >= least):
+            raise ValueError(f"inverse_kinematics: {name} must be an integer >= {least}, got {x!r}")
     n = robot.dof
     if q0 is None:
         q0 = np.zeros(n)
@@ -98,7 +105,7 @@ def inverse_kinematics(robot, frame: str, target, q0=None, position_only: bool =
         im, fm = dispatch.packed(model)
         body, Tf = dispatch.frame_arrays(model)
         mm = robot._mimic
-        G, b = (np.eye(n), np.zeros(n)) if mm is None else (np.ascontiguousarray(mm.G), np.array(mm.b, float))
+        G, b = (np.eye(n), np.zeros(n)) if mm is None else (np.array(mm.G, float), np.array(mm.b, float))
         q = np.empty(n)
         ok, it, ep, er = dispatch._task_kernel("ik.solve")(
             im, fm, G, b, body[k], Tf[k], T, rows, lower, upper, q0, starts, int(per_start), int(max_iterations),

@@ -104,5 +104,9 @@ def test_bad_targets():
     bad[0, 0] = 2.0
     with pytest.raises(ValueError, match="not a rotation matrix"):
         robot.inverse_kinematics("flange", bad)
+    with pytest.raises(ValueError, match="tol must be a positive number"):
+        robot.inverse_kinematics("flange", np.eye(4), tol=-1.0)
+    with pytest.raises(ValueError, match="restarts must be an integer >= 0"):
+        robot.inverse_kinematics("flange", np.eye(4), restarts=-2)
     with pytest.raises(ValueError, match="q0 has shape"):
         robot.inverse_kinematics("flange", np.eye(4), q0=np.zeros(3))
