@@ -3,7 +3,7 @@ within the joint limits, with random restarts.
 
 The solver itself is :func:`composedyn.dynamics.compiled.ik.solve` (one compiled
 call for the whole solve) or, under the NumPy backend,
-:func:`composedyn.dynamics.ik_reference.solve`.
+:func:`composedyn.dynamics.reference.ik.solve`.
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ def inverse_kinematics(robot, frame: str, target, q0=None, position_only: bool =
             im, fm, G, b, body[k], Tf[k], T, rows, lower, upper, q0, starts, int(per_start), int(max_iterations),
             float(tol), float(tol_rotation), q)
     else:
-        from composedyn.dynamics.ik_reference import solve
+        from composedyn.dynamics.reference.ik import solve
 
         def pose_jacobian(q):
             return robot.frame_pose(q, frame), robot.jacobian(q, frame)

@@ -33,8 +33,8 @@ import numpy as np
 
 from composedyn.checks import joint_arrays
 from composedyn.controller import _gain
-from composedyn.dynamics.ik_reference import log3
-from composedyn.dynamics.task_inertia import task_inertia
+from composedyn.dynamics.reference.ik import log3
+from composedyn.dynamics.reference.task_inertia import task_inertia
 from composedyn.protocol import DynamicsModel
 
 
@@ -81,7 +81,7 @@ class OperationalSpaceController:
         Compensate the model's joint friction in h.
     damping : float
         0: Lambda exact (ValueError at a singularity); > 0: the damped
-        Lambda of :func:`composedyn.dynamics.task_inertia.task_inertia`.
+        Lambda of :func:`composedyn.dynamics.reference.task_inertia.task_inertia`.
     """
 
     def __init__(self, robot: TaskSpaceModel, frame: str, kp, kd, position_only: bool = False, posture=None,

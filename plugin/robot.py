@@ -373,7 +373,7 @@ class Robot:
     def task_inertia(self, q, frame: str, reference: str = "world", translational: bool = False,
                      damping: float = 0.0) -> np.ndarray:
         """Task-space inertia Lambda = (J M^-1 J^T)^-1 (..., 6, 6), or (..., 3, 3) with
-        ``translational=True``; see :mod:`composedyn.dynamics.task_inertia` (``damping``)."""
+        ``translational=True``; see :mod:`composedyn.dynamics.reference.task_inertia` (``damping``)."""
         return _task_space.task_inertia(self, q, frame, reference, translational, damping)
 
     def inverse_kinematics(self, frame: str, target, q0=None, position_only: bool = False, **options):

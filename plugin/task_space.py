@@ -3,7 +3,7 @@ velocities, classical accelerations, centre of mass, task-space inertia.
 
 Argument checks and the mimic reduction live here; the quantities come from
 :mod:`composedyn.dynamics.dispatch` (compiled kernels or the NumPy reference
-:mod:`composedyn.dynamics.frames`).  Frames are the links of the description
+:mod:`composedyn.dynamics.reference.frames`).  Frames are the links of the description
 (``robot.frame_names``), links merged by fixed joints included.  Jacobian rows
 and twists are linear first; ``reference="world"`` is the frame origin's
 velocity in world axes (Pinocchio LOCAL_WORLD_ALIGNED), ``"local"`` the same
@@ -17,7 +17,7 @@ import numpy as np
 
 from composedyn.checks import joint_arrays
 from composedyn.dynamics import dispatch
-from composedyn.dynamics.frames import frame_index
+from composedyn.dynamics.reference.frames import frame_index
 
 _ND, _F64 = np.ndarray, np.dtype(np.float64)
 _REFERENCES = {"world": 0, "local": 1}
@@ -58,7 +58,7 @@ def _vector(x, shape) -> bool:
 
 
 def _kernel(name: str):
-    return dispatch._kernels.get(name) or dispatch._task_kernel(name)
+    return dispatch._kernels.get(name) or dispatch._kernel(name)
 
 
 def local_flag(reference) -> int:
@@ -80,7 +80,7 @@ def frame_pose(robot, q, frame) -> np.ndarray:
     k, body, T = _frame(robot, frame)
     if (lean := _lean(robot)) and _vector(q, lean[2]):
         out = np.empty((4, 4))
-        if _kernel("frames.pose_one")(lean[0], lean[1], q, body, T, out) == 0:
+        if _kernel("pose_one")(lean[0], lean[1], q, body, T, out) == 0:
             return out
     (q,) = joint_arrays(robot.dof, q=q)
     return dispatch.frame_pose(robot.model, robot._expand(q)[0], k)
@@ -91,7 +91,7 @@ def jacobian(robot, q, frame, reference: str = "world") -> np.ndarray:
     (k, body, T), local = _frame(robot, frame), local_flag(reference)
     if (lean := _lean(robot)) and _vector(q, lean[2]):
         out = np.empty((6, q.shape[0]))
-        if _kernel("frames.jacobian_one")(lean[0], lean[1], q, body, T, local, out) == 0:
+        if _kernel("jacobian_one")(lean[0], lean[1], q, body, T, local, out) == 0:
             return out
     (q,) = joint_arrays(robot.dof, q=q)
     return _columns(robot, dispatch.jacobian(robot.model, robot._expand(q)[0], k, local))
@@ -102,7 +102,7 @@ def frame_velocity(robot, q, qd, frame, reference: str = "world") -> np.ndarray:
     (k, body, T), local = _frame(robot, frame), local_flag(reference)
     if (lean := _lean(robot)) and _vector(q, lean[2]) and _vector(qd, lean[2]):
         out = np.empty(6)
-        if _kernel("frames.velocity_one")(lean[0], lean[1], q, qd, body, T, local, out) == 0:
+        if _kernel("velocity_one")(lean[0], lean[1], q, qd, body, T, local, out) == 0:
             return out
     q, qd = joint_arrays(robot.dof, q=q, qd=qd)
     return dispatch.frame_velocity(robot.model, *robot._expand(q, qd), k, local)
@@ -113,7 +113,7 @@ def frame_acceleration(robot, q, qd, qdd, frame, reference: str = "world") -> np
     (k, body, T), local = _frame(robot, frame), local_flag(reference)
     if (lean := _lean(robot)) and _vector(q, lean[2]) and _vector(qd, lean[2]) and _vector(qdd, lean[2]):
         out = np.empty(6)
-        if _kernel("frames.acceleration_one")(lean[0], lean[1], q, qd, qdd, body, T, local, out) == 0:
+        if _kernel("acceleration_one")(lean[0], lean[1], q, qd, qdd, body, T, local, out) == 0:
             return out
     q, qd, qdd = joint_arrays(robot.dof, q=q, qd=qd, qdd=qdd)
     return dispatch.frame_acceleration(robot.model, *robot._expand(q, qd, qdd), k, local)
@@ -134,8 +134,8 @@ def com_jacobian(robot, q) -> np.ndarray:
 def task_inertia(robot, q, frame, reference: str = "world", translational: bool = False,
                  damping: float = 0.0) -> np.ndarray:
     """Lambda = (J M^-1 J^T)^-1 (..., 6, 6) or translational (..., 3, 3); see
-    :func:`composedyn.dynamics.task_inertia.task_inertia`."""
-    from composedyn.dynamics.task_inertia import task_inertia as _lambda
+    :func:`composedyn.dynamics.reference.task_inertia.task_inertia`."""
+    from composedyn.dynamics.reference.task_inertia import task_inertia as _lambda
 
     try:
         lam = float(damping)

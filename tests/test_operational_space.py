@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import composedyn as cd
-from composedyn.dynamics.ik_reference import log3
+from composedyn.dynamics.reference.ik import log3
 
 W = 8.0  # 1/s
 

@@ -1,7 +1,7 @@
 """Task-space kinematics: compiled kernels against the NumPy reference, identities,
 finite differences, broadcasting, mimic joints, task inertia and bad input.
 
-Oracles: the NumPy reference (``composedyn.dynamics.frames``; compiled equals it
+Oracles: the NumPy reference (``composedyn.dynamics.reference.frames``; compiled equals it
 to 1e-12), central finite differences of ``frame_pose`` and ``center_of_mass``
 against the Jacobians, and of ``frame_velocity`` along a path against
 ``frame_acceleration``; the mimic Jacobian identity J = J_all G.
@@ -17,7 +17,7 @@ import pytest
 
 import composedyn as cd
 from composedyn.dynamics import dispatch
-from composedyn.dynamics import frames as ref
+from composedyn.dynamics.reference import frames as ref
 from pin_oracle import erd_urdf
 from random_robots import FIXED_SEEDS, random_urdf
 from test_compiled import rel

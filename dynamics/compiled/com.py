@@ -1,6 +1,6 @@
 """Compiled centre of mass and its Jacobian on the shared joint model.
 
-Same quantities as :func:`composedyn.dynamics.frames.center_of_mass` and
+Same quantities as :func:`composedyn.dynamics.reference.frames.center_of_mass` and
 ``com_jacobian`` (moving bodies only, world coordinates): a forward pass of
 world poses (:func:`.joint.joint_pose`), then for the Jacobian a backward pass
 of subtree mass m_j and world first moment h_j, column j =

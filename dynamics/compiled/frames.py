@@ -7,7 +7,7 @@ chain from the root to ``b`` is visited: :func:`chain_poses` lists it in
 ``path`` (``path[k-1]`` the root-most body, ``path[0] = b``) and writes each
 body's world pose into the scratch rows ``W[i] = (R row-major, p)`` (n, 12).
 
-Conventions as :mod:`composedyn.dynamics.frames` (the NumPy reference these
+Conventions as :mod:`composedyn.dynamics.reference.frames` (the NumPy reference these
 kernels equal to ~1e-15): linear rows first; ``local = 0`` world axes
 (Pinocchio LOCAL_WORLD_ALIGNED), ``1`` frame axes (LOCAL).  The classical
 acceleration runs the textbook point recursion along the chain (Craig,

@@ -12,7 +12,7 @@ after ``per_start`` iterations, or whose error stopped decreasing (no 1 %
 improvement of the best error in ``STALL`` iterations), is abandoned for the
 next row of ``starts`` (random in-limit configurations drawn by the caller).
 The NumPy reference with the same iteration is
-:func:`composedyn.dynamics.ik_reference.solve`.
+:func:`composedyn.dynamics.reference.ik.solve`.
 
 References
 ----------
@@ -31,7 +31,7 @@ from numba import njit
 
 from composedyn.dynamics.compiled.forward import cholesky_solve
 from composedyn.dynamics.compiled.frames import jacobian_into
-from composedyn.dynamics.ik_reference import STALL, WBAR
+from composedyn.dynamics.reference.ik import STALL, WBAR
 
 
 

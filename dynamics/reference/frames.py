@@ -4,7 +4,7 @@ accelerations, centre of mass and its Jacobian (the reference implementation).
 A *frame* is a link of the graph (``model.link_names``), fixed links included:
 it rides on body ``b = model.link_body[k]`` (-1: welded to the base) at the
 constant pose ``T_bf = model.link_T[k]`` in that body's frame.  World poses
-come from :func:`composedyn.dynamics.kinematics.body_poses`.
+come from :func:`composedyn.dynamics.reference.kinematics.body_poses`.
 
 Conventions (linear rows first, as Pinocchio):
 
@@ -41,8 +41,9 @@ import difflib
 
 import numpy as np
 
-from composedyn.dynamics.kinematics import body_poses, body_velocities, motion_derivatives, motion_subspaces
 from composedyn.dynamics.model import PRISMATIC, Model
+from composedyn.dynamics.reference.kinematics import (body_poses, body_velocities, motion_derivatives,
+                                                      motion_subspaces)
 
 
 def frame_index(model: Model, frame: str) -> int:
