@@ -21,19 +21,15 @@ tolerances (1e-9 m, 1e-9 rad); success rate, limits respected, median and
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 import time
 import warnings
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
-
-import composedyn as cd  # noqa: E402
-from composedyn.dynamics import dispatch  # noqa: E402
-from composedyn.ik import random_configurations  # noqa: E402
-from pin_oracle import PinPair, erd_urdf, pin  # noqa: E402
+import composedyn as cd
+from composedyn.dynamics import dispatch
+from composedyn.ik import random_configurations
+from composedyn.testing.pinocchio_oracle import PinPair, erd_urdf, pin
 
 ROBOTS = (("panda", "panda_hand"), ("ur5", "tool0"))
 
