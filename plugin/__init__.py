@@ -14,6 +14,8 @@ from composedyn.robot import Robot
 from composedyn.closed_chain import ClosedChain, load_closed_chain
 from composedyn.dynamics.constraints.loops import LoopClosure
 from composedyn.controller import ComputedTorqueController
+from composedyn.operational_space import OperationalSpaceController, TaskSpaceModel
+from composedyn.ik import IKResult
 from composedyn.protocol import DynamicsModel
 from composedyn.reference import MinimumJerk
 from composedyn.report import TrajectoryReport
@@ -24,13 +26,16 @@ __all__ = [
     "ClosedChain",
     "ComputedTorqueController",
     "DynamicsModel",
+    "IKResult",
     "LoopClosure",
     "MinimumJerk",
     "ModelError",
     "ModelWarning",
+    "OperationalSpaceController",
     "Robot",
     "Simulation",
     "SimulationError",
+    "TaskSpaceModel",
     "TrajectoryReport",
     "check_trajectory",
     "from_dh",

@@ -16,6 +16,12 @@ CALLS = {
     "mass_matrix": lambda m, q: dispatch.crba(m, q),
     "coriolis_matrix": lambda m, q: dispatch.coriolis_matrix(m, q, q),
     "forward_dynamics": lambda m, q: dispatch.forward_dynamics(m, q, q, q),
+    "frame_pose": lambda m, q: dispatch.frame_pose(m, q, len(m.link_names) - 1),
+    "jacobian": lambda m, q: dispatch.jacobian(m, q, len(m.link_names) - 1, True),
+    "frame_velocity": lambda m, q: dispatch.frame_velocity(m, q, q, len(m.link_names) - 1),
+    "frame_acceleration": lambda m, q: dispatch.frame_acceleration(m, q, q, q, len(m.link_names) - 1),
+    "center_of_mass": lambda m, q: dispatch.center_of_mass(m, q),
+    "com_jacobian": lambda m, q: dispatch.com_jacobian(m, q),
 }
 METHODS = {
     "inverse_dynamics": lambda r, q: r.inverse_dynamics(q, q, q),
@@ -24,6 +30,13 @@ METHODS = {
     "coriolis_matrix": lambda r, q: r.coriolis_matrix(q, q),
     "forward_dynamics": lambda r, q: r.forward_dynamics(q, q, q),
     "bias_torques": lambda r, q: r.bias_torques(q, q),
+    "frame_pose": lambda r, q: r.frame_pose(q, "flange"),
+    "jacobian": lambda r, q: r.jacobian(q, "flange"),
+    "frame_velocity": lambda r, q: r.frame_velocity(q, q, "flange"),
+    "frame_acceleration": lambda r, q: r.frame_acceleration(q, q, q, "flange", "local"),
+    "center_of_mass": lambda r, q: r.center_of_mass(q),
+    "com_jacobian": lambda r, q: r.com_jacobian(q),
+    "task_inertia": lambda r, q: r.task_inertia(q, "flange"),
 }
 
 

@@ -33,6 +33,7 @@ def run(args) -> int:
     print(f"  gravity {[float(x) for x in m.gravity]} m/s^2")
     for line in tree_lines(g, m):
         print(line)
+    _print_frames(robot)
     return 0
 
 
@@ -64,3 +65,13 @@ def _indented(level: int, k: int, max_indent: int, text: str) -> str:
     if level <= max_indent:
         return "  " * level + text
     return "  " * max_indent + text + f"  (depth {k})"
+
+
+def _print_frames(robot) -> None:
+    """The task-space frames (``robot.frame_names``) and the body each rides on."""
+    m = robot.model
+    print(f"  frames ({len(robot.frame_names)}; frame_pose / jacobian take these names):")
+    for name, body in zip(m.link_names, m.link_body):
+        where = "fixed base" if body < 0 else f"body of joint {m.joint_names[body]}"
+        welded = "" if body < 0 or m.body_names[body] == name else f", welded to {m.body_names[body]}"
+        print(f"    {name}  ({where}{welded})")
