@@ -48,3 +48,5 @@ def __getattr__(name: str):
 
         return importlib.import_module("composedyn.symbolic")
     raise AttributeError(f"module 'composedyn' has no attribute {name!r}")
+from composedyn.identification import Identification, identify
+from composedyn.excitation import ExcitationTrajectory, excitation_trajectory
