@@ -105,7 +105,7 @@ def _violation(robot, q, qd, qdd, q0, half, vel, eff) -> float:
 
 def excitation_trajectory(robot, duration: float, harmonics: int = 5, base_frequency: float = 0.1,
                           rate: float = 100.0, points: int = 100, seed: int | None = 0,
-                          maxiter: int = 60, penalty: float = 1e3) -> ExcitationTrajectory:
+                          maxiter: int = 30, penalty: float = 1e3) -> ExcitationTrajectory:
     """An exciting trajectory of ``duration`` s sampled at ``rate`` Hz (see the module docstring).
 
     ``harmonics`` H, ``base_frequency`` (Hz, the period is its inverse);
@@ -131,8 +131,8 @@ def excitation_trajectory(robot, duration: float, harmonics: int = 5, base_frequ
         a, b = unpack(x)
         q, qd, qdd = fourier(tk, a, b, q0, base_frequency)
         Yb = base.base_regressor(robot.regressor(q, qd, qdd, joint_terms=True)).reshape(-1, base.rank)
-        s = np.linalg.svd(Yb, compute_uv=False)
-        return float(np.log(s[0] / max(s[-1], 1e-300))) + penalty * _violation(robot, q, qd, qdd, q0, half, vel, eff)
+        ev = np.linalg.eigvalsh(Yb.T @ Yb)  # singular values squared (LAPACK's SVD was erratic in time here)
+        return 0.5 * float(np.log(ev[-1] / max(ev[0], 1e-300 + 1e-16 * ev[-1]))) + penalty * _violation(robot, q, qd, qdd, q0, half, vel, eff)
 
     rng = np.random.default_rng(seed)
     x0 = np.concatenate([rng.uniform(-1, 1, (n, H)).ravel(), rng.uniform(-1, 1, (n, H)).ravel()]) * 0.5

@@ -18,7 +18,9 @@ with the weighted regressor A and torques b, and d the log-determinant
 
     d(J || J0) = -log det(J0^-1 J) + tr(J0^-1 J) - 4,
 
-which is zero at the prior, convex in J, and keeps J away from singularity.
+which is zero at the prior, convex in J, and keeps J away from singularity
+(a prior that is itself inconsistent or massless is first projected onto
+J0 > 0 by raising its eigenvalues to a small floor).
 The least-squares term enters through the R factor of A (A = Q R), so the
 program has the size of the parameter vector, not of the log.
 
@@ -35,7 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
-PRIOR_FLOOR = 1e-6  # prior pseudo-inertia + this x (trace or 1) x identity: invertible for massless priors
+PRIOR_FLOOR = 1e-6  # prior pseudo-inertia eigenvalues raised to this x (largest or 1): invertible, J0 > 0
 
 # J(pi) = sum_k pi_k E[k]  (E: (10, 4, 4))
 E = np.zeros((10, 4, 4))
@@ -84,8 +86,9 @@ def fit_physical(A: np.ndarray, b: np.ndarray, prior: np.ndarray, bodies: int, j
     constraints = []
     for i in range(bodies):
         J0 = pseudo_inertia(prior[10 * i:10 * i + 10])
-        J0 = 0.5 * (J0 + J0.T) + PRIOR_FLOOR * max(np.trace(J0), 1.0) * np.eye(4)
-        J0inv = np.linalg.inv(J0)
+        ev, V = np.linalg.eigh(0.5 * (J0 + J0.T))  # an inconsistent prior is projected onto J > 0
+        ev = np.maximum(ev, PRIOR_FLOOR * max(float(np.abs(ev).max()), 1.0))
+        J0inv = (V / ev) @ V.T
         J = sum(x[10 * i + k] * E[k] for k in range(10))
         Jsym = cp.Variable((4, 4), symmetric=True)
         constraints += [Jsym == J, Jsym >> 0]

@@ -59,7 +59,8 @@ class Identification:
     body, then ``[fv, fc, Ia(, off)]`` per joint); ``prior`` (P,) the robot's
     own; ``base`` (:class:`BaseParameters`) and ``base_values`` (r,);
     ``rms`` (dof,) residual RMS per joint (N m or N) and ``relative_rms``
-    (dof,) RMS residual / RMS torque on the fit data; ``condition`` the
+    (dof,) RMS residual / RMS torque on the fit data, ``overall_relative_rms``
+    the same over all joints (|residual| / |torque|); ``condition`` the
     condition number of the base regressor of the data; ``weights`` (dof,)
     row weights (1 for ols); ``samples`` processed data; ``options``.
     """
@@ -73,6 +74,7 @@ class Identification:
     base_values: np.ndarray
     rms: np.ndarray
     relative_rms: np.ndarray
+    overall_relative_rms: float
     condition: float
     weights: np.ndarray
     joint_names: tuple
@@ -93,14 +95,15 @@ class Identification:
         opts = {k: self.options[k] for k in ("cutoff", "order", "decimate")}
         opts.update(kwargs)
         s = process(as_joint_log(log, self.joint_names), **opts)
-        err = self.predict(s.q, s.qd, s.qdd) - s.tau
-        prior = self._source_robot.regressor(s.q, s.qd, s.qdd, joint_terms=True,
-                                             offset=self.options["offset"]) @ self.prior - s.tau
-        scale = np.sqrt(np.mean(s.tau ** 2, axis=0))
+        Y = s.parallel(self._source_robot.regressor(s.q, s.qd, s.qdd, joint_terms=True,
+                                                    offset=self.options["offset"]))
+        tau = s.parallel(s.effort)
+        err, prior = Y @ self.parameters - tau, Y @ self.prior - tau
+        scale = np.sqrt(np.mean(tau ** 2, axis=0))
         self.validation = {"source": s.source, "rms": _rms(err), "relative_rms": _rms(err) / scale,
                            "prior_relative_rms": _rms(prior) / scale, "overall_relative_rms":
-                           float(np.linalg.norm(err) / np.linalg.norm(s.tau)),
-                           "prior_overall_relative_rms": float(np.linalg.norm(prior) / np.linalg.norm(s.tau)),
+                           float(np.linalg.norm(err) / np.linalg.norm(tau)),
+                           "prior_overall_relative_rms": float(np.linalg.norm(prior) / np.linalg.norm(tau)),
                            "samples": s}
         return self.validation
 
@@ -118,8 +121,9 @@ class Identification:
         out = {
             "robot": m.name, "method": self.method, "joints": list(self.joint_names),
             "options": {k: v for k, v in self.options.items()},
-            "logs": [s.source for s in self.samples], "samples": int(sum(s.t.shape[0] for s in self.samples)),
-            "condition_number": self.condition, "base_parameter_count": int(self.base.rank),
+            "logs": [s.source for s in self.samples], "samples": int(sum(s.times.shape[0] for s in self.samples)),
+            "condition_number": self.condition,
+            "overall_relative_rms": self.overall_relative_rms, "base_parameter_count": int(self.base.rank),
             "rms": dict(zip(self.joint_names, map(float, self.rms))),
             "relative_rms": dict(zip(self.joint_names, map(float, self.relative_rms))),
             "weights": dict(zip(self.joint_names, map(float, self.weights))),
@@ -151,7 +155,8 @@ class Identification:
 
         use_val = self.validation is not None if validation is None else validation
         s = self.validation["samples"] if use_val else self.samples[0]
-        return plot_torques(path, s.t, s.tau, self.predict(s.q, s.qd, s.qdd), self.joint_names,
+        pred = s.parallel(self.predict(s.q, s.qd, s.qdd))
+        return plot_torques(path, s.times, s.parallel(s.effort), pred, self.joint_names,
                             f"{self._source_robot.name}: {self.method} fit, {Path(s.source).name}")
 
 
@@ -189,9 +194,9 @@ def identify(robot, logs, method: str = "wls", offset: bool = False, cutoff: flo
     say("regressor")
     n = robot.dof
     P = (10 + (4 if offset else 3)) * robot.model.n
-    Y = np.concatenate([robot.regressor(s.q, s.qd, s.qdd, joint_terms=True, offset=offset).reshape(-1, P)
-                        for s in samples])
-    tau = np.concatenate([s.tau.reshape(-1) for s in samples])
+    Y = np.concatenate([s.parallel(robot.regressor(s.q, s.qd, s.qdd, joint_terms=True, offset=offset))
+                        .reshape(-1, P) for s in samples])
+    tau = np.concatenate([s.parallel(s.effort).reshape(-1) for s in samples])
     row_joint = np.tile(np.arange(n), Y.shape[0] // n)
     base = robot.base_parameters(joint_terms=True, offset=offset)
     Yb = base.base_regressor(Y)
@@ -224,7 +229,7 @@ def identify(robot, logs, method: str = "wls", offset: bool = False, cutoff: flo
     return Identification(
         robot=ident, method=method, parameter_names=robot.parameter_names(True, offset), parameters=pi,
         prior=prior, base=base, base_values=pib, rms=_rms(err), relative_rms=_rms(err) / scale,
-        condition=float(np.linalg.cond(Yb)), weights=weights, joint_names=tuple(names), inconsistent=bad,
+        overall_relative_rms=float(np.linalg.norm(err) / np.linalg.norm(tau)), condition=float(np.linalg.cond(Yb)), weights=weights, joint_names=tuple(names), inconsistent=bad,
         samples=samples, options={"offset": offset, "cutoff": cutoff, "order": order, "decimate": decimate,
                                   "gamma": gamma}, _source_robot=robot)
 
