@@ -68,7 +68,7 @@ def base_parameters(W: np.ndarray, names) -> BaseParameters:
     and never independent.
     """
     W = np.asarray(W, dtype=float)
-    K, P = W.shape
+    P = W.shape[1]
     norms = np.linalg.norm(W, axis=0)
     zero = norms <= ZERO_COLUMN * (norms.max() if P else 0.0)
     scale = np.where(zero, 1.0, norms)

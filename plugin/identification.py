@@ -42,7 +42,7 @@ import numpy as np
 from composedyn.errors import ModelError
 from composedyn.ident_logs import as_joint_log, check_logs
 from composedyn.ident_physical import fit_physical, inconsistent_bodies
-from composedyn.ident_signals import CUTOFF, ORDER, Samples, process
+from composedyn.ident_signals import CUTOFF, ORDER, process
 from composedyn.parameters import parameters
 
 METHODS = ("ols", "wls", "physical")
@@ -262,5 +262,3 @@ def robot_with_parameters(robot, pi: np.ndarray, offset: bool = False):
                                    armature=float(joint_par[j, 2]))
     return type(robot)(g, mimic=robot._mimic_mode)
 
-
-__all__ = ["Identification", "identify", "robot_with_parameters", "Samples"]
