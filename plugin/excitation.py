@@ -85,8 +85,8 @@ def _limits(robot):
     lim = robot.limits
     lo, hi = lim["lower"], lim["upper"]
     finite = np.isfinite(lo) & np.isfinite(hi)
-    q0 = np.where(finite, 0.5 * (lo + hi), 0.0)
-    half = MARGIN * np.where(finite, 0.5 * (hi - lo), RANGE)
+    lo, hi = np.where(finite, lo, -RANGE), np.where(finite, hi, RANGE)
+    q0, half = 0.5 * (lo + hi), MARGIN * 0.5 * (hi - lo)
     vel = MARGIN * np.where(np.isfinite(lim["velocity"]), lim["velocity"], SPEED)
     eff = MARGIN * lim["effort"]
     return q0, half, vel, eff

@@ -28,7 +28,8 @@ def fourier_motion(robot, duration: float, rate: float, seed: int, harmonics: in
     rng = np.random.default_rng(seed)
     n = robot.dof
     lo, hi = robot.limits["lower"], robot.limits["upper"]
-    q0 = np.where(np.isfinite(lo) & np.isfinite(hi), 0.5 * (lo + hi), 0.0)
+    finite = np.isfinite(lo) & np.isfinite(hi)
+    q0 = np.where(finite, 0.5 * (np.where(finite, lo, 0.0) + np.where(finite, hi, 0.0)), 0.0)
     wl = 2 * np.pi * base_frequency * np.arange(1, harmonics + 1)
     a, b = rng.uniform(-1, 1, (2, n, harmonics)) * (0.35 * wl / harmonics)
     t = np.arange(int(duration * rate) + 1) / rate
