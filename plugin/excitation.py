@@ -13,7 +13,7 @@ included) stacked at ``points`` instants of one period, with quadratic
 penalties for leaving the position range (q0 = mid-range, a margin kept),
 the velocity limits and the effort limits (inverse dynamics of the robot's
 own parameters), by L-BFGS-B from a random start.  Afterwards the
-amplitudes are scaled down until every limit holds.
+amplitudes are scaled down until every limit holds at every output sample.
 
 References
 ----------
@@ -140,12 +140,15 @@ def excitation_trajectory(robot, duration: float, harmonics: int = 5, base_frequ
     bounds = [(-u, u) for u in np.concatenate([bound.ravel(), bound.ravel()])]
     x = minimize(cost, x0, method="L-BFGS-B", bounds=bounds, options={"maxiter": int(maxiter)}).x
     a, b = unpack(x)
-    for _ in range(60):  # scale the amplitudes down until every limit holds
-        if _violation(robot, *fourier(tk, a, b, q0, base_frequency), q0, half, vel, eff) == 0.0:
+    t = np.arange(int(round(duration * rate)) + 1) / rate
+    for _ in range(60):  # scale the amplitudes down until every limit holds at every output sample
+        q, qd, qdd = fourier(t, a, b, q0, base_frequency)
+        if _violation(robot, q, qd, qdd, q0, half, vel, eff) == 0.0:
             break
         a, b = 0.95 * a, 0.95 * b
-    t = np.arange(int(round(duration * rate)) + 1) / rate
-    q, qd, qdd = fourier(t, a, b, q0, base_frequency)
+    else:
+        raise ValueError(f"{robot.name}: no motion found within {MARGIN:.0%} of the limits (does gravity "
+                         "alone exceed an effort limit?)")
     Yb = base.base_regressor(robot.regressor(*fourier(tk, a, b, q0, base_frequency), joint_terms=True))
     cond = float(np.linalg.cond(Yb.reshape(-1, base.rank)))
     return ExcitationTrajectory(tuple(robot.joint_names), t, q, qd, qdd, a, b, q0, base_frequency, cond)

@@ -21,8 +21,8 @@ with the weighted regressor A and torques b, and d the log-determinant
 which is zero at the prior, convex in J, and keeps J away from singularity
 (a prior that is itself inconsistent or massless is first projected onto
 J0 > 0 by raising its eigenvalues to a small floor).
-The least-squares term enters through the R factor of A (A = Q R), so the
-program has the size of the parameter vector, not of the log.
+The least-squares term enters through the normal equations (A^T A = R^T R),
+so the program has the size of the parameter vector, not of the log.
 
 References
 ----------
@@ -69,18 +69,21 @@ def inconsistent_bodies(pi: np.ndarray, tol: float = 1e-9) -> list[int]:
     return out
 
 
-def fit_physical(A: np.ndarray, b: np.ndarray, prior: np.ndarray, bodies: int, joint_terms: int,
+def fit_physical(G: np.ndarray, g: np.ndarray, prior: np.ndarray, bodies: int, joint_terms: int,
                  gamma: float = 1.0) -> np.ndarray:
     """Standard parameters (P,) = 10 bodies + joint terms (``joint_terms`` per joint) solving the
-    program of the module docstring; ``prior`` (P,) the regularisation centre for the bodies.
+    program of the module docstring, given the normal equations G = A^T A (P, P), g = A^T b (P,);
+    ``prior`` (P,) the regularisation centre for the bodies.
 
     Raises RuntimeError when the solver fails.
     """
     import cvxpy as cp
 
-    P = A.shape[1]
-    Q, R = np.linalg.qr(A)
-    c = Q.T @ b
+    P = G.shape[0]
+    ev, V = np.linalg.eigh(0.5 * (G + G.T))  # |A x - b|^2 = |R x - c|^2 + const on range(A^T)
+    keep = ev > 1e-12 * max(float(ev[-1]), 1e-300)
+    R = np.sqrt(ev[keep])[:, None] * V[:, keep].T
+    c = (V[:, keep].T @ g) / np.sqrt(ev[keep])
     x = cp.Variable(P)
     objective = cp.sum_squares(R @ x - c)
     constraints = []

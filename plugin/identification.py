@@ -160,6 +160,23 @@ class Identification:
                             f"{self._source_robot.name}: {self.method} fit, {Path(s.source).name}")
 
 
+def _weighted_lstsq(Y: np.ndarray, b: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """argmin |diag(w) (Y x - b)| by the normal equations (Y has full column rank: a base regressor).
+
+    Y^T W^2 Y is small (parameters squared); LAPACK's QR and SVD of the tall Y were
+    erratic in time when other threads (numba's, other processes) held the cores."""
+    import scipy.linalg
+
+    w2 = w * w
+    return scipy.linalg.solve(Y.T @ (Y * w2[:, None]), Y.T @ (b * w2), assume_a="pos")
+
+
+def _condition(Y: np.ndarray) -> float:
+    """2-norm condition number of Y (K, r) from the eigenvalues of Y^T Y."""
+    ev = np.linalg.eigvalsh(Y.T @ Y)
+    return float(np.sqrt(ev[-1] / ev[0])) if ev[0] > 0 else float("inf")
+
+
 def _rms(x: np.ndarray) -> np.ndarray:
     return np.sqrt(np.mean(x ** 2, axis=0))
 
@@ -201,20 +218,19 @@ def identify(robot, logs, method: str = "wls", offset: bool = False, cutoff: flo
     base = robot.base_parameters(joint_terms=True, offset=offset)
     Yb = base.base_regressor(Y)
     say("least squares")
-    pib = np.linalg.lstsq(Yb, tau, rcond=None)[0]
+    pib = _weighted_lstsq(Yb, tau, np.ones(tau.shape[0]))
     weights = np.ones(n)
     if method != "ols":
         res = Yb @ pib - tau
         sigma = np.sqrt(np.array([np.mean(res[row_joint == j] ** 2) for j in range(n)]))
         weights = 1.0 / np.maximum(sigma, 1e-12 * max(float(sigma.max()), 1e-300))
-        w = weights[row_joint]
-        pib = np.linalg.lstsq(Yb * w[:, None], tau * w, rcond=None)[0]
+        pib = _weighted_lstsq(Yb, tau, weights[row_joint])
     prior = parameters(robot, joint_terms=True, offset=offset)
     bodies = robot.model.n
     if method == "physical":
         say("semidefinite program")
-        w = weights[row_joint]
-        pi = fit_physical(Y * w[:, None], tau * w, prior, bodies, 4 if offset else 3, gamma=gamma)
+        w2 = weights[row_joint] ** 2
+        pi = fit_physical(Y.T @ (Y * w2[:, None]), Y.T @ (tau * w2), prior, bodies, 4 if offset else 3, gamma=gamma)
         pib = base.base(pi)
     else:
         pi = prior + np.linalg.pinv(base.beta) @ (pib - base.base(prior))
@@ -229,7 +245,7 @@ def identify(robot, logs, method: str = "wls", offset: bool = False, cutoff: flo
     return Identification(
         robot=ident, method=method, parameter_names=robot.parameter_names(True, offset), parameters=pi,
         prior=prior, base=base, base_values=pib, rms=_rms(err), relative_rms=_rms(err) / scale,
-        overall_relative_rms=float(np.linalg.norm(err) / np.linalg.norm(tau)), condition=float(np.linalg.cond(Yb)), weights=weights, joint_names=tuple(names), inconsistent=bad,
+        overall_relative_rms=float(np.linalg.norm(err) / np.linalg.norm(tau)), condition=_condition(Yb), weights=weights, joint_names=tuple(names), inconsistent=bad,
         samples=samples, options={"offset": offset, "cutoff": cutoff, "order": order, "decimate": decimate,
                                   "gamma": gamma}, _source_robot=robot)
 
