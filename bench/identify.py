@@ -24,7 +24,11 @@ import sys
 import time
 import warnings
 
-import numpy as np
+# One BLAS thread: on a shared, loaded machine OpenBLAS's threads made each small LAPACK call
+# (QR, SVD, 100 x 100 products) 20-50x slower; set OPENBLAS_NUM_THREADS yourself to override.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
 

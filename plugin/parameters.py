@@ -20,7 +20,7 @@ from composedyn.dynamics.base_parameters import BaseParameters, base_parameters
 from composedyn.dynamics.dispatch import regressor as _regressor
 from composedyn.dynamics.regressor import JOINT_TERM_NAMES, PARAM_NAMES, joint_regressor
 
-BASE_SAMPLES = 200  # random states stacked for the base parameters (x dof rows)
+BASE_SAMPLES = 60  # random states stacked for the base parameters (x dof rows, >> the columns)
 
 
 def regressor(robot, q, qd, qdd, joint_terms: bool = False, offset: bool = False) -> np.ndarray:

@@ -376,9 +376,15 @@ class Robot:
 
         return parameter_names(self, joint_terms=joint_terms, offset=offset)
 
-    def base_parameters(self, joint_terms: bool = False, offset: bool = False, samples: int = 200,
+    def base_parameters(self, joint_terms: bool = False, offset: bool = False, samples: int = 60,
                         seed: int | None = 0):
-        """Identifiable parameter combinations (:class:`composedyn.dynamics.base_parameters.BaseParameters`)."""
+        """Identifiable parameter combinations (:class:`composedyn.dynamics.base_parameters.BaseParameters`),
+        from the regressor at ``samples`` random states; computed once per set of arguments."""
         from composedyn.parameters import robot_base_parameters
 
-        return robot_base_parameters(self, joint_terms=joint_terms, offset=offset, samples=samples, seed=seed)
+        key = (bool(joint_terms), bool(offset), int(samples), seed)
+        cache = self.__dict__.setdefault("_base_parameters", {})
+        if key not in cache or seed is None:
+            cache[key] = robot_base_parameters(self, joint_terms=joint_terms, offset=offset, samples=samples,
+                                               seed=seed)
+        return cache[key]
