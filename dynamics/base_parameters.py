@@ -9,6 +9,12 @@ columns) and dependent ones pi_2, and
 
 with beta (r, P) = [1, R1^-1 R2] E^T.  Each base parameter is pi_1,k plus a
 linear combination of the parameters that cannot be told apart from it.
+The pivoted QR gives the rank r; the independent parameters are then taken
+in column order (each one independent of the columns before it, by an
+unpivoted QR), so that combinations group later bodies' parameters onto
+earlier ones (Izz1 + l1^2 m2, as in Khalil's regrouping), whatever the
+random samples; should that choice not reach rank r numerically, the
+pivoted columns are kept.
 
 References
 ----------
@@ -25,6 +31,7 @@ import numpy as np
 import scipy.linalg
 
 ZERO_COLUMN = 1e-10  # relative column norm treated as zero (rounding noise)
+RELATIVE_PIVOT = 1e-8  # |R_kk| / max below which a column counts as dependent on the earlier ones
 ZERO = 1e-10  # |coefficient| below which a combination term is dropped (after rounding noise)
 
 
@@ -72,15 +79,19 @@ def base_parameters(W: np.ndarray, names) -> BaseParameters:
     norms = np.linalg.norm(W, axis=0)
     zero = norms <= ZERO_COLUMN * (norms.max() if P else 0.0)
     scale = np.where(zero, 1.0, norms)
-    _, R, piv = scipy.linalg.qr(np.where(zero, 0.0, W / scale), mode="economic", pivoting=True)
+    Ws = np.where(zero, 0.0, W / scale)
+    _, R, piv = scipy.linalg.qr(Ws, mode="economic", pivoting=True)
     d = np.abs(np.diag(R))
-    r = int(np.sum(d > rank_tolerance(d.max() if d.size else 0.0, W.shape))) if d.size else 0
-    ind, dep = piv[:r], piv[r:]
+    tol = rank_tolerance(d.max() if d.size else 0.0, W.shape)
+    r = int(np.sum(d > tol)) if d.size else 0
+    ind, dep = _earliest_independent(Ws, r, tol)
+    if ind is None:  # the column-order choice did not reach the rank: keep the pivoted one
+        ind, dep = piv[:r], piv[r:]
     beta = np.zeros((r, P))
     beta[np.arange(r), ind] = 1.0
     if r and len(dep):
-        # scaled columns: W_s = W / scale  ->  coefficients rescale by scale_dep / scale_ind
-        coef = scipy.linalg.solve_triangular(R[:r, :r], R[:r, r:]) * scale[dep][None, :] / scale[ind][:, None]
+        # W_dep = W_ind C on the scaled columns; unscaled C_kj = C_s,kj scale_j / scale_k
+        coef = np.linalg.lstsq(Ws[:, ind], Ws[:, dep], rcond=None)[0] * scale[dep][None, :] / scale[ind][:, None]
         coef[np.abs(coef) < ZERO * max(1.0, float(np.abs(coef).max()))] = 0.0
         beta[:, dep] = coef
     order = np.argsort(ind)  # base parameters in the standard parameters' order
@@ -88,6 +99,18 @@ def base_parameters(W: np.ndarray, names) -> BaseParameters:
     names = tuple(str(x) for x in names)
     exprs = tuple(expression(beta[k], names, int(ind[k])) for k in range(r))
     return BaseParameters(r, np.asarray(ind, dtype=int), beta, names, exprs)
+
+
+def _earliest_independent(Ws: np.ndarray, r: int, tol: float):
+    """Columns independent of the columns before them (unpivoted QR: |R_kk| > tol), if there are
+    exactly ``r`` of them; else (None, None)."""
+    R = scipy.linalg.qr(Ws, mode="r")[0]
+    d = np.abs(np.diag(R))
+    idx = np.arange(Ws.shape[1])
+    ind = idx[: d.size][d > max(tol, RELATIVE_PIVOT * (d.max() if d.size else 0.0))]
+    if ind.size != r:
+        return None, None
+    return ind, np.setdiff1d(idx, ind)
 
 
 def expression(row: np.ndarray, names: tuple, lead: int) -> str:

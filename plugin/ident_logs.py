@@ -1,5 +1,6 @@
 """Joint logs for identification: any object with ``.t``, ``.joint_names``, ``.q``, ``.qd``,
-``.effort``, or a CSV file in the trajectory format with ``<joint>_effort`` columns.
+``.effort``, or a CSV file in the trajectory format with ``<joint>_effort`` columns (other
+file formats go through ``composedyn.read_log`` when it exists).
 
 CSV format (see :mod:`composedyn.trajectory_csv`): a header row, ``time`` (or
 ``t``, s, strictly increasing), one position column per joint (named as the
@@ -73,7 +74,11 @@ def read_effort_csv(path, joint_names) -> JointLog:
 def as_joint_log(log, joint_names) -> JointLog:
     """A :class:`JointLog` in ``joint_names`` order from a path (CSV) or a log object."""
     if isinstance(log, (str, os.PathLike)):
-        return read_effort_csv(log, joint_names)
+        import composedyn
+
+        if str(log).lower().endswith(".csv") or not hasattr(composedyn, "read_log"):
+            return read_effort_csv(log, joint_names)
+        log = composedyn.read_log(log)  # ROS bags and other formats, when the log reader is installed
     if isinstance(log, JointLog):
         return log
     source = str(getattr(log, "source", None) or getattr(log, "path", None) or type(log).__name__)

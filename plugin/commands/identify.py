@@ -28,17 +28,6 @@ def register(sub) -> None:
     p.set_defaults(run=run)
 
 
-def read_any(path, robot):
-    """A CSV path as is (read by identify); other formats through composedyn.read_log when present."""
-    from pathlib import Path
-
-    import composedyn as cd
-
-    if Path(path).suffix.lower() == ".csv" or not hasattr(cd, "read_log"):
-        return path
-    return cd.read_log(path)
-
-
 def run(args) -> int:
     from composedyn.cli import load_open_tree
     from composedyn.commands.torques import check_plot_available
@@ -50,14 +39,13 @@ def run(args) -> int:
     robot = load_open_tree(args.robot, "identify")
     if robot.dof == 0:
         raise ValueError(f"{args.robot}: robot {robot.name!r} has no moving joints, nothing to identify")
-    logs = [read_any(p, robot) for p in args.logs]
     stages = 7 + bool(args.validate)
     # progress only on a terminal (logs and pipes stay clean)
     with Progress(stages, "identify", stream=sys.stderr if sys.stderr.isatty() else _Null()) as bar:
-        res = identify(robot, logs, method=args.method, cutoff=args.cutoff, offset=args.offset,
+        res = identify(robot, list(args.logs), method=args.method, cutoff=args.cutoff, offset=args.offset,
                        progress=lambda label: bar.advance(1, label))
         if args.validate:
-            res.validate(read_any(args.validate, robot))
+            res.validate(args.validate)
         with Staged() as staged:
             res.to_urdf(staged.tmp(args.out))
             if args.json:
