@@ -409,10 +409,10 @@ def _regressor_kernel(name: str):
 
 def regressor(model, q, qd, qdd, gravity: bool = True) -> np.ndarray:
     """Joint torque regressor Y (..., n, 10 n) of all joints, compiled or NumPy; same contract as
-    :func:`composedyn.dynamics.regressor.regressor` (Y @ inertial_parameters = rnea)."""
-    from composedyn.dynamics import regressor as _np_regressor
+    :func:`composedyn.dynamics.reference.regressor.regressor` (Y @ inertial_parameters = rnea)."""
+    from composedyn.dynamics.reference import regressor as _np_regressor
 
-    if _state.get("numpy", True) and backend() == "numpy" or not model.joint_names:
+    if _reference(model):
         return _np_regressor.regressor(model, q, qd, qdd, gravity=gravity)
     im, fm = packed(model)
     q, qd, qdd = np.asarray(q, float), np.asarray(qd, float), np.asarray(qdd, float)

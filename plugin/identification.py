@@ -257,7 +257,7 @@ def robot_with_parameters(robot, pi: np.ndarray, offset: bool = False):
     of mass, link axes); links welded to it get zero mass.  Joint terms set
     ``damping``, ``friction``, ``armature`` (an offset has no URDF field).
     """
-    from composedyn.dynamics.regressor import body_parameters
+    from composedyn.dynamics.reference.regressor import body_parameters
 
     m = robot.model
     g = robot.graph.copy()

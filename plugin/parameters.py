@@ -4,7 +4,7 @@ Columns (the layout of ``robot.regressor``): one block of 10 per body of the
 compiled model (bodies in joint order, links merged by fixed joints included,
 mimic joints' bodies too), ``[m, mx, my, mz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz]``
 (mx = m cx, ...; inertia about the body's joint frame origin, see
-:mod:`composedyn.dynamics.regressor`); with ``joint_terms=True`` then, per
+:mod:`composedyn.dynamics.reference.regressor`); with ``joint_terms=True`` then, per
 joint of the model (mimic joints included), ``[fv, fc, Ia]`` (viscous,
 Coulomb, armature) and with ``offset=True`` a fourth ``off`` (a constant
 torque offset).  Names number bodies and joints from 1 in model order:
@@ -18,7 +18,7 @@ import numpy as np
 from composedyn.checks import joint_arrays
 from composedyn.dynamics.base_parameters import BaseParameters, base_parameters
 from composedyn.dynamics.dispatch import regressor as _regressor
-from composedyn.dynamics.regressor import JOINT_TERM_NAMES, PARAM_NAMES, joint_regressor
+from composedyn.dynamics.reference.regressor import JOINT_TERM_NAMES, PARAM_NAMES, joint_regressor
 
 BASE_SAMPLES = 60  # random states stacked for the base parameters (x dof rows, >> the columns)
 
@@ -42,7 +42,7 @@ def regressor(robot, q, qd, qdd, joint_terms: bool = False, offset: bool = False
 
 def parameters(robot, joint_terms: bool = False, offset: bool = False) -> np.ndarray:
     """The robot's own parameter vector (P,) in the columns' order (offset 0)."""
-    from composedyn.dynamics.regressor import inertial_parameters, joint_parameters
+    from composedyn.dynamics.reference.regressor import inertial_parameters, joint_parameters
 
     pi = inertial_parameters(robot.model)
     return np.concatenate([pi, joint_parameters(robot.model, offset)]) if joint_terms else pi

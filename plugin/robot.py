@@ -353,7 +353,7 @@ class Robot:
 
     def inertial_parameters(self) -> np.ndarray:
         """Standard inertial parameters (10 bodies,) in the regressor's column order."""
-        from composedyn.dynamics.regressor import inertial_parameters
+        from composedyn.dynamics.reference.regressor import inertial_parameters
 
         return inertial_parameters(self.model)
 

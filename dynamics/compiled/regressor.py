@@ -1,6 +1,6 @@
 """Compiled joint torque regressor Y (n, 10 n) with tau = Y pi, in body coordinates.
 
-The formulas of :mod:`composedyn.dynamics.regressor` (the NumPy reference):
+The formulas of :mod:`composedyn.dynamics.reference.regressor` (the NumPy reference):
 a forward pass gives each body's pose (R, p) in its parent frame, body-frame
 velocity (w, u) and spatial acceleration (dw, du) (base at v = 0, a = (0, -g));
 body i's force matrix A_i (6, 10) (spatial force = A_i pi_i) is then carried

@@ -20,7 +20,7 @@ Y is S_j . X_{j<-i}^* A_i for i in the subtree of j (zero otherwise).
 Joint terms (optional extra columns, 3 or 4 per joint, joint-major):
 ``[fv, fc, Ia(, off)]`` with columns ``qd_j``, ``sgn(qd_j)``, ``qdd_j`` (and 1)
 in row j, so that ``Y_joint @ (damping, friction, armature(, 0))`` is the
-friction and armature torque of :func:`composedyn.dynamics.friction.friction_torques`.
+friction and armature torque of :func:`composedyn.dynamics.reference.friction.friction_torques`.
 
 References
 ----------
@@ -34,9 +34,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from composedyn.dynamics.kinematics import body_poses, body_velocities, motion_subspaces
+from composedyn.dynamics.reference.kinematics import body_poses, body_velocities, motion_subspaces
 from composedyn.dynamics.model import Model
-from composedyn.dynamics.spatial import crm_apply, skew
+from composedyn.dynamics.reference.spatial import crm_apply, skew
 
 PARAM_NAMES = ("m", "mx", "my", "mz", "Ixx", "Ixy", "Iyy", "Ixz", "Iyz", "Izz")
 JOINT_TERM_NAMES = ("fv", "fc", "Ia", "off")
@@ -92,7 +92,7 @@ def regressor(model: Model, q, qd, qdd, gravity: bool = True) -> np.ndarray:
     """Y (..., n, 10 n) with Y @ inertial_parameters(model) = rnea(model, q, qd, qdd).
 
     q, qd, qdd (..., n) broadcast; all joints of the model (no mimic
-    reduction).  World-frame recursion as :func:`composedyn.dynamics.rnea.rnea`,
+    reduction).  World-frame recursion as :func:`composedyn.dynamics.reference.rnea.rnea`,
     each body's velocity and acceleration then taken to its own frame.
     """
     q, qd, qdd = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (q, qd, qdd)))
