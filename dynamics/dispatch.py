@@ -107,6 +107,7 @@ ROUTES = {
                              ("coriolis_matrix",)),
     "forward_dynamics": Route("forward.forward_dynamics", "aba", "aba_one", "aba",
                               ("forward_dynamics", "forward_dynamics_rigid")),
+    "regressor": Route("regressor.regressor", "regressor", "regressor_one", "regressor", ()),
 }
 _MODULE_OF = {k: r.module for r in ROUTES.values() for k in (r.one, r.loop + "_serial", r.loop + "_parallel")}
 
@@ -388,25 +389,6 @@ def warm_up(model, batch: bool = False, entries_too: bool = True) -> dict:
 
 
 # ---- joint torque regressor ----
-def _regressor_kernel(name: str):
-    """The compiled regressor kernel ``name`` (``regressor_one``/``_serial``/``_parallel``), timed on first use."""
-    k = _kernels.get(name)
-    if k is None:
-        from composedyn.dynamics.compiled import regressor as _creg
-
-        real = getattr(_creg, name)
-
-        def first_call(*args):
-            t0 = time.perf_counter()
-            result = real(*args)
-            _compile_s[name] = time.perf_counter() - t0
-            _kernels[name] = real
-            return result
-
-        k = _kernels[name] = first_call
-    return k
-
-
 def regressor(model, q, qd, qdd, gravity: bool = True) -> np.ndarray:
     """Joint torque regressor Y (..., n, 10 n) of all joints, compiled or NumPy; same contract as
     :func:`composedyn.dynamics.reference.regressor.regressor` (Y @ inertial_parameters = rnea)."""
@@ -419,11 +401,10 @@ def regressor(model, q, qd, qdd, gravity: bool = True) -> np.ndarray:
     n = model.n
     if q.ndim == 1 and q.shape == qd.shape == qdd.shape:
         out = np.empty((n, 10 * n))
-        _regressor_kernel("regressor_one")(im, fm, q, qd, qdd, int(gravity), out)
+        _kernel("regressor_one")(im, fm, q, qd, qdd, int(gravity), out)
         return out
     shape = np.broadcast_shapes(q.shape, qd.shape, qdd.shape)
     Q, QD, QDD = (_rows(x, shape, 1) for x in (q, qd, qdd))
     out = np.empty((Q.shape[0], n, 10 * n))
-    name = "regressor_parallel" if use_parallel(Q.shape[0] * n * n) else "regressor_serial"
-    _regressor_kernel(name)(im, fm, Q, QD, QDD, int(gravity), out)
+    _loop("regressor", Q)(im, fm, Q, QD, QDD, int(gravity), out)
     return out.reshape(shape + (10 * n,))

@@ -16,6 +16,7 @@ CALLS = {
     "mass_matrix": lambda m, q: dispatch.crba(m, q),
     "coriolis_matrix": lambda m, q: dispatch.coriolis_matrix(m, q, q),
     "forward_dynamics": lambda m, q: dispatch.forward_dynamics(m, q, q, q),
+    "regressor": lambda m, q: dispatch.regressor(m, q, q, q),
 }
 METHODS = {
     "inverse_dynamics": lambda r, q: r.inverse_dynamics(q, q, q),
