@@ -28,7 +28,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg
 
 ZERO_COLUMN = 1e-10  # relative column norm treated as zero (rounding noise)
 RELATIVE_PIVOT = 1e-8  # |R_kk| / max below which a column counts as dependent on the earlier ones
@@ -74,6 +73,8 @@ def base_parameters(W: np.ndarray, names) -> BaseParameters:
     (zero, or rounding noise such as a vertical first joint's mz) are set to zero
     and never independent.
     """
+    import scipy.linalg
+
     W = np.asarray(W, dtype=float)
     P = W.shape[1]
     norms = np.linalg.norm(W, axis=0)
@@ -104,6 +105,8 @@ def base_parameters(W: np.ndarray, names) -> BaseParameters:
 def _earliest_independent(Ws: np.ndarray, r: int, tol: float):
     """Columns independent of the columns before them (unpivoted QR: |R_kk| > tol), if there are
     exactly ``r`` of them; else (None, None)."""
+    import scipy.linalg
+
     R = scipy.linalg.qr(Ws, mode="r")[0]
     d = np.abs(np.diag(R))
     idx = np.arange(Ws.shape[1])

@@ -19,11 +19,15 @@ from composedyn.reference import MinimumJerk
 from composedyn.report import TrajectoryReport
 from composedyn.simulate import Simulation, simulate
 from composedyn.trajectory import check_trajectory
+from composedyn.identification import Identification, identify
+from composedyn.excitation import ExcitationTrajectory, excitation_trajectory
 
 __all__ = [
     "ClosedChain",
     "ComputedTorqueController",
     "DynamicsModel",
+    "ExcitationTrajectory",
+    "Identification",
     "LoopClosure",
     "MinimumJerk",
     "ModelError",
@@ -33,9 +37,11 @@ __all__ = [
     "SimulationError",
     "TrajectoryReport",
     "check_trajectory",
+    "excitation_trajectory",
     "from_dh",
     "from_graph",
     "from_urdf",
+    "identify",
     "load",
     "load_closed_chain",
     "simulate",
@@ -50,5 +56,3 @@ def __getattr__(name: str):
 
         return importlib.import_module("composedyn.symbolic")
     raise AttributeError(f"module 'composedyn' has no attribute {name!r}")
-from composedyn.identification import Identification, identify
-from composedyn.excitation import ExcitationTrajectory, excitation_trajectory

@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from scipy.optimize import minimize
 
 MARGIN = 0.9  # share of each limit the trajectory may use
 RANGE = np.pi  # position half-range assumed for joints without limits (rad or m)
@@ -112,6 +111,8 @@ def excitation_trajectory(robot, duration: float, harmonics: int = 5, base_frequ
     ``points`` instants per period enter the condition number; ``maxiter``
     L-BFGS-B iterations; ``penalty`` weight of the limit terms.
     """
+    from scipy.optimize import minimize
+
     duration, base_frequency = float(duration), float(base_frequency)
     if not duration > 0 or not base_frequency > 0 or int(harmonics) < 1 or not rate > 0:
         raise ValueError(f"excitation_trajectory: duration, base_frequency, rate must be positive and "

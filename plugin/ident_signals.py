@@ -24,7 +24,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.signal import butter, filtfilt
 
 ORDER = 4
 CUTOFF = 10.0  # Hz
@@ -49,6 +48,8 @@ class Samples:
         """Filter samples x (T, ...) along time (zero phase), then trim and decimate: both sides of
         tau = Y pi go through this, so that the filter's effect on Coulomb friction's steps (and
         any other nonlinearity in time) is the same on both."""
+        from scipy.signal import filtfilt
+
         return filtfilt(*self.ba, x, axis=0)[self.keep]
 
     @property
@@ -59,6 +60,8 @@ class Samples:
 
 def process(log, cutoff: float = CUTOFF, order: int = ORDER, decimate: int | None = None) -> Samples:
     """Filtered q, qd, qdd of a :class:`composedyn.ident_logs.JointLog` and the fit's sample selection."""
+    from scipy.signal import butter, filtfilt
+
     t = log.t
     T = t.shape[0]
     dt = float(t[-1] - t[0]) / (T - 1)
