@@ -141,7 +141,7 @@ def excitation_trajectory(robot, duration: float, harmonics: int = 5, base_frequ
     bounds = [(-u, u) for u in np.concatenate([bound.ravel(), bound.ravel()])]
     x = minimize(cost, x0, method="L-BFGS-B", bounds=bounds, options={"maxiter": int(maxiter)}).x
     a, b = unpack(x)
-    t = np.arange(int(round(duration * rate)) + 1) / rate
+    t = np.arange(round(duration * rate) + 1) / rate
     for _ in range(60):  # scale the amplitudes down until every limit holds at every output sample
         q, qd, qdd = fourier(t, a, b, q0, base_frequency)
         if _violation(robot, q, qd, qdd, q0, half, vel, eff) == 0.0:

@@ -21,8 +21,10 @@ def real_robot(prior, scale: float = 0.3, seed: int = 1):
     return cd.from_graph(g)
 
 
-def fourier_motion(robot, duration: float, rate: float, seed: int, harmonics: int = 4, base_frequency: float = 0.2):
-    """A random (not optimised) finite Fourier series within +-1 rad of mid-range: t, q, qd, qdd."""
+def fourier_motion(robot, duration: float, rate: float, seed: int, harmonics: int = 4, base_frequency: float = 0.2,
+                   amplitude: float = 0.35):
+    """A random (not optimised) finite Fourier series around mid-range, each harmonic's position
+    amplitude at most ``amplitude`` / harmonics (rad or m): t, q, qd, qdd."""
     from composedyn.excitation import fourier
 
     rng = np.random.default_rng(seed)
@@ -31,7 +33,7 @@ def fourier_motion(robot, duration: float, rate: float, seed: int, harmonics: in
     finite = np.isfinite(lo) & np.isfinite(hi)
     q0 = np.where(finite, 0.5 * (np.where(finite, lo, 0.0) + np.where(finite, hi, 0.0)), 0.0)
     wl = 2 * np.pi * base_frequency * np.arange(1, harmonics + 1)
-    a, b = rng.uniform(-1, 1, (2, n, harmonics)) * (0.35 * wl / harmonics)
+    a, b = rng.uniform(-1, 1, (2, n, harmonics)) * (amplitude * wl / harmonics)
     t = np.arange(int(duration * rate) + 1) / rate
     return (t, *fourier(t, a, b, q0, base_frequency))
 

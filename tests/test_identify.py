@@ -82,7 +82,7 @@ def test_physical_on_a_branched_tree_reads_back_in_pinocchio(tmp_path):
 
 
 def test_logs_in_any_joint_order_and_several_logs(two_link):
-    prior, real, fit, val = two_link
+    prior, _, fit, val = two_link
     from types import SimpleNamespace
 
     flipped = SimpleNamespace(t=fit.t, joint_names=fit.joint_names[::-1] + ("extra",),
@@ -94,7 +94,7 @@ def test_logs_in_any_joint_order_and_several_logs(two_link):
 
 
 def test_cli_identify_writes_urdf_json_plot(tmp_path, two_link, capsys):
-    prior, real, fit, val = two_link
+    _, _, fit, val = two_link
     f, v = write_log_csv(fit, tmp_path / "fit.csv"), write_log_csv(val, tmp_path / "val.csv")
     out, js, png = tmp_path / "id.urdf", tmp_path / "id.json", tmp_path / "id.png"
     rc = main(["identify", "two_link", f, "--out", str(out), "--validate", v, "--json", str(js), "--plot", str(png)])
@@ -150,3 +150,32 @@ def test_cli_excite(tmp_path, capsys):
     assert main(["excite", "two_link", "--duration", "5", "--out", str(out), "--harmonics", "2"]) == 0
     assert "condition number" in capsys.readouterr().out and out.read_text().startswith("time,")
     assert main(["excite", "two_link", "--duration", "-1", "--out", str(out)]) == 2
+
+
+def test_torque_offsets_are_identified(two_link):
+    """A constant sensor offset per joint, added to the logged efforts, comes back as the ``off`` terms."""
+    from types import SimpleNamespace
+
+    prior, real, _, _ = two_link
+    offset = np.array([0.7, -0.4])
+    # a wide motion: over a small range the gravity columns are nearly constant, like the offset's
+    log = simulated_log(real, *fourier_motion(prior, 20, 200, seed=5, amplitude=3.0), seed=5)
+    shifted = SimpleNamespace(t=log.t, joint_names=log.joint_names, q=log.q, qd=None, effort=log.effort + offset)
+    res = cd.identify(prior, shifted, method="wls", offset=True)
+    off = res.parameters[10 * prior.dof:].reshape(prior.dof, 4)[:, 3]
+    assert np.abs(off - offset).max() < 0.02 * np.abs(offset).max()
+    assert res.parameter_names[-1] == "off2"
+
+
+def test_bad_arguments_and_impossible_least_squares_bodies(two_link, tmp_path):
+    prior, _, fit, _ = two_link
+    with pytest.raises(ValueError, match="method must be one of"):
+        cd.identify(prior, fit, method="magic")
+    res = cd.identify(prior, fit, method="ols")
+    # two_link's bodies are slender rods: the unidentifiable moments of the least-squares
+    # solution leave them on the boundary of consistency; either a robot or a clear refusal
+    if res.robot is None:
+        with pytest.raises(cd.ModelError, match="physical"):
+            res.to_urdf(tmp_path / "x.urdf")
+    else:
+        assert res.to_urdf(tmp_path / "x.urdf").exists()
