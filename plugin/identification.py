@@ -46,6 +46,7 @@ from composedyn.ident_signals import CUTOFF, ORDER, process
 from composedyn.parameters import parameters
 
 METHODS = ("ols", "wls", "physical")
+MAX_CONDITION = 1e8  # base regressor of the logs: beyond this the fit is noise (refused)
 
 
 @dataclass
@@ -177,6 +178,12 @@ def _condition(Y: np.ndarray) -> float:
     return float(np.sqrt(ev[-1] / ev[0])) if ev[0] > 0 else float("inf")
 
 
+def _least_excited(Y: np.ndarray, base) -> str:
+    """The base parameter with the largest share of the weakest direction of Y (K, r)."""
+    ev, V = np.linalg.eigh(Y.T @ Y)
+    return base.expressions[int(np.argmax(np.abs(V[:, 0])))]
+
+
 def _rms(x: np.ndarray) -> np.ndarray:
     return np.sqrt(np.mean(x ** 2, axis=0))
 
@@ -217,6 +224,10 @@ def identify(robot, logs, method: str = "wls", offset: bool = False, cutoff: flo
     row_joint = np.tile(np.arange(n), Y.shape[0] // n)
     base = robot.base_parameters(joint_terms=True, offset=offset)
     Yb = base.base_regressor(Y)
+    condition = _condition(Yb)
+    if not condition < MAX_CONDITION:
+        raise ValueError(f"the logs do not excite every base parameter (condition number {condition:.3g}); the "
+                         f"least excited is {_least_excited(Yb, base)}: log a richer motion (composedyn excite)")
     say("least squares")
     pib = _weighted_lstsq(Yb, tau, np.ones(tau.shape[0]))
     weights = np.ones(n)
@@ -245,7 +256,8 @@ def identify(robot, logs, method: str = "wls", offset: bool = False, cutoff: flo
     return Identification(
         robot=ident, method=method, parameter_names=robot.parameter_names(True, offset), parameters=pi,
         prior=prior, base=base, base_values=pib, rms=_rms(err), relative_rms=_rms(err) / scale,
-        overall_relative_rms=float(np.linalg.norm(err) / np.linalg.norm(tau)), condition=_condition(Yb), weights=weights, joint_names=tuple(names), inconsistent=bad,
+        overall_relative_rms=float(np.linalg.norm(err) / np.linalg.norm(tau)), condition=condition,
+        weights=weights, joint_names=tuple(names), inconsistent=bad,
         samples=samples, options={"offset": offset, "cutoff": cutoff, "order": order, "decimate": decimate,
                                   "gamma": gamma}, _source_robot=robot)
 

@@ -179,3 +179,17 @@ def test_bad_arguments_and_impossible_least_squares_bodies(two_link, tmp_path):
             res.to_urdf(tmp_path / "x.urdf")
     else:
         assert res.to_urdf(tmp_path / "x.urdf").exists()
+
+
+def test_a_log_that_does_not_excite_the_friction_is_refused(two_link):
+    """Joint 2 moves only one way: its Coulomb term (sgn qd = 1) cannot be told from gravity and offset."""
+    from types import SimpleNamespace
+
+    prior, real, _, _ = two_link
+    t = np.arange(3000) / 200.0
+    q = np.column_stack([np.sin(t), 0.05 * t])
+    qd = np.column_stack([np.cos(t), np.full_like(t, 0.05)])
+    qdd = np.column_stack([-np.sin(t), 0 * t])
+    log = SimpleNamespace(t=t, joint_names=prior.joint_names, q=q, qd=None, effort=real.inverse_dynamics(q, qd, qdd))
+    with pytest.raises(ValueError, match="do not excite every base parameter"):
+        cd.identify(prior, log, method="wls", offset=True)
