@@ -19,7 +19,7 @@ pivoted columns are kept.
 References
 ----------
 M. Gautier, "Numerical calculation of the base inertial parameters of
-robots", Journal of Robotic Systems 8(4), 1991, pp. 485-506 (sec. 3, the QR
+robots", Journal of Robotic Systems 8(4), 1991, pp. 485-506 (the QR
 decomposition of a regressor stacked at random points).
 """
 

@@ -19,7 +19,7 @@ References
 ----------
 J. Swevers, C. Ganseman, D. B. Tukel, J. De Schutter and H. Van Brussel,
 "Optimal robot excitation and identification", IEEE Trans. Robotics and
-Automation 13(5), 1997 (finite Fourier series, eq. 9-10).
+Automation 13(5), 1997 (the finite Fourier series parametrisation).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ non-negative density exists) exactly when the pseudo-inertia
 
     J(pi_i) = [[Sigma, h], [h^T, m]],   Sigma = tr(I_o)/2 1 - I_o   (4, 4)
 
-is positive semidefinite (Wensing, Kim & Slotine 2017, Thm. 1); J > 0 gives a
+is positive semidefinite (Wensing, Kim & Slotine 2017); J > 0 gives a
 positive mass and principal moments that satisfy the triangle inequality.
 The fit solves (cvxpy, Clarabel)
 
@@ -14,7 +14,7 @@ The fit solves (cvxpy, Clarabel)
     s.t.    J(pi_i) > 0,  viscous, Coulomb, armature >= 0,
 
 with the weighted regressor A and torques b, and d the log-determinant
-(entropic, Bregman) divergence of Lee, Wensing & Park 2020, eq. (27):
+(entropic, Bregman) divergence of Lee, Wensing & Park 2020 between pseudo-inertias:
 
     d(J || J0) = -log det(J0^-1 J) + tr(J0^-1 J) - 4,
 
