@@ -9,7 +9,8 @@ w_f = 2 pi f_base and H harmonics,
 
 (period 1 / f_base: a log of whole periods can be averaged period by period).
 The coefficients minimise log cond(Y_b) of the base regressor (joint terms
-included) stacked at ``points`` instants of one period, with quadratic
+included) stacked at ``points`` instants of one period (or, with
+``criterion="d-optimal"``, maximise log det(Y_b^T Y_b)), with quadratic
 penalties for leaving the position range (q0 = mid-range, a margin kept),
 the velocity limits and the effort limits (inverse dynamics of the robot's
 own parameters), by L-BFGS-B from a random start.  Afterwards the
@@ -104,15 +105,20 @@ def _violation(robot, q, qd, qdd, q0, half, vel, eff) -> float:
 
 def excitation_trajectory(robot, duration: float, harmonics: int = 5, base_frequency: float = 0.1,
                           rate: float = 100.0, points: int = 100, seed: int | None = 0,
-                          maxiter: int = 30, penalty: float = 1e3) -> ExcitationTrajectory:
+                          maxiter: int = 30, penalty: float = 1e3, criterion: str = "condition") -> ExcitationTrajectory:
     """An exciting trajectory of ``duration`` s sampled at ``rate`` Hz (see the module docstring).
 
     ``harmonics`` H, ``base_frequency`` (Hz, the period is its inverse);
     ``points`` instants per period enter the condition number; ``maxiter``
-    L-BFGS-B iterations; ``penalty`` weight of the limit terms.
+    L-BFGS-B iterations; ``penalty`` weight of the limit terms.  ``criterion``:
+    ``"condition"`` minimises log cond(Y_b); ``"d-optimal"`` maximises
+    log det(Y_b^T Y_b) / r (D-optimality: the smallest confidence ellipsoid of the
+    base parameters under white torque noise).
     """
     from scipy.optimize import minimize
 
+    if criterion not in ("condition", "d-optimal"):
+        raise ValueError(f"criterion must be 'condition' or 'd-optimal', got {criterion!r}")
     duration, base_frequency = float(duration), float(base_frequency)
     if not duration > 0 or not base_frequency > 0 or int(harmonics) < 1 or not rate > 0:
         raise ValueError(f"excitation_trajectory: duration, base_frequency, rate must be positive and "
@@ -133,7 +139,12 @@ def excitation_trajectory(robot, duration: float, harmonics: int = 5, base_frequ
         q, qd, qdd = fourier(tk, a, b, q0, base_frequency)
         Yb = base.base_regressor(robot.regressor(q, qd, qdd, joint_terms=True)).reshape(-1, base.rank)
         ev = np.linalg.eigvalsh(Yb.T @ Yb)  # singular values squared (LAPACK's SVD was erratic in time here)
-        return 0.5 * float(np.log(ev[-1] / max(ev[0], 1e-300 + 1e-16 * ev[-1]))) + penalty * _violation(robot, q, qd, qdd, q0, half, vel, eff)
+        floor = 1e-300 + 1e-16 * ev[-1]
+        if criterion == "condition":
+            score = 0.5 * float(np.log(ev[-1] / max(ev[0], floor)))
+        else:
+            score = -float(np.mean(np.log(np.maximum(ev, floor))))
+        return score + penalty * _violation(robot, q, qd, qdd, q0, half, vel, eff)
 
     rng = np.random.default_rng(seed)
     x0 = np.concatenate([rng.uniform(-1, 1, (n, H)).ravel(), rng.uniform(-1, 1, (n, H)).ravel()]) * 0.5

@@ -194,3 +194,21 @@ def test_a_log_that_does_not_excite_the_friction_is_refused(two_link):
     log = SimpleNamespace(t=t, joint_names=prior.joint_names, q=q, qd=None, effort=real.inverse_dynamics(q, qd, qdd))
     with pytest.raises(ValueError, match="do not excite every base parameter"):
         cd.identify(prior, log, method="wls", offset=True)
+
+
+def test_d_optimal_excitation_stays_within_limits_and_beats_its_start():
+    robot = cd.from_urdf(random_urdf(2, 3, types=("revolute",)))
+    kw = dict(harmonics=3, base_frequency=0.1, rate=20, criterion="d-optimal")
+    start = cd.excitation_trajectory(robot, 10.0, maxiter=0, **kw)
+    ex = cd.excitation_trajectory(robot, 10.0, maxiter=15, **kw)
+    lim = robot.limits
+    assert np.all(np.abs(ex.qd) <= lim["velocity"]) and np.all(ex.q >= lim["lower"]) and np.all(ex.q <= lim["upper"])
+    base = robot.base_parameters(joint_terms=True)
+
+    def logdet(e):
+        Yb = base.base_regressor(robot.regressor(e.q, e.qd, e.qdd, joint_terms=True)).reshape(-1, base.rank)
+        return np.linalg.slogdet(Yb.T @ Yb)[1]
+
+    assert logdet(ex) > logdet(start)
+    with pytest.raises(ValueError, match="criterion"):
+        cd.excitation_trajectory(robot, 10.0, criterion="a-optimal")

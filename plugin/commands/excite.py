@@ -19,6 +19,8 @@ def register(sub) -> None:
     p.add_argument("--base-frequency", type=float, default=0.1, help="fundamental frequency, Hz (default 0.1)")
     p.add_argument("--rate", type=float, default=100.0, help="samples per second in the CSV (default 100)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random start (default 0)")
+    p.add_argument("--criterion", choices=("condition", "d-optimal"), default="condition",
+                   help="minimise the condition number (default) or maximise log det (D-optimality)")
     p.set_defaults(run=run)
 
 
@@ -32,7 +34,8 @@ def run(args) -> int:
     if robot.dof == 0:
         raise ValueError(f"{args.robot}: robot {robot.name!r} has no moving joints, nothing to excite")
     ex = excitation_trajectory(robot, args.duration, harmonics=args.harmonics, base_frequency=args.base_frequency,
-                               rate=args.rate, seed=args.seed)
+                               rate=args.rate, seed=args.seed,
+                               criterion=args.criterion)
     ex.to_csv(args.out)
     print(f"{len(ex.t)} samples over {args.duration:g} s, {args.harmonics} harmonics of "
           f"{args.base_frequency:g} Hz; base regressor condition number {ex.condition:.3g}; wrote {args.out}")
