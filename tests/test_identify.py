@@ -198,7 +198,7 @@ def test_a_log_that_does_not_excite_the_friction_is_refused(two_link):
 
 def test_d_optimal_excitation_stays_within_limits_and_beats_its_start():
     robot = cd.from_urdf(random_urdf(2, 3, types=("revolute",)))
-    kw = dict(harmonics=3, base_frequency=0.1, rate=20, criterion="d-optimal")
+    kw = {"harmonics": 3, "base_frequency": 0.1, "rate": 20, "criterion": "d-optimal"}
     start = cd.excitation_trajectory(robot, 10.0, maxiter=0, **kw)
     ex = cd.excitation_trajectory(robot, 10.0, maxiter=15, **kw)
     lim = robot.limits
