@@ -107,6 +107,7 @@ ROUTES = {
                              ("coriolis_matrix",)),
     "forward_dynamics": Route("forward.forward_dynamics", "aba", "aba_one", "aba",
                               ("forward_dynamics", "forward_dynamics_rigid")),
+    "regressor": Route("regressor.regressor", "regressor", "regressor_one", "regressor", ()),
 }
 _MODULE_OF = {k: r.module for r in ROUTES.values() for k in (r.one, r.loop + "_serial", r.loop + "_parallel")}
 
@@ -560,3 +561,25 @@ def _com_quantity(model, q, name: str, tail: tuple) -> np.ndarray:
     out = np.empty((Q.shape[0],) + tail)
     _task_loop(name, Q)(im, fm, Q, mass, out)
     return out.reshape(q.shape[:-1] + tail)
+
+
+# ---- joint torque regressor ----
+def regressor(model, q, qd, qdd, gravity: bool = True) -> np.ndarray:
+    """Joint torque regressor Y (..., n, 10 n) of all joints, compiled or NumPy; same contract as
+    :func:`composedyn.dynamics.reference.regressor.regressor` (Y @ inertial_parameters = rnea)."""
+    from composedyn.dynamics.reference import regressor as _np_regressor
+
+    if _reference(model):
+        return _np_regressor.regressor(model, q, qd, qdd, gravity=gravity)
+    im, fm = packed(model)
+    q, qd, qdd = np.asarray(q, float), np.asarray(qd, float), np.asarray(qdd, float)
+    n = model.n
+    if q.ndim == 1 and q.shape == qd.shape == qdd.shape:
+        out = np.empty((n, 10 * n))
+        _kernel("regressor_one")(im, fm, q, qd, qdd, int(gravity), out)
+        return out
+    shape = np.broadcast_shapes(q.shape, qd.shape, qdd.shape)
+    Q, QD, QDD = (_rows(x, shape, 1) for x in (q, qd, qdd))
+    out = np.empty((Q.shape[0], n, 10 * n))
+    _loop("regressor", Q)(im, fm, Q, QD, QDD, int(gravity), out)
+    return out.reshape(shape + (10 * n,))

@@ -21,12 +21,16 @@ from composedyn.reference import MinimumJerk
 from composedyn.report import TrajectoryReport
 from composedyn.simulate import Simulation, simulate
 from composedyn.trajectory import check_trajectory
+from composedyn.identification import Identification, identify
+from composedyn.excitation import ExcitationTrajectory, excitation_trajectory
 
 __all__ = [
     "ClosedChain",
     "ComputedTorqueController",
     "DynamicsModel",
     "IKResult",
+    "ExcitationTrajectory",
+    "Identification",
     "LoopClosure",
     "MinimumJerk",
     "ModelError",
@@ -38,9 +42,11 @@ __all__ = [
     "TaskSpaceModel",
     "TrajectoryReport",
     "check_trajectory",
+    "excitation_trajectory",
     "from_dh",
     "from_graph",
     "from_urdf",
+    "identify",
     "load",
     "load_closed_chain",
     "simulate",

@@ -382,3 +382,43 @@ class Robot:
         from composedyn.ik import inverse_kinematics
 
         return inverse_kinematics(self, frame, target, q0=q0, position_only=position_only, **options)
+
+    # ---- identification ----
+    def regressor(self, q, qd, qdd, joint_terms: bool = False, offset: bool = False) -> np.ndarray:
+        """Joint torque regressor Y (..., dof, 10 bodies [+ 3 or 4 per joint]), tau = Y @ parameters.
+
+        Pinocchio's ``computeJointTorqueRegressor`` layout: per body ``[m, m cx, m cy, m cz, Ixx,
+        Ixy, Iyy, Ixz, Iyz, Izz]`` in the body's joint frame, inertia about its origin, so that
+        ``regressor(q, qd, qdd) @ inertial_parameters()`` is the inverse dynamics without
+        friction and armature.  ``joint_terms=True`` appends per joint ``[fv, fc, Ia]`` (columns
+        qd, sgn qd, qdd) and with ``offset=True`` a constant ``off``; see
+        :mod:`composedyn.parameters`.
+        """
+        from composedyn.parameters import regressor
+
+        return regressor(self, q, qd, qdd, joint_terms=joint_terms, offset=offset)
+
+    def inertial_parameters(self) -> np.ndarray:
+        """Standard inertial parameters (10 bodies,) in the regressor's column order."""
+        from composedyn.dynamics.reference.regressor import inertial_parameters
+
+        return inertial_parameters(self.model)
+
+    def parameter_names(self, joint_terms: bool = False, offset: bool = False) -> tuple:
+        """Names of the regressor columns (``"m1"``, ``"mx1"``, ..., ``"fv1"``, ...)."""
+        from composedyn.parameters import parameter_names
+
+        return parameter_names(self, joint_terms=joint_terms, offset=offset)
+
+    def base_parameters(self, joint_terms: bool = False, offset: bool = False, samples: int = 60,
+                        seed: int | None = 0):
+        """Identifiable parameter combinations (:class:`composedyn.dynamics.base_parameters.BaseParameters`),
+        from the regressor at ``samples`` random states; computed once per set of arguments."""
+        from composedyn.parameters import robot_base_parameters
+
+        key = (bool(joint_terms), bool(offset), int(samples), seed)
+        cache = self.__dict__.setdefault("_base_parameters", {})
+        if key not in cache or seed is None:
+            cache[key] = robot_base_parameters(self, joint_terms=joint_terms, offset=offset, samples=samples,
+                                               seed=seed)
+        return cache[key]

@@ -22,6 +22,7 @@ CALLS = {
     "frame_acceleration": lambda m, q: dispatch.frame_acceleration(m, q, q, q, len(m.link_names) - 1),
     "center_of_mass": lambda m, q: dispatch.center_of_mass(m, q),
     "com_jacobian": lambda m, q: dispatch.com_jacobian(m, q),
+    "regressor": lambda m, q: dispatch.regressor(m, q, q, q),
 }
 METHODS = {
     "inverse_dynamics": lambda r, q: r.inverse_dynamics(q, q, q),

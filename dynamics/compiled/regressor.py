@@ -1,0 +1,135 @@
+"""Compiled joint torque regressor Y (n, 10 n) with tau = Y pi, in body coordinates.
+
+The formulas of :mod:`composedyn.dynamics.reference.regressor` (the NumPy reference):
+a forward pass gives each body's pose (R, p) in its parent frame, body-frame
+velocity (w, u) and spatial acceleration (dw, du) (base at v = 0, a = (0, -g));
+body i's force matrix A_i (6, 10) (spatial force = A_i pi_i) is then carried
+up its chain of ancestors j = i, parent(i), ... with X^T (n, f) = (R n + p x R f,
+R f), and each joint takes Y[j, 10 i : 10 i + 10] = S_j^T A (:func:`joint_force`).
+Joint kinematics come from :mod:`.joint`.  Cost O(n d) for a tree of depth d.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from composedyn.dynamics.compiled.joint import cross, joint_force, joint_motion, joint_pose, rot, rot_t
+from composedyn.dynamics.compiled.layout import BLOCKS, GRAV
+from composedyn.dynamics.compiled.loops import serial_and_parallel
+
+SCRATCH = 24  # per body (base in row n): R 0:9, p 9:12, v 12:18, a 18:24 (angular first)
+V, A = 12, 18
+
+
+@njit(cache=True)
+def _force_matrix(F, w0, w1, w2, d0, d1, d2, a0, a1, a2):
+    """F (6, 10) = body spatial force per parameter: n = L(dw) I + w x L(w) I + h x a,
+    f = m a + (dw x + (w x)^2) h (w angular velocity, dw angular and a classical linear acceleration)."""
+    for r in range(6):
+        for c in range(10):
+            F[r, c] = 0.0
+    # h x a = -a x h: columns 1..3 of the moment rows
+    F[0, 2], F[0, 3] = a2, -a1
+    F[1, 1], F[1, 3] = -a2, a0
+    F[2, 1], F[2, 2] = a1, -a0
+    # L(dw) + [w]x L(w) on (Ixx, Ixy, Iyy, Ixz, Iyz, Izz): columns 4..9
+    for k in range(6):  # column k of L(x) is e.g. (x0, 0, 0) for Ixx
+        if k == 0:
+            l0, l1, l2, m0, m1, m2 = d0, 0.0, 0.0, w0, 0.0, 0.0
+        elif k == 1:
+            l0, l1, l2, m0, m1, m2 = d1, d0, 0.0, w1, w0, 0.0
+        elif k == 2:
+            l0, l1, l2, m0, m1, m2 = 0.0, d1, 0.0, 0.0, w1, 0.0
+        elif k == 3:
+            l0, l1, l2, m0, m1, m2 = d2, 0.0, d0, w2, 0.0, w0
+        elif k == 4:
+            l0, l1, l2, m0, m1, m2 = 0.0, d2, d1, 0.0, w2, w1
+        else:
+            l0, l1, l2, m0, m1, m2 = 0.0, 0.0, d2, 0.0, 0.0, w2
+        c0, c1, c2 = cross(w0, w1, w2, m0, m1, m2)
+        F[0, 4 + k], F[1, 4 + k], F[2, 4 + k] = l0 + c0, l1 + c1, l2 + c2
+    F[3, 0], F[4, 0], F[5, 0] = a0, a1, a2
+    for k in range(3):  # (dw x + w x w x) e_k
+        e0, e1, e2 = (1.0 if k == 0 else 0.0), (1.0 if k == 1 else 0.0), (1.0 if k == 2 else 0.0)
+        x0, x1, x2 = cross(d0, d1, d2, e0, e1, e2)
+        y0, y1, y2 = cross(w0, w1, w2, e0, e1, e2)
+        z0, z1, z2 = cross(w0, w1, w2, y0, y1, y2)
+        F[3, 1 + k], F[4, 1 + k], F[5, 1 + k] = x0 + z0, x1 + z1, x2 + z2
+
+
+@njit(cache=True)
+def regressor_into(im, fm, q, qd, qdd, grav, out, w, F):
+    """Y (n, 10 n) into ``out`` (overwritten); scratch w (n + 1, SCRATCH), F (6, 10)."""
+    n = q.shape[0]
+    for r in range(n):
+        for c in range(10 * n):
+            out[r, c] = 0.0
+    for c in range(V, A + 6):
+        w[n, c] = 0.0
+    if grav and n > 0:
+        for c in range(3):
+            w[n, A + 3 + c] = -fm[0, GRAV + c]
+    for i in range(n):
+        k = im[i, 0]
+        kp = n if k < 0 else k
+        R, (p0, p1, p2) = joint_pose(im, fm, i, q[i])
+        # parent motion to this frame: (R^T w, R^T (u + w x p))
+        pw0, pw1, pw2 = w[kp, V], w[kp, V + 1], w[kp, V + 2]
+        c0, c1, c2 = cross(pw0, pw1, pw2, p0, p1, p2)
+        vw0, vw1, vw2 = rot_t(R, pw0, pw1, pw2)
+        vu0, vu1, vu2 = rot_t(R, w[kp, V + 3] + c0, w[kp, V + 4] + c1, w[kp, V + 5] + c2)
+        pa0, pa1, pa2 = w[kp, A], w[kp, A + 1], w[kp, A + 2]
+        c0, c1, c2 = cross(pa0, pa1, pa2, p0, p1, p2)
+        aw0, aw1, aw2 = rot_t(R, pa0, pa1, pa2)
+        au0, au1, au2 = rot_t(R, w[kp, A + 3] + c0, w[kp, A + 4] + c1, w[kp, A + 5] + c2)
+        s0, s1, s2, t0, t1, t2 = joint_motion(im, fm, i, qd[i])
+        vw0, vw1, vw2, vu0, vu1, vu2 = vw0 + s0, vw1 + s1, vw2 + s2, vu0 + t0, vu1 + t1, vu2 + t2
+        # a += S qdd + v x S qd,  (w, u) x (s, t) = (w x s, w x t + u x s)
+        e0, e1, e2, g0, g1, g2 = joint_motion(im, fm, i, qdd[i])
+        x0, x1, x2 = cross(vw0, vw1, vw2, s0, s1, s2)
+        y0, y1, y2 = cross(vw0, vw1, vw2, t0, t1, t2)
+        z0, z1, z2 = cross(vu0, vu1, vu2, s0, s1, s2)
+        aw0, aw1, aw2 = aw0 + e0 + x0, aw1 + e1 + x1, aw2 + e2 + x2
+        au0, au1, au2 = au0 + g0 + y0 + z0, au1 + g1 + y1 + z1, au2 + g2 + y2 + z2
+        for c in range(9):
+            w[i, c] = R[c]
+        w[i, 9], w[i, 10], w[i, 11] = p0, p1, p2
+        w[i, V], w[i, V + 1], w[i, V + 2], w[i, V + 3], w[i, V + 4], w[i, V + 5] = vw0, vw1, vw2, vu0, vu1, vu2
+        w[i, A], w[i, A + 1], w[i, A + 2], w[i, A + 3], w[i, A + 4], w[i, A + 5] = aw0, aw1, aw2, au0, au1, au2
+        l0, l1, l2 = cross(vw0, vw1, vw2, vu0, vu1, vu2)  # classical acceleration du + w x u
+        _force_matrix(F, vw0, vw1, vw2, aw0, aw1, aw2, au0 + l0, au1 + l1, au2 + l2)
+        j = i
+        while j >= 0:  # carry A_i up the chain: Y[j, block i] = S_j^T F, F <- X_j^T F
+            for c in range(10):
+                out[j, 10 * i + c] = joint_force(im, fm, j, F[0, c], F[1, c], F[2, c], F[3, c], F[4, c], F[5, c])
+            if im[j, 0] < 0:
+                break
+            Rj = (w[j, 0], w[j, 1], w[j, 2], w[j, 3], w[j, 4], w[j, 5], w[j, 6], w[j, 7], w[j, 8])
+            for c in range(10):
+                f0, f1, f2 = rot(Rj, F[3, c], F[4, c], F[5, c])
+                n0, n1, n2 = rot(Rj, F[0, c], F[1, c], F[2, c])
+                x0, x1, x2 = cross(w[j, 9], w[j, 10], w[j, 11], f0, f1, f2)
+                F[0, c], F[1, c], F[2, c] = n0 + x0, n1 + x1, n2 + x2
+                F[3, c], F[4, c], F[5, c] = f0, f1, f2
+            j = im[j, 0]
+
+
+@njit(cache=True)
+def regressor_one(im, fm, q, qd, qdd, grav, out):
+    """Y (n, 10 n) into ``out`` for one sample; grav = 1 includes gravity."""
+    regressor_into(im, fm, q, qd, qdd, grav, out, np.empty((q.shape[0] + 1, SCRATCH)), np.empty((6, 10)))
+
+
+def _regressor_loop(im, fm, Q, QD, QDD, grav, OUT):
+    """Samples (N, n) -> OUT (N, n, 10 n), blocks of samples spread over the threads."""
+    N, n = Q.shape[0], Q.shape[1]
+    blocks = min(N, BLOCKS)
+    for b in prange(blocks):
+        w = np.empty((n + 1, SCRATCH))
+        F = np.empty((6, 10))
+        for s in range(b * N // blocks, (b + 1) * N // blocks):
+            regressor_into(im, fm, Q[s], QD[s], QDD[s], grav, OUT[s], w, F)
+
+
+regressor_serial, regressor_parallel = serial_and_parallel(_regressor_loop)
