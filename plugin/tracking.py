@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from composedyn.controller import ComputedTorqueController
+from composedyn.limits import resolve_limits
 from composedyn.report import TrajectoryReport
 from composedyn.simulate import Simulation, simulate
 
@@ -43,7 +44,6 @@ def track(robot, reference, t, kp: float = 100.0, kd: float | None = None, misma
     t = np.asarray(t, dtype=float)
     q0 = reference(t[0])[0] + offset
     sim = simulate(robot, q0, np.zeros(robot.dof), t, torque=ctrl, reference=reference, **sim_kwargs)
-    lim = robot.limits
     report = TrajectoryReport(robot.name, source, robot.joint_names, sim.t, sim.q, sim.qd, sim.qdd, sim.tau,
-                              lim["effort"], lim["velocity"])
+                              limits=resolve_limits(robot))
     return Tracking(sim, report, np.abs(reference(sim.t)[0] - sim.q))
