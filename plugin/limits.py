@@ -105,7 +105,8 @@ def resolve_limits(robot, limits=None, margin: float = 1.0) -> JointLimits:
         i = bad[0]
         raise ValueError(f"limits: joint {names[i]!r} has lower {lower[i]:g} >= upper {upper[i]:g}")
     both = np.isfinite(lower) & np.isfinite(upper)
-    centre, half = np.where(both, 0.5 * (lower + upper), 0.0), np.where(both, 0.5 * (upper - lower), 0.0)
+    centre, half = np.zeros(len(names)), np.zeros(len(names))
+    centre[both], half[both] = 0.5 * (lower[both] + upper[both]), 0.5 * (upper[both] - lower[both])
     lower = np.where(both, centre - margin * half, lower)
     upper = np.where(both, centre + margin * half, upper)
     scaled = {k: margin * base[k] for k in ("velocity", "acceleration", "jerk", "effort")}
