@@ -77,11 +77,13 @@ def parse_seconds(path: Path, rows: int = 50_000) -> float:
 
 
 def pin_rnea_seconds_per_sample(samples: int = 100_000) -> float | None:
-    try:
-        import pinocchio as pin
-        from pin_oracle import erd_urdf
-    except BaseException:  # pin_oracle skips (pytest) when Pinocchio is missing
+    import importlib.util
+
+    if importlib.util.find_spec("pinocchio") is None:
         return None
+    import pinocchio as pin
+    from pin_oracle import erd_urdf
+
     urdf = erd_urdf("panda")
     model = pin.buildModelFromUrdf(urdf)
     data = model.createData()

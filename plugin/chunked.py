@@ -27,7 +27,9 @@ from all the samples at once, so it serves logs of one window only.
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
 from typing import Iterable, Iterator
 
 import numpy as np
@@ -80,39 +82,43 @@ def check_chunks(robot, chunks: Iterable, *, smoothing: float | str = 0.0, limit
     """
     lim = limits if isinstance(limits, JointLimits) and margin == 1 else resolve_limits(robot, limits, margin)
     names = tuple(robot.joint_names)
-    jerk = bool(lim.checked("jerk").any())
-    scan, env, kept = LimitScan(lim), Envelope(), []
-    out = None if csv is None else open(csv, "w", encoding="utf-8", newline="")
-    try:
-        if out is not None:
-            out.write(",".join(["time"] + [f"{j}{s}" for j in names for s in ("", "_vel", "_acc", "_tau")]) + "\n")
-        blocks = _validated(chunks, robot.dof, names)
-        for t, q, qd, qdd, qddd in differentiate_chunks(blocks, smoothing, jerk, window or chunk):
-            _finite(t, names, velocity=qd, acceleration=qdd, jerk=qddd)
-            tau = robot.inverse_dynamics(q, qd, qdd, f_ext=f_ext, friction=friction)
-            _finite(t, names, torque=tau)
-            values = {"position": q, "velocity": qd, "acceleration": qdd, "effort": tau}
-            if qddd is not None:
-                values["jerk"] = qddd
-            scan.add(t, values)
-            env.add(t, tau)
-            if keep:
-                kept.append((t, q, qd, qdd, tau))
-            if out is not None:
-                out.write(sample_table(names, t, q, qd, qdd, tau, header=False))
-    except BaseException:
-        if out is not None:
-            out.close()
-            import os
-
-            os.unlink(csv)
-        raise
-    if out is not None:
-        out.close()
+    scan, env, kept = LimitScan(lim), Envelope(), ([] if keep else None)
+    with contextlib.ExitStack() as stack:
+        out = None if csv is None else stack.enter_context(open(csv, "w", encoding="utf-8", newline=""))
+        try:
+            _run(robot, chunks, smoothing, f_ext, friction, window or chunk, lim, scan, env, kept, out)
+        except BaseException:
+            stack.close()
+            if csv is not None:
+                os.unlink(csv)
+            raise
     scan.finish()
-    arrays = [np.concatenate(a) for a in zip(*kept)] if keep else [None] * 5
+    arrays = [np.concatenate(a) for a in zip(*kept)] if kept else [None] * 5
     return TrajectoryReport(getattr(robot, "name", type(robot).__name__), source, names, *arrays,
                             limits=lim, scan=scan, envelope=env)
+
+
+def _run(robot, chunks, smoothing, f_ext, friction: bool, window: int, lim: JointLimits, scan: LimitScan,
+         env: Envelope, kept: list, out) -> None:
+    """Differentiate, compute torques and scan every window; append to ``kept`` / write to ``out``."""
+    names = tuple(robot.joint_names)
+    jerk = bool(lim.checked("jerk").any())
+    if out is not None:
+        out.write(",".join(["time"] + [f"{j}{s}" for j in names for s in ("", "_vel", "_acc", "_tau")]) + "\n")
+    blocks = _validated(chunks, robot.dof, names)
+    for t, q, qd, qdd, qddd in differentiate_chunks(blocks, smoothing, jerk, window):
+        _finite(t, names, velocity=qd, acceleration=qdd, jerk=qddd)
+        tau = robot.inverse_dynamics(q, qd, qdd, f_ext=f_ext, friction=friction)
+        _finite(t, names, torque=tau)
+        values = {"position": q, "velocity": qd, "acceleration": qdd, "effort": tau}
+        if qddd is not None:
+            values["jerk"] = qddd
+        scan.add(t, values)
+        env.add(t, tau)
+        if kept is not None:
+            kept.append((t, q, qd, qdd, tau))
+        if out is not None:
+            out.write(sample_table(names, t, q, qd, qdd, tau, header=False))
 
 
 def _validated(chunks: Iterable, n: int, names: tuple) -> Iterator[tuple]:

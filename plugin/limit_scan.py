@@ -76,7 +76,7 @@ class LimitScan:
         self.samples += len(t)
         self.t_last = float(t[-1])
 
-    def finish(self) -> "LimitScan":
+    def finish(self) -> LimitScan:
         """Close intervals still open at the last sample; returns self."""
         for (quantity, i), (start, px, pe) in sorted(self._open.items(), key=lambda kv: kv[1][0]):
             self._close(quantity, i, start, self.t_last, px, pe)

@@ -86,9 +86,9 @@ def resolve_limits(robot, limits=None, margin: float = 1.0) -> JointLimits:
         base = {k: np.array(lim[k], dtype=float).reshape(n) if k in lim else np.full(n, np.inf) for k in KEYS}
         base["lower"] = np.array(lim["lower"], dtype=float).reshape(n) if "lower" in lim else np.full(n, -np.inf)
         flags, prior = joint_flags(robot), 1.0
-    user = dict(limits or {})
     if not isinstance(limits, (Mapping, type(None))):
-        raise ValueError(f"limits must be a mapping of {', '.join(KEYS)} to values, got {type(limits).__name__}")
+        raise TypeError(f"limits must be a mapping of {', '.join(KEYS)} to values, got {type(limits).__name__}")
+    user = dict(limits or {})
     margin = margin * _number("margin", user.pop("margin", 1.0), "every joint")
     if not 0 < margin <= 1:
         raise ValueError(f"margin must be in (0, 1] (a factor tightening every limit), got {margin:g}")

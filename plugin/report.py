@@ -191,7 +191,9 @@ class TrajectoryReport:
     def to_dict(self) -> dict:
         """JSON-ready dict: robot, source, ok, verdict, per-joint summaries, violations,
         unchecked pairs (inf -> None)."""
-        clean = lambda d: {k: (None if isinstance(v, float) and math.isinf(v) else v) for k, v in d.items()}  # noqa: E731
+        def clean(d: dict) -> dict:
+            return {k: (None if isinstance(v, float) and math.isinf(v) else v) for k, v in d.items()}
+
         return {"robot": self.robot, "source": self.source, "ok": self.ok, "complete": self.complete,
                 "verdict": self.verdict(), "margin": self.limits.margin,
                 "samples": int(self.samples), "t_start": self.t_start, "t_end": self.t_end,

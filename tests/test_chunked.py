@@ -4,6 +4,8 @@ whole table; absurd inputs are refused with one line."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -34,7 +36,7 @@ def split(rng, *arrays):
     T = len(arrays[0])
     cuts = np.unique(np.r_[0, np.cumsum(rng.integers(1, 700, T // 50 + 1)), T])
     cuts = cuts[cuts <= T]
-    return [tuple(a[i:j] for a in arrays) for i, j in zip(cuts[:-1], cuts[1:]) if j > i]
+    return [tuple(a[i:j] for a in arrays) for i, j in itertools.pairwise(cuts) if j > i]
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -83,7 +85,7 @@ def test_streamed_report_plots_from_its_envelope_and_writes_csv(panda, tmp_path)
     table = np.loadtxt(tmp_path / "s.csv", delimiter=",", skiprows=1)
     assert table.shape == (len(t), 1 + 4 * panda.dof)
     assert np.allclose(table[:, 4], whole.tau[:, 0], rtol=1e-8, atol=1e-8)
-    t0, t1, lo, hi = rep.envelope.arrays()
+    t0, _, lo, hi = rep.envelope.arrays()
     assert len(t0) <= 2 * rep.envelope.buckets + 1
     assert np.allclose(lo.min(0), whole.tau.min(0)) and np.allclose(hi.max(0), whole.tau.max(0))
     with pytest.raises(ValueError, match="streamed"):
