@@ -78,7 +78,12 @@ def parse_seconds(path: Path, rows: int = 50_000) -> float:
 
 def pin_rnea_seconds_per_sample(samples: int = 100_000) -> float | None:
     import importlib.util
+    import site
 
+    if importlib.util.find_spec("pinocchio") is None:  # a venv layered on a base one: its .pth not read
+        for p in list(sys.path):
+            if (Path(p) / "cmeel.pth").is_file():
+                site.addsitedir(p)
     if importlib.util.find_spec("pinocchio") is None:
         return None
     import pinocchio as pin
