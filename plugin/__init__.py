@@ -18,6 +18,7 @@ from composedyn.reference import MinimumJerk
 from composedyn.report import TrajectoryReport
 from composedyn.simulate import Simulation, simulate
 from composedyn.trajectory import check_trajectory
+from composedyn.chunked import check_chunks
 
 __all__ = [
     "ClosedChain",
@@ -31,6 +32,7 @@ __all__ = [
     "Simulation",
     "TrajectoryReport",
     "check_trajectory",
+    "check_chunks",
     "from_dh",
     "from_graph",
     "from_urdf",
