@@ -67,11 +67,14 @@ class LimitScan:
         for quantity, x in values.items():
             self.seen.add(quantity)
             lo, hi = self.limits.bounds(quantity)
-            with np.errstate(invalid="ignore"):  # inf - inf cannot occur: x is finite
-                e = np.maximum(x - hi, lo - x)
+            if not self.limits.checked(quantity).any():  # nothing to exceed: peaks only
+                e = None
+            else:
+                e = np.maximum(x - hi, lo - x)  # -inf on joints without a limit (x is finite)
             self._peaks(quantity, t, x, e)
-            self._intervals(quantity, t, x, e)
-            prev[quantity] = (e[-1].copy(), x[-1].copy())
+            if e is not None:
+                self._intervals(quantity, t, x, e)
+                prev[quantity] = (e[-1].copy(), x[-1].copy())
         self._prev = (float(t[-1]), prev)
         self.samples += len(t)
         self.t_last = float(t[-1])
@@ -90,7 +93,8 @@ class LimitScan:
         better = np.abs(x[k, cols]) > np.abs(self.peak[quantity])
         self.peak[quantity] = np.where(better, x[k, cols], self.peak[quantity])
         self.peak_t[quantity] = np.where(better, t[k], self.peak_t[quantity])
-        self.worst[quantity] = np.maximum(self.worst[quantity], e.max(axis=0))
+        if e is not None:
+            self.worst[quantity] = np.maximum(self.worst[quantity], e.max(axis=0))
         if quantity == "position":
             self.low = np.minimum(self.low, x.min(axis=0))
             self.high = np.maximum(self.high, x.max(axis=0))
