@@ -165,19 +165,22 @@ def differentiate_chunks(blocks: Iterable, smoothing: float | str = 0.0, jerk: b
     """
     smoothing = check_smoothing(smoothing)
     buf: list = []
-    rows, ctx, t0, ov, orders, kind = 0, 0, None, OVERLAP, (), None
+    rows, ctx, t0, ov, orders, kind = 0, 0, None, None, (), None
     for block in blocks:
         if kind is None:
             kind, t0 = len(block), block[0][0]
             orders = {2: (1, 2), 3: (1,), 4: ()}[kind]
             orders += (len(orders) + 1,) if jerk else ()
-            if len(block[0]) > 1:
-                ov = overlap_samples(smoothing, float(np.median(np.diff(block[0]))))
         if not orders:
             yield (*block, *([None] * (5 - len(block))))
             continue
         buf.append(block)
         rows += len(block[0])
+        if ov is None:  # context from the spacing of the first samples (at least 2, up to 1000)
+            if rows < max(2, min(chunk, 1000)):
+                continue
+            ts = np.concatenate([b[0] for b in buf])[:1000]
+            ov = overlap_samples(smoothing, float(np.median(np.diff(ts))))
         while rows - ctx >= chunk + ov:
             if smoothing == "gcv":
                 raise ValueError(f'smoothing="gcv" chooses lambda from the whole log: give a lambda > 0 '
