@@ -43,6 +43,8 @@ def plot_report(report, path) -> None:
     a joint without an effort limit is labelled "effort unchecked"."""
     Figure = require_matplotlib()
     fmt = plot_format(path)
+    if report.tau is None and report.envelope is None:
+        raise ValueError(f"{report.source}: the report keeps neither samples nor a torque envelope to plot")
     n = len(report.joint_names)
     fig = Figure(figsize=(8, 1.6 * n + 1))
     axes = fig.subplots(n, 1, sharex=True, squeeze=False)
