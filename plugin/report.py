@@ -159,11 +159,13 @@ class TrajectoryReport:
             return f"{len(self.violations) + self.omitted} limit violation(s)"
         return "within limits" if self.complete else "no checked limit exceeded, but some limits are unchecked"
 
-    def summary(self) -> str:
-        """A few human-readable lines (used by the CLI)."""
+    def summary(self, max_lines: int = 50) -> str:
+        """A few human-readable lines (used by the CLI): the verdict, up to ``max_lines``
+        violation intervals (all are in :meth:`to_json` and :meth:`violations_csv`), the
+        unchecked and unbounded quantities."""
         t0, t1 = self.t_start, self.t_end
         lines = [f"{self.source}: {self.verdict()} ({self.samples} samples, {t0:g}..{t1:g} s, robot {self.robot})"]
-        for v in self.violations:
+        for v in self.violations[:max_lines]:
             i = self.joint_names.index(v.joint)
             unit = self.limits.unit(v.quantity, i)
             if v.quantity == "position":
@@ -172,8 +174,12 @@ class TrajectoryReport:
                 rel = f"{abs(v.peak):.4g} >"
             lines.append(f"  {v.joint}: {v.quantity} {rel} {v.limit:.4g} {unit} "
                          f"from {v.start:.4g} s to {v.end:.4g} s (by {v.excess:.4g})")
+        hidden = max(len(self.violations) - max_lines, 0)
+        if hidden:
+            lines.append(f"  ... and {hidden} more violation interval(s) (all in the JSON and violations CSV)")
         if self.omitted:
-            lines.append(f"  ... and {self.omitted} more violation interval(s) not listed")
+            lines.append(f"  ... and {self.omitted} more violation interval(s) beyond the first "
+                         f"{len(self.violations)}, not kept")
         by_quantity: dict = {}
         for joint, q in self.unchecked:
             by_quantity.setdefault(q, []).append(joint)
