@@ -130,3 +130,19 @@ def test_cli_refuses_absurd_logs_with_one_line(panda, tmp_path, capsys):
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and name in err[0] and needle in err[0] and "nan" not in err[0]
         assert not (tmp_path / "r.json").exists()
+
+
+def test_given_velocities_and_accelerations_stream_like_arrays(panda):
+    rng = np.random.default_rng(7)
+    t, q = random_motion(rng, panda, 2500)
+    whole = cd.check_trajectory(panda, t, q)
+    qd, qdd = whole.qd, whole.qdd
+    limits = {"jerk": 50.0}
+    for given in ((q, qd), (q, qd, qdd)):
+        ref = cd.check_trajectory(panda, t, *given, limits=limits)
+        got = check_chunks(panda, split(rng, t, *given), limits=limits, chunk=300, keep=True)
+        assert np.array_equal(got.qd, ref.qd)
+        assert np.abs(got.qdd - ref.qdd).max() <= 1e-9 * np.abs(ref.qdd).max()
+        assert [(v.joint, v.quantity) for v in got.violations] == [(v.joint, v.quantity) for v in ref.violations]
+        assert np.allclose([v.start for v in got.violations], [v.start for v in ref.violations], rtol=0, atol=1e-9)
+        assert any(v.quantity == "jerk" for v in got.violations)
