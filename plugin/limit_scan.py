@@ -66,7 +66,8 @@ class LimitScan:
         prev = {}
         for quantity, x in values.items():
             self.seen.add(quantity)
-            lo, hi = self.limits.bounds(quantity)
+            x = np.ascontiguousarray(np.asarray(x, dtype=float).T)  # (n, T): per-joint rows are contiguous
+            lo, hi = (b[:, None] for b in self.limits.bounds(quantity))
             if not self.limits.checked(quantity).any():  # nothing to exceed: peaks only
                 e = None
             else:
@@ -74,7 +75,7 @@ class LimitScan:
             self._peaks(quantity, t, x, e)
             if e is not None:
                 self._intervals(quantity, t, x, e)
-                prev[quantity] = (e[-1].copy(), x[-1].copy())
+                prev[quantity] = (e[:, -1].copy(), x[:, -1].copy())
         self._prev = (float(t[-1]), prev)
         self.samples += len(t)
         self.t_last = float(t[-1])
@@ -88,27 +89,26 @@ class LimitScan:
         return self
 
     def _peaks(self, quantity: str, t, x, e) -> None:
-        cols = np.arange(x.shape[1])
-        k = np.argmax(np.abs(x), axis=0)
-        better = np.abs(x[k, cols]) > np.abs(self.peak[quantity])
-        self.peak[quantity] = np.where(better, x[k, cols], self.peak[quantity])
-        self.peak_t[quantity] = np.where(better, t[k], self.peak_t[quantity])
+        """x, e (n, T)."""
+        high, low = x.max(axis=1), x.min(axis=1)
+        for i in np.flatnonzero(np.maximum(high, -low) > np.abs(self.peak[quantity])):
+            k = int(np.argmax(np.abs(x[i])))
+            self.peak[quantity][i], self.peak_t[quantity][i] = x[i, k], t[k]
         if e is not None:
-            self.worst[quantity] = np.maximum(self.worst[quantity], e.max(axis=0))
+            self.worst[quantity] = np.maximum(self.worst[quantity], e.max(axis=1))
         if quantity == "position":
-            self.low = np.minimum(self.low, x.min(axis=0))
-            self.high = np.maximum(self.high, x.max(axis=0))
+            self.low, self.high = np.minimum(self.low, low), np.maximum(self.high, high)
 
     def _intervals(self, quantity: str, t, x, e) -> None:
-        over = e > 0
-        candidates = np.flatnonzero(over.any(axis=0))
+        """x, e (n, T)."""
+        candidates = np.flatnonzero((e > 0).any(axis=1))
         opened = [i for (q, i) in self._open if q == quantity]
         prev = self._prev[1].get(quantity) if self._prev is not None else None
         for i in sorted(set(candidates.tolist()) | set(opened)):
             if prev is not None:
-                tt, ee, xx = np.r_[self._prev[0], t], np.r_[prev[0][i], e[:, i]], np.r_[prev[1][i], x[:, i]]
+                tt, ee, xx = np.r_[self._prev[0], t], np.r_[prev[0][i], e[i]], np.r_[prev[1][i], x[i]]
             else:
-                tt, ee, xx = t, e[:, i], x[:, i]
+                tt, ee, xx = t, e[i], x[i]
             self._runs(quantity, i, tt, ee, xx)
 
     def _runs(self, quantity: str, i: int, t, e, x) -> None:
