@@ -30,8 +30,6 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-
 CHILD = r"""
 import io, contextlib, json, resource, sys, time, warnings
 warnings.simplefilter("ignore")
@@ -86,8 +84,7 @@ def pin_rnea_seconds_per_sample(samples: int = 100_000) -> float | None:
                 site.addsitedir(p)
     if importlib.util.find_spec("pinocchio") is None:
         return None
-    import pinocchio as pin
-    from pin_oracle import erd_urdf
+    from composedyn.testing.pinocchio_oracle import erd_urdf, pin
 
     urdf = erd_urdf("panda")
     model = pin.buildModelFromUrdf(urdf)

@@ -14,7 +14,7 @@ chatter at zero velocity.  ``smooth_friction=w`` replaces it by the
 regularised model tanh(qd / w) (w in rad/s or m/s); models without known
 Coulomb levels (a bare :class:`DynamicsModel`, mimic joints, closed chains)
 use their own ``forward_dynamics``.  A run that cannot advance stops with a
-RuntimeError after ``max_evaluations`` right-hand side evaluations or
+SimulationError (a RuntimeError) after ``max_evaluations`` right-hand side evaluations or
 ``timeout`` seconds of wall time, naming the time reached.
 """
 
@@ -28,6 +28,7 @@ from typing import Callable
 import numpy as np
 
 from composedyn.checks import joint_arrays
+from composedyn.errors import SimulationError
 from composedyn.protocol import DynamicsModel
 from composedyn.stick_slip import StickSlip
 from composedyn.trajectory import check_times
@@ -101,8 +102,14 @@ def simulate(robot: DynamicsModel, q0, qd0, t, torque=None, reference: Callable 
         "auto" (default) draws a bar on stderr when it is a terminal and the
         run lasts over a second.
     max_evaluations, timeout
-        Stop with a RuntimeError after this many right-hand side evaluations
-        or seconds of wall time (None: no time limit).
+        Stop after this many right-hand side evaluations or seconds of wall
+        time (None: no time limit).
+
+    Raises
+    ------
+    SimulationError
+        when the integrator gives up or the guard stops it before ``t[-1]``
+        (the message names the time reached).
     """
     from scipy.integrate import solve_ivp  # imported here: keeps `import composedyn` light
 
@@ -146,12 +153,12 @@ def simulate(robot: DynamicsModel, q0, qd0, t, torque=None, reference: Callable 
             sol = solve_ivp(rhs, (t[0], t[-1]), np.concatenate([q0, qd0]), method=method, t_eval=t,
                             rtol=rtol, atol=atol, max_step=max_step)
             if sol.status != 0:
-                raise RuntimeError(f"simulate: integration failed at t = {sol.t[-1]:g} s: {sol.message}")
+                raise SimulationError(f"simulate: integration failed at t = {sol.t[-1]:g} s: {sol.message}")
             q, qd, qdd, switches = sol.y[:n].T.copy(), sol.y[n:].T.copy(), None, 0
     except _Stop as stop:
         why = (f"{max_evaluations} right-hand side evaluations" if count[0] > max_evaluations
                else f"{timeout:g} s of wall time")
-        raise RuntimeError(f"simulate: stopped at t = {float(stop.args[0]):.6g} s of {t[-1]:g} s after {why}: "
+        raise SimulationError(f"simulate: stopped at t = {float(stop.args[0]):.6g} s of {t[-1]:g} s after {why}: "
                            "the dynamics are too stiff or chatter (raise max_evaluations/timeout, "
                            "or pass smooth_friction=width)") from None
     finally:
@@ -200,7 +207,7 @@ def _stick_slip(ss: StickSlip, q0, qd0, t, guard, solve_ivp, **options):
         events = ss.events()
         sol = solve_ivp(rhs, (ts, t[-1]), y, t_eval=t[k:], events=events or None, **options)
         if sol.status == -1:
-            raise RuntimeError(f"simulate: integration failed at t = {sol.t[-1] if sol.t.size else ts:g} s: "
+            raise SimulationError(f"simulate: integration failed at t = {sol.t[-1] if sol.t.size else ts:g} s: "
                                f"{sol.message}")
         for j in range(len(sol.t)):
             Y[k + j], QDD[k + j] = sol.y[:, j], ss.acceleration(sol.t[j], sol.y[:, j])
@@ -215,7 +222,7 @@ def _stick_slip(ss: StickSlip, q0, qd0, t, guard, solve_ivp, **options):
         at_rest[joints] = True  # and sliding joints whose velocity reached zero
         stalls = stalls + 1 if te <= ts else 0
         if stalls > 1000:
-            raise RuntimeError(f"simulate: stick-slip switching does not advance at t = {te:g} s")
+            raise SimulationError(f"simulate: stick-slip switching does not advance at t = {te:g} s")
         y, ts, switches = ss.settle(te, ye, at_rest, release), te, switches + 1
     return Y, QDD, switches
 
