@@ -136,7 +136,8 @@ def _validated(chunks: Iterable, n: int, names: tuple) -> Iterator[tuple]:
         for name, x in zip(("q", "qd", "qdd"), block[1:]):
             x = joint_array(name, x, n)
             if x.shape != (len(t), n):
-                raise ValueError(f"{name} has shape {x.shape} at sample {count}, expected ({len(t)}, {n}) = (len(t), dof)")
+                raise ValueError(f"{name} has shape {x.shape} at sample {count}, "
+                                 f"expected ({len(t)}, {n}) = (len(t), dof)")
             arrays.append(x)
         if len(t) == 0:
             continue

@@ -184,7 +184,8 @@ class TrajectoryReport:
         for joint, q in self.unchecked:
             by_quantity.setdefault(q, []).append(joint)
         if by_quantity:
-            lines.append("  UNCHECKED (no limit): " + "; ".join(f"{q} of {', '.join(js)}" for q, js in by_quantity.items()))
+            what = "; ".join(f"{q} of {', '.join(js)}" for q, js in by_quantity.items())
+            lines.append(f"  UNCHECKED (no limit): {what}")
         if self.unbounded:
             lines.append(f"  position unbounded (continuous joints): {', '.join(self.unbounded)}")
         missing = [q for q in OPTIONAL if not self.limits.checked(q).any()]
