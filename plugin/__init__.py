@@ -23,6 +23,7 @@ from composedyn.simulate import Simulation, simulate
 from composedyn.trajectory import check_trajectory
 from composedyn.identification import Identification, identify
 from composedyn.excitation import ExcitationTrajectory, excitation_trajectory
+from composedyn.chunked import check_chunks
 
 __all__ = [
     "ClosedChain",
@@ -43,6 +44,7 @@ __all__ = [
     "TrajectoryReport",
     "check_trajectory",
     "excitation_trajectory",
+    "check_chunks",
     "from_dh",
     "from_graph",
     "from_urdf",

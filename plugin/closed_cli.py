@@ -43,7 +43,7 @@ def _point(p) -> str:
 
 
 def check_closed_trajectory(chain: ClosedChain, t, q, qd=None, qdd=None, smoothing: float | str = 0.0,
-                            friction: bool = True, source: str = "<array>"):
+                            friction: bool = True, source: str = "<array>", limits=None):
     """:func:`composedyn.check_trajectory` for a closed chain's actuated joints q (T, k).
 
     The whole path is closed first (continuation from sample to sample), so a
@@ -65,7 +65,8 @@ def check_closed_trajectory(chain: ClosedChain, t, q, qd=None, qdd=None, smoothi
             chain._last = start
             raise ValueError(f"{source}: sample {s} (t = {t[s]:g} s): {str(e).split(': ', 1)[-1]}") from None
     chain._last = start
-    return check_trajectory(chain, t, qa, qd, qdd, smoothing=smoothing, friction=friction, source=source)
+    return check_trajectory(chain, t, qa, qd, qdd, smoothing=smoothing, friction=friction, source=source,
+                            limits=limits)
 
 
 def demo_reference(model, duration: float = 2.0, amplitude: float = 0.2):

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from composedyn.trajectory_csv import _check_times, _numbers
 
 MIN_SAMPLES = 50  # fewer samples cannot support a filter, its trimmed edges and a fit
 MOVE_MIN = 1e-3  # rad or m: a joint whose logged range stays below this never moved
@@ -116,3 +115,26 @@ def check_logs(logs: list, joint_names) -> None:
     still = [f"{j} (range {s:.2g})" for j, s in zip(joint_names, span) if s < MOVE_MIN]
     if still:
         raise ValueError(f"joint(s) never move in the logs, their parameters are unidentifiable: {', '.join(still)}")
+
+
+def _numbers(path: str, header: list, rows: list) -> np.ndarray:
+    """The numeric table (T, columns); errors name the line and column."""
+    data = np.empty((len(rows), len(header)))
+    for r, (line, row) in enumerate(rows):
+        if len(row) != len(header):
+            raise ValueError(f"{path}: line {line}: {len(row)} fields, the header has {len(header)}")
+        for c, cell in enumerate(row):
+            try:
+                x = float(cell)
+            except ValueError:
+                raise ValueError(f"{path}: line {line}, column {header[c].strip()!r}: not a number: {cell!r}") from None
+            if not np.isfinite(x):
+                raise ValueError(f"{path}: line {line}, column {header[c].strip()!r}: {cell.strip()} is not finite")
+            data[r, c] = x
+    return data
+
+
+def _check_times(path: str, t: np.ndarray, lines: list) -> None:
+    for k in np.flatnonzero(np.diff(t) <= 0) + 1:
+        what = "duplicate time" if t[k] == t[k - 1] else "time goes backwards:"
+        raise ValueError(f"{path}: line {lines[k]}: {what} {t[k]:g} after {t[k - 1]:g} (line {lines[k - 1]})")

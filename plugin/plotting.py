@@ -32,31 +32,49 @@ def plot_format(path) -> str:
     return fmt
 
 
+STRIPS = {"position": ("tab:purple", 0.00), "velocity": ("tab:orange", 0.08), "acceleration": ("tab:brown", 0.16),
+          "jerk": ("tab:gray", 0.24)}  # violations of quantities other than effort: strips along the bottom
+
+
 def plot_report(report, path) -> None:
-    """One panel per joint: tau(t), the +-effort band, effort violations shaded red,
-    velocity violations as an orange strip along the bottom."""
+    """One panel per joint: tau(t) (or its min/max envelope for a streamed check), the
+    +-effort band, effort violations shaded red, other violations as coloured strips
+    along the bottom (position purple, velocity orange, acceleration brown, jerk grey);
+    a joint without an effort limit is labelled "effort unchecked"."""
     Figure = require_matplotlib()
     fmt = plot_format(path)
+    if report.tau is None and report.envelope is None:
+        raise ValueError(f"{report.source}: the report keeps neither samples nor a torque envelope to plot")
     n = len(report.joint_names)
     fig = Figure(figsize=(8, 1.6 * n + 1))
     axes = fig.subplots(n, 1, sharex=True, squeeze=False)
-    t = report.t
+    env = None if report.tau is not None else report.envelope.arrays()
     for i, (ax, name) in enumerate(zip(axes[:, 0], report.joint_names)):
         lim = report.effort[i]
         if np.isfinite(lim):
             ax.axhspan(-lim, lim, color="tab:green", alpha=0.12, lw=0)
             ax.axhline(lim, color="tab:green", lw=0.8)
             ax.axhline(-lim, color="tab:green", lw=0.8)
-        ax.plot(t, report.tau[:, i], color="tab:blue", lw=1.2)
+        else:
+            ax.text(0.99, 0.95, "effort unchecked (no limit)", transform=ax.transAxes, ha="right", va="top",
+                    fontsize=7, color="tab:red")
+        if env is None:
+            ax.plot(report.t, report.tau[:, i], color="tab:blue", lw=1.2)
+        else:
+            tm = 0.5 * (env[0] + env[1])
+            ax.fill_between(tm, env[2][:, i], env[3][:, i], color="tab:blue", lw=0.8, alpha=0.8)
         for v in report.violations:
-            if v.joint == name and v.quantity == "effort":
+            if v.joint != name:
+                continue
+            if v.quantity == "effort":
                 ax.axvspan(v.start, v.end, color="tab:red", alpha=0.3, lw=0)
-            elif v.joint == name:  # velocity: a strip along the bottom
-                ax.axvspan(v.start, v.end, ymin=0.0, ymax=0.08, color="tab:orange", alpha=0.8, lw=0)
-        ax.set_ylabel(f"{name}\n[N m]", fontsize=8)
+            else:
+                color, y0 = STRIPS[v.quantity]
+                ax.axvspan(v.start, v.end, ymin=y0, ymax=y0 + 0.07, color=color, alpha=0.8, lw=0)
+        ax.set_ylabel(f"{name}\n[{report.limits.unit('effort', i)}]", fontsize=8)
     axes[-1, 0].set_xlabel("time [s]")
-    fig.suptitle(f"{report.robot}: {report.source} ({'ok' if report.ok else 'limits exceeded'})\n"
-                 "torque (blue), effort band (green), effort exceeded (red), velocity exceeded (orange strip)",
-                 fontsize=9)
+    fig.suptitle(f"{report.robot}: {report.source} ({report.verdict()})\n"
+                 "torque (blue), effort band (green), effort exceeded (red); strips: position (purple), "
+                 "velocity (orange),\nacceleration (brown), jerk (grey) exceeded", fontsize=8)
     fig.tight_layout()
     write_atomic(path, lambda tmp: fig.savefig(tmp, format=fmt, dpi=90))

@@ -1,14 +1,27 @@
 """Forward simulation of a dynamics model with :func:`scipy.integrate.solve_ivp`.
 
 The state is (q, qd); each right-hand side call evaluates the applied torque
-and ``robot.forward_dynamics``.  Written against :class:`DynamicsModel` only,
-so constrained models (mimic joints, closed chains) simulate the same way;
-a model may also offer ``project(q, qd) -> (q, qd)``, applied to every
-output sample to remove constraint drift.
+and the dynamics.  Written against :class:`DynamicsModel` only, so
+constrained models (mimic joints, closed chains) simulate the same way; a
+model may also offer ``project(q, qd) -> (q, qd)``, applied to every output
+sample to remove constraint drift.
+
+Coulomb friction: a :class:`composedyn.Robot` whose joints have Coulomb
+friction is integrated with the event-driven stick-slip model of
+:mod:`composedyn.stick_slip` (joints at rest stay stuck while the static
+friction can hold them), so ``friction * sgn(qd)`` never makes the integrator
+chatter at zero velocity.  ``smooth_friction=w`` replaces it by the
+regularised model tanh(qd / w) (w in rad/s or m/s); models without known
+Coulomb levels (a bare :class:`DynamicsModel`, mimic joints, closed chains)
+use their own ``forward_dynamics``.  A run that cannot advance stops with a
+SimulationError (a RuntimeError) after ``max_evaluations`` right-hand side evaluations or
+``timeout`` seconds of wall time, naming the time reached.
 """
 
 from __future__ import annotations
 
+import sys
+import time
 from dataclasses import dataclass
 from typing import Callable
 
@@ -17,7 +30,10 @@ import numpy as np
 from composedyn.checks import joint_arrays
 from composedyn.errors import SimulationError
 from composedyn.protocol import DynamicsModel
+from composedyn.stick_slip import StickSlip
 from composedyn.trajectory import check_times
+
+MAX_EVALUATIONS = 1_000_000  # right-hand side evaluations before a run is stopped
 
 
 @dataclass(frozen=True)
@@ -28,7 +44,9 @@ class Simulation:
     offers ``energy(q, qd)``, else None).  ``energy_drift``: for unactuated
     runs (no torque, no external wrench), max |E(t) - E(0)| divided by
     max(|E(0)|, max kinetic energy); None otherwise.  ``nfev``: right-hand
-    side evaluations.
+    side evaluations.  ``friction_model``: "stick-slip", "smooth" (tanh),
+    "sign" (sgn(qd), no sticking), "model" (the model's own forward dynamics) or
+    "none"; ``switches``: stick-slip mode changes.
     """
 
     t: np.ndarray
@@ -39,12 +57,19 @@ class Simulation:
     energy: np.ndarray | None
     energy_drift: float | None
     nfev: int
+    friction_model: str = "model"
+    switches: int = 0
+
+
+class _Stop(Exception):
+    pass
 
 
 def simulate(robot: DynamicsModel, q0, qd0, t, torque=None, reference: Callable | None = None,
              f_ext=None, friction: bool = True, smooth_friction: float | None = None,
              method: str = "DOP853", rtol: float = 1e-8, atol: float = 1e-10,
-             max_step: float = np.inf, progress: Callable[[float], None] | None = None) -> Simulation:
+             max_step: float = np.inf, progress: Callable[[float], None] | str | None = "auto",
+             max_evaluations: int = MAX_EVALUATIONS, timeout: float | None = None) -> Simulation:
     """Integrate the equations of motion from (q0, qd0) and sample at times t.
 
     Parameters
@@ -64,18 +89,27 @@ def simulate(robot: DynamicsModel, q0, qd0, t, torque=None, reference: Callable 
     f_ext : mapping or callable, optional
         Link name -> world wrench (6,) at the link's centre of mass, or
         ``f_ext(t, q, qd) -> mapping``.
-    friction, smooth_friction
-        As in :meth:`Robot.forward_dynamics` (``smooth_friction`` avoids
-        chattering of Coulomb friction at zero velocity).
+    friction : bool
+        Joint friction (viscous and Coulomb) on or off.
+    smooth_friction : float, optional
+        None (default): Coulomb friction by the stick-slip model (see the module
+        docstring); w > 0: the regularised model tanh(qd / w), w in rad/s or m/s;
+        0: friction * sgn(qd) with sgn(0) = 0 (no static friction; may chatter).
     method, rtol, atol, max_step
         Passed to :func:`scipy.integrate.solve_ivp`.
-    progress : callable, optional
-        Called with the fraction (0..1) of the time span integrated so far.
+    progress : callable, "auto" or None
+        Called with the fraction (0..1) of the time span integrated so far;
+        "auto" (default) draws a bar on stderr when it is a terminal and the
+        run lasts over a second.
+    max_evaluations, timeout
+        Stop after this many right-hand side evaluations or seconds of wall
+        time (None: no time limit).
 
     Raises
     ------
     SimulationError
-        when the integrator gives up before ``t[-1]`` (the message names the time reached).
+        when the integrator gives up or the guard stops it before ``t[-1]``
+        (the message names the time reached).
     """
     from scipy.integrate import solve_ivp  # imported here: keeps `import composedyn` light
 
@@ -88,28 +122,55 @@ def simulate(robot: DynamicsModel, q0, qd0, t, torque=None, reference: Callable 
         raise ValueError(f"q0 and qd0 must have shape ({n},), got {q0.shape}")
     tau_fn = _torque_function(torque, reference, n)
     fext_fn = f_ext if callable(f_ext) else (lambda tt, q, qd: f_ext)
+    levels = joint_friction(robot) if friction and smooth_friction is None else None
+    stick = levels is not None and bool(np.any(levels[0] > 0))
     kw = {} if smooth_friction is None else {"smooth_friction": smooth_friction}
-
     span = t[-1] - t[0]
+    report, bar = _progress(progress)
+    count, start = [0], time.monotonic()
 
-    def rhs(tt, y):
-        if progress is not None:
-            progress((tt - t[0]) / span)
-        q, qd = y[:n], y[n:]
-        qdd = robot.forward_dynamics(q, qd, tau_fn(tt, q, qd), f_ext=fext_fn(tt, q, qd), friction=friction, **kw)
-        return np.concatenate([qd, qdd])
+    def guard(tt):
+        count[0] += 1
+        if count[0] > max_evaluations or (timeout is not None and time.monotonic() - start > timeout):
+            raise _Stop(tt)
+        if report is not None:
+            report((tt - t[0]) / span)
 
-    sol = solve_ivp(rhs, (t[0], t[-1]), np.concatenate([q0, qd0]), method=method, t_eval=t,
-                    rtol=rtol, atol=atol, max_step=max_step)
-    if sol.status != 0:
-        raise SimulationError(f"simulate: integration failed at t = {sol.t[-1]:g} s: {sol.message}")
-    q, qd = sol.y[:n].T.copy(), sol.y[n:].T.copy()
+    try:
+        if stick:
+            ss = StickSlip(robot, *levels, tau_fn, fext_fn)
+            y, qdd, switches = _stick_slip(ss, q0, qd0, t, guard, solve_ivp, method=method, rtol=rtol, atol=atol,
+                                           max_step=max_step)
+            q, qd = y[:, :n].copy(), y[:, n:].copy()
+        else:
+            def rhs(tt, y):
+                guard(tt)
+                q, qd = y[:n], y[n:]
+                qdd = robot.forward_dynamics(q, qd, tau_fn(tt, q, qd), f_ext=fext_fn(tt, q, qd), friction=friction,
+                                             **kw)
+                return np.concatenate([qd, qdd])
+
+            sol = solve_ivp(rhs, (t[0], t[-1]), np.concatenate([q0, qd0]), method=method, t_eval=t,
+                            rtol=rtol, atol=atol, max_step=max_step)
+            if sol.status != 0:
+                raise SimulationError(f"simulate: integration failed at t = {sol.t[-1]:g} s: {sol.message}")
+            q, qd, qdd, switches = sol.y[:n].T.copy(), sol.y[n:].T.copy(), None, 0
+    except _Stop as stop:
+        why = (f"{max_evaluations} right-hand side evaluations" if count[0] > max_evaluations
+               else f"{timeout:g} s of wall time")
+        raise SimulationError(f"simulate: stopped at t = {float(stop.args[0]):.6g} s of {t[-1]:g} s after {why}: "
+                           "the dynamics are too stiff or chatter (raise max_evaluations/timeout, "
+                           "or pass smooth_friction=width)") from None
+    finally:
+        if bar is not None:
+            bar.close()
     project = getattr(robot, "project", None)
     if callable(project):
         q, qd = project(q, qd)
     tau = np.array([tau_fn(tt, a, b) for tt, a, b in zip(t, q, qd)]).reshape(len(t), n)
-    qdd = np.array([robot.forward_dynamics(a, b, c, f_ext=fext_fn(tt, a, b), friction=friction, **kw)
-                    for tt, a, b, c in zip(t, q, qd, tau)])
+    if qdd is None:
+        qdd = np.array([robot.forward_dynamics(a, b, c, f_ext=fext_fn(tt, a, b), friction=friction, **kw)
+                        for tt, a, b, c in zip(t, q, qd, tau)])
     energy_fn = getattr(robot, "energy", None)
     energy = np.asarray(energy_fn(q, qd), float) if callable(energy_fn) else None
     drift = None
@@ -117,7 +178,65 @@ def simulate(robot: DynamicsModel, q0, qd0, t, torque=None, reference: Callable 
         kinetic = getattr(robot, "kinetic_energy", None)
         t_max = float(np.max(kinetic(q, qd))) if callable(kinetic) else 0.0
         drift = float(np.max(np.abs(energy - energy[0])) / max(abs(energy[0]), t_max, 1e-300))
-    return Simulation(t, q, qd, qdd, tau, energy, drift, int(sol.nfev))
+    model = ("stick-slip" if stick else "none" if not friction else "model" if not kw
+             else "sign" if not smooth_friction else "smooth")
+    return Simulation(t, q, qd, qdd, tau, energy, drift, int(count[0]), model, switches)
+
+
+def joint_friction(robot) -> tuple[np.ndarray, np.ndarray] | None:
+    """(Coulomb levels, viscous coefficients) (n,) of a model whose joints are exactly its
+    compiled model's joints (a Robot without mimic joints), else None."""
+    model = getattr(robot, "model", None)
+    if model is None or tuple(getattr(model, "joint_names", ())) != tuple(robot.joint_names):
+        return None
+    return np.asarray(model.friction, float), np.asarray(model.damping, float)
+
+
+def _stick_slip(ss: StickSlip, q0, qd0, t, guard, solve_ivp, **options):
+    """Integrate mode by mode; returns (y (T, 2n), qdd (T, n), number of switches)."""
+    n = ss.n
+    Y, QDD = np.empty((len(t), 2 * n)), np.empty((len(t), n))
+    y = ss.settle(t[0], np.concatenate([q0, qd0]), qd0 == 0)
+    Y[0], QDD[0], k, ts, switches, stalls = y, ss.acceleration(t[0], y), 1, t[0], 0, 0
+
+    def rhs(tt, yy):
+        guard(tt)
+        return ss.rhs(tt, yy)
+
+    while k < len(t):
+        events = ss.events()
+        sol = solve_ivp(rhs, (ts, t[-1]), y, t_eval=t[k:], events=events or None, **options)
+        if sol.status == -1:
+            raise SimulationError(f"simulate: integration failed at t = {sol.t[-1] if sol.t.size else ts:g} s: "
+                               f"{sol.message}")
+        for j in range(len(sol.t)):
+            Y[k + j], QDD[k + j] = sol.y[:, j], ss.acceleration(sol.t[j], sol.y[:, j])
+        k += len(sol.t)
+        if sol.status != 1:
+            break
+        fired = [j for j, e in enumerate(sol.t_events) if len(e)]
+        te, ye = sol.t_events[fired[0]][0], sol.y_events[fired[0]][0]
+        joints = np.flatnonzero(ss.F > 0)[fired]
+        release = [i for i in joints if ss.stuck[i]]  # holding torque reached the friction level
+        at_rest = ss.stuck.copy()
+        at_rest[joints] = True  # and sliding joints whose velocity reached zero
+        stalls = stalls + 1 if te <= ts else 0
+        if stalls > 1000:
+            raise SimulationError(f"simulate: stick-slip switching does not advance at t = {te:g} s")
+        y, ts, switches = ss.settle(te, ye, at_rest, release), te, switches + 1
+    return Y, QDD, switches
+
+
+def _progress(progress):
+    """(callback, bar to close) for the ``progress`` argument."""
+    if progress != "auto":
+        return progress, None
+    if not getattr(sys.stderr, "isatty", lambda: False)():
+        return None, None
+    from composedyn.progress import Progress
+
+    bar = Progress(1000, "simulating", delay=1.0)
+    return (lambda f: bar.update(1000 * f)), bar
 
 
 def _torque_function(torque, reference, n: int) -> Callable:

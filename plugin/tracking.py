@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from composedyn.controller import ComputedTorqueController
+from composedyn.limits import resolve_limits
 from composedyn.report import TrajectoryReport
 from composedyn.simulate import Simulation, simulate
 
@@ -29,13 +30,15 @@ class Tracking:
 
 def track(robot, reference, t, kp: float = 100.0, kd: float | None = None, mismatch: float = 0.0,
           saturate: bool = False, offset: float = 0.0, seed: int = 0, source: str = "<tracking>",
-          **sim_kwargs) -> Tracking:
+          limits=None, **sim_kwargs) -> Tracking:
     """Simulate ``robot`` under computed-torque control towards ``reference``.
 
     The controller uses ``robot.perturbed(mismatch, seed)`` when ``mismatch``
     > 0 (saturating at the true robot's effort limits if ``saturate``); the
     run starts ``offset`` (rad or m, every joint) away from the reference at
-    rest.  ``kd`` defaults to 2 sqrt(kp) (critical damping).
+    rest.  ``kd`` defaults to 2 sqrt(kp) (critical damping).  ``limits``: the report's
+    limits (a :class:`composedyn.limits.JointLimits` or mapping, see
+    :func:`composedyn.limits.resolve_limits`; default the robot's).
     """
     kd = 2.0 * np.sqrt(kp) if kd is None else kd
     model = robot.perturbed(mismatch, seed) if mismatch > 0 else robot
@@ -43,7 +46,6 @@ def track(robot, reference, t, kp: float = 100.0, kd: float | None = None, misma
     t = np.asarray(t, dtype=float)
     q0 = reference(t[0])[0] + offset
     sim = simulate(robot, q0, np.zeros(robot.dof), t, torque=ctrl, reference=reference, **sim_kwargs)
-    lim = robot.limits
     report = TrajectoryReport(robot.name, source, robot.joint_names, sim.t, sim.q, sim.qd, sim.qdd, sim.tau,
-                              lim["effort"], lim["velocity"])
+                              limits=resolve_limits(robot, limits))
     return Tracking(sim, report, np.abs(reference(sim.t)[0] - sim.q))

@@ -1,24 +1,33 @@
-"""Read a joint trajectory from CSV, with one-line errors naming file, line and column.
+"""Read a joint trajectory from CSV in blocks, with one-line errors naming file, line and column.
 
 Format: a header row, then one row per sample.  Columns: ``time`` (or ``t``,
 seconds, strictly increasing), one column per joint named as in
 ``robot.joint_names`` (positions, rad or m), and optionally ``<joint>_vel``
-and ``<joint>_acc`` for *every* joint.  ``<joint>_tau`` columns are ignored,
-so the table written by ``TrajectoryReport.to_csv`` reads back.  Lines
-starting with ``#`` and blank lines are skipped.
+and ``<joint>_acc`` for *every* joint.  ``<joint>_tau`` and
+``<joint>_effort`` columns (computed or measured torques) are ignored, so the
+table written by ``TrajectoryReport.to_csv`` reads back.  Lines starting with
+``#`` and blank lines are skipped.
+
+Numbers are parsed by :func:`numpy.loadtxt` (its C parser) ``BLOCK`` rows at a
+time, so memory does not grow with the file (:func:`csv_chunks`); when a block
+does not parse or holds a bad value, the file is scanned line by line once to
+name the first offending line and column.
 """
 
 from __future__ import annotations
 
 import csv
+import warnings
 from dataclasses import dataclass
+from typing import Iterator
 
 import numpy as np
 
 from composedyn.trajectory import MIN_SAMPLES
 
 SUFFIXES = ("", "_vel", "_acc")
-IGNORED = ("_tau",)
+IGNORED = ("_tau", "_effort")
+BLOCK = 50_000  # rows parsed at a time
 
 
 @dataclass(frozen=True)
@@ -33,15 +42,63 @@ class TrajectoryFile:
 
 
 def read_trajectory_csv(path, joint_names, dependent=()) -> TrajectoryFile:
-    """Parse ``path`` for a robot with ``joint_names``; ValueError (one line) on bad input.
+    """Parse all of ``path`` for a robot with ``joint_names``; ValueError (one line) on bad input.
 
     ``dependent``: mimic joint names, rejected with a specific message.
     """
+    blocks = list(csv_chunks(path, joint_names, dependent))
+    cols = [np.concatenate(c) for c in zip(*blocks)]
+    cols += [None] * (4 - len(cols))
+    return TrajectoryFile(str(path), *cols)
+
+
+def csv_chunks(path, joint_names, dependent=(), rows: int = BLOCK) -> Iterator[tuple]:
+    """Blocks ``(t, q)``, ``(t, q, qd)`` or ``(t, q, qd, qdd)`` of at most ``rows`` samples of ``path``.
+
+    The header is checked now (ValueError); the numbers as the blocks are read.
+    """
     path = str(path)
+    header_line, header = _header(path)
+    cols = _columns(path, header, tuple(joint_names), tuple(dependent))
+    use = [cols["time"]] + [int(k) for s in SUFFIXES if cols[s] is not None for k in cols[s]]
+    n = len(joint_names)
+    return _blocks(path, header_line, header, use, n, rows)
+
+
+def _blocks(path: str, header_line: int, header: list, use: list, n: int, rows: int) -> Iterator[tuple]:
+    parts = (len(use) - 1) // n
+    need = 2 if parts == 3 else MIN_SAMPLES
+    count, last = 0, None
+    with open(path, encoding="utf-8-sig") as f:
+        for _ in range(header_line):
+            f.readline()
+        while True:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # "input contained no data" at the end
+                    data = np.loadtxt(f, delimiter=",", comments="#", usecols=use, max_rows=rows, ndmin=2)
+            except (ValueError, UnicodeDecodeError) as e:
+                _diagnose(path, header)
+                raise ValueError(f"{path}: not a readable CSV table: {str(e).splitlines()[0]}") from None
+            if len(data) == 0:
+                break
+            t = data[:, 0]
+            if not np.isfinite(data).all() or (last is not None and t[0] <= last) or np.any(np.diff(t) <= 0):
+                _diagnose(path, header)
+            count, last = count + len(t), t[-1]
+            yield (t,) + tuple(np.ascontiguousarray(data[:, 1 + k * n:1 + (k + 1) * n]) for k in range(parts))
+    if count < need:
+        what = "to differentiate positions (or give _vel and _acc columns)" if need > 2 else ""
+        raise ValueError(f"{path}: {count} sample(s), need at least {need} {what}".rstrip())
+
+
+def _header(path: str) -> tuple[int, list]:
+    """(number of lines up to and including the header, header names)."""
     try:
         with open(path, newline="", encoding="utf-8-sig") as f:  # tolerate a byte-order mark
-            rows = [(k, r) for k, r in enumerate(csv.reader(f), start=1)
-                    if r and any(c.strip() for c in r) and not r[0].lstrip().startswith("#")]
+            for k, line in enumerate(f, start=1):
+                if line.strip() and not line.lstrip().startswith("#"):
+                    return k, [c.strip() for c in next(csv.reader([line]))]
     except UnicodeDecodeError:
         raise ValueError(f"{path}: not a UTF-8 text (CSV) file") from None
     except FileNotFoundError:
@@ -52,19 +109,7 @@ def read_trajectory_csv(path, joint_names, dependent=()) -> TrajectoryFile:
         raise ValueError(f"{path}: cannot read: {e.strerror}") from None
     except csv.Error as e:
         raise ValueError(f"{path}: not a readable CSV file: {e}") from None
-    if not rows:
-        raise ValueError(f"{path}: empty file, expected a header row (time, joint names)")
-    header_line, header = rows[0]
-    cols = _columns(path, [c.strip() for c in header], tuple(joint_names), tuple(dependent))
-    data = _numbers(path, header, rows[1:])
-    t = data[:, cols["time"]]
-    _check_times(path, t, [k for k, _ in rows[1:]])
-    arrays = {s: (None if cols[s] is None else data[:, cols[s]]) for s in SUFFIXES}
-    need = 2 if arrays["_vel"] is not None and arrays["_acc"] is not None else MIN_SAMPLES
-    if len(t) < need:
-        what = "to differentiate positions (or give _vel and _acc columns)" if need > 2 else ""
-        raise ValueError(f"{path}: {len(t)} sample(s), need at least {need} {what}".rstrip())
-    return TrajectoryFile(path, t, arrays[""], arrays["_vel"], arrays["_acc"])
+    raise ValueError(f"{path}: empty file, expected a header row (time, joint names)")
 
 
 def _columns(path: str, header: list, joints: tuple, dependent: tuple) -> dict:
@@ -94,27 +139,37 @@ def _columns(path: str, header: list, joints: tuple, dependent: tuple) -> dict:
         if missing:
             raise ValueError(f"{path}: missing column(s) {', '.join(missing)}")
         out[s] = np.array([where[j + s] for j in joints])
+    if out["_acc"] is not None and out["_vel"] is None:
+        raise ValueError(f"{path}: _acc columns need _vel columns too")
     return out
 
 
-def _numbers(path: str, header: list, rows: list) -> np.ndarray:
-    """The numeric table (T, columns); errors name the line and column."""
-    data = np.empty((len(rows), len(header)))
-    for r, (line, row) in enumerate(rows):
-        if len(row) != len(header):
-            raise ValueError(f"{path}: line {line}: {len(row)} fields, the header has {len(header)}")
-        for c, cell in enumerate(row):
-            try:
-                x = float(cell)
-            except ValueError:
-                raise ValueError(f"{path}: line {line}, column {header[c].strip()!r}: not a number: {cell!r}") from None
-            if not np.isfinite(x):
-                raise ValueError(f"{path}: line {line}, column {header[c].strip()!r}: {cell.strip()} is not finite")
-            data[r, c] = x
-    return data
-
-
-def _check_times(path: str, t: np.ndarray, lines: list) -> None:
-    for k in np.flatnonzero(np.diff(t) <= 0) + 1:
-        what = "duplicate time" if t[k] == t[k - 1] else "time goes backwards:"
-        raise ValueError(f"{path}: line {lines[k]}: {what} {t[k]:g} after {t[k - 1]:g} (line {lines[k - 1]})")
+def _diagnose(path: str, header: list) -> None:
+    """Scan ``path`` line by line (streaming) and raise a ValueError naming the first bad
+    line and column: field count, not a number, not finite, time not increasing."""
+    tcol = next(k for k, c in enumerate(header) if c in ("time", "t"))
+    last = None
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as f:
+            rows = ((k, r) for k, r in enumerate(csv.reader(f), start=1)
+                    if r and any(c.strip() for c in r) and not r[0].lstrip().startswith("#"))
+            next(rows)  # the header
+            for line, row in rows:
+                if len(row) != len(header):
+                    raise ValueError(f"{path}: line {line}: {len(row)} fields, the header has {len(header)}")
+                for c, cell in enumerate(row):
+                    try:
+                        x = float(cell)
+                    except ValueError:
+                        raise ValueError(f"{path}: line {line}, column {header[c]!r}: not a number: {cell!r}") from None
+                    if not np.isfinite(x):
+                        raise ValueError(f"{path}: line {line}, column {header[c]!r}: {cell.strip()} is not finite")
+                t = float(row[tcol])
+                if last is not None and t <= last[1]:
+                    what = "duplicate time" if t == last[1] else "time goes backwards:"
+                    raise ValueError(f"{path}: line {line}: {what} {t:g} after {last[1]:g} (line {last[0]})")
+                last = (line, t)
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a UTF-8 text (CSV) file") from None
+    except csv.Error as e:
+        raise ValueError(f"{path}: not a readable CSV file: {e}") from None

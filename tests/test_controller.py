@@ -50,7 +50,10 @@ def test_bad_gains(kp, kd, match):
 def test_exact_model_tracking_converges_along_the_error_dynamics(robot):
     motion = demo_motion(robot, 1.0, fraction=0.5)
     t = np.linspace(0.0, 2.0, 81)
-    run = track(robot, motion, t, kp=KP, kd=KD, offset=0.05, rtol=1e-10, atol=1e-12)
+    # friction sgn(qd) in the plant, as in the controller's model: the closed form needs the
+    # controller to cancel friction exactly, which static friction (joints sticking when a
+    # velocity reverses under a small torque, simulate's default) does not allow
+    run = track(robot, motion, t, kp=KP, kd=KD, offset=0.05, rtol=1e-10, atol=1e-12, smooth_friction=0)
     # e'' + 20 e' + 100 e = 0 from e(0) = -0.05, e'(0) = 0:  e = -0.05 (1 + 10 t) exp(-10 t)
     closed_form = 0.05 * (1 + 10 * t) * np.exp(-10 * t)
     assert np.abs(run.error - closed_form[:, None]).max() < 1e-6

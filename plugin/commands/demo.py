@@ -1,7 +1,8 @@
 """``composedyn demo``: the main job end to end on a bundled robot.
 
-Generates a minimum-jerk motion, checks its torques against the limits (and
-the same motion six times faster, which exceeds them), tracks it in
+Generates a minimum-jerk motion, checks it against the joint limits (and
+the same motion six times faster, which exceeds them; limits the robot does
+not give are reported as unchecked), tracks it in
 simulation with a computed-torque controller built on the exact model and on
 a model with 10 % mass error, prints a short summary, and writes a plot when
 matplotlib is installed.
@@ -53,8 +54,10 @@ def run(args) -> int:
             t = np.linspace(0.0, motion.duration, 301)
             report = cd.check_trajectory(robot, t, motion(t)[0], source=f"motion in {motion.duration:g} s")
             checks.append(report)
-            lines.append(report.summary().splitlines()[0])
+            summary = report.summary().splitlines()
+            lines.append(summary[0])
             lines.append("  " + _peaks(report))
+            lines += [ln for ln in summary if ln.lstrip().startswith(("UNCHECKED", "position unbounded"))]
         motion = demo_motion(robot, args.duration, fraction=0.5)
         t = np.linspace(0.0, motion.duration + 0.5, 101)
         for step, mismatch in enumerate((0.0, 0.1), start=1):
@@ -75,9 +78,9 @@ def run(args) -> int:
 def _peaks(report) -> str:
     """Peak |torque| / effort limit per joint, and which joints exceed which limit."""
     ratios = ", ".join(f"{j.joint} {abs(j.peak_torque) / j.effort_limit:.0%}" if j.effort_limit < float("inf")
-                       else f"{j.joint} {abs(j.peak_torque):.3g} N m (no limit)" for j in report.joints)
+                       else f"{j.joint} {abs(j.peak_torque):.3g} N m (unchecked)" for j in report.joints)
     text = f"peak torque (share of the effort limit): {ratios}"
-    for kind in ("effort", "velocity"):
+    for kind in ("position", "velocity", "acceleration", "jerk", "effort"):
         joints = sorted({v.joint for v in report.violations if v.quantity == kind})
         if joints:
             text += f"\n  {kind} limit exceeded on {', '.join(joints)}"

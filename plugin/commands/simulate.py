@@ -7,7 +7,8 @@ Exit status: 0 within limits, 1 when a limit is exceeded, 2 for bad input.
 
 from __future__ import annotations
 
-from composedyn.commands.torques import add_output_options, check_plot_available, write_reports
+from composedyn.commands.torques import (add_limit_options, add_output_options, check_plot_available,
+                                        read_limit_options, write_reports)
 
 
 def register(sub) -> None:
@@ -25,6 +26,7 @@ def register(sub) -> None:
     p.add_argument("--saturate", action="store_true", help="clip torques at the effort limits")
     p.add_argument("--samples", type=int, default=201, help="output samples (default 201)")
     add_output_options(p)
+    add_limit_options(p)
     p.set_defaults(run=run)
 
 
@@ -41,8 +43,14 @@ def run(args) -> int:
     check_plot_available(args)
     if args.samples < 2 or not 0.05 <= args.duration <= 600 or args.kp <= 0 or not 0 <= args.mismatch < 1:
         raise ValueError("need --samples >= 2, 0.05 <= --duration <= 600 s, --kp > 0 and 0 <= --mismatch < 1")
-    from composedyn.closed_cli import demo_reference, load_model  # closed-chain hook
-    robot = load_model(args.robot, "simulate")
+    from composedyn.closed_cli import demo_reference, load_model
+    from composedyn.limits import resolve_limits
+
+    robot = load_model(args.robot, "simulate")  # a tree, or a closed chain at its actuated joints
+    try:
+        limits = resolve_limits(robot, read_limit_options(args), args.margin)
+    except ValueError as e:
+        raise ValueError(f"{args.limits}: {e}" if args.limits else str(e)) from None
     if robot.dof == 0:
         raise ValueError(f"{args.robot}: robot {robot.name!r} has no moving joints, nothing to simulate")
     if args.trajectory:
@@ -59,7 +67,7 @@ def run(args) -> int:
     with Progress(2, "simulating") as bar:
         run_ = track(robot, reference, np.linspace(t0, t1, args.samples), kp=args.kp, kd=args.kd,
                      mismatch=args.mismatch, saturate=args.saturate, offset=args.offset, source=source,
-                     progress=bar.update)
+                     progress=bar.update, limits=limits)
         bar.advance(1, "writing")
         with Staged() as staged:
             write_reports([run_.report], args, staged)

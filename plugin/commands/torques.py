@@ -1,8 +1,11 @@
 """``composedyn torques ROBOT TRAJECTORY.csv [...]``: joint torques a trajectory
-needs, checked against the effort and velocity limits.
+needs, checked against every joint limit (position, velocity, effort, and
+acceleration and jerk limits given with ``--limits``).
 
-Exit status: 0 within limits, 1 when a limit is exceeded, 2 for bad input
-(nothing is written then).
+Long files are read, differentiated and checked in blocks, in bounded memory.
+Exit status: 0 no checked limit exceeded, 1 when a limit is exceeded, 2 for
+bad input (nothing is written then).  A limit missing from the description is
+reported as unchecked, never as within limits.
 """
 
 from __future__ import annotations
@@ -11,13 +14,15 @@ from pathlib import Path
 
 
 def register(sub) -> None:
-    p = sub.add_parser("torques", help="check trajectories (CSV) against joint torque and velocity limits",
+    p = sub.add_parser("torques", help="check trajectories (CSV) against the joint limits",
                        description=__doc__.split("\n\n")[0].replace("``", ""),
-                       epilog="exit status: 0 within limits, 1 a limit is exceeded, 2 bad input (nothing written)")
+                       epilog="exit status: 0 no checked limit exceeded, 1 a limit is exceeded, "
+                              "2 bad input (nothing written)")
     p.add_argument("robot", help="URDF file, DH .toml file, or bundled robot name")
     p.add_argument("trajectories", nargs="+", metavar="TRAJECTORY.csv",
                    help="columns: time, one per joint (positions), optional <joint>_vel, <joint>_acc")
     add_output_options(p)
+    add_limit_options(p)
     p.add_argument("--smoothing", default="0", metavar="LAMBDA",
                    help='spline for missing derivatives: 0 interpolate (default), "gcv" or lambda > 0 smooth')
     p.set_defaults(run=run)
@@ -26,7 +31,27 @@ def register(sub) -> None:
 def add_output_options(p) -> None:
     p.add_argument("--json", metavar="OUT.json", help="write the report as JSON")
     p.add_argument("--csv", metavar="OUT.csv", help="write per-sample positions, velocities, accelerations, torques")
+    p.add_argument("--violations", metavar="OUT.csv",
+                   help="write one row per violation interval (joint, quantity, start, end, peak, limit, excess)")
     p.add_argument("--plot", metavar="OUT.png", help="plot torque and limit band per joint (needs matplotlib)")
+
+
+def add_limit_options(p) -> None:
+    p.add_argument("--limits", metavar="FILE.toml",
+                   help="extra or overriding limits: acceleration, jerk, velocity, effort, lower, upper "
+                        "(one value, or a table joint = value), optional margin")
+    p.add_argument("--margin", type=float, default=1.0, metavar="FACTOR",
+                   help="tighten every limit by this factor, 0 < FACTOR <= 1 (e.g. 0.9)")
+
+
+def read_limit_options(args) -> dict:
+    """The ``limits`` mapping of --limits / --margin (ValueError naming the file)."""
+    from composedyn.limits import read_limits_toml
+
+    limits = read_limits_toml(args.limits) if args.limits else {}
+    if not 0 < args.margin <= 1:
+        raise ValueError(f"--margin must be in (0, 1], got {args.margin:g}")
+    return limits
 
 
 def output_path(path: str, source: str, many: bool) -> str:
@@ -37,18 +62,21 @@ def output_path(path: str, source: str, many: bool) -> str:
     return str(p.with_name(f"{p.stem}.{Path(source).stem}{p.suffix}"))
 
 
-def write_reports(reports: list, args, staged) -> None:
-    """Stage --json/--csv/--plot outputs of ``reports`` (committed by the caller)."""
+def write_reports(reports: list, args, staged, csv_written: bool = False) -> None:
+    """Stage --json/--csv/--violations/--plot outputs of ``reports`` (committed by the caller)."""
     import json
 
     many = len(reports) > 1
     if args.json:
         data = reports[0].to_dict() if not many else {
-            "ok": all(r.ok for r in reports), "reports": [r.to_dict() for r in reports]}
-        Path(staged.tmp(args.json)).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+            "ok": all(r.ok for r in reports), "complete": all(r.complete for r in reports),
+            "reports": [r.to_dict() for r in reports]}
+        Path(staged.tmp(args.json)).write_text(json.dumps(data, indent=2, allow_nan=False) + "\n", encoding="utf-8")
     for r in reports:
-        if args.csv:
+        if args.csv and not csv_written:
             r.to_csv(staged.tmp(output_path(args.csv, r.source, many)))
+        if getattr(args, "violations", None):
+            r.violations_csv(staged.tmp(output_path(args.violations, r.source, many)))
         if args.plot:
             r.plot(staged.tmp(output_path(args.plot, r.source, many)))
 
@@ -65,32 +93,46 @@ def check_plot_available(args) -> None:
 
 
 def run(args) -> int:
-    import composedyn as cd
+    from composedyn.chunked import check_chunks
+    from composedyn.limits import resolve_limits
     from composedyn.progress import Progress
-    from composedyn.trajectory_csv import read_trajectory_csv
+    from composedyn.closed_chain import ClosedChain
+    from composedyn.closed_cli import check_closed_trajectory, load_model
+    from composedyn.trajectory_csv import csv_chunks, read_trajectory_csv
     from composedyn.writing import Staged
 
     check_plot_available(args)
     smoothing = args.smoothing if args.smoothing == "gcv" else _float(args.smoothing)
-    from composedyn.closed_cli import check_closed_trajectory, load_model  # closed-chain hook
-    robot = load_model(args.robot, "torques")
-    check = check_closed_trajectory if isinstance(robot, cd.ClosedChain) else cd.check_trajectory
+    robot = load_model(args.robot, "torques")  # a tree, or a closed chain at its actuated joints
+    closed = isinstance(robot, ClosedChain)
+    try:
+        limits = resolve_limits(robot, read_limit_options(args), args.margin)
+    except ValueError as e:
+        raise ValueError(f"{args.limits}: {e}" if args.limits else str(e)) from None
     dependent = getattr(robot, "mimic_joint_names", ())
     reports = []
-    with Progress(2 * len(args.trajectories) + 1, "torques") as bar:
+    many = len(args.trajectories) > 1
+    with Progress(len(args.trajectories) + 1, "torques") as bar, Staged() as staged:
         for path in args.trajectories:
-            bar.advance(0, f"reading {Path(path).name}")
-            traj = read_trajectory_csv(path, robot.joint_names, dependent)
-            bar.advance(1, f"checking {Path(path).name}")
+            bar.advance(0, f"checking {Path(path).name}")
+            csv = staged.tmp(output_path(args.csv, path, many)) if args.csv else None
             try:
-                reports.append(check(robot, traj.t, traj.q, traj.qd, traj.qdd,
-                                                   smoothing=smoothing, source=path))
+                if closed:  # the whole path is closed first (continuation), so it is read at once
+                    traj = read_trajectory_csv(path, robot.joint_names, dependent)
+                    reports.append(check_closed_trajectory(robot, traj.t, traj.q, traj.qd, traj.qdd,
+                                                           smoothing=smoothing, source=path, limits=limits))
+                    if csv:
+                        reports[-1].to_csv(csv)
+                else:
+                    chunks = csv_chunks(path, robot.joint_names, dependent)
+                    reports.append(check_chunks(robot, chunks, smoothing=smoothing, limits=limits, source=path,
+                                                csv=csv))
             except ValueError as e:
-                raise ValueError(f"{path}: {e}") from None
+                msg = str(e)
+                raise ValueError(msg if msg.startswith(f"{path}:") else f"{path}: {msg}") from None
             bar.advance(1)
-        with Staged() as staged:
-            write_reports(reports, args, staged)
-            staged.commit()
+        write_reports(reports, args, staged, csv_written=True)
+        staged.commit()
         bar.advance(1, "done")
     for r in reports:
         print(r.summary())
