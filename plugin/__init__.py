@@ -48,3 +48,11 @@ def __getattr__(name: str):
 
         return importlib.import_module("composedyn.symbolic")
     raise AttributeError(f"module 'composedyn' has no attribute {name!r}")
+
+from composedyn.logs import JointLog, LogWarning, read_log  # noqa: E402
+
+__all__ += [
+    "JointLog",
+    "LogWarning",
+    "read_log",
+]

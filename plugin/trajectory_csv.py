@@ -18,7 +18,7 @@ import numpy as np
 from composedyn.trajectory import MIN_SAMPLES
 
 SUFFIXES = ("", "_vel", "_acc")
-IGNORED = ("_tau",)
+IGNORED = ("_tau", "_effort")  # predicted torque (written by to_csv), measured torque (logs)
 
 
 @dataclass(frozen=True)
