@@ -31,7 +31,7 @@ def messages(publishers, duration, seed=0, start_ns=1_700_000_000 * 10**9):
         stamp[0] = nominal[0]
         q, qd, eff = motion(names, stamp)
         for i in range(len(nominal)):
-            out.append((start_ns + int(round(nominal[i] * 1e9)) + k, start_ns + int(round(stamp[i] * 1e9)),
+            out.append((start_ns + round(nominal[i] * 1e9) + k, start_ns + round(stamp[i] * 1e9),
                         list(names), q[i], qd[i], eff[i], k))
     out.sort(key=lambda m: m[0])
     return out
@@ -56,7 +56,7 @@ def write_log(path: Path, kind: str, publishers, duration=2.0, topic="/joint_sta
     String = ts.types["std_msgs/msg/String"]
 
     def joint_state(stamp, names, q, qd, eff):
-        h = dict(stamp=Time(sec=stamp // 10**9, nanosec=stamp % 10**9), frame_id="")
+        h = {"stamp": Time(sec=stamp // 10**9, nanosec=stamp % 10**9), "frame_id": ""}
         if ros1:
             h["seq"] = 0
         empty = np.zeros(0)

@@ -50,7 +50,7 @@ class JointLog:
     qdd: np.ndarray | None = None
     stamp0: int = 0
 
-    def reorder(self, names) -> "JointLog":
+    def reorder(self, names) -> JointLog:
         """The same log with columns in the order ``names`` (e.g. ``robot.joint_names``).
 
         Joints of the log not in ``names`` are dropped; a name the log lacks
@@ -64,11 +64,11 @@ class JointLog:
             hint = f" (close: {', '.join(close)})" if close else f" (log joints: {', '.join(self.joint_names)})"
             raise ValueError(f"{self.source}: joint {missing[0]!r} is in no message{hint}")
         idx = np.array([where[j] for j in names], dtype=int)
-        pick = lambda a: None if a is None else a[:, idx]  # noqa: E731
+        pick = lambda a: None if a is None else a[:, idx]
         return replace(self, joint_names=names, q=pick(self.q), qd=pick(self.qd),
                        effort=pick(self.effort), qdd=pick(self.qdd))
 
-    def for_robot(self, robot) -> "JointLog":
+    def for_robot(self, robot) -> JointLog:
         """:meth:`reorder` to ``robot.joint_names``."""
         return self.reorder(robot.joint_names)
 
