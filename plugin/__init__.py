@@ -18,11 +18,14 @@ from composedyn.reference import MinimumJerk
 from composedyn.report import TrajectoryReport
 from composedyn.simulate import Simulation, simulate
 from composedyn.trajectory import check_trajectory
+from composedyn.logs import JointLog, LogWarning, check_many, read_log
 
 __all__ = [
     "ClosedChain",
     "ComputedTorqueController",
     "DynamicsModel",
+    "JointLog",
+    "LogWarning",
     "LoopClosure",
     "MinimumJerk",
     "ModelError",
@@ -30,12 +33,14 @@ __all__ = [
     "Robot",
     "Simulation",
     "TrajectoryReport",
+    "check_many",
     "check_trajectory",
     "from_dh",
     "from_graph",
     "from_urdf",
     "load",
     "load_closed_chain",
+    "read_log",
     "simulate",
 ]
 __version__ = "0.1.0"

@@ -111,6 +111,7 @@ def test_usable_faults_warn_with_topic_and_time(tmp_path, fault, message):
     with pytest.warns(cd.LogWarning, match=message) as record:
         log = cd.read_log(path, joint_names=NAMES)
     assert all(f"{path}:/joint_states" in str(w.message) for w in record)
+    assert log.source == str(path)
     assert np.all(np.diff(log.t) > 0)
     q = expected(log)[0]
     assert np.abs(log.q - q).max() < 1e-12  # the samples kept are the motion's

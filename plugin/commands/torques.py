@@ -1,4 +1,4 @@
-"""``composedyn torques ROBOT TRAJECTORY.csv [...]``: joint torques a trajectory
+"""``composedyn torques ROBOT LOG [...]``: joint torques a trajectory or a robot log
 needs, checked against the effort and velocity limits.
 
 Exit status: 0 within limits, 1 when a limit is exceeded, 2 for bad input
@@ -11,13 +11,17 @@ from pathlib import Path
 
 
 def register(sub) -> None:
+    from composedyn.logs.cli import add_log_options
+
     p = sub.add_parser("torques", help="check trajectories (CSV) against joint torque and velocity limits",
                        description=__doc__.split("\n\n")[0].replace("``", ""),
                        epilog="exit status: 0 within limits, 1 a limit is exceeded, 2 bad input (nothing written)")
     p.add_argument("robot", help="URDF file, DH .toml file, or bundled robot name")
-    p.add_argument("trajectories", nargs="+", metavar="TRAJECTORY.csv",
-                   help="columns: time, one per joint (positions), optional <joint>_vel, <joint>_acc")
+    p.add_argument("trajectories", nargs="+", metavar="LOG",
+                   help="CSV (columns: time, one per joint (positions), optional <joint>_vel, <joint>_acc, "
+                        "<joint>_effort), ROS 1 .bag, ROS 2 bag folder, .mcap or .db3")
     add_output_options(p)
+    add_log_options(p)
     p.add_argument("--smoothing", default="0", metavar="LAMBDA",
                    help='spline for missing derivatives: 0 interpolate (default), "gcv" or lambda > 0 smooth')
     p.set_defaults(run=run)
@@ -66,8 +70,9 @@ def check_plot_available(args) -> None:
 
 def run(args) -> int:
     import composedyn as cd
+    from composedyn.logs.check import check_log
+    from composedyn.logs.cli import fleet_requested, run_fleet
     from composedyn.progress import Progress
-    from composedyn.trajectory_csv import read_trajectory_csv
     from composedyn.writing import Staged
 
     check_plot_available(args)
@@ -75,18 +80,16 @@ def run(args) -> int:
     from composedyn.cli import load_open_tree
 
     robot = load_open_tree(args.robot, "torques")
+    if fleet_requested(args):
+        return run_fleet(args, robot, smoothing)
     dependent = getattr(robot, "mimic_joint_names", ())
     reports = []
     with Progress(2 * len(args.trajectories) + 1, "torques") as bar:
         for path in args.trajectories:
             bar.advance(0, f"reading {Path(path).name}")
-            traj = read_trajectory_csv(path, robot.joint_names, dependent)
+            log = cd.read_log(path, args.topic, robot.joint_names, dependent=dependent)
             bar.advance(1, f"checking {Path(path).name}")
-            try:
-                reports.append(cd.check_trajectory(robot, traj.t, traj.q, traj.qd, traj.qdd,
-                                                   smoothing=smoothing, source=path))
-            except ValueError as e:
-                raise ValueError(f"{path}: {e}") from None
+            reports.append(check_log(robot, log, smoothing=smoothing))  # adds measured - predicted torque
             bar.advance(1)
         with Staged() as staged:
             write_reports(reports, args, staged)

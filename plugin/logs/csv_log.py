@@ -13,7 +13,7 @@ EFFORT = "_effort"
 OTHER = ("_tau",) + SUFFIXES[1:] + (EFFORT,)
 
 
-def read_csv_log(path, joint_names=None) -> JointLog:
+def read_csv_log(path, joint_names=None, dependent=()) -> JointLog:
     """A JointLog from a CSV file; ``joint_names`` None: the position columns in file order.
 
     Efforts: every joint's ``<joint>_effort`` column or none (ValueError naming the missing ones).
@@ -22,7 +22,7 @@ def read_csv_log(path, joint_names=None) -> JointLog:
     if joint_names is None:
         joint_names = [c for c in header if c not in ("time", "t") and not c.endswith(OTHER)]
     joint_names = tuple(joint_names)
-    traj = read_trajectory_csv(path, joint_names)
+    traj = read_trajectory_csv(path, joint_names, tuple(dependent))
     present = [j for j in joint_names if j + EFFORT in header]
     effort = None
     if present:

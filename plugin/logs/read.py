@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from composedyn.logs.joint_log import JointLog
 
 
 def read_log(path, topic: str = "/joint_states", joint_names=None, stamps: str = "header",
-             gap_factor: float = 10.0) -> JointLog:
+             gap_factor: float = 10.0, dependent=()) -> JointLog:
     """Read joint positions, velocities and efforts from a log file.
 
     Parameters
@@ -26,6 +27,8 @@ def read_log(path, topic: str = "/joint_states", joint_names=None, stamps: str =
         Bag time base: the messages' header stamps, or the time the bag recorded them.
     gap_factor : float
         A step longer than this many median steps of a publisher is reported as a gap.
+    dependent : sequence of str
+        Mimic (dependent) joints: a CSV column naming one is an error; bags may carry them (dropped).
 
     Returns
     -------
@@ -48,10 +51,11 @@ def read_log(path, topic: str = "/joint_states", joint_names=None, stamps: str =
 
     p = Path(path)
     if p.suffix.lower() == ".csv":
-        return read_csv_log(path, joint_names)
+        return read_csv_log(path, joint_names, dependent)
     if not p.exists():
         raise ValueError(f"{path}: no such file or folder")
     if not is_bag(p):
         raise ValueError(f"{path}: not a log (expected .csv, {', '.join(BAG_SUFFIXES)} or a ROS 2 bag folder)")
     publishers, where = read_publishers(p, topic, stamps=stamps)
-    return merge_publishers(publishers, where, joint_names, gap_factor=gap_factor)
+    log = merge_publishers(publishers, where, joint_names, gap_factor=gap_factor)
+    return replace(log, source=str(path))  # messages above name "path:topic"; reports the file
