@@ -10,18 +10,32 @@ import numpy as np
 KINDS = ("ros1", "sqlite3", "mcap", "mcap_file", "db3_file")
 
 
-def motion(names, t):
-    """q, qd, effort (T, n) of the analytic motion q_j = a_j sin(w_j t + p_j), effort_j = cos(w_j t) + j."""
+def motion(names, t, speed=1.0, center=None):
+    """q, qd, effort (T, n) of the analytic motion q_j = c_j + a_j sin(w_j t + p_j), effort_j = cos(w_j t) + j,
+    with w_j = speed (1 + 0.4 j), j the number in the joint's name, c_j = center[name] (default 0)."""
+    return _sines(names, t, speed, center)[:3]
+
+
+def acceleration(names, t, speed=1.0):
+    """qdd (T, n) of :func:`motion`."""
+    return _sines(names, t, speed, None)[3]
+
+
+def _sines(names, t, speed, center):
     k = np.array([int("".join(c for c in n if c.isdigit()) or 0) for n in names], dtype=float)
-    a, w, p = 0.3 + 0.1 * k, 1.0 + 0.4 * k, 0.2 * k
+    a, w, p = 0.3 + 0.1 * k, speed * (1.0 + 0.4 * k), 0.2 * k
+    c = np.array([(center or {}).get(n, 0.0) for n in names])
     t = np.asarray(t, float)[:, None]
-    return a * np.sin(w * t + p), a * w * np.cos(w * t + p), np.cos(w * t) + k
+    s = np.sin(w * t + p)
+    return c + a * s, a * w * np.cos(w * t + p), np.cos(w * t) + k, -a * w * w * s
 
 
-def messages(publishers, duration, seed=0, start_ns=1_700_000_000 * 10**9):
+def messages(publishers, duration, seed=0, start_ns=1_700_000_000 * 10**9, effort=None, speed=1.0,
+             center=None):
     """[(record ns, header ns, names, q, qd, effort, publisher index)] in record order.
 
-    ``publishers``: [(joint names in the order published, rate Hz, stamp jitter s)].
+    ``publishers``: [(joint names in the order published, rate Hz, stamp jitter s)];
+    ``effort``: None (the motion's) or a function (names, t (T,)) -> (T, n); ``speed``, ``center``: see motion.
     """
     rng = np.random.default_rng(seed)
     out = []
@@ -29,7 +43,9 @@ def messages(publishers, duration, seed=0, start_ns=1_700_000_000 * 10**9):
         nominal = np.arange(0.0, duration, 1.0 / rate)
         stamp = nominal + rng.uniform(-jitter, jitter, len(nominal))
         stamp[0] = nominal[0]
-        q, qd, eff = motion(names, stamp)
+        q, qd, eff = motion(names, stamp, speed, center)
+        if effort is not None:
+            eff = effort(names, stamp)
         for i in range(len(nominal)):
             out.append((start_ns + round(nominal[i] * 1e9) + k, start_ns + round(stamp[i] * 1e9),
                         list(names), q[i], qd[i], eff[i], k))
@@ -38,15 +54,18 @@ def messages(publishers, duration, seed=0, start_ns=1_700_000_000 * 10**9):
 
 
 def write_log(path: Path, kind: str, publishers, duration=2.0, topic="/joint_states", seed=0,
-              extra_topics=(), effort=True, velocity=True, edit=None) -> Path:
+              extra_topics=(), effort=True, velocity=True, edit=None, speed=1.0,
+              center=None) -> Path:
     """Write a bag of ``kind`` (see KINDS) at ``path``; return the path to pass to read_log.
 
     ``extra_topics``: [(topic, msgtype)] written with one message each (std_msgs/String only).
     ``edit``: optional function(list of messages) -> list, to inject faults.
+    ``effort``: True (the motion's), False (none) or a function (names, t) -> (T, n).
     """
     from rosbags.typesys import Stores, get_typestore
 
-    msgs = messages(publishers, duration, seed)
+    msgs = messages(publishers, duration, seed, effort=effort if callable(effort) else None, speed=speed,
+                    center=center)
     if edit is not None:
         msgs = edit(msgs)
     ros1 = kind == "ros1"
@@ -60,9 +79,9 @@ def write_log(path: Path, kind: str, publishers, duration=2.0, topic="/joint_sta
         if ros1:
             h["seq"] = 0
         empty = np.zeros(0)
-        return JS(header=Header(**h), name=names, position=np.asarray(q, float),
-                  velocity=np.asarray(qd, float) if velocity else empty,
-                  effort=np.asarray(eff, float) if effort else empty)
+        return JS(header=Header(**h), name=names, position=np.ascontiguousarray(q, float),
+                  velocity=np.ascontiguousarray(qd, float) if velocity else empty,
+                  effort=np.ascontiguousarray(eff, float) if effort else empty)
 
     serialize = ts.serialize_ros1 if ros1 else ts.serialize_cdr
     if ros1:

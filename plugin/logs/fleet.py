@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from composedyn.logs.check import LogRow, check_row
 
-_ROBOTS: dict = {}  # worker-side: (graph key, mimic mode) -> Robot
+_ROBOTS: dict = {}  # worker-side: (scattered graph key, mimic mode) -> Robot, the latest few
 
 
 def check_many(robot, paths, client=None, plot: bool = False, errors: str = "raise",
@@ -54,12 +54,15 @@ def check_many(robot, paths, client=None, plot: bool = False, errors: str = "rai
 
 
 def _on_cluster(client, robot, paths, plot, errors, progress, options) -> list[LogRow]:
+    import uuid
+
     from distributed import as_completed
 
-    graph = client.scatter(robot.graph, broadcast=True, hash=True)
+    run = uuid.uuid4().hex  # keys of this call only: a later call never meets released ones
+    graph = client.scatter(robot.graph, broadcast=True, hash=False)
     mimic = getattr(robot, "_mimic_mode", "dependent")
     futures = [client.submit(_check_on_worker, graph, graph.key, mimic, path, plot, errors, options,
-                             key=f"composedyn-check-{k}-{graph.key}", pure=False)
+                             key=f"composedyn-check-{run}-{k}", pure=False)
                for k, path in enumerate(paths)]
     index = {f.key: k for k, f in enumerate(futures)}
     rows: list = [None] * len(paths)
@@ -68,8 +71,9 @@ def _on_cluster(client, robot, paths, plot, errors, progress, options) -> list[L
             rows[index[future.key]] = future.result()  # re-raises a task's ValueError here
             if progress is not None:
                 progress(done, len(paths))
-    finally:
+    except BaseException:
         client.cancel(futures)
+        raise
     return rows
 
 
@@ -78,6 +82,8 @@ def _check_on_worker(graph, key: str, mimic: str, path: str, plot: bool, errors:
     if robot is None:
         from composedyn.robot import Robot
 
+        while len(_ROBOTS) >= 4:  # robots of earlier calls
+            _ROBOTS.pop(next(iter(_ROBOTS)))
         robot = _ROBOTS[(key, mimic)] = Robot(graph, mimic=mimic)
     return check_row(robot, path, plot=plot, errors=errors, **options)
 
