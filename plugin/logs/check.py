@@ -66,8 +66,8 @@ class LogRow:
 
     ``verdict``: "ok" (within limits), "fail" (a limit exceeded) or "error" (the log
     could not be checked; ``error`` says why).  ``torque_ratio`` = max over joints and
-    time of |tau| / effort limit at ``worst_joint``; ``velocity_ratio`` likewise for
-    |qd|; ``residual`` the largest per-joint RMS of measured - predicted torque
+    time of |tau| / effort limit; ``velocity_ratio`` likewise for |qd|; ``worst_joint``
+    the joint with the largest of its two ratios; ``residual`` the largest per-joint RMS of measured - predicted torque
     (None without efforts) at ``residual_joint``.  ``plot``: PNG bytes of the worst
     joint's torque against its limit (failing logs, when asked for).
     """
@@ -97,7 +97,7 @@ def log_row(path, report: LogReport, plot: bool = False) -> LogRow:
         tq = np.abs([j.peak_torque for j in r.joints]) / r.effort
         vel = np.abs([j.peak_velocity for j in r.joints]) / r.velocity
     tq, vel = np.nan_to_num(tq, nan=0.0), np.nan_to_num(vel, nan=0.0)  # 0/inf and 0/0: no limit, no load
-    k = int(np.argmax(tq)) if np.any(tq > 0) else int(np.argmax(vel))
+    k = int(np.argmax(np.maximum(tq, vel)))  # the joint closest to (or furthest past) a limit
     res = report.residual
     row = LogRow(str(path), "ok" if r.ok else "fail", r.joint_names[k], finite_or_none(float(tq.max())),
                  finite_or_none(float(vel.max())), None if res is None else float(res.rms.max()),

@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+from pathlib import Path
 
 import numpy as np
 from composedyn.writing import write_atomic
@@ -29,25 +30,27 @@ tr.error td:nth-child(2){color:#a60}img{max-width:100%}"""
 
 
 def joint_plot_png(report, k: int, dpi: int = 80) -> bytes:
-    """PNG bytes: torque of joint ``k`` of a TrajectoryReport against its +-effort band,
-    effort violations shaded."""
+    """PNG bytes: torque and velocity of joint ``k`` of a TrajectoryReport against
+    their limit bands, violations shaded red."""
     from composedyn.plotting import require_matplotlib
 
     Figure = require_matplotlib()
-    name, lim = report.joint_names[k], report.effort[k]
-    fig = Figure(figsize=(7, 2.4))
-    ax = fig.subplots()
-    if np.isfinite(lim):
-        ax.axhspan(-lim, lim, color="tab:green", alpha=0.12, lw=0)
-        ax.axhline(lim, color="tab:green", lw=0.8)
-        ax.axhline(-lim, color="tab:green", lw=0.8)
-    ax.plot(report.t, report.tau[:, k], color="tab:blue", lw=1.0)
-    for v in report.violations:
-        if v.joint == name and v.quantity == "effort":
-            ax.axvspan(v.start, v.end, color="tab:red", alpha=0.3, lw=0)
-    ax.set_xlabel("time [s]")
-    ax.set_ylabel(f"{name} [N m]")
-    ax.set_title(f"{report.source}: {name} torque (blue) and effort limit (green)", fontsize=8)
+    name = report.joint_names[k]
+    fig = Figure(figsize=(7, 3.6))
+    axes = fig.subplots(2, 1, sharex=True)
+    for ax, x, lim, quantity, unit in ((axes[0], report.tau[:, k], report.effort[k], "effort", "N m"),
+                                       (axes[1], report.qd[:, k], report.velocity[k], "velocity", "rad/s")):
+        if np.isfinite(lim):
+            ax.axhspan(-lim, lim, color="tab:green", alpha=0.12, lw=0)
+            ax.axhline(lim, color="tab:green", lw=0.8)
+            ax.axhline(-lim, color="tab:green", lw=0.8)
+        ax.plot(report.t, x, color="tab:blue", lw=1.0)
+        for v in report.violations:
+            if v.joint == name and v.quantity == quantity:
+                ax.axvspan(v.start, v.end, color="tab:red", alpha=0.3, lw=0)
+        ax.set_ylabel(f"{'torque' if quantity == 'effort' else 'velocity'}\n[{unit}]", fontsize=8)
+    axes[1].set_xlabel("time [s]")
+    axes[0].set_title(f"{report.source}: {name} (blue), limits (green), exceeded (red)", fontsize=8)
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi)
@@ -61,7 +64,8 @@ def severity(row) -> tuple:
 
 
 def fleet_html(rows, title: str) -> str:
-    """The page as text; ``rows``: LogRow list (any order, shown worst first)."""
+    """The page as text; ``rows``: LogRow list (any order, shown worst first; logs by file
+    name, the full path in the cell's tooltip)."""
     rows = sorted(rows, key=severity)
     head = "".join(f'<th onclick="sortBy(this)">{html.escape(label)}</th>' for _, label in COLUMNS)
     body, figures = [], []
@@ -69,14 +73,19 @@ def fleet_html(rows, title: str) -> str:
         cells = []
         for key, _ in COLUMNS:
             v = getattr(row, key)
-            if key == "verdict" and row.error:
-                text = f"error: {row.error}"
+            title = ""
+            if key == "path":
+                text, title = Path(v).name or v, f' title="{html.escape(v)}"'
+            elif key == "verdict" and row.error:
+                text = "error: " + row.error.removeprefix(f"{row.path}: ")
+            elif row.verdict == "error":
+                text = ""
             elif isinstance(v, float):
                 text = f"{v:.4g}"
             else:
                 text = "" if v is None else str(v)
-            num = f' data-v="{v!r}"' if isinstance(v, (int, float)) and not isinstance(v, bool) else ""
-            cells.append(f"<td{num}>{html.escape(text)}</td>")
+            num = f' data-v="{v!r}"' if isinstance(v, (int, float)) and not isinstance(v, bool) and text else ""
+            cells.append(f"<td{num}{title}>{html.escape(text)}</td>")
         body.append(f'<tr class="{row.verdict}">{"".join(cells)}</tr>')
         if row.plot is not None:
             data = base64.b64encode(row.plot).decode("ascii")
