@@ -158,3 +158,16 @@ def test_memory_is_bounded_by_the_samples_kept(tmp_path):
     kept = log.q.nbytes + log.qd.nbytes + log.effort.nbytes + log.t.nbytes
     # 20,000 deserialised messages held as objects would take ~1 kB each (> 20 MB)
     assert peak < 5 * kept, (peak, kept)
+
+
+def test_unstamped_messages_need_the_receive_time(tmp_path):
+    def unstamped(msgs):
+        return [(m[0], 0) + tuple(m[2:]) for m in msgs]
+
+    path = write_log(tmp_path / "u.bag", "ros1", [(NAMES, 100.0, 0.0)], duration=1.0, edit=unstamped)
+    with pytest.raises(ValueError, match=r"u\.bag:/joint_states: every header stamp .* is 0 s .*stamps=\"receive\""):
+        cd.read_log(path)
+    log = cd.read_log(path, stamps="receive")
+    raw = messages([(NAMES, 100.0, 0.0)], 1.0)
+    np.testing.assert_array_equal(log.t, (np.array([m[0] for m in raw]) - raw[0][0]) * 1e-9)
+    np.testing.assert_array_equal(log.q, np.array([m[3] for m in raw]))

@@ -87,7 +87,7 @@ def run(args) -> int:
     with Progress(2 * len(args.trajectories) + 1, "torques") as bar:
         for path in args.trajectories:
             bar.advance(0, f"reading {Path(path).name}")
-            log = cd.read_log(path, args.topic, robot.joint_names, dependent=dependent)
+            log = cd.read_log(path, args.topic, robot.joint_names, stamps=args.stamps, dependent=dependent)
             bar.advance(1, f"checking {Path(path).name}")
             reports.append(check_log(robot, log, smoothing=smoothing))  # adds measured - predicted torque
             bar.advance(1)

@@ -10,6 +10,8 @@ from contextlib import contextmanager
 def add_log_options(p) -> None:
     """Add the log and fleet options to the ``torques`` parser."""
     p.add_argument("--topic", default="/joint_states", help="sensor_msgs/JointState topic of bags (default %(default)s)")
+    p.add_argument("--stamps", choices=("header", "receive"), default="header",
+                   help="bag time base: message header stamps (default) or the time the bag recorded them")
     fleet = p.add_mutually_exclusive_group()
     fleet.add_argument("--workers", type=int, metavar="N",
                        help="check the logs on a local Dask cluster of N worker processes (summary rows)")
@@ -36,7 +38,7 @@ def run_fleet(args, robot, smoothing) -> int:
         raise ValueError("--plot draws one report per log; with --workers, --scheduler or --html use --html")
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"--workers must be at least 1, got {args.workers}")
-    options = {"topic": args.topic, "smoothing": smoothing}
+    options = {"topic": args.topic, "stamps": args.stamps, "smoothing": smoothing}
     with _client(args) as client, _progress(len(args.trajectories)) as progress:
         rows = check_many(robot, args.trajectories, client=client, plot=bool(args.html), progress=progress,
                           **options)

@@ -60,6 +60,9 @@ def merge_publishers(publishers: list[Publisher], where: str, joint_names=None,
 def _publisher(p: Publisher, t0: int, where: str) -> tuple:
     """(stamps (T,) int64 sorted unique, names, {field: (T, n) or None}) of one publisher, checked."""
     stamps, q, qd, effort = p.arrays()
+    if len(stamps) > 1 and stamps[0] == stamps[-1] and np.all(stamps == stamps[0]):
+        raise ValueError(f"{where}: every header stamp of joints {', '.join(p.names)} is {_s(stamps[0])} s "
+                         '(not stamped by the driver?); read with stamps="receive" (CLI --stamps receive)')
     back = np.flatnonzero(np.diff(stamps) < 0)
     if back.size:
         warnings.warn(f"{where}: stamp goes backwards at t = {_s(stamps[back[0] + 1] - t0)} s "
