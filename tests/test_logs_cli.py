@@ -150,3 +150,9 @@ def test_fleet_on_local_workers_equals_serial_with_json_csv_html(panda, bags, tm
     assert ratios == sorted(ratios, reverse=True)
     assert all(base64.b64decode(src.split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n" for src in page.images)
     assert page.external == []  # self-contained: no network
+
+
+def test_simulate_tracks_a_bag(panda, bags):
+    r = run("simulate", "panda", bags[("mcap_file", 0.3)], "--samples", "51")
+    assert r.returncode in (0, 1) and not error_lines(r.stderr), r.stderr
+    assert "tracking" in r.stdout.lower() or "limit" in r.stdout.lower()
