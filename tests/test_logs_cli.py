@@ -156,3 +156,15 @@ def test_simulate_tracks_a_bag(panda, bags):
     r = run("simulate", "panda", bags[("mcap_file", 0.3)], "--samples", "51")
     assert r.returncode in (0, 1) and not error_lines(r.stderr), r.stderr
     assert "tracking" in r.stdout.lower() or "limit" in r.stdout.lower()
+
+
+def test_usable_faults_are_warnings_on_stderr_and_in_rows(panda, tmp_path):
+    names = list(panda.joint_names)
+    path = write_log(tmp_path / "gap.bag", "ros1", [(names, 100.0, 0.0)], duration=2.0, speed=0.3,
+                     center=center(panda), edit=lambda msgs: msgs[:50] + msgs[90:])
+    r = run("torques", "panda", path)
+    assert r.returncode == 0, r.stderr
+    assert error_lines(r.stderr) == [f"composedyn: warning: {path}:/joint_states: gap of 0.41 s at t = 0.49 s "
+                                     "(median step 0.01 s; 1 gap(s))"]
+    (row,) = cd.check_many(panda, [path])
+    assert row.verdict == "ok" and row.warnings == (error_lines(r.stderr)[0].split("warning: ", 1)[1],)

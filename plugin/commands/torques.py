@@ -7,6 +7,7 @@ Exit status: 0 within limits, 1 when a limit is exceeded, 2 for bad input
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 
@@ -70,7 +71,7 @@ def check_plot_available(args) -> None:
 
 def run(args) -> int:
     import composedyn as cd
-    from composedyn.logs.check import check_log
+    from composedyn.logs.check import check_log, log_warnings
     from composedyn.logs.cli import fleet_requested, run_fleet
     from composedyn.progress import Progress
     from composedyn.writing import Staged
@@ -87,7 +88,10 @@ def run(args) -> int:
     with Progress(2 * len(args.trajectories) + 1, "torques") as bar:
         for path in args.trajectories:
             bar.advance(0, f"reading {Path(path).name}")
-            log = cd.read_log(path, args.topic, robot.joint_names, stamps=args.stamps, dependent=dependent)
+            with log_warnings() as found:
+                log = cd.read_log(path, args.topic, robot.joint_names, stamps=args.stamps, dependent=dependent)
+            for message in found:  # gaps, backwards or duplicate stamps: data used, reported here
+                print(f"composedyn: warning: {message}", file=sys.stderr)
             bar.advance(1, f"checking {Path(path).name}")
             reports.append(check_log(robot, log, smoothing=smoothing))  # adds measured - predicted torque
             bar.advance(1)

@@ -3,10 +3,12 @@ measured efforts, measured minus predicted torque per joint."""
 
 from __future__ import annotations
 
+import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
-from composedyn.logs.joint_log import JointLog
+from composedyn.logs.joint_log import JointLog, LogWarning
 from composedyn.logs.residual import EffortResidual, effort_residual, finite_or_none
 
 READ_OPTIONS = ("topic", "stamps", "gap_factor")
@@ -48,7 +50,8 @@ def check_log(robot, log, **options) -> LogReport:
     if unknown:
         raise TypeError(f"unknown option(s): {', '.join(sorted(unknown))}")
     if not isinstance(log, JointLog):
-        log = cd.read_log(log, joint_names=robot.joint_names, **{k: options[k] for k in READ_OPTIONS if k in options})
+        log = cd.read_log(log, joint_names=robot.joint_names, dependent=getattr(robot, "mimic_joint_names", ()),
+                          **{k: options[k] for k in READ_OPTIONS if k in options})
     else:
         log = log.for_robot(robot)
     try:
@@ -69,7 +72,8 @@ class LogRow:
     time of |tau| / effort limit; ``velocity_ratio`` likewise for |qd|; ``worst_joint``
     the joint with the largest of its two ratios; ``residual`` the largest per-joint RMS of measured - predicted torque
     (None without efforts) at ``residual_joint``.  ``plot``: PNG bytes of the worst
-    joint's torque against its limit (failing logs, when asked for).
+    joint's torque against its limit (failing logs, when asked for).  ``warnings``: the
+    :class:`LogWarning` messages of reading the log (gaps, stamps, NaN velocities).
     """
 
     path: str
@@ -83,11 +87,14 @@ class LogRow:
     duration: float = 0.0
     violations: int = 0
     error: str | None = None
+    warnings: tuple = ()
     plot: bytes | None = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict:
         """JSON-ready (without the plot)."""
-        return {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "plot"}
+        d = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "plot"}
+        d["warnings"] = list(self.warnings)
+        return d
 
 
 def log_row(path, report: LogReport, plot: bool = False) -> LogRow:
@@ -116,8 +123,23 @@ def check_row(robot, path, plot: bool = False, errors: str = "raise", **options)
     """:func:`check_log` of ``path`` reduced to a :class:`LogRow`; ``errors="report"``
     turns a ValueError into an "error" row instead of raising."""
     try:
-        return log_row(path, check_log(robot, path, **options), plot=plot)
+        with log_warnings() as found:
+            report = check_log(robot, path, **options)
+        from dataclasses import replace
+
+        return replace(log_row(path, report, plot=plot), warnings=tuple(found))
     except ValueError as e:
         if errors != "report":
             raise
         return LogRow(str(path), "error", error=(str(e).splitlines() or ["error"])[0])
+
+
+@contextmanager
+def log_warnings():
+    """Collect the messages of :class:`LogWarning` raised inside the block (a list),
+    whatever the caller's warning filters."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", LogWarning)
+        found: list[str] = []
+        yield found
+        found += [str(w.message) for w in caught if issubclass(w.category, LogWarning)]

@@ -55,6 +55,8 @@ def run_fleet(args, robot, smoothing) -> int:
         staged.commit()
     for r in sorted(rows, key=severity):
         print(row_line(r))
+        for message in r.warnings:
+            print(f"composedyn: warning: {message}", file=sys.stderr)
     return 0 if all(r.verdict == "ok" for r in rows) else 1
 
 
@@ -72,12 +74,12 @@ def write_rows_csv(rows, path) -> None:
 
     from composedyn.logs.check import LogRow
 
-    names = [k for k in LogRow.__dataclass_fields__ if k != "plot"]
+    names = [k for k in LogRow.__dataclass_fields__ if k not in ("plot", "warnings")] + ["warnings"]
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(names)
         for r in rows:
-            w.writerow(["" if getattr(r, k) is None else getattr(r, k) for k in names])
+            w.writerow(["" if getattr(r, k) is None else getattr(r, k) for k in names[:-1]] + ["; ".join(r.warnings)])
 
 
 @contextmanager
