@@ -12,6 +12,9 @@
    with 1 worker (half of the logs) and with 2 workers (all of them), and in
    process (half of the logs).  Perfect scaling gives a time ratio
    t(2 workers, N logs) / t(1 worker, N/2 logs) of 1; the target is well under 2.
+   The seconds each task computed (Dask's task stream) and the share of the
+   wall time the workers were busy tell orchestration overhead (idle workers)
+   from CPU contention (tasks that take longer when two run at once).
 
 Prints Markdown tables for ``docs/performance.md``.
 """
@@ -67,7 +70,7 @@ def reading(tmp: Path, messages: int) -> None:
 
 
 def checking(tmp: Path, logs: int, seconds: float, rate: float) -> None:
-    from distributed import Client, LocalCluster
+    from distributed import Client, LocalCluster, get_task_stream
 
     robot = cd.load("panda")
     lim = robot.limits
@@ -79,7 +82,7 @@ def checking(tmp: Path, logs: int, seconds: float, rate: float) -> None:
     print(f"\n(wrote {logs} logs of {seconds:g} s at {rate:g} Hz in {time.perf_counter() - t0:.0f} s)")
     half = paths[: logs // 2]
     cd.check_many(robot, paths[:1])  # compiled kernels into the disk cache
-    results = []
+    results, busy = [], []
     t0 = time.perf_counter()
     serial = cd.check_many(robot, half)
     results.append(("in process", len(half), time.perf_counter() - t0))
@@ -91,9 +94,13 @@ def checking(tmp: Path, logs: int, seconds: float, rate: float) -> None:
             cd.check_many(robot, paths[: 2 * workers], client=client)
             start = time.perf_counter() - t0
             t0 = time.perf_counter()
-            rows = cd.check_many(robot, batch, client=client)
-            results.append((f"{workers} worker(s) (start-up {start:.1f} s, not counted)", len(batch),
-                            time.perf_counter() - t0))
+            with get_task_stream(client) as stream:
+                rows = cd.check_many(robot, batch, client=client)
+            wall = time.perf_counter() - t0
+            compute = sum(s["stop"] - s["start"] for task in stream.data for s in task["startstops"]
+                          if s["action"] == "compute")
+            results.append((f"{workers} worker(s) (start-up {start:.1f} s, not counted)", len(batch), wall))
+            busy.append((workers, compute / len(batch), compute / (wall * workers)))
         if workers == 1:
             assert rows == serial, "cluster rows differ from the serial run"
     print(f"\n### Fleet check scaling ({seconds:g} s logs at {rate:g} Hz, Panda, "
@@ -102,6 +109,12 @@ def checking(tmp: Path, logs: int, seconds: float, rate: float) -> None:
     print("|---|---:|---:|---:|---:|")
     for label, count, s in results:
         print(f"| {label} | {count} | {s:.1f} | {s / count:.2f} | {count * seconds * rate / s * 60 / 1e6:.2f} M |")
+    print("\n| workers | compute s per log (inside the task) | workers busy |")
+    print("|---:|---:|---:|")
+    for workers, per_log, frac in busy:
+        print(f"| {workers} | {per_log:.2f} | {100 * frac:.0f} % |")
+    print(f"\nload average (1, 5, 15 min) at the end: {', '.join(f'{x:.1f}' for x in os.getloadavg())} "
+          f"on {os.cpu_count()} cores")
     t1, t2 = results[1][2], results[2][2]
     print(f"\nt(2 workers, {len(paths)} logs) / t(1 worker, {len(half)} logs) = {t2 / t1:.2f} "
           "(1 = perfect scaling, target well under 2)")

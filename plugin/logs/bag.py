@@ -18,6 +18,7 @@ import numpy as np
 
 JOINT_STATE = "sensor_msgs/msg/JointState"
 BAG_SUFFIXES = (".bag", ".mcap", ".db3")
+_F64 = np.dtype(np.float64)
 
 
 class Publisher:
@@ -33,19 +34,30 @@ class Publisher:
         if len(position) != n:
             raise ValueError(f"{where}: {n} joint names but {len(position)} positions")
         self.stamps.append(stamp)
-        self.position.frombytes(np.asarray(position, dtype=np.float64).tobytes())
-        for attr, x in (("velocity", velocity), ("effort", effort)):
-            buf = getattr(self, attr)
-            if buf is not None and len(x) == n:
-                buf.frombytes(np.asarray(x, dtype=np.float64).tobytes())
-            elif buf is not None:  # absent (empty) or malformed in this message: absent for the publisher
-                setattr(self, attr, None)
+        self.position.frombytes(_float64(position).tobytes())
+        if self.velocity is not None:
+            if len(velocity) == n:
+                self.velocity.frombytes(_float64(velocity).tobytes())
+            else:  # absent (empty) or malformed in this message: absent for the publisher
+                self.velocity = None
+        if self.effort is not None:
+            if len(effort) == n:
+                self.effort.frombytes(_float64(effort).tobytes())
+            else:
+                self.effort = None
 
     def arrays(self) -> tuple:
         """(stamps (T,) int64, q, qd, effort (T, n) or None)."""
         shape = (len(self.stamps), len(self.names))
         as2d = lambda a: None if a is None else np.frombuffer(a, dtype=np.float64).reshape(shape)
         return np.frombuffer(self.stamps, dtype=np.int64), as2d(self.position), as2d(self.velocity), as2d(self.effort)
+
+
+def _float64(x):
+    """x as a C-contiguous float64 array (rosbags' arrays already are: no copy)."""
+    if type(x) is np.ndarray and x.dtype == _F64 and x.flags.c_contiguous:
+        return x
+    return np.ascontiguousarray(x, dtype=np.float64)
 
 
 def is_bag(path) -> bool:
