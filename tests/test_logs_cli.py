@@ -135,6 +135,7 @@ def test_fleet_on_local_workers_equals_serial_with_json_csv_html(panda, bags, tm
     r = run("torques", "panda", *paths, "--workers", "2", "--json", out["json"], "--csv", out["csv"],
             "--html", out["html"])
     serial = cd.check_many(panda, paths)
+    assert not error_lines(r.stderr), r.stderr  # no cluster chatter
     assert r.returncode == (0 if all(x.verdict == "ok" for x in serial) else 1), r.stderr
     assert [x["verdict"] for x in json.loads(out["json"].read_text())["logs"]] == [x.verdict for x in serial]
     assert json.loads(out["json"].read_text())["logs"] == [x.to_dict() for x in serial]
@@ -164,7 +165,7 @@ def test_usable_faults_are_warnings_on_stderr_and_in_rows(panda, tmp_path):
                      center=center(panda), edit=lambda msgs: msgs[:50] + msgs[90:])
     r = run("torques", "panda", path)
     assert r.returncode == 0, r.stderr
-    assert error_lines(r.stderr) == [f"composedyn: warning: {path}:/joint_states: gap of 0.41 s at t = 0.49 s "
-                                     "(median step 0.01 s; 1 gap(s))"]
+    assert error_lines(r.stderr) == [(f"composedyn: warning: {path}:/joint_states: gap of 0.41 s at t = 0.49 s "
+                                     "(median step 0.01 s; 1 gap(s))")]
     (row,) = cd.check_many(panda, [path])
     assert row.verdict == "ok" and row.warnings == (error_lines(r.stderr)[0].split("warning: ", 1)[1],)

@@ -63,8 +63,9 @@ def run_fleet(args, robot, smoothing) -> int:
 def row_line(r) -> str:
     """One human-readable line of a LogRow."""
     head = f"{r.path}: {'within limits' if r.verdict == 'ok' else f'{r.violations} limit violation(s)'}"
-    ratio = "" if r.torque_ratio is None else f"; worst {r.worst_joint} torque/limit {r.torque_ratio:.3g}"
-    vel = "" if r.velocity_ratio is None else f", velocity/limit {r.velocity_ratio:.3g}"
+    ratio = "" if r.worst_joint is None else f"; worst joint {r.worst_joint}"
+    ratio += "" if r.torque_ratio is None else f"; max torque/limit {r.torque_ratio:.3g}"
+    vel = "" if r.velocity_ratio is None else f", max velocity/limit {r.velocity_ratio:.3g}"
     res = "" if r.residual is None else f"; measured - predicted RMS {r.residual:.3g} N m at {r.residual_joint}"
     return head + ratio + vel + res
 
@@ -88,6 +89,8 @@ def _client(args):
     if not (args.workers or args.scheduler):
         yield None
         return
+    import logging
+
     from distributed import Client, LocalCluster
 
     if args.scheduler:
@@ -98,8 +101,8 @@ def _client(args):
         with client:
             yield client
         return
-    with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-            Client(cluster) as client:
+    with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                      silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
         yield client
 
 
