@@ -31,6 +31,7 @@ def test_serial_rows_follow_the_reports(fleet):
     robot, paths, _ = fleet
     rows = cd.check_many(robot, paths)
     assert [r.path for r in rows] == paths
+    assert cd.check_many("panda", paths[:2]) == rows[:2]  # a bundled name or a file loads the robot
     for row, path in zip(rows, paths):
         rep = cd.logs.check_log(robot, path)
         assert row.verdict == ("ok" if rep.ok else "fail")

@@ -10,6 +10,7 @@ small :class:`LogRow`, not the samples.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 from composedyn.logs.check import LogRow, check_row
@@ -23,7 +24,7 @@ def check_many(robot, paths, client=None, plot: bool = False, errors: str = "rai
 
     Parameters
     ----------
-    robot : Robot
+    robot : Robot, or a description path or bundled name (``cd.load``)
     paths : sequence of str or Path
         Logs readable by :func:`composedyn.read_log`.
     client : distributed.Client or None
@@ -40,6 +41,10 @@ def check_many(robot, paths, client=None, plot: bool = False, errors: str = "rai
         ``topic``, ``stamps``, ``gap_factor``, ``smoothing``, ``friction``
         (see :func:`composedyn.logs.check.check_log`).
     """
+    if isinstance(robot, (str, os.PathLike)):
+        import composedyn as cd
+
+        robot = cd.load(robot)
     if errors not in ("raise", "report"):
         raise ValueError(f'errors must be "raise" or "report", got {errors!r}')
     paths = [str(p) for p in paths]
