@@ -15,7 +15,8 @@ from composedyn.writing import write_atomic
 COLUMNS = (("path", "log"), ("verdict", "verdict"), ("worst_joint", "worst joint"),
            ("torque_ratio", "torque / limit"), ("velocity_ratio", "velocity / limit"),
            ("residual", "residual RMS [N m]"), ("residual_joint", "residual joint"),
-           ("violations", "violations"), ("samples", "samples"), ("duration", "duration [s]"))
+           ("violations", "violations"), ("samples", "samples"), ("duration", "duration [s]"),
+           ("warnings", "warnings"))
 
 _SORT_JS = """
 function sortBy(th){const tb=th.closest('table').tBodies[0],i=th.cellIndex,up=th.dataset.dir!=='asc';
@@ -76,6 +77,8 @@ def fleet_html(rows, title: str) -> str:
             title = ""
             if key == "path":
                 text, title = Path(v).name or v, f' title="{html.escape(v)}"'
+            elif key == "warnings":  # the count; the messages in the tooltip
+                text, title = (str(len(v)), f' title="{html.escape("; ".join(v))}"') if v else ("", "")
             elif key == "verdict" and row.error:
                 text = "error: " + row.error.removeprefix(f"{row.path}: ")
             elif row.verdict == "error":
