@@ -78,10 +78,12 @@ def run(args) -> int:
 
     check_plot_available(args)
     smoothing = args.smoothing if args.smoothing == "gcv" else _float(args.smoothing)
-    from composedyn.cli import load_open_tree
-
-    robot = load_open_tree(args.robot, "torques")
+    from composedyn.closed_cli import check_closed_trajectory, load_model  # closed-chain hook
+    robot = load_model(args.robot, "torques")
+    closed = isinstance(robot, cd.ClosedChain)
     if fleet_requested(args):
+        if closed:
+            raise ValueError(f"{args.robot}: --workers, --scheduler and --html check open trees only")
         return run_fleet(args, robot, smoothing)
     dependent = getattr(robot, "mimic_joint_names", ())
     reports = []
@@ -93,7 +95,14 @@ def run(args) -> int:
             for message in found:  # gaps, backwards or duplicate stamps: data used, reported here
                 print(f"composedyn: warning: {message}", file=sys.stderr)
             bar.advance(1, f"checking {Path(path).name}")
-            reports.append(check_log(robot, log, smoothing=smoothing))  # adds measured - predicted torque
+            if not closed:
+                reports.append(check_log(robot, log, smoothing=smoothing))  # adds measured - predicted torque
+            else:
+                try:
+                    reports.append(check_closed_trajectory(robot, log.t, log.q, log.qd, log.qdd,
+                                                           smoothing=smoothing, source=path))
+                except ValueError as e:
+                    raise ValueError(f"{path}: {e}") from None
             bar.advance(1)
         with Staged() as staged:
             write_reports(reports, args, staged)

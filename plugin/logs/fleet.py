@@ -73,7 +73,10 @@ def _on_cluster(client, robot, paths, plot, errors, progress, options) -> list[L
     rows: list = [None] * len(paths)
     try:
         for done, future in enumerate(as_completed(futures), start=1):
-            rows[index[future.key]] = future.result()  # re-raises a task's ValueError here
+            try:
+                rows[index[future.key]] = future.result()
+            except ValueError as e:  # a task's bad log: raised again here, as this process's error
+                raise ValueError(str(e)) from None
             if progress is not None:
                 progress(done, len(paths))
     except BaseException:
