@@ -169,3 +169,18 @@ def test_usable_faults_are_warnings_on_stderr_and_in_rows(panda, tmp_path):
                                      "(median step 0.01 s; 1 gap(s))")]
     (row,) = cd.check_many(panda, [path])
     assert row.verdict == "ok" and row.warnings == (error_lines(r.stderr)[0].split("warning: ", 1)[1],)
+
+
+def test_scheduler_option(panda, bags, tmp_path):
+    from distributed import LocalCluster
+
+    paths = [str(bags[("mcap_file", 0.3)]), str(bags[("ros1", 1.5)])]
+    with LocalCluster(n_workers=1, processes=False, threads_per_worker=1, dashboard_address=None,
+                      protocol="tcp") as cluster:
+        r = run("torques", "panda", *paths, "--scheduler", cluster.scheduler_address, "--json", tmp_path / "f.json")
+    assert r.returncode == 1 and not error_lines(r.stderr), r.stderr
+    assert json.loads((tmp_path / "f.json").read_text())["logs"] == [x.to_dict() for x in cd.check_many(panda, paths)]
+    for address in ("tcp://127.0.0.1:9", "inproc://nowhere"):
+        r = run("torques", "panda", *paths, "--scheduler", address)
+        lines = error_lines(r.stderr)
+        assert r.returncode == 2 and len(lines) == 1 and f"--scheduler {address}: cannot connect" in lines[0], r.stderr

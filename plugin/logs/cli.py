@@ -96,7 +96,7 @@ def _client(args):
     if args.scheduler:
         try:
             client = Client(args.scheduler, timeout="10s")
-        except (OSError, TimeoutError) as e:
+        except (OSError, TimeoutError, ValueError) as e:  # unreachable, or not a scheduler address
             raise OSError(f"--scheduler {args.scheduler}: cannot connect ({e})") from None
         with client:
             yield client
