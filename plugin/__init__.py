@@ -24,14 +24,17 @@ from composedyn.trajectory import check_trajectory
 from composedyn.identification import Identification, identify
 from composedyn.excitation import ExcitationTrajectory, excitation_trajectory
 from composedyn.chunked import check_chunks
+from composedyn.logs import JointLog, LogWarning, check_many, read_log
 
 __all__ = [
     "ClosedChain",
     "ComputedTorqueController",
     "DynamicsModel",
-    "IKResult",
     "ExcitationTrajectory",
+    "IKResult",
     "Identification",
+    "JointLog",
+    "LogWarning",
     "LoopClosure",
     "MinimumJerk",
     "ModelError",
@@ -42,15 +45,17 @@ __all__ = [
     "SimulationError",
     "TaskSpaceModel",
     "TrajectoryReport",
+    "check_chunks",
+    "check_many",
     "check_trajectory",
     "excitation_trajectory",
-    "check_chunks",
     "from_dh",
     "from_graph",
     "from_urdf",
     "identify",
     "load",
     "load_closed_chain",
+    "read_log",
     "simulate",
 ]
 __version__ = "0.1.0"
@@ -63,3 +68,4 @@ def __getattr__(name: str):
 
         return importlib.import_module("composedyn.symbolic")
     raise AttributeError(f"module 'composedyn' has no attribute {name!r}")
+

@@ -20,13 +20,19 @@ def from_graph(graph: nx.DiGraph, strict: bool = False, mimic: str = "dependent"
     return Robot(graph, strict=strict, mimic=mimic)
 
 
-def from_urdf(path_or_xml: str | os.PathLike, strict: bool = False, mimic: str = "dependent", **kwargs) -> Robot:
+def from_urdf(path_or_xml: str | os.PathLike, strict: bool = False, mimic: str = "dependent",
+              xacro_args=None, package_dirs=(), **kwargs) -> Robot:
     """A Robot from a URDF file path or an XML string.
 
     ``mimic="dependent"``: ``<mimic>`` joints are dependent coordinates (``robot.joint_names``
-    lists the independent joints); ``"independent"``: every joint is a coordinate."""
+    lists the independent joints); ``"independent"``: every joint is a coordinate.
+    A ``.xacro`` path is expanded first with ``xacro_args`` and ``package_dirs``
+    (see :mod:`composedyn.importers.xacro`)."""
     from composedyn.importers.urdf import load_urdf
+    from composedyn.importers.xacro import load_xacro_urdf
 
+    if xacro_args is not None or package_dirs or str(path_or_xml).lower().endswith(".xacro"):
+        return Robot(load_xacro_urdf(path_or_xml, xacro_args, package_dirs, **kwargs), strict=strict, mimic=mimic)
     return Robot(load_urdf(path_or_xml, **kwargs), strict=strict, mimic=mimic)
 
 
@@ -55,7 +61,7 @@ def load(name_or_path: str | os.PathLike, strict: bool = False, mimic: str = "de
         raise ValueError(f"mimic must be one of ('dependent', 'independent'), got {mimic!r}")
     s = str(name_or_path)
     suffix = Path(s).suffix.lower()
-    if suffix == ".urdf" or s.lstrip().startswith("<"):
+    if suffix in (".urdf", ".xacro") or s.lstrip().startswith("<"):
         return from_urdf(s, strict=strict, mimic=mimic, **kwargs)
     if suffix == ".toml":
         from composedyn.importers.dh import load_dh_toml

@@ -26,7 +26,7 @@ import numpy as np
 from composedyn.trajectory import MIN_SAMPLES
 
 SUFFIXES = ("", "_vel", "_acc")
-IGNORED = ("_tau", "_effort")
+IGNORED = ("_tau", "_effort")  # predicted torque (written by to_csv), measured torque (logs)
 BLOCK = 50_000  # rows parsed at a time
 
 
@@ -90,6 +90,15 @@ def _blocks(path: str, header_line: int, header: list, use: list, n: int, rows: 
     if count < need:
         what = "to differentiate positions (or give _vel and _acc columns)" if need > 2 else ""
         raise ValueError(f"{path}: {count} sample(s), need at least {need} {what}".rstrip())
+
+
+def streamable(path) -> bool:
+    """Whether ``path`` is a trajectory CSV without measured efforts (``<joint>_effort``): such a
+    file is checked block by block in bounded memory; a log with efforts goes through
+    :func:`composedyn.read_log` (whole file) so that measured and predicted torques can be compared."""
+    if not str(path).lower().endswith(".csv"):
+        return False
+    return not any(c.endswith("_effort") for c in _header(str(path))[1])
 
 
 def _header(path: str) -> tuple[int, list]:

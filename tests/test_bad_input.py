@@ -138,10 +138,15 @@ def test_self_loop_joint(tmp_path):
 def test_wrong_root_element_and_unexpanded_xacro(tmp_path):
     with pytest.raises(cd.ModelError, match=r"^<urdf string>: root element is <sdf>, expected <robot>"):
         cd.from_urdf('<sdf version="1.6"><model name="m"/></sdf>')
-    path = tmp_path / "arm.urdf.xacro"
+    path = tmp_path / "arm.urdf.xacro"  # a .xacro path is expanded by xacro (tests/test_xacro.py)
     path.write_text(_case_text('rpy="0 0 0"/>\n    <axis', 'rpy="0 0 ${pi/2}"/>\n    <axis'))
+    expanded = cd.from_urdf(path)
+    by_hand = cd.from_urdf(_case_text('rpy="0 0 0"/>\n    <axis', f'rpy="0 0 {np.pi / 2!r}"/>\n    <axis'))
+    q = np.linspace(-1, 1, expanded.dof)
+    np.testing.assert_allclose(expanded.mass_matrix(q), by_hand.mass_matrix(q), rtol=1e-14, atol=1e-14)
+    text = _case_text('rpy="0 0 0"/>\n    <axis', 'rpy="0 0 ${pi/2}"/>\n    <axis')
     with pytest.raises(cd.ModelError, match=r"joint 'j1' <origin> \(line 8\) rpy='0 0 \$\{pi/2\}' is not numeric"):
-        cd.from_urdf(path)
+        cd.from_urdf(text)  # unexpanded xacro given as a string
 
 
 def test_missing_file_and_string_source():

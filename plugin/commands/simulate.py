@@ -16,8 +16,10 @@ def register(sub) -> None:
                        description=__doc__.split("\n\n")[0].replace("``", ""),
                        epilog="exit status: 0 within limits, 1 a limit is exceeded, 2 bad input (nothing written)")
     p.add_argument("robot", help="URDF file, DH .toml file, or bundled robot name")
-    p.add_argument("trajectory", nargs="?", metavar="TRAJECTORY.csv",
-                   help="reference to track (default: a generated minimum-jerk motion)")
+    p.add_argument("trajectory", nargs="?", metavar="LOG",
+                   help="reference to track: CSV, ROS 1 .bag, ROS 2 bag folder, .mcap or .db3 "
+                        "(default: a generated minimum-jerk motion)")
+    p.add_argument("--topic", default="/joint_states", help="sensor_msgs/JointState topic of a bag")
     p.add_argument("--duration", type=float, default=2.0, help="generated motion duration, s (default 2)")
     p.add_argument("--kp", type=float, default=100.0, help="proportional gain, 1/s^2 (default 100)")
     p.add_argument("--kd", type=float, default=None, help="derivative gain, 1/s (default 2 sqrt(kp))")
@@ -33,11 +35,11 @@ def register(sub) -> None:
 def run(args) -> int:
     import numpy as np
 
+    from composedyn.logs import read_log
     from composedyn.progress import Progress
     from composedyn.reference import Sampled
     from composedyn.tracking import track
     from composedyn.trajectory import differentiate
-    from composedyn.trajectory_csv import read_trajectory_csv
     from composedyn.writing import Staged
 
     check_plot_available(args)
@@ -54,7 +56,7 @@ def run(args) -> int:
     if robot.dof == 0:
         raise ValueError(f"{args.robot}: robot {robot.name!r} has no moving joints, nothing to simulate")
     if args.trajectory:
-        tr = read_trajectory_csv(args.trajectory, robot.joint_names, getattr(robot, "mimic_joint_names", ()))
+        tr = read_log(args.trajectory, args.topic, robot.joint_names, dependent=getattr(robot, "mimic_joint_names", ()))
         qd, qdd = tr.qd, tr.qdd
         if qd is None:
             qd, qdd_fit = differentiate(tr.t, tr.q)

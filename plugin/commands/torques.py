@@ -1,4 +1,4 @@
-"""``composedyn torques ROBOT TRAJECTORY.csv [...]``: joint torques a trajectory
+"""``composedyn torques ROBOT LOG [...]``: joint torques a trajectory or a robot log
 needs, checked against every joint limit (position, velocity, effort, and
 acceleration and jerk limits given with ``--limits``).
 
@@ -10,19 +10,24 @@ reported as unchecked, never as within limits.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 
 def register(sub) -> None:
-    p = sub.add_parser("torques", help="check trajectories (CSV) against the joint limits",
+    from composedyn.logs.cli import add_log_options
+
+    p = sub.add_parser("torques", help="check trajectories and robot logs against the joint limits",
                        description=__doc__.split("\n\n")[0].replace("``", ""),
                        epilog="exit status: 0 no checked limit exceeded, 1 a limit is exceeded, "
                               "2 bad input (nothing written)")
     p.add_argument("robot", help="URDF file, DH .toml file, or bundled robot name")
-    p.add_argument("trajectories", nargs="+", metavar="TRAJECTORY.csv",
-                   help="columns: time, one per joint (positions), optional <joint>_vel, <joint>_acc")
+    p.add_argument("trajectories", nargs="+", metavar="LOG",
+                   help="CSV (columns: time, one per joint (positions), optional <joint>_vel, <joint>_acc, "
+                        "<joint>_effort), ROS 1 .bag, ROS 2 bag folder, .mcap or .db3")
     add_output_options(p)
     add_limit_options(p)
+    add_log_options(p)
     p.add_argument("--smoothing", default="0", metavar="LAMBDA",
                    help='spline for missing derivatives: 0 interpolate (default), "gcv" or lambda > 0 smooth')
     p.set_defaults(run=run)
@@ -93,12 +98,15 @@ def check_plot_available(args) -> None:
 
 
 def run(args) -> int:
+    import composedyn as cd
     from composedyn.chunked import check_chunks
-    from composedyn.limits import resolve_limits
-    from composedyn.progress import Progress
     from composedyn.closed_chain import ClosedChain
     from composedyn.closed_cli import check_closed_trajectory, load_model
-    from composedyn.trajectory_csv import csv_chunks, read_trajectory_csv
+    from composedyn.limits import resolve_limits
+    from composedyn.logs.check import check_log, log_warnings
+    from composedyn.logs.cli import fleet_requested, run_fleet
+    from composedyn.progress import Progress
+    from composedyn.trajectory_csv import csv_chunks, streamable
     from composedyn.writing import Staged
 
     check_plot_available(args)
@@ -109,6 +117,10 @@ def run(args) -> int:
         limits = resolve_limits(robot, read_limit_options(args), args.margin)
     except ValueError as e:
         raise ValueError(f"{args.limits}: {e}" if args.limits else str(e)) from None
+    if fleet_requested(args):
+        if closed:
+            raise ValueError(f"{args.robot}: --workers, --scheduler and --html check open trees only")
+        return run_fleet(args, robot, smoothing, limits)
     dependent = getattr(robot, "mimic_joint_names", ())
     reports = []
     many = len(args.trajectories) > 1
@@ -117,16 +129,24 @@ def run(args) -> int:
             bar.advance(0, f"checking {Path(path).name}")
             csv = staged.tmp(output_path(args.csv, path, many)) if args.csv else None
             try:
-                if closed:  # the whole path is closed first (continuation), so it is read at once
-                    traj = read_trajectory_csv(path, robot.joint_names, dependent)
-                    reports.append(check_closed_trajectory(robot, traj.t, traj.q, traj.qd, traj.qdd,
-                                                           smoothing=smoothing, source=path, limits=limits))
-                    if csv:
-                        reports[-1].to_csv(csv)
-                else:
+                if not closed and streamable(path):  # a trajectory CSV without efforts: checked in blocks
                     chunks = csv_chunks(path, robot.joint_names, dependent)
                     reports.append(check_chunks(robot, chunks, smoothing=smoothing, limits=limits, source=path,
                                                 csv=csv))
+                else:  # a log (bag, or CSV with measured efforts), or a closed chain's path
+                    with log_warnings() as found:
+                        log = cd.read_log(path, args.topic, robot.joint_names, stamps=args.stamps,
+                                          dependent=dependent)
+                    for message in found:  # gaps, backwards or duplicate stamps: data used, reported here
+                        print(f"composedyn: warning: {message}", file=sys.stderr)
+                    if closed:
+                        report = check_closed_trajectory(robot, log.t, log.q, log.qd, log.qdd, smoothing=smoothing,
+                                                         source=path, limits=limits)
+                    else:
+                        report = check_log(robot, log, smoothing=smoothing, limits=limits)  # + measured - predicted
+                    reports.append(report)
+                    if csv:
+                        report.to_csv(csv)
             except ValueError as e:
                 msg = str(e)
                 raise ValueError(msg if msg.startswith(f"{path}:") else f"{path}: {msg}") from None

@@ -1,0 +1,145 @@
+"""Torque check of one joint log: the trajectory report plus, when the log has
+measured efforts, measured minus predicted torque per joint."""
+
+from __future__ import annotations
+
+import warnings
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import numpy as np
+from composedyn.logs.joint_log import JointLog, LogWarning
+from composedyn.logs.residual import EffortResidual, effort_residual, finite_or_none
+
+READ_OPTIONS = ("topic", "stamps", "gap_factor")
+CHECK_OPTIONS = ("smoothing", "friction", "limits")
+
+
+class LogReport:
+    """A :class:`~composedyn.TrajectoryReport` of a log and its ``residual``
+    (:class:`EffortResidual`, None without efforts).  ``ok``, ``source``,
+    ``to_csv`` and ``plot`` are the report's; ``summary`` and ``to_dict`` add the residual."""
+
+    def __init__(self, report, residual: EffortResidual | None):
+        self.report, self.residual = report, residual
+
+    def __getattr__(self, name):
+        return getattr(self.report, name)
+
+    def summary(self) -> str:
+        text = self.report.summary()
+        return text if self.residual is None else "\n".join([text] + self.residual.lines())
+
+    def to_dict(self) -> dict:
+        d = self.report.to_dict()
+        if self.residual is not None:
+            d["effort_residual"] = self.residual.to_dict()
+        return d
+
+
+def check_log(robot, log, **options) -> LogReport:
+    """Check one log (a path or a :class:`JointLog`) against ``robot``'s limits.
+
+    ``options``: ``topic``, ``stamps``, ``gap_factor`` (see :func:`composedyn.read_log`),
+    ``smoothing``, ``friction``, ``limits`` (see :func:`composedyn.check_trajectory`).  ValueError
+    messages name the log.
+    """
+    import composedyn as cd
+
+    unknown = set(options) - set(READ_OPTIONS) - set(CHECK_OPTIONS)
+    if unknown:
+        raise TypeError(f"unknown option(s): {', '.join(sorted(unknown))}")
+    if not isinstance(log, JointLog):
+        log = cd.read_log(log, joint_names=robot.joint_names, dependent=getattr(robot, "mimic_joint_names", ()),
+                          **{k: options[k] for k in READ_OPTIONS if k in options})
+    else:
+        log = log.for_robot(robot)
+    try:
+        report = cd.check_trajectory(robot, log.t, log.q, log.qd, log.qdd, source=log.source,
+                                     **{k: options[k] for k in CHECK_OPTIONS if k in options})
+        residual = None if log.effort is None else effort_residual(log.t, log.effort, report.tau, log.joint_names)
+    except ValueError as e:
+        raise ValueError(f"{log.source}: {e}") from None
+    return LogReport(report, residual)
+
+
+@dataclass(frozen=True)
+class LogRow:
+    """One line of a fleet check.
+
+    ``verdict``: "ok" (within limits), "fail" (a limit exceeded) or "error" (the log
+    could not be checked; ``error`` says why).  ``torque_ratio`` = max over joints and
+    time of |tau| / effort limit; ``velocity_ratio`` likewise for |qd|; ``worst_joint``
+    the joint with the largest of its two ratios; ``residual`` the largest per-joint RMS of measured - predicted torque
+    (None without efforts) at ``residual_joint``.  ``plot``: PNG bytes of the worst
+    joint's torque against its limit (failing logs, when asked for).  ``warnings``: the
+    :class:`LogWarning` messages of reading the log (gaps, stamps, NaN velocities).
+    """
+
+    path: str
+    verdict: str
+    worst_joint: str | None = None
+    torque_ratio: float | None = None
+    velocity_ratio: float | None = None
+    residual: float | None = None
+    residual_joint: str | None = None
+    samples: int = 0
+    duration: float = 0.0
+    violations: int = 0
+    error: str | None = None
+    warnings: tuple = ()
+    plot: bytes | None = field(default=None, repr=False, compare=False)
+
+    def to_dict(self) -> dict:
+        """JSON-ready (without the plot)."""
+        d = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "plot"}
+        d["warnings"] = list(self.warnings)
+        return d
+
+
+def log_row(path, report: LogReport, plot: bool = False) -> LogRow:
+    """The fleet row of a checked log (``plot``: render the worst joint of a failing log)."""
+    r = report.report
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tq = np.abs([j.peak_torque for j in r.joints]) / r.effort
+        vel = np.abs([j.peak_velocity for j in r.joints]) / r.velocity
+    tq, vel = np.nan_to_num(tq, nan=0.0), np.nan_to_num(vel, nan=0.0)  # 0/inf and 0/0: no limit, no load
+    k = int(np.argmax(np.maximum(tq, vel)))  # the joint closest to (or furthest past) a limit
+    res = report.residual
+    row = LogRow(str(path), "ok" if r.ok else "fail", r.joint_names[k], finite_or_none(float(tq.max())),
+                 finite_or_none(float(vel.max())), None if res is None else float(res.rms.max()),
+                 None if res is None else res.worst_joint, len(r.t), float(r.t[-1] - r.t[0]),
+                 len(r.violations))
+    if plot and not r.ok:
+        from dataclasses import replace
+
+        from composedyn.logs.html import joint_plot_png
+
+        row = replace(row, plot=joint_plot_png(r, k))
+    return row
+
+
+def check_row(robot, path, plot: bool = False, errors: str = "raise", **options) -> LogRow:
+    """:func:`check_log` of ``path`` reduced to a :class:`LogRow`; ``errors="report"``
+    turns a ValueError into an "error" row instead of raising."""
+    try:
+        with log_warnings() as found:
+            report = check_log(robot, path, **options)
+        from dataclasses import replace
+
+        return replace(log_row(path, report, plot=plot), warnings=tuple(found))
+    except ValueError as e:
+        if errors != "report":
+            raise
+        return LogRow(str(path), "error", error=(str(e).splitlines() or ["error"])[0])
+
+
+@contextmanager
+def log_warnings():
+    """Collect the messages of :class:`LogWarning` raised inside the block (a list),
+    whatever the caller's warning filters."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", LogWarning)
+        found: list[str] = []
+        yield found
+        found += [str(w.message) for w in caught if issubclass(w.category, LogWarning)]

@@ -1,0 +1,76 @@
+"""The joint log: joint positions, velocities and efforts on one time base.
+
+Returned by :func:`composedyn.read_log` for every log format (CSV, ROS 1 bag,
+ROS 2 bag folder, ``.mcap``, ``.db3``).
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+
+class LogWarning(UserWarning):
+    """A log reads, but something in it is suspicious (a gap, a backwards or
+    duplicate stamp, a NaN velocity or effort); the message names topic and time."""
+
+
+@dataclass(frozen=True)
+class JointLog:
+    """Joint samples of one log on one time base.
+
+    Attributes
+    ----------
+    t : (T,) float
+        Seconds from the first message's header stamp (``stamp0``), strictly increasing.
+    joint_names : tuple of str
+        Column order of ``q``, ``qd``, ``effort``.
+    q : (T, n) float
+        Positions, rad or m.
+    qd : (T, n) float or None
+        Velocities, rad/s or m/s; None when the log has none.
+    effort : (T, n) float or None
+        Measured joint torques or forces, N m or N; None when the log has none.
+    source : str
+        The file or folder read (with ``:topic`` for bags).
+    qdd : (T, n) float or None
+        Accelerations (CSV logs with ``_acc`` columns only).
+    stamp0 : int
+        Absolute time of ``t = 0`` in nanoseconds (header stamp; 0 for CSV).
+    """
+
+    t: np.ndarray
+    joint_names: tuple
+    q: np.ndarray
+    qd: np.ndarray | None
+    effort: np.ndarray | None
+    source: str
+    qdd: np.ndarray | None = None
+    stamp0: int = 0
+
+    def reorder(self, names) -> JointLog:
+        """The same log with columns in the order ``names`` (e.g. ``robot.joint_names``).
+
+        Joints of the log not in ``names`` are dropped; a name the log lacks
+        raises ValueError naming it (and close names of the log).
+        """
+        names = tuple(names)
+        where = {j: i for i, j in enumerate(self.joint_names)}
+        missing = [j for j in names if j not in where]
+        if missing:
+            close = difflib.get_close_matches(missing[0], self.joint_names, n=3)
+            hint = f" (close: {', '.join(close)})" if close else f" (log joints: {', '.join(self.joint_names)})"
+            raise ValueError(f"{self.source}: joint {missing[0]!r} is in no message{hint}")
+        idx = np.array([where[j] for j in names], dtype=int)
+        pick = lambda a: None if a is None else a[:, idx]
+        return replace(self, joint_names=names, q=pick(self.q), qd=pick(self.qd),
+                       effort=pick(self.effort), qdd=pick(self.qdd))
+
+    def for_robot(self, robot) -> JointLog:
+        """:meth:`reorder` to ``robot.joint_names``."""
+        return self.reorder(robot.joint_names)
+
+    def __len__(self) -> int:
+        return len(self.t)

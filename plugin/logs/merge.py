@@ -1,0 +1,153 @@
+"""Merge per-publisher joint samples onto one time base.
+
+Each publisher's samples are checked first: a position that is not finite
+raises ValueError; backwards stamps (sorted), duplicate stamps (the later
+sample dropped), gaps longer than ``gap_factor`` times the publisher's median
+step, and non-finite velocities or efforts (the field dropped for the whole
+log) are reported as :class:`LogWarning` and the data is used.  Every message
+names the topic and the time (s from ``stamp0``).
+
+Joints published by one publisher keep its stamps; when several publishers
+carry different joints, the time base is the stamps of the joint with the
+most samples, cut to the interval every joint covers (no extrapolation), and
+the other joints are interpolated onto it with a cubic spline (not-a-knot;
+:func:`scipy.interpolate.make_interp_spline`) through their own samples.
+"""
+
+from __future__ import annotations
+
+import difflib
+import warnings
+
+import numpy as np
+from composedyn.logs.bag import Publisher
+from composedyn.logs.joint_log import JointLog, LogWarning
+
+FIELDS = ("q", "qd", "effort")
+
+
+def merge_publishers(publishers: list[Publisher], where: str, joint_names=None,
+                     gap_factor: float = 10.0) -> JointLog:
+    """One JointLog from the samples of several publishers of one topic (``where`` = "file:topic")."""
+    publishers = [p for p in publishers if len(p.stamps)]
+    if not publishers:
+        raise ValueError(f"{where}: no JointState message with joints")
+    stamp0 = int(min(min(p.stamps) for p in publishers))
+    series = [_publisher(p, stamp0, where) for p in publishers]
+    for stamps, _, _ in series:
+        _report_gaps(stamps, stamp0, where, gap_factor)
+    per_joint = _per_joint(series, where)
+    names = tuple(per_joint) if joint_names is None else tuple(joint_names)
+    for j in names:
+        if j not in per_joint:
+            close = difflib.get_close_matches(j, list(per_joint), n=3)
+            hint = f"close: {', '.join(close)}" if close else f"joints: {', '.join(per_joint)}"
+            raise ValueError(f"{where}: joint {j!r} is in no message ({hint})")
+    base = _time_base([per_joint[j][0] for j in names], where)
+    fields = {f: [] for f in FIELDS}
+    for j in names:
+        stamps, values = per_joint[j]
+        for f in FIELDS:
+            fields[f].append(None if values[f] is None else _resample(stamps, values[f], base))
+    out = {f: None if any(c is None for c in cols) else np.column_stack(cols) for f, cols in fields.items()}
+    for f in ("qd", "effort"):
+        if out[f] is None and any(c is not None for c in fields[f]):
+            warnings.warn(f"{where}: {'velocity' if f == 'qd' else 'effort'} of some joints only; "
+                          "ignored for all", LogWarning, stacklevel=3)
+    return JointLog((base - stamp0) * 1e-9, names, out["q"], out["qd"], out["effort"], where, stamp0=stamp0)
+
+
+def _publisher(p: Publisher, t0: int, where: str) -> tuple:
+    """(stamps (T,) int64 sorted unique, names, {field: (T, n) or None}) of one publisher, checked."""
+    stamps, q, qd, effort = p.arrays()
+    if len(stamps) > 1 and stamps[0] == stamps[-1] and np.all(stamps == stamps[0]):
+        raise ValueError(f"{where}: every header stamp of joints {', '.join(p.names)} is {_s(stamps[0])} s "
+                         '(not stamped by the driver?); read with stamps="receive" (CLI --stamps receive)')
+    back = np.flatnonzero(np.diff(stamps) < 0)
+    if back.size:
+        warnings.warn(f"{where}: stamp goes backwards at t = {_s(stamps[back[0] + 1] - t0)} s "
+                      f"({back.size} time(s)); samples sorted by stamp", LogWarning, stacklevel=4)
+    order = np.argsort(stamps, kind="stable")
+    stamps = stamps[order]
+    keep = np.concatenate([[True], np.diff(stamps) > 0])
+    if not keep.all():
+        k = int(np.flatnonzero(~keep)[0])
+        warnings.warn(f"{where}: duplicate stamp at t = {_s(stamps[k] - t0)} s ({int((~keep).sum())} time(s)); "
+                      "later sample dropped", LogWarning, stacklevel=4)
+    idx = order[keep]
+    values = {"q": q[idx], "qd": None if qd is None else qd[idx], "effort": None if effort is None else effort[idx]}
+    for f, label in (("q", "position"), ("qd", "velocity"), ("effort", "effort")):
+        x = values[f]
+        if x is None:
+            continue
+        bad = ~np.isfinite(x)
+        if bad.any():
+            k, i = np.argwhere(bad)[0]
+            msg = f"{where}: joint {p.names[i]!r} {label} is {x[k, i]} at t = {_s(stamps[idx][k] - t0)} s"
+            if f == "q":
+                raise ValueError(msg)
+            warnings.warn(msg + f"; {label} ignored", LogWarning, stacklevel=4)
+            values[f] = None
+    return stamps[keep], p.names, values
+
+
+def _per_joint(series: list, where: str) -> dict:
+    """joint name -> (stamps, {field: (T,) or None}); a joint of several publishers is merged in time."""
+    pieces: dict[str, list] = {}
+    for stamps, names, values in series:
+        for i, j in enumerate(names):
+            pieces.setdefault(j, []).append((stamps, {f: None if v is None else v[:, i] for f, v in values.items()}))
+    out = {}
+    for j, parts in pieces.items():
+        if len(parts) == 1:
+            out[j] = parts[0]
+            continue
+        stamps = np.concatenate([s for s, _ in parts])
+        order = np.argsort(stamps, kind="stable")
+        keep = np.concatenate([[True], np.diff(stamps[order]) > 0])
+        if not keep.all():
+            warnings.warn(f"{where}: joint {j!r} published twice at one stamp; first sample kept",
+                          LogWarning, stacklevel=4)
+        idx = order[keep]
+        merged = {f: None if any(v[f] is None for _, v in parts) else np.concatenate([v[f] for _, v in parts])[idx]
+                  for f in FIELDS}
+        out[j] = (stamps[idx], merged)
+    return out
+
+
+def _time_base(stamps: list, where: str) -> np.ndarray:
+    """The densest joint's stamps inside the interval every joint covers."""
+    base = max(stamps, key=len)
+    if all(s is base or np.array_equal(s, base) for s in stamps):
+        return base
+    lo, hi = max(s[0] for s in stamps), min(s[-1] for s in stamps)
+    base = base[(base >= lo) & (base <= hi)]
+    if len(base) < 2:
+        raise ValueError(f"{where}: the publishers of different joints do not overlap in time")
+    return base
+
+
+def _resample(stamps: np.ndarray, x: np.ndarray, base: np.ndarray) -> np.ndarray:
+    """x (T,) sampled at stamps, evaluated at base (cubic spline; exact copy when the stamps agree)."""
+    if stamps is base or np.array_equal(stamps, base):
+        return x
+    from scipy.interpolate import make_interp_spline
+
+    t, tb = (stamps - stamps[0]) * 1e-9, (base - stamps[0]) * 1e-9
+    return make_interp_spline(t, x, k=min(3, len(t) - 1))(tb)
+
+
+def _report_gaps(stamps: np.ndarray, stamp0: int, where: str, gap_factor: float) -> None:
+    if len(stamps) < 3:
+        return
+    step = np.diff(stamps)
+    median = float(np.median(step))
+    gaps = np.flatnonzero(step > gap_factor * median)
+    if gaps.size:
+        k = gaps[0]
+        warnings.warn(f"{where}: gap of {_s(step[k])} s at t = {_s(stamps[k] - stamp0)} s "
+                      f"(median step {_s(median)} s; {gaps.size} gap(s))", LogWarning, stacklevel=4)
+
+
+def _s(ns) -> str:
+    return f"{float(ns) * 1e-9:.6g}"
