@@ -1,0 +1,287 @@
+"""Compiled analytical derivatives of the inverse dynamics (world frame).
+
+The algorithm of :mod:`composedyn.dynamics.derivatives` (Carpentier & Mansard,
+"Analytical derivatives of rigid body dynamics algorithms", RSS 2018,
+Algorithm 1), over the packed model: joint kinematics from the shared joint
+model :func:`composedyn.dynamics.compiled.joint.joint_pose`; spatial vectors
+angular first, world axes, moments about the world origin; a rigid-body
+inertia in world axes as (m, h = m c, Io about the origin, 3x3).
+
+1. Forward, parent -> child: world pose, S_i, v_i, a_i (a_base = (0, -g)),
+   world inertia, f_i = I_i a_i + v_i x* I_i v_i - fx_i, psi_i = v_p x S_i,
+   alpha_i = a_p x S_i + v_p x psi_i, and B_i (6x6, column by column).
+2. Backward, child -> parent: with the subtree sums IC_i, BC_i, F_i (and the
+   external ones) complete, the row vectors IC_i S_i, BC_i^T S_i, e_i and the
+   column vectors Phi_i, Phid_i; then add the sums into the parent's.
+3. Pairs: for every body i and each j in i and its ancestors, entry [i, j]
+   from i's row vectors and j's psi, alpha, S; entry [j, i] = S_j . Phi_i.
+
+The scratch ``w`` (n, SCRATCH) holds one row per body (columns below); the
+helpers take 6-tuples (inlined by LLVM) or read/write ``w`` and are
+``inline="always"`` (numba does not inline calls between kernels).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from composedyn.dynamics.compiled.joint import cross, joint_pose, rot
+from composedyn.dynamics.compiled.layout import AX, BLOCKS, DAMP, FRIC, GRAV, H, IO, MASS
+from composedyn.dynamics.compiled.loops import serial_and_parallel
+
+# scratch columns: world pose, S, v, a, f (-> F), psi, alpha, inertia (m, h, Io) (-> IC), B (-> BC, row-major),
+# external force (-> X) and lever-arm matrix (-> PC), row vectors rI, rB, e, column vectors Phi, Phid
+RW, PW, S, V, A, F, PSI, ALPHA, M, HH, IOW, B = 0, 9, 12, 18, 24, 30, 36, 42, 48, 49, 52, 61
+X, PC, RI, RB, E, PHI, PHID = 97, 103, 112, 118, 124, 127, 133
+SCRATCH = 139
+
+
+@njit(cache=True, inline="always")
+def _get(w, i, c):
+    """The 6-vector w[i, c:c+6] as a tuple."""
+    return w[i, c], w[i, c + 1], w[i, c + 2], w[i, c + 3], w[i, c + 4], w[i, c + 5]
+
+
+@njit(cache=True, inline="always")
+def _put(w, i, c, x):
+    """w[i, c:c+6] = x."""
+    w[i, c], w[i, c + 1], w[i, c + 2], w[i, c + 3], w[i, c + 4], w[i, c + 5] = x
+
+
+@njit(cache=True)
+def _mcross(v, s):
+    """Motion cross product v x s = (w x s_w, w x s_u + u x s_w)."""
+    a0, a1, a2 = cross(v[0], v[1], v[2], s[0], s[1], s[2])
+    b0, b1, b2 = cross(v[0], v[1], v[2], s[3], s[4], s[5])
+    c0, c1, c2 = cross(v[3], v[4], v[5], s[0], s[1], s[2])
+    return a0, a1, a2, b0 + c0, b1 + c1, b2 + c2
+
+
+@njit(cache=True)
+def _fcross(v, f):
+    """Force cross product v x* f = (w x n + u x f, w x f)."""
+    a0, a1, a2 = cross(v[0], v[1], v[2], f[0], f[1], f[2])
+    b0, b1, b2 = cross(v[3], v[4], v[5], f[3], f[4], f[5])
+    c0, c1, c2 = cross(v[0], v[1], v[2], f[3], f[4], f[5])
+    return a0 + b0, a1 + b1, a2 + b2, c0, c1, c2
+
+
+@njit(cache=True)
+def _add(x, y):
+    return x[0] + y[0], x[1] + y[1], x[2] + y[2], x[3] + y[3], x[4] + y[4], x[5] + y[5]
+
+
+@njit(cache=True)
+def _scale(x, s):
+    return x[0] * s, x[1] * s, x[2] * s, x[3] * s, x[4] * s, x[5] * s
+
+
+@njit(cache=True)
+def _dot(x, y):
+    return x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3] + x[4] * y[4] + x[5] * y[5]
+
+
+@njit(cache=True, inline="always")
+def _inertia(w, i, x):
+    """I x = (Io w + h x u, m u - h x w) with body i's (m, h, Io) in w (or its subtree sum)."""
+    m, h0, h1, h2 = w[i, M], w[i, HH], w[i, HH + 1], w[i, HH + 2]
+    c0, c1, c2 = cross(h0, h1, h2, x[3], x[4], x[5])
+    d0, d1, d2 = cross(h0, h1, h2, x[0], x[1], x[2])
+    return (w[i, IOW] * x[0] + w[i, IOW + 1] * x[1] + w[i, IOW + 2] * x[2] + c0,
+            w[i, IOW + 3] * x[0] + w[i, IOW + 4] * x[1] + w[i, IOW + 5] * x[2] + c1,
+            w[i, IOW + 6] * x[0] + w[i, IOW + 7] * x[1] + w[i, IOW + 8] * x[2] + c2,
+            m * x[3] - d0, m * x[4] - d1, m * x[5] - d2)
+
+
+@njit(cache=True, inline="always")
+def _bmul(w, i, x, transpose):
+    """BC_i x, or BC_i^T x with ``transpose``, from the row-major 6x6 at w[i, B:B+36]."""
+    o0 = o1 = o2 = o3 = o4 = o5 = 0.0
+    for c in range(6):
+        xc = x[c]
+        if transpose:  # (B^T x)_r = sum_c B[c, r] x_c
+            b = B + 6 * c
+            o0, o1, o2 = o0 + w[i, b] * xc, o1 + w[i, b + 1] * xc, o2 + w[i, b + 2] * xc
+            o3, o4, o5 = o3 + w[i, b + 3] * xc, o4 + w[i, b + 4] * xc, o5 + w[i, b + 5] * xc
+        else:  # (B x)_r = sum_c B[r, c] x_c
+            b = B + c
+            o0, o1, o2 = o0 + w[i, b] * xc, o1 + w[i, b + 6] * xc, o2 + w[i, b + 12] * xc
+            o3, o4, o5 = o3 + w[i, b + 18] * xc, o4 + w[i, b + 24] * xc, o5 + w[i, b + 30] * xc
+    return o0, o1, o2, o3, o4, o5
+
+
+@njit(cache=True, inline="always")
+def _forward(im, fm, q, qd, qdd, fw, P, grav, w, i):
+    """Row w[i] (step 1 of the module docstring)."""
+    k = im[i, 0]
+    R, p = joint_pose(im, fm, i, q[i])
+    if k < 0:
+        Rw, pw = R, p
+        vp = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+        g = grav * fm[0, GRAV], grav * fm[0, GRAV + 1], grav * fm[0, GRAV + 2]
+        ap = (0.0, 0.0, 0.0, -g[0], -g[1], -g[2])
+    else:
+        Rk = (w[k, 0], w[k, 1], w[k, 2], w[k, 3], w[k, 4], w[k, 5], w[k, 6], w[k, 7], w[k, 8])
+        c0 = rot(Rk, R[0], R[3], R[6])
+        c1 = rot(Rk, R[1], R[4], R[7])
+        c2 = rot(Rk, R[2], R[5], R[8])
+        Rw = (c0[0], c1[0], c2[0], c0[1], c1[1], c2[1], c0[2], c1[2], c2[2])
+        d = rot(Rk, p[0], p[1], p[2])
+        pw = (w[k, PW] + d[0], w[k, PW + 1] + d[1], w[k, PW + 2] + d[2])
+        vp, ap = _get(w, k, V), _get(w, k, A)
+    a0, a1, a2 = rot(Rw, fm[i, AX], fm[i, AX + 1], fm[i, AX + 2])
+    if im[i, 1] == 0:
+        m0, m1, m2 = cross(pw[0], pw[1], pw[2], a0, a1, a2)
+        s = (a0, a1, a2, m0, m1, m2)
+    else:
+        s = (0.0, 0.0, 0.0, a0, a1, a2)
+    v = _add(vp, _scale(s, qd[i]))
+    a = _add(_add(ap, _scale(s, qdd[i])), _scale(_mcross(v, s), qd[i]))
+    psi = _mcross(vp, s)
+    alpha = _add(_mcross(ap, s), _mcross(vp, psi))
+    # world inertia: h_w = m p + R h, Io_w = R Io R^T + m (|p|^2 1 - p p^T) + 2 (p . g) 1 - p g^T - g p^T
+    m = fm[i, MASS]
+    g0, g1, g2 = rot(Rw, fm[i, H], fm[i, H + 1], fm[i, H + 2])
+    for r in range(3):
+        t0, t1, t2 = (fm[i, IO + 3 * r] * Rw[3 * 0 + 0] + fm[i, IO + 3 * r + 1] * Rw[1] + fm[i, IO + 3 * r + 2] * Rw[2],
+                      fm[i, IO + 3 * r] * Rw[3] + fm[i, IO + 3 * r + 1] * Rw[4] + fm[i, IO + 3 * r + 2] * Rw[5],
+                      fm[i, IO + 3 * r] * Rw[6] + fm[i, IO + 3 * r + 1] * Rw[7] + fm[i, IO + 3 * r + 2] * Rw[8])
+        w[i, IOW + 3 * r], w[i, IOW + 3 * r + 1], w[i, IOW + 3 * r + 2] = t0, t1, t2  # row r of Io R^T
+    pp = pw[0] * pw[0] + pw[1] * pw[1] + pw[2] * pw[2]
+    pg = pw[0] * g0 + pw[1] * g1 + pw[2] * g2
+    gv = (g0, g1, g2)
+    for r in range(3):
+        for c in range(3):
+            x = (Rw[3 * r] * w[i, IOW + c] + Rw[3 * r + 1] * w[i, IOW + 3 + c] + Rw[3 * r + 2] * w[i, IOW + 6 + c])
+            x -= m * pw[r] * pw[c] + pw[r] * gv[c] + gv[r] * pw[c]
+            if r == c:
+                x += m * pp + 2.0 * pg
+            w[i, B + 3 * r + c] = x  # B used as a temporary for the product
+    for c in range(9):
+        w[i, IOW + c] = w[i, B + c]
+    w[i, M], w[i, HH], w[i, HH + 1], w[i, HH + 2] = m, m * pw[0] + g0, m * pw[1] + g1, m * pw[2] + g2
+    hv = _inertia(w, i, v)
+    f = _add(_inertia(w, i, a), _fcross(v, hv))
+    if fw.shape[0] > 0:
+        f = _add(f, _scale(_get(fw, i, 0), -1.0))
+        _put(w, i, X, _get(fw, i, 0))
+        for c in range(9):
+            w[i, PC + c] = P[i, c]
+    for c in range(6):  # column c of B = v x* (I e_c) - I (v x e_c) + e_c x* (I v)
+        e = (1.0 if c == 0 else 0.0, 1.0 if c == 1 else 0.0, 1.0 if c == 2 else 0.0,
+             1.0 if c == 3 else 0.0, 1.0 if c == 4 else 0.0, 1.0 if c == 5 else 0.0)
+        col = _add(_add(_fcross(v, _inertia(w, i, e)), _scale(_inertia(w, i, _mcross(v, e)), -1.0)), _fcross(e, hv))
+        for r in range(6):
+            w[i, B + 6 * r + c] = col[r]
+    w[i, 0], w[i, 1], w[i, 2], w[i, 3], w[i, 4], w[i, 5], w[i, 6], w[i, 7], w[i, 8] = Rw
+    w[i, PW], w[i, PW + 1], w[i, PW + 2] = pw
+    _put(w, i, S, s)
+    _put(w, i, V, v)
+    _put(w, i, A, a)
+    _put(w, i, F, f)
+    _put(w, i, PSI, psi)
+    _put(w, i, ALPHA, alpha)
+
+
+@njit(cache=True, inline="always")
+def _backward(w, i, ext):
+    """Row vectors and column vectors of body i from its complete subtree sums (step 2)."""
+    s, psi, alpha = _get(w, i, S), _get(w, i, PSI), _get(w, i, ALPHA)
+    _put(w, i, RI, _inertia(w, i, s))
+    _put(w, i, RB, _bmul(w, i, s, True))
+    phi = _add(_add(_fcross(s, _get(w, i, F)), _inertia(w, i, alpha)), _bmul(w, i, psi, False))
+    _put(w, i, PHID, _add(_inertia(w, i, _scale(psi, 2.0)), _bmul(w, i, s, False)))
+    e0 = e1 = e2 = 0.0
+    if ext:  # e = Xn x s_w + PC^T s_w + Xf x s_u;  Phi += (s_w x Xn + PC s_w, s_w x Xf)
+        x = _get(w, i, X)
+        n0, n1, n2 = cross(x[0], x[1], x[2], s[0], s[1], s[2])
+        f0, f1, f2 = cross(x[3], x[4], x[5], s[3], s[4], s[5])
+        t0, t1, t2 = rot((w[i, PC], w[i, PC + 3], w[i, PC + 6], w[i, PC + 1], w[i, PC + 4], w[i, PC + 7],
+                          w[i, PC + 2], w[i, PC + 5], w[i, PC + 8]), s[0], s[1], s[2])
+        e0, e1, e2 = n0 + t0 + f0, n1 + t1 + f1, n2 + t2 + f2
+        u0, u1, u2 = rot((w[i, PC], w[i, PC + 1], w[i, PC + 2], w[i, PC + 3], w[i, PC + 4], w[i, PC + 5],
+                          w[i, PC + 6], w[i, PC + 7], w[i, PC + 8]), s[0], s[1], s[2])
+        phi = (phi[0] - n0 + u0, phi[1] - n1 + u1, phi[2] - n2 + u2,
+               phi[3] - cross(x[3], x[4], x[5], s[0], s[1], s[2])[0],
+               phi[4] - cross(x[3], x[4], x[5], s[0], s[1], s[2])[1],
+               phi[5] - cross(x[3], x[4], x[5], s[0], s[1], s[2])[2])
+    w[i, E], w[i, E + 1], w[i, E + 2] = e0, e1, e2
+    _put(w, i, PHI, phi)
+
+
+@njit(cache=True)
+def derivatives_into(im, fm, q, qd, qdd, fw, P, grav, fric, smooth, dq, dqd, w):
+    """d tau / d q and d tau / d qd (n, n) into ``dq``, ``dqd`` for one sample.
+
+    fw (n, 6) world body forces and P (n, 9) lever-arm matrices (row-major),
+    or shapes (0, 6) and (0, 9) for none (see
+    :func:`composedyn.dynamics.derivatives.external_terms`).  grav: 1 to
+    include gravity.  fric: 1 adds the friction derivative on the diagonal of
+    ``dqd`` (tanh model when smooth > 0).  w: scratch (n, SCRATCH).
+    """
+    n = q.shape[0]
+    ext = fw.shape[0] == n and n > 0
+    for i in range(n):
+        _forward(im, fm, q, qd, qdd, fw, P, grav, w, i)
+    for jj in range(n):
+        i = n - 1 - jj
+        _backward(w, i, ext)
+        k = im[i, 0]
+        if k >= 0:
+            for c in range(13):  # (m, h, Io)
+                w[k, M + c] += w[i, M + c]
+            for c in range(36):
+                w[k, B + c] += w[i, B + c]
+            for c in range(6):
+                w[k, F + c] += w[i, F + c]
+            if ext:
+                for c in range(15):  # X, PC
+                    w[k, X + c] += w[i, X + c]
+    for i in range(n):
+        for j in range(n):
+            dq[i, j] = 0.0
+            dqd[i, j] = 0.0
+    for i in range(n):
+        ri, rb = _get(w, i, RI), _get(w, i, RB)
+        e0, e1, e2 = w[i, E], w[i, E + 1], w[i, E + 2]
+        phi, phid = _get(w, i, PHI), _get(w, i, PHID)
+        j = i
+        while j >= 0:
+            s, psi = _get(w, j, S), _get(w, j, PSI)
+            dq[i, j] = _dot(ri, _get(w, j, ALPHA)) + _dot(rb, psi) + (e0 * s[0] + e1 * s[1] + e2 * s[2])
+            dqd[i, j] = 2.0 * _dot(ri, psi) + _dot(rb, s)
+            if j != i:
+                dq[j, i] = _dot(s, phi)
+                dqd[j, i] = _dot(s, phid)
+            j = im[j, 0]
+        if fric:
+            dqd[i, i] += fm[i, DAMP]
+            if smooth > 0.0:
+                t = math.tanh(qd[i] / smooth)
+                dqd[i, i] += fm[i, FRIC] * (1.0 - t * t) / smooth
+
+
+@njit(cache=True)
+def derivatives_one(im, fm, q, qd, qdd, fw, P, grav, fric, smooth, dq, dqd):
+    """:func:`derivatives_into` with its own scratch."""
+    derivatives_into(im, fm, q, qd, qdd, fw, P, grav, fric, smooth, dq, dqd, np.empty((q.shape[0], SCRATCH)))
+
+
+def _derivatives_loop(im, fm, Q, QD, QDD, FW, PP, grav, fric, smooth, DQ, DQD):
+    """Samples (N, n) -> DQ, DQD (N, n, n); FW (N, n, 6) and PP (N, n, 9), or (0, n, 6), (0, n, 9)."""
+    N, n = Q.shape[0], Q.shape[1]
+    blocks = min(N, BLOCKS)
+    nf, npm = np.empty((0, 6)), np.empty((0, 9))
+    for b in prange(blocks):
+        w = np.empty((n, SCRATCH))
+        for s in range(b * N // blocks, (b + 1) * N // blocks):
+            if FW.shape[0] > 0:
+                derivatives_into(im, fm, Q[s], QD[s], QDD[s], FW[s], PP[s], grav, fric, smooth, DQ[s], DQD[s], w)
+            else:
+                derivatives_into(im, fm, Q[s], QD[s], QDD[s], nf, npm, grav, fric, smooth, DQ[s], DQD[s], w)
+
+
+derivatives_serial, derivatives_parallel = serial_and_parallel(_derivatives_loop)
