@@ -378,3 +378,67 @@ def warm_up(model, batch: bool = False, entries_too: bool = True) -> dict:
         crba(model, Z)
         coriolis_matrix(model, Z, Z)
     return compile_times()
+
+
+# ---- derivatives ----
+def rnea_derivatives(model, q, qd, qdd, f_world=None, P=None, friction: bool = False,
+                     smooth: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """d tau / d q and d tau / d qd (..., n, n) of the all-joint inverse dynamics.
+
+    The compiled kernel :mod:`composedyn.dynamics.compiled.derivatives` or the
+    NumPy reference :func:`composedyn.dynamics.derivatives.rnea_derivatives`
+    (same contract: ``f_world`` (..., n, 6) and ``P`` (..., n, 3, 3) from
+    ``external_terms``, both or neither); ``friction=True`` adds d/d qd of
+    :func:`composedyn.dynamics.friction.friction_torques` (``smooth`` as there).
+    """
+    if _state.get("numpy", True) and backend() == "numpy" or not model.joint_names:
+        from composedyn.dynamics import derivatives as _np_deriv
+
+        dq, dqd = _np_deriv.rnea_derivatives(model, q, qd, qdd, f_world=f_world, P=P)
+        if friction:
+            d = _np_deriv.friction_derivative(model, np.broadcast_to(qd, dq.shape[:-1]), smooth)
+            dqd[..., np.arange(model.n), np.arange(model.n)] += d
+        return dq, dqd
+    from composedyn.dynamics.compiled import derivatives as kern
+
+    im, fm = packed(model)
+    q, qd, qdd = np.asarray(q, float), np.asarray(qd, float), np.asarray(qdd, float)
+    n = model.n
+    fric, sm = int(friction), float(smooth or 0.0)
+    if q.ndim == 1 and q.shape == qd.shape == qdd.shape and (f_world is None or np.ndim(f_world) == 2):
+        dq, dqd = np.empty((n, n)), np.empty((n, n))
+        fw = _NONE_FW if f_world is None else np.ascontiguousarray(f_world, float)
+        pm = _NO_P if f_world is None else np.ascontiguousarray(np.reshape(P, (n, 9)), float)
+        (_kernels.get("deriv_one") or _deriv_kernel("deriv_one", kern.derivatives_one))(
+            im, fm, q, qd, qdd, fw, pm, 1, fric, sm, dq, dqd)
+        return dq, dqd
+    shape = np.broadcast_shapes(q.shape, qd.shape, qdd.shape,
+                                np.shape(f_world)[:-2] + (n,) if f_world is not None else ())
+    Q, QD, QDD = (_rows(x, shape, 1) for x in (q, qd, qdd))
+    if f_world is not None:
+        FW = _rows(np.asarray(f_world, float), shape + (6,), 2)
+        PP = _rows(np.reshape(np.asarray(P, float), np.shape(P)[:-2] + (9,)), shape + (9,), 2)
+    else:
+        FW, PP = NO_FW3, _NO_P3
+    DQ, DQD = np.empty(Q.shape + (n,)), np.empty(Q.shape + (n,))
+    name = "deriv_parallel" if use_parallel(Q.shape[0] * n) else "deriv_serial"
+    loop = kern.derivatives_parallel if name == "deriv_parallel" else kern.derivatives_serial
+    (_kernels.get(name) or _deriv_kernel(name, loop))(im, fm, Q, QD, QDD, FW, PP, 1, fric, sm, DQ, DQD)
+    return DQ.reshape(shape + (n,)), DQD.reshape(shape + (n,))
+
+
+_NO_P, _NO_P3 = np.empty((0, 9)), np.empty((0, 0, 9))  # "no external wrenches" for the lever-arm matrices
+_NO_P.flags.writeable = _NO_P3.flags.writeable = False
+
+
+def _deriv_kernel(name: str, real):
+    """Time the first call of a derivatives kernel into compile_times(), then call it directly."""
+    def first_call(*args):
+        t0 = time.perf_counter()
+        result = real(*args)
+        _compile_s[name] = time.perf_counter() - t0
+        _kernels[name] = real
+        return result
+
+    _kernels[name] = first_call
+    return first_call

@@ -9,7 +9,7 @@ inertia in world axes as (m, h = m c, Io about the origin, 3x3).
 
 1. Forward, parent -> child: world pose, S_i, v_i, a_i (a_base = (0, -g)),
    world inertia, f_i = I_i a_i + v_i x* I_i v_i - fx_i, psi_i = v_p x S_i,
-   alpha_i = a_p x S_i + v_p x psi_i, and B_i (6x6, column by column).
+   alpha_i = a_p x S_i + v_p x psi_i, and the blocks of B_i (B11 3x3 and l, see :func:`_bmul`).
 2. Backward, child -> parent: with the subtree sums IC_i, BC_i, F_i (and the
    external ones) complete, the row vectors IC_i S_i, BC_i^T S_i, e_i and the
    column vectors Phi_i, Phid_i; then add the sums into the parent's.
@@ -32,11 +32,11 @@ from composedyn.dynamics.compiled.joint import cross, joint_pose, rot
 from composedyn.dynamics.compiled.layout import AX, BLOCKS, DAMP, FRIC, GRAV, H, IO, MASS
 from composedyn.dynamics.compiled.loops import serial_and_parallel
 
-# scratch columns: world pose, S, v, a, f (-> F), psi, alpha, inertia (m, h, Io) (-> IC), B (-> BC, row-major),
+# scratch columns: world pose, S, v, a, f (-> F), psi, alpha, inertia (m, h, Io) (-> IC), B11 (row-major) and l (-> BC),
 # external force (-> X) and lever-arm matrix (-> PC), row vectors rI, rB, e, column vectors Phi, Phid
-RW, PW, S, V, A, F, PSI, ALPHA, M, HH, IOW, B = 0, 9, 12, 18, 24, 30, 36, 42, 48, 49, 52, 61
-X, PC, RI, RB, E, PHI, PHID = 97, 103, 112, 118, 124, 127, 133
-SCRATCH = 139
+RW, PW, S, V, A, F, PSI, ALPHA, M, HH, IOW, BB, BL = 0, 9, 12, 18, 24, 30, 36, 42, 48, 49, 52, 61, 70
+X, PC, RI, RB, E, PHI, PHID = 73, 79, 88, 94, 100, 103, 109
+SCRATCH = 115
 
 
 @njit(cache=True, inline="always")
@@ -98,19 +98,22 @@ def _inertia(w, i, x):
 
 @njit(cache=True, inline="always")
 def _bmul(w, i, x, transpose):
-    """BC_i x, or BC_i^T x with ``transpose``, from the row-major 6x6 at w[i, B:B+36]."""
-    o0 = o1 = o2 = o3 = o4 = o5 = 0.0
-    for c in range(6):
-        xc = x[c]
-        if transpose:  # (B^T x)_r = sum_c B[c, r] x_c
-            b = B + 6 * c
-            o0, o1, o2 = o0 + w[i, b] * xc, o1 + w[i, b + 1] * xc, o2 + w[i, b + 2] * xc
-            o3, o4, o5 = o3 + w[i, b + 3] * xc, o4 + w[i, b + 4] * xc, o5 + w[i, b + 5] * xc
-        else:  # (B x)_r = sum_c B[r, c] x_c
-            b = B + c
-            o0, o1, o2 = o0 + w[i, b] * xc, o1 + w[i, b + 6] * xc, o2 + w[i, b + 12] * xc
-            o3, o4, o5 = o3 + w[i, b + 18] * xc, o4 + w[i, b + 24] * xc, o5 + w[i, b + 30] * xc
-    return o0, o1, o2, o3, o4, o5
+    """BC_i x = (B11 x_w, -2 l x x_w), or BC_i^T x = (B11^T x_w + 2 l x x_u, 0) with ``transpose``.
+
+    B = v x* I - I v x + A(I v) has, for I = [[Io, [h]x], [-[h]x, m]], v = (w, u) and
+    I v = (k, l), the blocks B11 = [w]x Io - Io [w]x - h u^T - u h^T + 2 (u . h) 1 - [k]x,
+    B12 = [w x h + m u - l]x = 0, B21 = -[w x h + m u + l]x = -2 [l]x, B22 = 0.
+    """
+    c = BB
+    if transpose:
+        l0, l1, l2 = cross(w[i, BL], w[i, BL + 1], w[i, BL + 2], x[3], x[4], x[5])
+        return (w[i, c] * x[0] + w[i, c + 3] * x[1] + w[i, c + 6] * x[2] + 2.0 * l0,
+                w[i, c + 1] * x[0] + w[i, c + 4] * x[1] + w[i, c + 7] * x[2] + 2.0 * l1,
+                w[i, c + 2] * x[0] + w[i, c + 5] * x[1] + w[i, c + 8] * x[2] + 2.0 * l2, 0.0, 0.0, 0.0)
+    l0, l1, l2 = cross(w[i, BL], w[i, BL + 1], w[i, BL + 2], x[0], x[1], x[2])
+    return (w[i, c] * x[0] + w[i, c + 1] * x[1] + w[i, c + 2] * x[2],
+            w[i, c + 3] * x[0] + w[i, c + 4] * x[1] + w[i, c + 5] * x[2],
+            w[i, c + 6] * x[0] + w[i, c + 7] * x[1] + w[i, c + 8] * x[2], -2.0 * l0, -2.0 * l1, -2.0 * l2)
 
 
 @njit(cache=True, inline="always")
@@ -159,9 +162,9 @@ def _forward(im, fm, q, qd, qdd, fw, P, grav, w, i):
             x -= m * pw[r] * pw[c] + pw[r] * gv[c] + gv[r] * pw[c]
             if r == c:
                 x += m * pp + 2.0 * pg
-            w[i, B + 3 * r + c] = x  # B used as a temporary for the product
+            w[i, BB + 3 * r + c] = x  # BB used as a temporary for the product
     for c in range(9):
-        w[i, IOW + c] = w[i, B + c]
+        w[i, IOW + c] = w[i, BB + c]
     w[i, M], w[i, HH], w[i, HH + 1], w[i, HH + 2] = m, m * pw[0] + g0, m * pw[1] + g1, m * pw[2] + g2
     hv = _inertia(w, i, v)
     f = _add(_inertia(w, i, a), _fcross(v, hv))
@@ -170,12 +173,29 @@ def _forward(im, fm, q, qd, qdd, fw, P, grav, w, i):
         _put(w, i, X, _get(fw, i, 0))
         for c in range(9):
             w[i, PC + c] = P[i, c]
-    for c in range(6):  # column c of B = v x* (I e_c) - I (v x e_c) + e_c x* (I v)
-        e = (1.0 if c == 0 else 0.0, 1.0 if c == 1 else 0.0, 1.0 if c == 2 else 0.0,
-             1.0 if c == 3 else 0.0, 1.0 if c == 4 else 0.0, 1.0 if c == 5 else 0.0)
-        col = _add(_add(_fcross(v, _inertia(w, i, e)), _scale(_inertia(w, i, _mcross(v, e)), -1.0)), _fcross(e, hv))
-        for r in range(6):
-            w[i, B + 6 * r + c] = col[r]
+    # B11 = [w]x Io - Io [w]x - h u^T - u h^T + 2 (u . h) 1 - [k]x (see _bmul), and l
+    h0, h1, h2 = w[i, HH], w[i, HH + 1], w[i, HH + 2]
+    uh = v[3] * h0 + v[4] * h1 + v[5] * h2
+    hh = (h0, h1, h2)
+    for c in range(3):
+        x0, x1, x2 = cross(v[0], v[1], v[2], w[i, IOW + c], w[i, IOW + 3 + c], w[i, IOW + 6 + c])  # [w]x Io col c
+        wio = (x0, x1, x2)
+        for r in range(3):
+            w[i, BB + 3 * r + c] = wio[r]
+    for r in range(3):
+        for c in range(r, 3):  # [w]x Io - Io [w]x = [w]x Io + ([w]x Io)^T (Io symmetric)
+            x = w[i, BB + 3 * r + c] + w[i, BB + 3 * c + r] - hh[r] * v[3 + c] - v[3 + r] * hh[c]
+            w[i, BB + 3 * r + c] = x
+            w[i, BB + 3 * c + r] = x
+        w[i, BB + 4 * r] += 2.0 * uh
+    k0, k1, k2 = hv[0], hv[1], hv[2]
+    w[i, BB + 1] += k2
+    w[i, BB + 2] -= k1
+    w[i, BB + 3] -= k2
+    w[i, BB + 5] += k0
+    w[i, BB + 6] += k1
+    w[i, BB + 7] -= k0
+    w[i, BL], w[i, BL + 1], w[i, BL + 2] = hv[3], hv[4], hv[5]
     w[i, 0], w[i, 1], w[i, 2], w[i, 3], w[i, 4], w[i, 5], w[i, 6], w[i, 7], w[i, 8] = Rw
     w[i, PW], w[i, PW + 1], w[i, PW + 2] = pw
     _put(w, i, S, s)
@@ -233,8 +253,8 @@ def derivatives_into(im, fm, q, qd, qdd, fw, P, grav, fric, smooth, dq, dqd, w):
         if k >= 0:
             for c in range(13):  # (m, h, Io)
                 w[k, M + c] += w[i, M + c]
-            for c in range(36):
-                w[k, B + c] += w[i, B + c]
+            for c in range(12):  # B11, l
+                w[k, BB + c] += w[i, BB + c]
             for c in range(6):
                 w[k, F + c] += w[i, F + c]
             if ext:
