@@ -13,6 +13,7 @@ from composedyn.robot import Robot
 from composedyn.closed_chain import ClosedChain, load_closed_chain
 from composedyn.dynamics.constraints.loops import LoopClosure
 from composedyn.controller import ComputedTorqueController
+from composedyn.lqr import LQRController
 from composedyn.protocol import DynamicsModel
 from composedyn.reference import MinimumJerk
 from composedyn.report import TrajectoryReport
@@ -23,6 +24,7 @@ __all__ = [
     "ClosedChain",
     "ComputedTorqueController",
     "DynamicsModel",
+    "LQRController",
     "LoopClosure",
     "MinimumJerk",
     "ModelError",
