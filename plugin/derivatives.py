@@ -60,7 +60,7 @@ def forward_dynamics_derivatives(robot: "Robot", q, qd, tau, f_ext: Mapping | No
     Differentiating the identity ID(q, qd, FD(q, qd, tau)) = tau gives
     d ID / d x + M d FD / d x = 0 (Carpentier & Mansard, RSS 2018, Sec. V).
     """
-    q, qd, tau = joint_arrays(robot.dof, q=q, qd=qd, tau=tau)
+    q, qd, tau = (np.ascontiguousarray(x) for x in joint_arrays(robot.dof, q=q, qd=qd, tau=tau))  # own memory
     qdd = robot.forward_dynamics(q, qd, tau, f_ext=f_ext, friction=friction, smooth_friction=smooth_friction)
     dq, dqd = inverse_dynamics_derivatives(robot, q, qd, qdd, f_ext=f_ext, friction=friction,
                                            smooth_friction=smooth_friction)
