@@ -105,7 +105,7 @@ def rnea_derivatives(model: Model, q, qd, qdd, f_world=None, P=None, gravity: bo
     dot = lambda x, y: np.einsum("...i,...i->...", x, y)  # noqa: E731
     R, p = body_poses(model, q)
     S = motion_subspaces(model, R, p)
-    I = body_inertias_world(model, R, p)
+    Ib = body_inertias_world(model, R, p)
     v = body_velocities(model, S, qd)
     a = S * qdd[..., :, None] + crm_apply(v, S) * qd[..., :, None]
     for i in range(n):
@@ -113,8 +113,8 @@ def rnea_derivatives(model: Model, q, qd, qdd, f_world=None, P=None, gravity: bo
             a[..., i, :] += a[..., model.parent[i], :]
     a0 = np.concatenate([np.zeros(3), -model.gravity if gravity else np.zeros(3)])
     a = a + a0
-    h = mv(I, v)
-    f = mv(I, a) + crf_apply(v, h)
+    h = mv(Ib, v)
+    f = mv(Ib, a) + crf_apply(v, h)
     if f_world is not None:
         f = f - f_world
     # parent velocity and acceleration of every joint (base: 0 and a0)
@@ -123,8 +123,8 @@ def rnea_derivatives(model: Model, q, qd, qdd, f_world=None, P=None, gravity: bo
     ap = np.where((par >= 0)[:, None], a[..., par, :], a0)
     psi = crm_apply(vp, S)
     alpha = crm_apply(ap, S) + crm_apply(vp, psi)
-    B = crf(v) @ I - I @ crm(v) + crf_bar(h)
-    IC, BC, F = subtree_sums(model, I, 2), subtree_sums(model, B, 2), subtree_sums(model, f, 1)
+    B = crf(v) @ Ib - Ib @ crm(v) + crf_bar(h)
+    IC, BC, F = subtree_sums(model, Ib, 2), subtree_sums(model, B, 2), subtree_sums(model, f, 1)
     rI = mv(IC, S)  # IC symmetric
     rB = mv(np.swapaxes(BC, -1, -2), S)
     Phi = crf_apply(S, F) + mv(IC, alpha) + mv(BC, psi)

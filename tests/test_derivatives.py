@@ -198,9 +198,9 @@ def test_mimic_joints_reduce_through_G():
     assert rel_err(dqd, central(lambda x: robot.inverse_dynamics(q, x, qdd), qd)) < 1e-7
     full = load(urdf)
     G = robot.mimic_jacobian
-    Fq, Fqd = full.inverse_dynamics_derivatives(robot.full_positions(q), G @ qd, G @ qdd)
+    Fq, _ = full.inverse_dynamics_derivatives(robot.full_positions(q), G @ qd, G @ qdd)
     assert rel_err(dq, G.T @ Fq @ G) < 1e-12
-    aq, aqd, Minv = robot.forward_dynamics_derivatives(q, qd, qdd)
+    _, _, Minv = robot.forward_dynamics_derivatives(q, qd, qdd)
     assert rel_err(Minv, np.linalg.inv(robot.mass_matrix(q))) < 1e-10
 
 
@@ -234,7 +234,7 @@ def test_batches_broadcast():
     qd = rng.uniform(-1, 1, (4, n))
     qdd = rng.uniform(-1, 1, n)
     dq, dqd = robot.inverse_dynamics_derivatives(q, qd, qdd)
-    aq, aqd, Minv = robot.forward_dynamics_derivatives(q, qd, qdd)
+    aq, _, Minv = robot.forward_dynamics_derivatives(q, qd, qdd)
     A, B = robot.linearize(q, qd, qdd)
     Ad, Bd = robot.linearize(q, qd, qdd, dt=0.01)
     assert dq.shape == dqd.shape == aq.shape == Minv.shape == (3, 4, n, n)
@@ -292,8 +292,8 @@ def test_linearize_discrete_agrees_with_the_flow_to_second_order():
     x = np.concatenate([q, qd])
     errs = []
     for dt in (0.02, 0.01):
-        Ad, Bd = robot.linearize(q, qd, u, dt=dt, smooth_friction=0.3)
-        J = central(lambda y: flow(robot, y, u, dt, smooth_friction=0.3), x, eps=1e-5)
+        Ad, _ = robot.linearize(q, qd, u, dt=dt, smooth_friction=0.3)
+        J = central(lambda y, dt=dt: flow(robot, y, u, dt, smooth_friction=0.3), x, eps=1e-5)
         errs.append(np.abs(Ad - J).max())
     assert 3.0 < errs[0] / errs[1] < 5.0, errs
 
