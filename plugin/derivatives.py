@@ -27,11 +27,38 @@ import numpy as np
 
 from composedyn.checks import joint_arrays, smooth_width, wrenches
 from composedyn.dynamics.derivatives import external_terms
+from composedyn.dynamics import dispatch
 from composedyn.dynamics.dispatch import rnea_derivatives
 from composedyn.dynamics.kinematics import body_poses
 
 if TYPE_CHECKING:
     from composedyn.robot import Robot
+
+_ND, _F64 = np.ndarray, np.dtype(np.float64)
+_entries: dict = {}
+
+
+def _entry(name: str):
+    """The checked compiled entry ``name`` of :mod:`composedyn.dynamics.compiled.fd_derivatives`,
+    or None under the NumPy backend."""
+    e = _entries.get(name)
+    if e is None:
+        if dispatch.backend() == "numpy":
+            return None
+        from composedyn.dynamics.compiled import fd_derivatives
+
+        e = _entries[name] = fd_derivatives.compiled(name)
+    return e
+
+
+def _lean(robot, f_ext, *arrays) -> tuple:
+    """``robot._lean`` when the compiled entries can serve the call (plain float64 vectors,
+    no external wrench, no mimic reduction, numba backend), else ()."""
+    lean = robot._lean
+    if (not lean or f_ext is not None or not all(x.__class__ is _ND for x in arrays)
+            or arrays[0].dtype is not _F64 or arrays[0].ndim != 1):
+        return ()
+    return lean if dispatch.backend() == "numba" else ()
 
 
 def inverse_dynamics_derivatives(robot: "Robot", q, qd, qdd, f_ext: Mapping | None = None,
@@ -40,8 +67,16 @@ def inverse_dynamics_derivatives(robot: "Robot", q, qd, qdd, f_ext: Mapping | No
 
     Entry [i, j] is d tau_i / d q_j (N m / rad, N / m ...).  See the module docstring.
     """
-    q, qd, qdd = joint_arrays(robot.dof, q=q, qd=qd, qdd=qdd)
     smooth = None if smooth_friction is None else smooth_width(smooth_friction)
+    if lean := _lean(robot, f_ext, q, qd, qdd):  # one compiled call with its own checks
+        im, fm, n, nn = lean
+        dq, dqd = np.empty(nn), np.empty(nn)
+        try:
+            if _entry("id_entry")(im, fm, q, qd, qdd, int(bool(friction)), smooth or 0.0, dq, dqd) == 0:
+                return dq, dqd
+        except TypeError:  # qd, qdd not float64 vectors
+            pass
+    q, qd, qdd = joint_arrays(robot.dof, q=q, qd=qd, qdd=qdd)
     m = robot.model
     qa, qda, qdda = robot._expand(q, qd, qdd)
     fx = wrenches(f_ext, m.link_names)
@@ -60,7 +95,20 @@ def forward_dynamics_derivatives(robot: "Robot", q, qd, tau, f_ext: Mapping | No
     Differentiating the identity ID(q, qd, FD(q, qd, tau)) = tau gives
     d ID / d x + M d FD / d x = 0 (Carpentier & Mansard, RSS 2018, Sec. V).
     """
+    smooth = None if smooth_friction is None else smooth_width(smooth_friction)
+    if lean := _lean(robot, f_ext, q, qd, tau):
+        im, fm, n, nn = lean
+        aq, aqd, minv = np.empty(nn), np.empty(nn), np.empty(nn)
+        try:
+            if _entry("fd_entry")(im, fm, q, qd, tau, int(bool(friction)), smooth or 0.0, aq, aqd, minv) == 0:
+                return aq, aqd, minv
+        except TypeError:
+            pass
     q, qd, tau = (np.ascontiguousarray(x) for x in joint_arrays(robot.dof, q=q, qd=qd, tau=tau))  # own memory
+    if robot._lean and f_ext is None and q.ndim > 1 and dispatch.backend() == "numba":
+        out = _compiled_batch(robot, q, qd, tau, friction, smooth)
+        if out is not None:
+            return out
     qdd = robot.forward_dynamics(q, qd, tau, f_ext=f_ext, friction=friction, smooth_friction=smooth_friction)
     dq, dqd = inverse_dynamics_derivatives(robot, q, qd, qdd, f_ext=f_ext, friction=friction,
                                            smooth_friction=smooth_friction)
@@ -68,6 +116,24 @@ def forward_dynamics_derivatives(robot: "Robot", q, qd, tau, f_ext: Mapping | No
     Minv = np.linalg.inv(M)
     Minv = 0.5 * (Minv + np.swapaxes(Minv, -1, -2))
     return -Minv @ dq, -Minv @ dqd, np.broadcast_to(Minv, dq.shape).copy()
+
+
+def _compiled_batch(robot, q, qd, tau, friction, smooth):
+    """Forward derivatives of a batch (..., n) in one compiled loop; None when M is singular
+    somewhere (the general path then raises the error naming the joints)."""
+    from composedyn.dynamics.compiled import fd_derivatives as k
+
+    im, fm, n, _ = robot._lean
+    shape = q.shape
+    Q, QD, TAU = (x.reshape(-1, n) for x in (q, qd, tau))
+    N = Q.shape[0]
+    AQ, AQD, MINV = np.empty((N, n, n)), np.empty((N, n, n)), np.empty((N, n, n))
+    status = np.zeros(N, dtype=np.int64)
+    loop = k.fd_derivatives_parallel if dispatch.use_parallel(N * n) else k.fd_derivatives_serial
+    loop(im, fm, Q, QD, TAU, int(bool(friction)), smooth or 0.0, AQ, AQD, MINV, status)
+    if status.any():
+        return None
+    return tuple(x.reshape(shape + (n,)) for x in (AQ, AQD, MINV))
 
 
 def linearize(robot: "Robot", q, qd, tau, dt: float | None = None, f_ext: Mapping | None = None,

@@ -1,0 +1,157 @@
+"""Compiled forward-dynamics derivatives and the checked entries of the derivative methods.
+
+Forward dynamics qdd = FD(q, qd, tau) satisfies ID(q, qd, FD(q, qd, tau)) = tau,
+so d qdd / d x = -M^-1 d tau / d x at qdd = FD (Carpentier & Mansard,
+"Analytical derivatives of rigid body dynamics algorithms", RSS 2018, Sec. V).
+:func:`fd_derivatives_into` chains the existing kernels: the articulated-body
+kernel (qdd), :func:`.derivatives.derivatives_into` (d tau / d q, d tau / d qd
+at that qdd), the CRBA (M with armature), then one Cholesky factorisation of
+M and triangular solves for -M^-1 d tau / d x and M^-1.
+
+The entries (``id_entry``, ``fd_entry``) follow :mod:`.entry`: they check
+lengths and finiteness in compiled code and return 0 (result written), 1
+(wrong length), 2 (NaN or inf) or 3 (M not positive definite); the ``Robot``
+methods then take their general path, which raises the error.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from composedyn.dynamics.compiled.aba import SCRATCH as ABA_SCRATCH
+from composedyn.dynamics.compiled.aba import aba_into
+from composedyn.dynamics.compiled.crba import SCRATCH as CRBA_SCRATCH
+from composedyn.dynamics.compiled.crba import crba_into
+from composedyn.dynamics.compiled.derivatives import SCRATCH as DER_SCRATCH
+from composedyn.dynamics.compiled.derivatives import derivatives_into
+from composedyn.dynamics.compiled.entry import _check
+from composedyn.dynamics.compiled.layout import BLOCKS, NO_FW
+from composedyn.dynamics.compiled.loops import serial_and_parallel
+
+_NO_P = np.empty((0, 9))
+_NO_P.flags.writeable = False
+
+
+@njit(cache=True)
+def _cholesky(L):
+    """Lower Cholesky factor of L (n, n) in place (lower triangle); 1 if not positive definite."""
+    n = L.shape[0]
+    for j in range(n):
+        s = L[j, j]
+        for k in range(j):
+            s -= L[j, k] * L[j, k]
+        if not (s > 0.0 and s < math.inf):
+            return 1
+        d = math.sqrt(s)
+        L[j, j] = d
+        for i in range(j + 1, n):
+            t = L[i, j]
+            for k in range(j):
+                t -= L[i, k] * L[j, k]
+            L[i, j] = t / d
+    return 0
+
+
+@njit(cache=True)
+def _solve_columns(L, X, scale):
+    """X := scale * M^-1 X column by column, with M = L L^T."""
+    n = L.shape[0]
+    for c in range(X.shape[1]):
+        for i in range(n):
+            t = scale * X[i, c]
+            for k in range(i):
+                t -= L[i, k] * X[k, c]
+            X[i, c] = t / L[i, i]
+        for j in range(n):
+            i = n - 1 - j
+            t = X[i, c]
+            for k in range(i + 1, n):
+                t -= L[k, i] * X[k, c]
+            X[i, c] = t / L[i, i]
+
+
+@njit(cache=True)
+def fd_derivatives_into(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, qdd, wa, wc, wd, L):
+    """d qdd / d q, d qdd / d qd, M^-1 (n, n) into ``aq``, ``aqd``, ``minv`` (qdd into ``qdd``).
+
+    fric: 1 includes friction (tanh Coulomb model when smooth > 0).  Scratch:
+    wa (n + 1, aba SCRATCH), wc (n, crba SCRATCH), wd (n, derivatives SCRATCH),
+    L (n, n).  Returns 0, or 1 when M(q) is not positive definite.
+    """
+    n = q.shape[0]
+    if aba_into(im, fm, q, qd, tau, NO_FW, fric, smooth, qdd, wa):
+        return 1
+    derivatives_into(im, fm, q, qd, qdd, NO_FW, _NO_P, 1, fric, smooth, aq, aqd, wd)
+    crba_into(im, fm, q, 1, L, wc)
+    if _cholesky(L):
+        return 1
+    _solve_columns(L, aq, -1.0)
+    _solve_columns(L, aqd, -1.0)
+    for i in range(n):
+        for j in range(n):
+            minv[i, j] = 1.0 if i == j else 0.0
+    _solve_columns(L, minv, 1.0)
+    for i in range(n):  # exact symmetry
+        for j in range(i):
+            x = 0.5 * (minv[i, j] + minv[j, i])
+            minv[i, j] = x
+            minv[j, i] = x
+    return 0
+
+
+@njit(cache=True)
+def fd_derivatives_one(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv):
+    """:func:`fd_derivatives_into` with its own scratch; returns its status."""
+    n = q.shape[0]
+    return fd_derivatives_into(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, np.empty(n),
+                               np.empty((n + 1, ABA_SCRATCH)), np.empty((n, CRBA_SCRATCH)),
+                               np.empty((n, DER_SCRATCH)), np.empty((n, n)))
+
+
+def _fd_derivatives_loop(im, fm, Q, QD, TAU, fric, smooth, AQ, AQD, MINV, STATUS):
+    """Samples (N, n) -> AQ, AQD, MINV (N, n, n); STATUS (N,) 1 where M is not positive definite."""
+    N, n = Q.shape[0], Q.shape[1]
+    blocks = min(N, BLOCKS)
+    for b in prange(blocks):
+        qdd, L = np.empty(n), np.empty((n, n))
+        wa, wc, wd = np.empty((n + 1, ABA_SCRATCH)), np.empty((n, CRBA_SCRATCH)), np.empty((n, DER_SCRATCH))
+        for s in range(b * N // blocks, (b + 1) * N // blocks):
+            STATUS[s] = fd_derivatives_into(im, fm, Q[s], QD[s], TAU[s], fric, smooth, AQ[s], AQD[s], MINV[s],
+                                            qdd, wa, wc, wd, L)
+
+
+fd_derivatives_serial, fd_derivatives_parallel = serial_and_parallel(_fd_derivatives_loop)
+
+
+def id_entry(im, fm, q, qd, qdd, fric, smooth, dq, dqd):
+    """Checked entry of ``Robot.inverse_dynamics_derivatives`` (no external wrench, no mimic)."""
+    n = fm.shape[0]
+    s = max(_check(n, q), _check(n, qd), _check(n, qdd))
+    if s == 0:
+        derivatives_into(im, fm, q, qd, qdd, NO_FW, _NO_P, 1, fric, smooth, dq, dqd, np.empty((n, DER_SCRATCH)))
+    return s
+
+
+def fd_entry(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv):
+    """Checked entry of ``Robot.forward_dynamics_derivatives`` (no external wrench, no mimic)."""
+    n = fm.shape[0]
+    s = max(_check(n, q), _check(n, qd), _check(n, tau))
+    if s == 0 and fd_derivatives_one(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv):
+        s = 3
+    return s
+
+
+_IM, _FM, _A, _V = "int64[:, ::1]", "float64[:, ::1]", "float64[:, ::1]", "float64[:]"
+SIGNATURES = {
+    "id_entry": (f"int64({_IM}, {_FM}, {_V}, {_V}, {_V}, int64, float64, {_A}, {_A})", id_entry),
+    "fd_entry": (f"int64({_IM}, {_FM}, {_V}, {_V}, {_V}, int64, float64, {_A}, {_A}, {_A})", fd_entry),
+}
+
+
+def compiled(name: str):
+    """The compiled entry ``name`` (compiled now, or loaded from the disk cache)."""
+    sig, func = SIGNATURES[name]
+    return njit(sig, cache=True)(func)
