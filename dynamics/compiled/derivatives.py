@@ -80,8 +80,37 @@ def _scale(x, s):
 
 
 @njit(cache=True)
+def _mul(A, B):
+    """A B of row-major 3x3 9-tuples."""
+    return (A[0] * B[0] + A[1] * B[3] + A[2] * B[6], A[0] * B[1] + A[1] * B[4] + A[2] * B[7],
+            A[0] * B[2] + A[1] * B[5] + A[2] * B[8], A[3] * B[0] + A[4] * B[3] + A[5] * B[6],
+            A[3] * B[1] + A[4] * B[4] + A[5] * B[7], A[3] * B[2] + A[4] * B[5] + A[5] * B[8],
+            A[6] * B[0] + A[7] * B[3] + A[8] * B[6], A[6] * B[1] + A[7] * B[4] + A[8] * B[7],
+            A[6] * B[2] + A[7] * B[5] + A[8] * B[8])
+
+
+@njit(cache=True)
+def _mul_t(A, B):
+    """A B^T of row-major 3x3 9-tuples."""
+    return (A[0] * B[0] + A[1] * B[1] + A[2] * B[2], A[0] * B[3] + A[1] * B[4] + A[2] * B[5],
+            A[0] * B[6] + A[1] * B[7] + A[2] * B[8], A[3] * B[0] + A[4] * B[1] + A[5] * B[2],
+            A[3] * B[3] + A[4] * B[4] + A[5] * B[5], A[3] * B[6] + A[4] * B[7] + A[5] * B[8],
+            A[6] * B[0] + A[7] * B[1] + A[8] * B[2], A[6] * B[3] + A[7] * B[4] + A[8] * B[5],
+            A[6] * B[6] + A[7] * B[7] + A[8] * B[8])
+
+
+@njit(cache=True)
 def _dot(x, y):
     return x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3] + x[4] * y[4] + x[5] * y[5]
+
+
+@njit(cache=True)
+def _apply(m, h0, h1, h2, j00, j01, j02, j11, j12, j22, x):
+    """I x = (Io x_w + h x x_u, m x_u - h x x_w) for Io symmetric (upper triangle j)."""
+    c0, c1, c2 = cross(h0, h1, h2, x[3], x[4], x[5])
+    d0, d1, d2 = cross(h0, h1, h2, x[0], x[1], x[2])
+    return (j00 * x[0] + j01 * x[1] + j02 * x[2] + c0, j01 * x[0] + j11 * x[1] + j12 * x[2] + c1,
+            j02 * x[0] + j12 * x[1] + j22 * x[2] + c2, m * x[3] - d0, m * x[4] - d1, m * x[5] - d2)
 
 
 @njit(cache=True, inline="always")
@@ -148,53 +177,46 @@ def _forward(im, fm, q, qd, qdd, fw, P, grav, w, i):
     # world inertia: h_w = m p + R h, Io_w = R Io R^T + m (|p|^2 1 - p p^T) + 2 (p . g) 1 - p g^T - g p^T
     m = fm[i, MASS]
     g0, g1, g2 = rot(Rw, fm[i, H], fm[i, H + 1], fm[i, H + 2])
-    for r in range(3):
-        t0, t1, t2 = (fm[i, IO + 3 * r] * Rw[3 * 0 + 0] + fm[i, IO + 3 * r + 1] * Rw[1] + fm[i, IO + 3 * r + 2] * Rw[2],
-                      fm[i, IO + 3 * r] * Rw[3] + fm[i, IO + 3 * r + 1] * Rw[4] + fm[i, IO + 3 * r + 2] * Rw[5],
-                      fm[i, IO + 3 * r] * Rw[6] + fm[i, IO + 3 * r + 1] * Rw[7] + fm[i, IO + 3 * r + 2] * Rw[8])
-        w[i, IOW + 3 * r], w[i, IOW + 3 * r + 1], w[i, IOW + 3 * r + 2] = t0, t1, t2  # row r of Io R^T
-    pp = pw[0] * pw[0] + pw[1] * pw[1] + pw[2] * pw[2]
-    pg = pw[0] * g0 + pw[1] * g1 + pw[2] * g2
-    gv = (g0, g1, g2)
-    for r in range(3):
-        for c in range(3):
-            x = (Rw[3 * r] * w[i, IOW + c] + Rw[3 * r + 1] * w[i, IOW + 3 + c] + Rw[3 * r + 2] * w[i, IOW + 6 + c])
-            x -= m * pw[r] * pw[c] + pw[r] * gv[c] + gv[r] * pw[c]
-            if r == c:
-                x += m * pp + 2.0 * pg
-            w[i, BB + 3 * r + c] = x  # BB used as a temporary for the product
-    for c in range(9):
-        w[i, IOW + c] = w[i, BB + c]
-    w[i, M], w[i, HH], w[i, HH + 1], w[i, HH + 2] = m, m * pw[0] + g0, m * pw[1] + g1, m * pw[2] + g2
-    hv = _inertia(w, i, v)
-    f = _add(_inertia(w, i, a), _fcross(v, hv))
+    Io = (fm[i, IO], fm[i, IO + 1], fm[i, IO + 2], fm[i, IO + 3], fm[i, IO + 4], fm[i, IO + 5],
+          fm[i, IO + 6], fm[i, IO + 7], fm[i, IO + 8])
+    J = _mul(Rw, _mul_t(Io, Rw))
+    p0, p1, p2 = pw
+    d = m * (p0 * p0 + p1 * p1 + p2 * p2) + 2.0 * (p0 * g0 + p1 * g1 + p2 * g2)
+    j00 = J[0] + d - m * p0 * p0 - 2.0 * p0 * g0
+    j11 = J[4] + d - m * p1 * p1 - 2.0 * p1 * g1
+    j22 = J[8] + d - m * p2 * p2 - 2.0 * p2 * g2
+    j01 = J[1] - m * p0 * p1 - p0 * g1 - g0 * p1
+    j02 = J[2] - m * p0 * p2 - p0 * g2 - g0 * p2
+    j12 = J[5] - m * p1 * p2 - p1 * g2 - g1 * p2
+    w[i, IOW], w[i, IOW + 1], w[i, IOW + 2] = j00, j01, j02
+    w[i, IOW + 3], w[i, IOW + 4], w[i, IOW + 5] = j01, j11, j12
+    w[i, IOW + 6], w[i, IOW + 7], w[i, IOW + 8] = j02, j12, j22
+    h0, h1, h2 = m * p0 + g0, m * p1 + g1, m * p2 + g2
+    w[i, M], w[i, HH], w[i, HH + 1], w[i, HH + 2] = m, h0, h1, h2
+    hv = _apply(m, h0, h1, h2, j00, j01, j02, j11, j12, j22, v)
+    f = _add(_apply(m, h0, h1, h2, j00, j01, j02, j11, j12, j22, a), _fcross(v, hv))
     if fw.shape[0] > 0:
         f = _add(f, _scale(_get(fw, i, 0), -1.0))
         _put(w, i, X, _get(fw, i, 0))
         for c in range(9):
             w[i, PC + c] = P[i, c]
-    # B11 = [w]x Io - Io [w]x - h u^T - u h^T + 2 (u . h) 1 - [k]x (see _bmul), and l
-    h0, h1, h2 = w[i, HH], w[i, HH + 1], w[i, HH + 2]
-    uh = v[3] * h0 + v[4] * h1 + v[5] * h2
-    hh = (h0, h1, h2)
-    for c in range(3):
-        x0, x1, x2 = cross(v[0], v[1], v[2], w[i, IOW + c], w[i, IOW + 3 + c], w[i, IOW + 6 + c])  # [w]x Io col c
-        wio = (x0, x1, x2)
-        for r in range(3):
-            w[i, BB + 3 * r + c] = wio[r]
-    for r in range(3):
-        for c in range(r, 3):  # [w]x Io - Io [w]x = [w]x Io + ([w]x Io)^T (Io symmetric)
-            x = w[i, BB + 3 * r + c] + w[i, BB + 3 * c + r] - hh[r] * v[3 + c] - v[3 + r] * hh[c]
-            w[i, BB + 3 * r + c] = x
-            w[i, BB + 3 * c + r] = x
-        w[i, BB + 4 * r] += 2.0 * uh
+    # B11 = [w]x Io - Io [w]x - h u^T - u h^T + 2 (u . h) 1 - [k]x (see _bmul), and l;
+    # [w]x Io - Io [w]x = X + X^T with X = [w]x Io (Io symmetric), column c of X = w x Io[:, c]
+    x00, x10, x20 = cross(v[0], v[1], v[2], j00, j01, j02)
+    x01, x11, x21 = cross(v[0], v[1], v[2], j01, j11, j12)
+    x02, x12, x22 = cross(v[0], v[1], v[2], j02, j12, j22)
+    u0, u1, u2 = v[3], v[4], v[5]
     k0, k1, k2 = hv[0], hv[1], hv[2]
-    w[i, BB + 1] += k2
-    w[i, BB + 2] -= k1
-    w[i, BB + 3] -= k2
-    w[i, BB + 5] += k0
-    w[i, BB + 6] += k1
-    w[i, BB + 7] -= k0
+    uh2 = 2.0 * (u0 * h0 + u1 * h1 + u2 * h2)
+    s01 = x01 + x10 - h0 * u1 - u0 * h1
+    s02 = x02 + x20 - h0 * u2 - u0 * h2
+    s12 = x12 + x21 - h1 * u2 - u1 * h2
+    w[i, BB] = 2.0 * (x00 - h0 * u0) + uh2
+    w[i, BB + 4] = 2.0 * (x11 - h1 * u1) + uh2
+    w[i, BB + 8] = 2.0 * (x22 - h2 * u2) + uh2
+    w[i, BB + 1], w[i, BB + 3] = s01 + k2, s01 - k2
+    w[i, BB + 2], w[i, BB + 6] = s02 - k1, s02 + k1
+    w[i, BB + 5], w[i, BB + 7] = s12 + k0, s12 - k0
     w[i, BL], w[i, BL + 1], w[i, BL + 2] = hv[3], hv[4], hv[5]
     w[i, 0], w[i, 1], w[i, 2], w[i, 3], w[i, 4], w[i, 5], w[i, 6], w[i, 7], w[i, 8] = Rw
     w[i, PW], w[i, PW + 1], w[i, PW + 2] = pw

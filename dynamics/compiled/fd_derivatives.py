@@ -55,22 +55,30 @@ def _cholesky(L):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath={"contract"})
 def _solve_columns(L, X, scale):
-    """X := scale * M^-1 X column by column, with M = L L^T."""
-    n = L.shape[0]
-    for c in range(X.shape[1]):
-        for i in range(n):
-            t = scale * X[i, c]
-            for k in range(i):
-                t -= L[i, k] * X[k, c]
-            X[i, c] = t / L[i, i]
-        for j in range(n):
-            i = n - 1 - j
-            t = X[i, c]
-            for k in range(i + 1, n):
-                t -= L[k, i] * X[k, c]
-            X[i, c] = t / L[i, i]
+    """X := scale * M^-1 X with M = L L^T: forward then back substitution, row by row on
+    all columns at once (contiguous inner loops)."""
+    n, m = L.shape[0], X.shape[1]
+    for i in range(n):  # L Y = scale X
+        for c in range(m):
+            X[i, c] *= scale
+        for k in range(i):
+            lik = L[i, k]
+            for c in range(m):
+                X[i, c] -= lik * X[k, c]
+        d = 1.0 / L[i, i]
+        for c in range(m):
+            X[i, c] *= d
+    for j in range(n):  # L^T Z = Y
+        i = n - 1 - j
+        for k in range(i + 1, n):
+            lki = L[k, i]
+            for c in range(m):
+                X[i, c] -= lki * X[k, c]
+        d = 1.0 / L[i, i]
+        for c in range(m):
+            X[i, c] *= d
 
 
 @njit(cache=True)
