@@ -21,22 +21,19 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
 import warnings
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
-
-import composedyn as cd  # noqa: E402
-from composedyn.dynamics.aba import aba  # noqa: E402
-from composedyn.dynamics.crba import crba  # noqa: E402
-from composedyn.dynamics.dispatch import backend  # noqa: E402
-from composedyn.dynamics.forward import solve_mass  # noqa: E402
-from composedyn.dynamics.rnea import rnea  # noqa: E402
-from pin_oracle import PinPair, erd_urdf, pin  # noqa: E402
-from random_robots import random_urdf  # noqa: E402
+import composedyn as cd
+from composedyn.dynamics.reference.aba import aba
+from composedyn.dynamics.reference.crba import crba
+from composedyn.dynamics.dispatch import backend
+from composedyn.dynamics.reference.forward import solve_mass
+from composedyn.dynamics.reference.rnea import rnea
+from composedyn.testing.pinocchio_oracle import PinPair, erd_urdf, pin
+from composedyn.testing.random_robots import random_urdf
 
 
 def _run(f, number: int) -> float:

@@ -27,19 +27,14 @@ asserted in tests.
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:0] = [HERE, os.path.join(HERE, "..", "tests")]
-
-import composedyn as cd  # noqa: E402
-from composedyn.dynamics import dispatch  # noqa: E402
-from pin_oracle import PinPair, erd_urdf, pin  # noqa: E402
-from random_robots import random_urdf  # noqa: E402
-from timing import interleaved, linear_fit, machine, startup  # noqa: E402
+import composedyn as cd
+from composedyn.dynamics import dispatch
+from composedyn.testing.pinocchio_oracle import PinPair, erd_urdf, pin
+from composedyn.testing.random_robots import random_urdf
+from timing import interleaved, linear_fit, machine, startup
 
 ROBOTS = {"UR5": "ur5", "Panda": "panda", "Talos reduced": "talos"}
 QUANTITIES = ("ID", "M", "C", "g", "FD")

@@ -1,25 +1,25 @@
-"""Choose the compiled (numba) or the NumPy implementation of each dynamics function.
+"""The route choice: how each dynamics quantity is computed, decided in one place.
 
-The functions here have the signatures of the NumPy reference functions
-(:func:`composedyn.dynamics.rnea.rnea`, ``crba.crba``,
-``coriolis.coriolis_matrix``, ``forward.solve_mass``), so the ``Robot`` facade
-imports them instead.  Backend:
+:data:`ROUTES` lists, per quantity, the NumPy reference, the compiled kernels
+(single sample and batch loop) and the checked entries the ``Robot`` methods
+try first.  The functions here (:func:`rnea`, :func:`gravity`, :func:`crba`,
+:func:`coriolis_matrix`, :func:`forward_dynamics`) have the signatures of the
+NumPy reference functions and follow that table:
 
-* ``"numba"`` (default when numba imports): kernels of
-  :mod:`composedyn.dynamics.compiled`.  numba is imported on the first call,
-  never at ``import composedyn``.  Each kernel is compiled on its first call
-  and cached on disk (``__pycache__``), so a later process only loads it;
-  :func:`compile_times` reports the seconds each first call took.
-* ``"numpy"``: the reference implementation (also used for robots without
-  moving joints, n = 0).  Select it with the environment
-  variable ``COMPOSEDYN_BACKEND=numpy`` (read at import) or
-  :func:`set_backend`.
+* backend ``"numba"`` (the default): kernels of :mod:`composedyn.dynamics.compiled`.
+  numba is imported on the first call, never at ``import composedyn``; each
+  kernel is compiled on its first call and cached on disk, so a later process
+  only loads it (:func:`compile_times` reports the seconds each first call took).
+  numba is a required dependency: if it does not import, the first dynamics
+  call raises ``ImportError`` saying so (no silent fallback to the slow path).
+* backend ``"numpy"``: the reference implementation, chosen explicitly with
+  the environment variable ``COMPOSEDYN_BACKEND=numpy`` (read at import) or
+  :func:`set_backend`; also used for robots without moving joints (n = 0).
 
 Batches (leading axes) run one compiled loop over the samples, spread over
-the CPU cores (``numba.prange``) when samples x joints >= :data:`PARALLEL_WORK`.
-On idle cores this halves the time of a 10,000-sample UR5 batch on 2 cores;
-when other processes hold the cores, starting the threads can cost
-milliseconds instead of ~10 µs, so small batches stay serial (``bench/speed.py``).
+the CPU cores (``numba.prange``) when samples x joints >= :data:`PARALLEL_WORK`;
+smaller batches stay serial, since starting the threads on a loaded machine can
+cost more than the work.
 """
 
 from __future__ import annotations
@@ -29,13 +29,14 @@ import os
 import threading
 import time
 import weakref
+from typing import NamedTuple
 
 import numpy as np
 
-from composedyn.dynamics import coriolis as _np_coriolis
-from composedyn.dynamics import crba as _np_crba
-from composedyn.dynamics import forward as _np_forward
-from composedyn.dynamics import rnea as _np_rnea
+from composedyn.dynamics.reference import coriolis as _np_coriolis
+from composedyn.dynamics.reference import crba as _np_crba
+from composedyn.dynamics.reference import forward as _np_forward
+from composedyn.dynamics.reference import rnea as _np_rnea
 from composedyn.dynamics.compiled.layout import NO_FW3, pack
 from composedyn.dynamics.compiled.layout import NO_FW as _NONE_FW
 
@@ -47,7 +48,7 @@ _packs: dict = {}
 
 
 def set_backend(name: str) -> None:
-    """Use ``"numba"``, ``"numpy"`` or ``"auto"`` (numba when it imports) from now on."""
+    """Use ``"numba"`` (``"auto"`` is the same) or ``"numpy"`` from now on."""
     if name not in ("auto", "numba", "numpy"):
         raise ValueError(f"backend must be 'auto', 'numba' or 'numpy', got {name!r}")
     _state["backend"] = name
@@ -66,11 +67,11 @@ def backend() -> str:
         if b != "numpy":
             try:
                 import numba  # noqa: F401
-                b = "numba"
-            except ImportError:
-                if b == "numba":
-                    raise ImportError("COMPOSEDYN_BACKEND=numba but numba is not installed") from None
-                b = "numpy"
+            except ImportError as e:
+                raise ImportError(f"composedyn needs numba for its compiled dynamics ({e}); install it with "
+                                  "`pip install numba`, or choose the slow NumPy reference explicitly with "
+                                  "COMPOSEDYN_BACKEND=numpy") from None
+            b = "numba"
         _state["resolved"], _state["numpy"] = b, b == "numpy"
     return b
 
@@ -81,22 +82,43 @@ def compile_times() -> dict:
     return dict(_compile_s)
 
 
+class Route(NamedTuple):
+    """How one quantity is computed: the NumPy reference, the compiled kernels
+    (module of :mod:`composedyn.dynamics.compiled`, single-sample kernel, batch loop
+    compiled as ``<loop>_serial`` and ``<loop>_parallel``) and the checked entries of
+    :mod:`composedyn.dynamics.compiled.entry` that the ``Robot`` methods call first."""
+
+    reference: str
+    module: str
+    one: str
+    loop: str
+    entries: tuple
+
+
+# The one table that says how each quantity is computed.  The functions below follow it:
+# reference when the NumPy backend is chosen (or the model has no moving joint), else the
+# single-sample kernel for (n,) input and the batch loop for (..., n) input.
+ROUTES = {
+    "inverse_dynamics": Route("rnea.rnea", "rnea", "rnea_one", "rnea",
+                              ("inverse_dynamics", "inverse_dynamics_rigid", "bias_torques")),
+    "gravity_torques": Route("rnea.rnea", "gravity", "gravity_one", "gravity", ("gravity_torques",)),
+    "mass_matrix": Route("crba.crba", "crba", "crba_one", "crba", ("mass_matrix",)),
+    "coriolis_matrix": Route("coriolis.coriolis_matrix", "coriolis", "coriolis_one", "coriolis",
+                             ("coriolis_matrix",)),
+    "forward_dynamics": Route("forward.forward_dynamics", "aba", "aba_one", "aba",
+                              ("forward_dynamics", "forward_dynamics_rigid")),
+}
+_MODULE_OF = {k: r.module for r in ROUTES.values() for k in (r.one, r.loop + "_serial", r.loop + "_parallel")}
+
+
 def _kernel(name: str):
-    """The compiled kernel ``name``; the first call of each is timed into compile_times()."""
+    """The compiled kernel ``name`` (a name in ``ROUTES``); its first call is timed into
+    :func:`compile_times`."""
     k = _kernels.get(name)
     if k is None:
-        from composedyn.dynamics.compiled import aba, coriolis, crba, forward, gravity, rnea
+        import importlib
 
-        real = {
-            "rnea_one": rnea.rnea_one, "rnea_serial": rnea.rnea_serial, "rnea_parallel": rnea.rnea_parallel,
-            "crba_one": crba.crba_one, "crba_serial": crba.crba_serial, "crba_parallel": crba.crba_parallel,
-            "coriolis_one": coriolis.coriolis_one, "coriolis_serial": coriolis.coriolis_serial,
-            "coriolis_parallel": coriolis.coriolis_parallel, "aba_one": aba.aba_one,
-            "aba_serial": aba.aba_serial, "aba_parallel": aba.aba_parallel,
-            "solve_serial": forward.solve_serial, "cholesky_solve": forward.cholesky_solve,
-            "gravity_one": gravity.gravity_one, "gravity_serial": gravity.gravity_serial,
-            "gravity_parallel": gravity.gravity_parallel,
-        }[name]
+        real = getattr(importlib.import_module(f"composedyn.dynamics.compiled.{_MODULE_OF[name]}"), name)
 
         def first_call(*args):
             t0 = time.perf_counter()
@@ -111,6 +133,11 @@ def _kernel(name: str):
     return k
 
 
+def _reference(model) -> bool:
+    """Whether ``model`` is computed by the NumPy reference (backend "numpy", or no moving joint)."""
+    return _state.get("numpy", True) and backend() == "numpy" or not model.joint_names
+
+
 class _Entries:
     """The checked entries of :mod:`composedyn.dynamics.compiled.entry` as attributes.
 
@@ -120,8 +147,7 @@ class _Entries:
     returns 4 (entry not used) and stays.  ``set_backend`` resets the stubs.
     """
 
-    NAMES = ("inverse_dynamics", "mass_matrix", "coriolis_matrix", "gravity_torques", "bias_torques",
-             "forward_dynamics", "inverse_dynamics_rigid", "forward_dynamics_rigid")
+    NAMES = tuple(e for r in ROUTES.values() for e in r.entries)
 
     def __init__(self):
         self.reset()
@@ -188,19 +214,19 @@ def _loop(name: str, Q: np.ndarray):
 
 def rnea(model, q, qd, qdd, f_world=None, gravity: bool = True, armature: bool = False,
          friction: bool = False) -> np.ndarray:
-    """Rigid-body inverse dynamics; same contract as :func:`composedyn.dynamics.rnea.rnea`.
+    """Rigid-body inverse dynamics; same contract as :func:`composedyn.dynamics.reference.rnea.rnea`.
 
     ``armature=True`` adds armature * qdd and ``friction=True`` adds damping * qd +
-    friction * sgn(qd) (:func:`composedyn.dynamics.friction.friction_torques`) inside the
+    friction * sgn(qd) (:func:`composedyn.dynamics.reference.friction.friction_torques`) inside the
     kernel: with both, the ``Robot``'s inverse dynamics in one call.
     """
     extra = (1 if armature else 0) + (2 if friction else 0)
-    if _state.get("numpy", True) and backend() == "numpy" or not model.joint_names:
+    if _reference(model):
         tau = _np_rnea.rnea(model, q, qd, qdd, f_world=f_world, gravity=gravity)
         if armature:
             tau = tau + model.armature * np.asarray(qdd, float)
         if friction:
-            from composedyn.dynamics.friction import friction_torques
+            from composedyn.dynamics.reference.friction import friction_torques
 
             tau = tau + friction_torques(model, qd)
         return tau
@@ -223,7 +249,7 @@ def rnea(model, q, qd, qdd, f_world=None, gravity: bool = True, armature: bool =
 def gravity(model, q) -> np.ndarray:
     """Gravity torques g(q) (..., n): ``rnea(model, q, 0, 0)``, by the compiled gravity
     kernel (:mod:`composedyn.dynamics.compiled.gravity`) or the NumPy RNEA."""
-    if _state.get("numpy", True) and backend() == "numpy" or not model.joint_names:
+    if _reference(model):
         z = np.zeros(np.shape(q))
         return _np_rnea.rnea(model, q, z, z)
     im, fm = _packs.get(id(model)) or packed(model)
@@ -239,9 +265,9 @@ def gravity(model, q) -> np.ndarray:
 
 
 def crba(model, q, armature: bool = False) -> np.ndarray:
-    """Mass matrix; same contract as :func:`composedyn.dynamics.crba.crba` (no armature),
+    """Mass matrix; same contract as :func:`composedyn.dynamics.reference.crba.crba` (no armature),
     or with the armature on the diagonal when ``armature=True`` (the ``Robot``'s M)."""
-    if _state.get("numpy", True) and backend() == "numpy" or not model.joint_names:
+    if _reference(model):
         M = _np_crba.crba(model, q)
         return M + np.diag(model.armature) if armature else M
     im, fm = _packs.get(id(model)) or packed(model)
@@ -259,8 +285,8 @@ def crba(model, q, armature: bool = False) -> np.ndarray:
 
 
 def coriolis_matrix(model, q, qd) -> np.ndarray:
-    """Christoffel Coriolis matrix; same contract as :func:`composedyn.dynamics.coriolis.coriolis_matrix`."""
-    if _state.get("numpy", True) and backend() == "numpy" or not model.joint_names:
+    """Christoffel Coriolis matrix; same contract as :func:`composedyn.dynamics.reference.coriolis.coriolis_matrix`."""
+    if _reference(model):
         return _np_coriolis.coriolis_matrix(model, q, qd)
     im, fm = packed(model)
     q, qd = np.asarray(q, float), np.asarray(qd, float)
@@ -277,38 +303,20 @@ def coriolis_matrix(model, q, qd) -> np.ndarray:
 
 
 def solve_mass(model, M, rhs) -> np.ndarray:
-    """Solve M x = rhs by Cholesky; same contract (and ModelError) as
-    :func:`composedyn.dynamics.forward.solve_mass`.  ``model`` only names the joints."""
-    if _state.get("numpy", True) and backend() == "numpy" or not model.joint_names:
-        return _np_forward.solve_mass(model, M, rhs)
-    M, rhs = np.asarray(M, float), np.asarray(rhs, float)
-    n = M.shape[-1]
-    if M.ndim == 2 and rhs.ndim == 1:
-        L, x = M.copy(), np.empty(n)
-        if _kernel("cholesky_solve")(L, rhs.copy() if not rhs.flags.c_contiguous else rhs, x):
-            return _np_forward.solve_mass(model, M, rhs)  # raises the reference ModelError
-        return x
-    batch = np.broadcast_shapes(M.shape[:-2], rhs.shape[:-1])
-    Ms, B = _rows(M, batch + (n, n), 2), _rows(rhs, batch + (n,), 1)
-    x, status = np.empty(B.shape), np.zeros(B.shape[0], dtype=np.int64)
-    _kernel("solve_serial")(Ms, B, x, status)
-    if status.any():
-        return _np_forward.solve_mass(model, M, rhs)
-    return x.reshape(batch + (n,))
+    """Solve M x = rhs by Cholesky (NumPy): :func:`composedyn.dynamics.reference.forward.solve_mass`,
+    for callers that hold M already (mimic-reduced robots).  ``model`` only names the joints."""
+    return _np_forward.solve_mass(model, M, rhs)
 
 
 def forward_dynamics(model, q, qd, tau, f_world=None, friction: bool = True, smooth: float | None = None) -> np.ndarray:
     """qdd = M^-1 (tau - rnea(q, qd, 0, f_world) - friction) in one compiled call (M with armature).
 
     All-joint coordinates of ``model`` (no mimic reduction); q, qd, tau (..., n),
-    f_world (..., n, 6); same contract as ``composedyn.dynamics.forward.forward_dynamics``.
+    f_world (..., n, 6); same contract as ``composedyn.dynamics.reference.forward.forward_dynamics``.
     Raises ModelError like ``solve_mass``.
     """
-    if _state.get("numpy", True) and backend() == "numpy" or not model.joint_names:
-        if hasattr(_np_forward, "forward_dynamics"):
-            return _np_forward.forward_dynamics(model, q, qd, tau, f_world=f_world, friction=friction, smooth=smooth)
-        q, qd, tau = np.broadcast_arrays(*(np.asarray(x, float) for x in (q, qd, tau)))
-        return _reference_forward(model, q, qd, tau, f_world, friction, smooth)
+    if _reference(model):
+        return _np_forward.forward_dynamics(model, q, qd, tau, f_world=f_world, friction=friction, smooth=smooth)
     im, fm = packed(model)
     q, qd, tau = np.asarray(q, float), np.asarray(qd, float), np.asarray(tau, float)
     fw = _NONE_FW if f_world is None else np.asarray(f_world, float)
@@ -335,7 +343,7 @@ def forward_dynamics(model, q, qd, tau, f_world=None, friction: bool = True, smo
 def _reference_forward(model, Q, QD, TAU, FW, friction, smooth):
     """CRBA + Cholesky in NumPy on samples (N, n): where the compiled Cholesky failed, the
     reference solve raises its ModelError (or, at the edge of positive definiteness, solves)."""
-    from composedyn.dynamics.friction import friction_torques
+    from composedyn.dynamics.reference.friction import friction_torques
 
     h = _np_rnea.rnea(model, Q, QD, np.zeros_like(Q), f_world=FW)
     if friction:
@@ -349,7 +357,7 @@ def warm_up(model, batch: bool = False, entries_too: bool = True) -> dict:
     the control loop starts; ``batch=True`` also the trajectory loops;
     ``entries_too`` also the checked entries of the ``Robot`` methods' lean path.
     Returns :func:`compile_times`."""
-    if _state.get("numpy", True) and backend() == "numpy" or not model.joint_names:
+    if _reference(model):
         return {}
     n = model.n
     z, Z = np.zeros(n), np.zeros((2, n))
@@ -359,7 +367,6 @@ def warm_up(model, batch: bool = False, entries_too: bool = True) -> dict:
     M = crba(model, z) + np.diag(model.armature)
     coriolis_matrix(model, z, z)
     if n and np.all(np.linalg.eigvalsh(M) > 0):  # a singular M would raise ModelError
-        solve_mass(model, M, z)
         forward_dynamics(model, z, z, z)
     if entries_too:
         im, fm = packed(model)

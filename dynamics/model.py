@@ -21,8 +21,8 @@ import networkx as nx
 import numpy as np
 
 from composedyn.dynamics.schema import DEFAULT_GRAVITY, find_root, source_of, validate
-from composedyn.dynamics.spatial import spatial_inertia
-from composedyn.errors import ModelError
+from composedyn.dynamics.reference.spatial import spatial_inertia
+from composedyn.dynamics.errors import ModelError
 
 REVOLUTE, PRISMATIC = 0, 1
 
@@ -121,8 +121,20 @@ def _combine(parts: list[tuple[float, np.ndarray, np.ndarray]]):
 
 
 def compile_graph(g: nx.DiGraph, strict: bool = False) -> Model:
-    """Validate ``g`` and flatten it into a :class:`Model`.  See the module doc."""
+    """Validate ``g`` and flatten it into a frozen :class:`Model` (see the module doc);
+    ModelError when its numbers overflow the dynamics (:func:`check_numbers`)."""
     validate(g, strict=strict)
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow is refused by check_numbers
+        model = _flatten(g)
+    for value in vars(model).values():  # frozen: no caller can change a model under a cached result
+        if isinstance(value, np.ndarray):
+            value.flags.writeable = False
+    check_numbers(model, strict=strict)
+    return model
+
+
+def _flatten(g: nx.DiGraph) -> Model:
+    """The flat arrays of a validated graph."""
     src = source_of(g)
     root = find_root(g)
     order = _dfs_bodies(g, root)
@@ -193,6 +205,71 @@ def compile_graph(g: nx.DiGraph, strict: bool = False) -> Model:
         link_com=np.array([np.asarray(g.nodes[l]["com"], float) for l in link_names]).reshape(-1, 3),
         total_mass=float(sum(float(g.nodes[l]["mass"]) for l in g.nodes)),
     )
+
+
+PLAUSIBLE_MASS = 1e5  # kg: a heavier body is reported (ModelWarning)
+PLAUSIBLE_LENGTH = 1e3  # m: a body origin or centre of mass farther from the base is reported
+REFERENCE_M_MAX_BODIES = 64  # the mass matrix at q = 0 is checked for models up to this size
+
+
+def check_numbers(model: Model, strict: bool = False) -> None:
+    """Refuse a model whose numbers overflow the dynamics; report implausible ones.
+
+    ModelError (naming the source and the body): non-finite spatial inertia, or
+    a mass-length scale m L^2 so large that the mass matrix or the gravity
+    torques would overflow (L = distance of the farthest body origin or centre
+    of mass from the base at q = 0).  ModelWarning (ModelError when ``strict``):
+    a body heavier than ``PLAUSIBLE_MASS`` kg or farther than ``PLAUSIBLE_LENGTH``
+    m, a body of zero mass with a non-zero rotational inertia, and a joint that
+    moves no inertia at all (its column of M is zero: forward dynamics is then
+    undefined).  For models of up to ``REFERENCE_M_MAX_BODIES`` bodies the
+    mass matrix at q = 0 is computed and must be finite.
+    """
+    src, n = model.source, model.n
+    if n == 0:
+        return
+    bad = [model.body_names[i] for i in range(n) if not np.all(np.isfinite(model.I_body[i]))]
+    if bad:
+        raise ModelError(f"{src}: non-finite spatial inertia of bodies {bad} (mass or centre of mass overflows)")
+    from composedyn.dynamics.reference.kinematics import body_poses
+
+    R, p = body_poses(model, np.zeros(n))
+    c = p + np.einsum("nij,nj->ni", R, model.com)
+    with np.errstate(over="ignore", invalid="ignore"):
+        reach = np.maximum(np.linalg.norm(p, axis=1), np.linalg.norm(c, axis=1))
+        scale = np.sum(model.mass) * (2.0 * np.max(reach)) ** 2 + np.sum(np.trace(model.inertia_com, axis1=1, axis2=2))
+        moment = np.sum(model.mass) * np.max(reach) * max(1.0, float(np.linalg.norm(model.gravity)))
+    if not (np.all(np.isfinite(reach)) and np.isfinite(scale) and np.isfinite(moment)) or scale > 1e300:
+        far = model.body_names[int(np.nanargmax(np.where(np.isfinite(reach), reach, np.inf)))]
+        raise ModelError(f"{src}: masses and lengths overflow the dynamics (sum of masses {np.sum(model.mass):.3g} kg, "
+                         f"body {far!r} at {np.max(reach):.3g} m from the base)")
+    notes = []
+    heavy = [model.body_names[i] for i in range(n) if model.mass[i] > PLAUSIBLE_MASS]
+    if heavy:
+        notes.append(f"bodies heavier than {PLAUSIBLE_MASS:g} kg: {heavy}")
+    far = [model.body_names[i] for i in range(n) if reach[i] > PLAUSIBLE_LENGTH]
+    if far:
+        notes.append(f"bodies farther than {PLAUSIBLE_LENGTH:g} m from the base at q = 0: {far}")
+    ghost = [model.body_names[i] for i in range(n)
+             if model.mass[i] == 0.0 and np.abs(model.inertia_com[i]).max() > 0.0]
+    if ghost:
+        notes.append(f"zero mass but non-zero rotational inertia on bodies {ghost}")
+    moved = np.array([model.mass[i] + np.trace(model.inertia_com[i]) for i in range(n)], dtype=float)
+    for i in range(n - 1, -1, -1):  # subtree sums (parent[i] < i)
+        if model.parent[i] >= 0:
+            moved[model.parent[i]] += moved[i]
+    idle = [model.joint_names[i] for i in range(n) if moved[i] <= 0.0 and model.armature[i] <= 0.0]
+    if idle:
+        notes.append(f"joints that move no inertia (singular mass matrix): {idle}")
+    if n <= REFERENCE_M_MAX_BODIES:
+        from composedyn.dynamics.reference.crba import crba
+
+        if not np.all(np.isfinite(crba(model, np.zeros(n)))):
+            raise ModelError(f"{src}: the mass matrix at q = 0 is not finite (masses or lengths overflow)")
+    if notes:
+        from composedyn.dynamics.schema import report_suspicious
+
+        report_suspicious(f"{src}: " + "; ".join(notes), strict)
 
 
 def _dfs_bodies(g: nx.DiGraph, root: str) -> list[str]:

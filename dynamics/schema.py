@@ -1,7 +1,7 @@
 """The kinematic graph: its schema, defaults and validation.
 
 The graph is a ``networkx.DiGraph``; nodes are links, edges are joints
-(parent link -> child link).  See ARCHITECTURE.md for the full schema:
+(parent link -> child link).  The schema (also in docs/architecture.md):
 
 * graph: ``name``, ``root``, ``gravity`` (3,), optional ``source`` (file name
   used in error messages);
@@ -29,7 +29,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
-from composedyn.errors import ModelError, ModelWarning
+from composedyn.dynamics.errors import ModelError, ModelWarning
 
 JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed")
 DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
@@ -187,7 +187,11 @@ def _report_implausible(src: str, suspicious: list, no_inertial: list, strict: b
         parts.append(f"no <inertial> (zero mass) on moving links {no_inertial}")
     if not parts:
         return
-    msg = f"{src}: " + "; ".join(parts)
+    report_suspicious(f"{src}: " + "; ".join(parts), strict)
+
+
+def report_suspicious(msg: str, strict: bool) -> None:
+    """Warn (``ModelWarning``) about a description that loads but looks wrong; ModelError when ``strict``."""
     if strict:
         raise ModelError(msg + " (strict=True)")
     warnings.warn(msg, ModelWarning, stacklevel=_caller_level())
@@ -195,9 +199,8 @@ def _report_implausible(src: str, suspicious: list, no_inertial: list, strict: b
 
 def _caller_level() -> int:
     """``stacklevel`` that attributes a warning to the first frame outside composedyn."""
-    import composedyn
-
-    pkg = [str(Path(m.__file__).parent) + os.sep for m in (composedyn, sys.modules[__name__])]
+    root = sys.modules["composedyn"]  # always loaded before its subpackages; not an import edge
+    pkg = [str(Path(m.__file__).parent) + os.sep for m in (root, sys.modules[__name__])]
     pkg += [str(Path(pkg[1]).parent / sub) + os.sep for sub in ("importers", "robots")]
     frame, level = sys._getframe(1), 1
     while frame is not None and frame.f_code.co_filename.startswith(tuple(pkg)):

@@ -21,7 +21,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from composedyn.errors import ModelError
+from composedyn.dynamics.errors import ModelError
 
 GEOMETRY = ("a", "alpha", "d", "theta")
 INERTIAL = ("mass", "com", "inertia")

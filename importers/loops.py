@@ -28,7 +28,7 @@ import os
 from pathlib import Path
 
 from composedyn.dynamics.constraints.loops import LoopClosure
-from composedyn.errors import ModelError
+from composedyn.dynamics.errors import ModelError
 from composedyn.importers.toml_file import read_toml
 
 LOOP_KEYS = ("name", "link_a", "point_a", "link_b", "point_b", "kind", "plane", "rpy_a", "rpy_b")

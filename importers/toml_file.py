@@ -6,7 +6,7 @@ import os
 import sys
 from pathlib import Path
 
-from composedyn.errors import ModelError
+from composedyn.dynamics.errors import ModelError
 
 if sys.version_info >= (3, 11):
     import tomllib

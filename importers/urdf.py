@@ -1,9 +1,9 @@
-"""URDF -> kinematic graph, through yourdfpy (meshes and scene graph off).
+"""URDF -> kinematic graph, with lxml alone (no mesh or scene-graph library).
 
 The XML is parsed and checked first by :mod:`composedyn.importers.urdf_xml`
 (hardened parser, names, references, joint types, every number); the checked
-element tree is then handed to yourdfpy's parser, whose objects are turned
-into the graph schema of :mod:`composedyn.dynamics.schema`.  Any failure is a
+element tree is then read into the graph schema of
+:mod:`composedyn.dynamics.schema`.  Any failure is a
 :class:`~composedyn.ModelError` naming the file and the element.
 """
 
@@ -15,9 +15,10 @@ from pathlib import Path
 import networkx as nx
 import numpy as np
 
+from composedyn.dynamics.errors import ModelError
 from composedyn.dynamics.schema import DEFAULT_GRAVITY, add_joint, add_link, check_structure, new_graph
-from composedyn.errors import ModelError
-from composedyn.importers.urdf_xml import check_robot, parse_robot_xml, strip_unused
+from composedyn.importers.dh import rpy_matrix
+from composedyn.importers.urdf_xml import check_robot, numbers, parse_robot_xml
 
 
 def _read(path_or_xml: str | bytes | os.PathLike) -> tuple[bytes, str]:
@@ -42,6 +43,12 @@ def _read(path_or_xml: str | bytes | os.PathLike) -> tuple[bytes, str]:
 def load_urdf(path_or_xml: str | bytes | os.PathLike, gravity=DEFAULT_GRAVITY) -> nx.DiGraph:
     """Read a URDF file path or XML string into a kinematic graph.
 
+    The XML is parsed and checked by :mod:`composedyn.importers.urdf_xml`;
+    the graph is then built from the checked element tree.  Only the elements
+    dynamics needs are read (``<inertial>``, joint ``<origin>``, ``<axis>``,
+    ``<limit>``, ``<dynamics>``, ``<mimic>``); geometry, materials,
+    transmissions and Gazebo tags are ignored.
+
     Parameters
     ----------
     path_or_xml : path to a ``.urdf`` file, or the XML itself (str or bytes).
@@ -49,12 +56,17 @@ def load_urdf(path_or_xml: str | bytes | os.PathLike, gravity=DEFAULT_GRAVITY) -
 
     Returns
     -------
-    networkx.DiGraph following :mod:`composedyn.dynamics.schema`.  Links
-    without ``<inertial>`` get zero mass and the node attribute
-    ``inertial=False`` (listed by the schema's ModelWarning when they move).
-    ``<dynamics damping friction>`` become viscous and Coulomb friction; a
-    non-standard ``armature`` attribute on ``<dynamics>`` is honoured.
-    ``<mimic>`` is kept on the edge as (joint, multiplier, offset).
+    networkx.DiGraph following :mod:`composedyn.dynamics.schema`, links and
+    joints in document order.  ``<origin xyz rpy>`` is the transform
+    ``T = [Rz(yaw) Ry(pitch) Rx(roll), xyz]`` (URDF convention); the
+    ``<inertial>`` inertia is rotated into link axes, ``R I R^T``.  An absent
+    ``<axis>`` is (1, 0, 0); absent limit attributes are None (a continuous
+    joint keeps only velocity and effort).  Links without ``<inertial>`` get
+    zero mass and the node attribute ``inertial=False`` (listed by the
+    schema's ModelWarning when they move).  ``<dynamics damping friction>``
+    become viscous and Coulomb friction; a non-standard ``armature``
+    attribute on ``<dynamics>`` is honoured.  ``<mimic>`` is kept on the edge
+    as (joint, multiplier, offset), defaults 1 and 0.
 
     Raises
     ------
@@ -67,56 +79,67 @@ def load_urdf(path_or_xml: str | bytes | os.PathLike, gravity=DEFAULT_GRAVITY) -
     text, src = _read(path_or_xml)
     root = parse_robot_xml(text, src)
     check_robot(root, src)
-    strip_unused(root)
-    from yourdfpy import URDF  # local import: yourdfpy pulls in trimesh
-
-    try:
-        robot = URDF(robot=URDF._parse_robot(root), build_scene_graph=False, load_meshes=False).robot
-    except Exception as e:  # yourdfpy raises bare ValueError/KeyError/TypeError
-        raise ModelError(f"{src}: yourdfpy cannot parse the URDF: {type(e).__name__}: {e}") from None
-    g = new_graph(robot.name, gravity=gravity, source=src)
-    for link in robot.links:
-        _add_urdf_link(g, link)
-    raw = {el.get("name"): el for el in root.findall("joint")}
-    for joint in robot.joints:
-        _add_urdf_joint(g, joint, raw[joint.name])
+    g = new_graph(root.get("name"), gravity=gravity, source=src)
+    for el in root.findall("link"):
+        _add_urdf_link(g, el, src)
+    for el in root.findall("joint"):
+        _add_urdf_joint(g, el, src)
     g.graph["root"] = check_structure(g)
     return g
 
 
-def _add_urdf_link(g: nx.DiGraph, link) -> None:
+def _origin(el, src: str, where: str) -> np.ndarray:
+    """(4, 4) transform of the ``<origin>`` child of ``el`` (identity when absent)."""
+    T = np.eye(4)
+    o = el.find("origin")
+    if o is not None:
+        T[:3, 3] = numbers(o, "xyz", src, where, 3, default=(0.0, 0.0, 0.0))
+        T[:3, :3] = rpy_matrix(numbers(o, "rpy", src, where, 3, default=(0.0, 0.0, 0.0)))
+    return T
+
+
+def _add_urdf_link(g: nx.DiGraph, el, src: str) -> None:
     """One node; the inertia is rotated from the <inertial> frame into link axes."""
-    inertial = link.inertial
+    name, inertial = el.get("name"), el.find("inertial")
     if inertial is None:
-        add_link(g, link.name)
-        g.nodes[link.name]["inertial"] = False
+        add_link(g, name)
+        g.nodes[name]["inertial"] = False
         return
-    T = np.eye(4) if inertial.origin is None else np.asarray(inertial.origin, float)
+    where = f"link {name!r}"
+    T = _origin(inertial, src, where)
+    v = {k: numbers(inertial.find("inertia"), k, src, where) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")}
+    inertia = np.array([[v["ixx"], v["ixy"], v["ixz"]], [v["ixy"], v["iyy"], v["iyz"]], [v["ixz"], v["iyz"], v["izz"]]])
     R = T[:3, :3]
-    add_link(g, link.name, mass=float(inertial.mass), com=T[:3, 3], inertia=R @ np.asarray(inertial.inertia, float) @ R.T)
+    add_link(g, name, mass=numbers(inertial.find("mass"), "value", src, where), com=T[:3, 3], inertia=R @ inertia @ R.T)
 
 
-def _add_urdf_joint(g: nx.DiGraph, joint, raw) -> None:
-    """One edge parent -> child; numbers were checked by ``check_robot``."""
-    lim = joint.limit
+def _add_urdf_joint(g: nx.DiGraph, el, src: str) -> None:
+    """One edge parent -> child; the numbers were checked by ``check_robot``."""
+    name, jtype = el.get("name"), el.get("type")
+    where = f"joint {name!r}"
     limits = (None, None, None, None)
+    lim = el.find("limit")
     if lim is not None:
-        limits = (lim.lower, lim.upper, lim.velocity, lim.effort)
-        if joint.type == "continuous":
-            limits = (None, None, lim.velocity, lim.effort)
-    dyn = raw.find("dynamics")
-    coeff = {k: 0.0 if dyn is None else float(dyn.get(k, 0.0)) for k in ("damping", "friction", "armature")}
-    mimic = None
-    if joint.mimic is not None:
-        mimic = (joint.mimic.joint, float(joint.mimic.multiplier), float(joint.mimic.offset))
+        limits = tuple(numbers(lim, k, src, where, allow_inf=True) if lim.get(k) is not None else None
+                       for k in ("lower", "upper", "velocity", "effort"))
+        if jtype == "continuous":
+            limits = (None, None) + limits[2:]
+    axis = el.find("axis")
+    dyn = el.find("dynamics")
+    coeff = {k: 0.0 if dyn is None else numbers(dyn, k, src, where, default=0.0)
+             for k in ("damping", "friction", "armature")}
+    mimic = el.find("mimic")
+    if mimic is not None:
+        mimic = (mimic.get("joint"), numbers(mimic, "multiplier", src, where, default=1.0),
+                 numbers(mimic, "offset", src, where, default=0.0))
     add_joint(
         g,
-        joint.name,
-        joint.parent,
-        joint.child,
-        type=joint.type,
-        origin=np.eye(4) if joint.origin is None else np.asarray(joint.origin, float),
-        axis=np.asarray(joint.axis, float),
+        name,
+        el.find("parent").get("link"),
+        el.find("child").get("link"),
+        type=jtype,
+        origin=_origin(el, src, where),
+        axis=(1.0, 0.0, 0.0) if axis is None else numbers(axis, "xyz", src, where, 3, default=(1.0, 0.0, 0.0)),
         limits=limits,
         mimic=mimic,
         **coeff,

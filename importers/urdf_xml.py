@@ -1,13 +1,15 @@
-"""Safe parsing and element-level checks of URDF XML, before yourdfpy sees it.
+"""Safe parsing and element-level checks of URDF XML, before the graph is built.
 
 The parser never loads a DTD, never expands entities and never touches the
 network; any ``<!DOCTYPE>`` is refused, so an external entity cannot read the
 file it names and exponentially nested entities cannot exhaust memory.  Every
 element that composedyn uses is then checked here, so that bad input gives one
 :class:`~composedyn.ModelError` naming the file, the element and its line
-instead of a bare ``KeyError``/``ValueError`` from deep inside yourdfpy, and
-so that duplicate names are caught before yourdfpy's name maps silently keep
-only the last one.
+instead of a bare ``KeyError``/``ValueError``, and so that duplicate names are
+caught before a name map silently keeps only the last one.  Elements that
+dynamics never reads (geometry, materials, calibration, safety controllers,
+transmissions, Gazebo tags) are not looked at, so their oddities cannot reject
+a robot.
 """
 
 from __future__ import annotations
@@ -17,13 +19,10 @@ import re
 
 from lxml import etree
 
-from composedyn.errors import ModelError
+from composedyn.dynamics.errors import ModelError
 
 SUPPORTED = ("revolute", "continuous", "prismatic", "fixed")
 NOT_YET = ("floating", "planar")
-# Children yourdfpy would parse but composedyn never uses (geometry, colours,
-# calibration): dropped so that their oddities cannot reject a robot.
-UNUSED = {"robot": ("material",), "link": ("visual", "collision"), "joint": ("calibration", "safety_controller")}
 
 
 def parse_robot_xml(text: bytes, src: str) -> etree._Element:
@@ -114,15 +113,6 @@ def check_robot(root, src: str) -> None:
             raise ModelError(f"{src}: link {ends[1]!r} is the child of two joints, {child_of[ends[1]]!r} and {name!r}")
         child_of[ends[1]] = name
         _check_joint_numbers(el, where, src, joints)
-
-
-def strip_unused(root) -> None:
-    """Remove, in place, the children of links and joints that composedyn never reads (``UNUSED``)."""
-    for parent_tag, tags in UNUSED.items():
-        for el in [root] if parent_tag == "robot" else root.findall(parent_tag):
-            for tag in tags:
-                for sub in el.findall(tag):
-                    el.remove(sub)
 
 
 def _origin(parent, src: str, where: str) -> None:

@@ -8,6 +8,7 @@ See the README for the API tour and docs/architecture.md for how the code is org
 """
 
 from composedyn.errors import ModelError, ModelWarning
+from composedyn.errors import SimulationError
 from composedyn.loading import from_dh, from_graph, from_urdf, load
 from composedyn.robot import Robot
 from composedyn.closed_chain import ClosedChain, load_closed_chain
@@ -31,6 +32,7 @@ __all__ = [
     "ModelWarning",
     "Robot",
     "Simulation",
+    "SimulationError",
     "TrajectoryReport",
     "check_trajectory",
     "from_dh",

@@ -2,8 +2,12 @@
 
 Each subcommand lives in its own module under ``composedyn.commands`` and
 exposes ``register(subparsers)``, which adds a parser whose ``run(args)``
-default returns the exit status.  Bad input of any kind prints one line on
-stderr and exits with status 2, never a traceback.
+default returns the exit status.  The project's own errors (``ModelError``,
+``SimulationError``, ``OSError`` for files, and a ``ValueError`` raised by
+composedyn's own checks) print one line on stderr and exit with status 2; any
+other exception, including a ``ValueError`` raised inside a third-party
+library, is a bug and shows its traceback.  A ``ModelWarning`` prints
+one line ``composedyn: warning: ...`` on stderr; other warnings stay hidden.
 """
 
 from __future__ import annotations
@@ -14,7 +18,9 @@ import pkgutil
 import sys
 import warnings
 
-from composedyn.errors import ModelError
+from composedyn.errors import ModelError, ModelWarning, SimulationError
+
+USER_ERRORS = (ModelError, SimulationError, OSError)  # one line on stderr, exit status 2
 
 
 class _Parser(argparse.ArgumentParser):
@@ -55,8 +61,10 @@ def load_open_tree(name_or_path: str, command: str):
 
 def build_parser() -> argparse.ArgumentParser:
     import composedyn.commands as commands
+    from composedyn import __version__
 
     parser = _Parser(prog="composedyn", description="Robot dynamics from URDF or DH tables.")
+    parser.add_argument("--version", action="version", version=f"composedyn {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
@@ -71,13 +79,41 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
+            warnings.simplefilter("always", ModelWarning)
+            warnings.showwarning = _warning_printer()
             return int(args.run(args) or 0)
-    except (ModelError, ValueError, OSError, KeyError, RuntimeError) as e:  # e.g. integration failed
+    except (*USER_ERRORS, ValueError) as e:
+        if not _own_error(e):
+            raise
         msg = str(e).splitlines()[0] if str(e) else type(e).__name__
         print(f"composedyn: error: {msg}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
+
+
+def _own_error(e: BaseException) -> bool:
+    """True for ``USER_ERRORS``, and for a ``ValueError`` raised by composedyn's code
+    (the innermost frame of its traceback is in a ``composedyn`` module)."""
+    if isinstance(e, USER_ERRORS):
+        return True
+    tb = e.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb is not None and tb.tb_frame.f_globals.get("__name__", "").split(".")[0] == "composedyn"
+
+
+def _warning_printer():
+    """A ``warnings.showwarning`` that prints each distinct message once, as one line on stderr."""
+    shown = set()
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        text = str(message).splitlines()[0] if str(message) else category.__name__
+        if text not in shown:
+            shown.add(text)
+            print(f"composedyn: warning: {text}", file=sys.stderr)
+
+    return show
 
 
 if __name__ == "__main__":  # pragma: no cover

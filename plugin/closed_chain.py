@@ -33,7 +33,7 @@ from composedyn.dynamics.constraints.loops import (LoopClosure, check_loops, loo
                                                    loop_residual, row_labels)
 from composedyn.dynamics.constraints.reduced import (check_partition, closure_forces, dependent_part,
                                                      newton_close, projection, rank_report)
-from composedyn.dynamics.friction import friction_torques
+from composedyn.dynamics.reference.friction import friction_torques
 from composedyn.errors import ModelError
 from composedyn.robot import Robot
 

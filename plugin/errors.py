@@ -1,20 +1,7 @@
-"""Exceptions raised by composedyn.
+"""The exceptions of composedyn, importable as ``composedyn.errors`` (defined in
+:mod:`composedyn.dynamics.errors`, the lowest layer, so that importers and the
+dynamics raise them without importing the package facade)."""
 
-``ModelError`` is raised for bad robot descriptions (files, graphs, DH tables);
-its message always names the source (file or "<graph>") and the element
-(link, joint, row) that is wrong.  Bad numeric arrays raise ``ValueError``.
-"""
+from composedyn.dynamics.errors import ModelError, ModelWarning, SimulationError
 
-from __future__ import annotations
-
-
-class ModelError(ValueError):
-    """A robot description is invalid or unsupported.
-
-    Subclasses ``ValueError`` so generic input handling still catches it.
-    """
-
-
-class ModelWarning(UserWarning):
-    """A robot description loads, but something in it looks suspicious
-    (e.g. an inertia violating the triangle inequality)."""
+__all__ = ["ModelError", "ModelWarning", "SimulationError"]

@@ -12,7 +12,7 @@ from composedyn.robot import Robot
 
 
 def from_graph(graph: nx.DiGraph, strict: bool = False, mimic: str = "dependent") -> Robot:
-    """A Robot from a kinematic graph that follows the schema (ARCHITECTURE.md).
+    """A Robot from a kinematic graph that follows the schema (docs/architecture.md).
 
     ``mimic``: "dependent" (mimic joints are not coordinates) or "independent" (see :class:`Robot`)."""
     if not isinstance(graph, nx.DiGraph):
@@ -46,9 +46,11 @@ def from_dh(rows, convention: str = "standard", name: str = "dh_robot", gravity=
 
 
 def load(name_or_path: str | os.PathLike, strict: bool = False, mimic: str = "dependent", **kwargs) -> Robot:
-    """A Robot from a ``.urdf`` file, a ``.toml`` DH table, or a bundled robot name.
+    """A Robot from a ``.urdf`` file, a ``.toml`` DH table, a registered format, or a bundled robot name.
 
-    ``mimic``: how URDF mimic joints are treated, see :func:`from_urdf`."""
+    ``mimic``: how mimic joints are treated, see :func:`from_urdf` (every format: a DH
+    table has none).  ``kwargs`` (``gravity``) go to the URDF reader; for other formats
+    they raise TypeError."""
     if mimic not in ("dependent", "independent"):
         raise ValueError(f"mimic must be one of ('dependent', 'independent'), got {mimic!r}")
     s = str(name_or_path)
@@ -58,16 +60,24 @@ def load(name_or_path: str | os.PathLike, strict: bool = False, mimic: str = "de
     if suffix == ".toml":
         from composedyn.importers.dh import load_dh_toml
 
-        return Robot(load_dh_toml(s), strict=strict)
+        _urdf_only(s, kwargs)
+        return Robot(load_dh_toml(s), strict=strict, mimic=mimic)
     if suffix:
         from composedyn.plugins import find_importer
 
         importer = find_importer(suffix)  # third-party formats (entry-point group composedyn.importers)
         if importer is not None:
-            return Robot(importer(s), strict=strict)
+            _urdf_only(s, kwargs)
+            return Robot(importer(s), strict=strict, mimic=mimic)
     from composedyn.robots import bundled_path
 
     path = bundled_path(s)
     if path is None:
         raise ModelError(f"{s}: not a .urdf or .toml file, nor a bundled robot (see `composedyn robots`)")
     return load(path, strict=strict, mimic=mimic, **kwargs)
+
+
+def _urdf_only(source: str, kwargs: dict) -> None:
+    """TypeError when keywords meant for the URDF reader are given for another format."""
+    if kwargs:
+        raise TypeError(f"load({source!r}): keyword(s) {', '.join(sorted(kwargs))} apply to URDF files only")

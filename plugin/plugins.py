@@ -8,7 +8,7 @@ A package adds a format by declaring, in its ``pyproject.toml``::
 
 The entry-point *name* is the file suffix (without the dot, matched
 case-insensitively) and the object is a function ``path -> networkx.DiGraph``
-following the graph schema of ARCHITECTURE.md.  :func:`composedyn.load`
+following the graph schema of docs/architecture.md.  :func:`composedyn.load`
 consults these for suffixes it does not handle itself.
 """
 

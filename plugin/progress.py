@@ -1,4 +1,4 @@
-"""A minimal progress bar on stderr, shown only once a run has lasted ``delay`` seconds."""
+"""A minimal progress bar on stderr: drawn only on a terminal, once a run has lasted ``delay`` seconds."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ from typing import Callable, TextIO
 class Progress:
     """Count ``total`` steps; draw ``label [#####.....] k/total`` on ``stream``.
 
-    Nothing is drawn until ``delay`` seconds have passed since creation, so
-    short runs stay silent.  Use as a context manager; ``close`` ends the line.
+    Nothing is drawn when ``stream`` is not a terminal (a file, a pipe, a CI
+    log), nor until ``delay`` seconds have passed since creation, so short runs
+    stay silent.  Use as a context manager; ``close`` ends the line.
     """
 
-    REDRAW = 0.1  # s between redraws on a terminal
-    REDRAW_LOG = 5.0  # s between redraws when stderr is a file or pipe (keeps logs short)
+    REDRAW = 0.1  # s between redraws
 
     def __init__(self, total: int, label: str = "", stream: TextIO | None = None, delay: float = 1.0,
                  width: int = 30, clock: Callable[[], float] = time.monotonic):
@@ -24,7 +24,7 @@ class Progress:
         self.clock, self.start, self.delay = clock, clock(), delay
         self.done, self.shown, self._width_drawn, self._drawn_at = 0.0, False, 0, 0.0
         isatty = getattr(self.stream, "isatty", None)
-        self.redraw = self.REDRAW if isatty is not None and isatty() else self.REDRAW_LOG
+        self.enabled = bool(isatty is not None and isatty())
 
     def advance(self, steps: float = 1, label: str | None = None) -> None:
         """Count ``steps`` more done (and optionally change the label)."""
@@ -39,10 +39,12 @@ class Progress:
         changed = label is not None and label != self.label
         if label is not None:
             self.label = label
+        if not self.enabled:
+            return
         now = self.clock()
         if now - self.start < self.delay:
             return
-        if not self.shown or changed or self.done >= self.total or now - self._drawn_at >= self.redraw:
+        if not self.shown or changed or self.done >= self.total or now - self._drawn_at >= self.REDRAW:
             self._draw(now)
 
     def _draw(self, now: float) -> None:

@@ -17,18 +17,20 @@ from composedyn.checks import joint_arrays, smooth_width, wrenches
 from composedyn.dynamics.constraints.mimic import select_mimic
 from composedyn.dynamics.dispatch import entries as _entry
 from composedyn.dynamics.dispatch import packed as _packed
-from composedyn.dynamics.dispatch import coriolis_matrix, crba, gravity, rnea, solve_mass  # compiled or NumPy
-from composedyn.dynamics.energy import kinetic_energy, potential_energy
-from composedyn.dynamics.external import body_forces
-from composedyn.dynamics.friction import friction_torques
-from composedyn.dynamics.kinematics import body_poses, link_poses
+from composedyn.dynamics.dispatch import (  # the route choice: compiled or NumPy
+    coriolis_matrix, crba, forward_dynamics, gravity, rnea, solve_mass,
+)
+from composedyn.dynamics.reference.energy import kinetic_energy, potential_energy
+from composedyn.dynamics.reference.external import body_forces
+from composedyn.dynamics.reference.friction import friction_torques
+from composedyn.dynamics.reference.kinematics import body_poses, link_poses
 from composedyn.dynamics.model import Model, compile_graph
 
 if TYPE_CHECKING:  # names in annotations only
     from pathlib import Path
 
     from composedyn.dynamics.compiled.fast import FastDynamics
-    from composedyn.dynamics.composed import ComposedVectors
+    from composedyn.dynamics.reference.composed import ComposedVectors
 
 
 _ND, _F64, _empty = np.ndarray, np.dtype(np.float64), np.empty  # the lean path's input type
@@ -50,6 +52,7 @@ class Robot:
         self.model: Model = compile_graph(graph, strict=strict)
         self._mimic_mode = mimic
         self._mimic = select_mimic(self.model, mimic)
+        self._n1, self._nn = (self.model.n,), (self.model.n, self.model.n)  # fast-path result shapes
 
     def _expand(self, q, *rates):
         """Independent -> all-joint positions (+ offset) and rates (identity without mimic)."""
@@ -65,10 +68,29 @@ class Robot:
 
     @cached_property
     def _lean(self) -> tuple:
-        """``(im, fm, n, (n, n))`` for the checked compiled entries (``dispatch.entries``), or ()
-        when every call takes the general path (dependent mimic joints, no moving joint)."""
-        n = self.model.n
-        return () if self._mimic is not None or n == 0 else (*_packed(self.model), n, (n, n))
+        """``(im, fm)`` for the checked compiled entries (``dispatch.entries``), or () when every
+        call takes the general path (dependent mimic joints, no moving joint)."""
+        return () if self._mimic is not None or self.model.n == 0 else _packed(self.model)
+
+    def _fast_path(self, entry, shape: tuple, *args):
+        """The result of a checked compiled entry for plain float64 vectors, or None.
+
+        The one fast path of the methods below: when the first argument is a
+        numpy float64 array, ``entry`` (one of ``dispatch.entries``) checks the
+        arguments' type, length and finiteness in compiled code and computes
+        into a new array of ``shape``.  Any other input, or a failed check,
+        returns None and the method takes its general path, which converts,
+        broadcasts and raises the named error.
+        """
+        lean = self._lean
+        if lean and args[0].__class__ is _ND and args[0].dtype is _F64:
+            out = _empty(shape)
+            try:
+                if entry(lean[0], lean[1], *args, out) == 0:
+                    return out
+            except TypeError:  # a later argument is not a float64 vector
+                pass
+        return None
 
     # ---- description -------------------------------------------------
     @property
@@ -124,10 +146,13 @@ class Robot:
 
     @property
     def limits(self) -> dict:
-        """Arrays (dof,) ``lower``, ``upper``, ``velocity``, ``effort`` (+-inf where absent)."""
+        """Arrays (dof,) ``lower``, ``upper``, ``velocity``, ``effort`` (+-inf where absent).
+
+        Fresh copies on every access: changing them changes nothing in the robot
+        (pass tightened limits to the checks explicitly instead)."""
         m = self.model
         idx = slice(None) if self._mimic is None else self._mimic.independent
-        return {"lower": m.lower[idx], "upper": m.upper[idx], "velocity": m.velocity[idx], "effort": m.effort[idx]}
+        return {k: np.array(getattr(m, k)[idx]) for k in ("lower", "upper", "velocity", "effort")}
 
     def __repr__(self) -> str:
         return f"Robot({self.name!r}, dof={self.dof}, source={self.model.source!r})"
@@ -152,16 +177,10 @@ class Robot:
         With dependent mimic joints: the generalised forces G^T tau_all of the
         independent joints (Kolev eq. 2.20); see :meth:`mimic_torques`.
         """
-        if ((lean := self._lean) and f_ext is None
-                and q.__class__ is qd.__class__ is qdd.__class__ is _ND and q.dtype is _F64):
-            im, fm, n, nn = lean
-            out = _empty(n)
-            k = _entry.inverse_dynamics if friction else _entry.inverse_dynamics_rigid
-            try:  # lean path: checks in compiled code; any failure -> the general path below
-                if k(im, fm, q, qd, qdd, out) == 0:
-                    return out
-            except TypeError:  # qd, qdd not float64 like q
-                pass
+        if f_ext is None and (out := self._fast_path(
+                _entry.inverse_dynamics if friction else _entry.inverse_dynamics_rigid, self._n1,
+                q, qd, qdd)) is not None:
+            return out
         q, qd, qdd = joint_arrays(self.dof, q=q, qd=qd, qdd=qdd)
         return self._reduce(self._full_inverse_dynamics(*self._expand(q, qd, qdd), f_ext, friction))
 
@@ -175,20 +194,12 @@ class Robot:
         """
         if smooth_friction is not None:
             smooth_friction = smooth_width(smooth_friction)
-        if ((lean := self._lean) and f_ext is None
-                and q.__class__ is qd.__class__ is tau.__class__ is _ND and q.dtype is _F64):
-            im, fm, n, nn = lean
-            out = _empty(n)
-            k = _entry.forward_dynamics if friction else _entry.forward_dynamics_rigid
-            try:
-                if k(im, fm, q, qd, tau, smooth_friction or 0.0, out) == 0:
-                    return out
-            except TypeError:
-                pass
+        if f_ext is None and (out := self._fast_path(
+                _entry.forward_dynamics if friction else _entry.forward_dynamics_rigid, self._n1,
+                q, qd, tau, smooth_friction or 0.0)) is not None:
+            return out
         q, qd, tau = joint_arrays(self.dof, q=q, qd=qd, tau=tau)
-        if self._mimic is None:  # compiled kernel, or NumPy ABA (faster than CRBA + Cholesky there)
-            from composedyn.dynamics.dispatch import forward_dynamics
-
+        if self._mimic is None:
             return forward_dynamics(self.model, q, qd, tau, f_world=self._body_forces(q, f_ext),
                                     friction=friction, smooth=smooth_friction)
         M = self.mass_matrix(q)
@@ -197,18 +208,12 @@ class Robot:
         h = rnea(m, q, qd, np.zeros_like(q), f_world=self._body_forces(q, f_ext))
         if friction:
             h = h + friction_torques(m, qd, smooth=smooth_friction)
-        return solve_mass(m if self._mimic is None else self._mimic.solve_view(m), M, tau - self._reduce(h))
+        return solve_mass(self._mimic.solve_view(m), M, tau - self._reduce(h))
 
     def mass_matrix(self, q) -> np.ndarray:
         """Joint-space inertia M(q) (..., n, n), armature on the diagonal."""
-        if (lean := self._lean) and q.__class__ is _ND and q.dtype is _F64:
-            im, fm, n, nn = lean
-            out = _empty(nn)
-            try:
-                if _entry.mass_matrix(im, fm, q, out) == 0:
-                    return out
-            except TypeError:
-                pass
+        if (out := self._fast_path(_entry.mass_matrix, self._nn, q)) is not None:
+            return out
         (q,) = joint_arrays(self.dof, q=q)
         M = crba(self.model, self._expand(q)[0])
         idx = np.arange(self.model.n)
@@ -217,40 +222,22 @@ class Robot:
 
     def coriolis_matrix(self, q, qd) -> np.ndarray:
         """Coriolis matrix C(q, qd) (..., n, n) in Christoffel form: dM/dt - 2C is skew."""
-        if (lean := self._lean) and q.__class__ is qd.__class__ is _ND and q.dtype is _F64:
-            im, fm, n, nn = lean
-            out = _empty(nn)
-            try:
-                if _entry.coriolis_matrix(im, fm, q, qd, out) == 0:
-                    return out
-            except TypeError:
-                pass
+        if (out := self._fast_path(_entry.coriolis_matrix, self._nn, q, qd)) is not None:
+            return out
         q, qd = joint_arrays(self.dof, q=q, qd=qd)
         return self._reduce(coriolis_matrix(self.model, *self._expand(q, qd)), matrix=True)
 
     def gravity_torques(self, q) -> np.ndarray:
         """Gravity torques g(q) (..., n)."""
-        if (lean := self._lean) and q.__class__ is _ND and q.dtype is _F64:
-            im, fm, n, nn = lean
-            out = _empty(n)
-            try:
-                if _entry.gravity_torques(im, fm, q, out) == 0:
-                    return out
-            except TypeError:
-                pass
+        if (out := self._fast_path(_entry.gravity_torques, self._n1, q)) is not None:
+            return out
         (q,) = joint_arrays(self.dof, q=q)
         return self._reduce(gravity(self.model, self._expand(q)[0]))
 
     def bias_torques(self, q, qd) -> np.ndarray:
         """C(q, qd) qd + g(q) (..., n), friction not included."""
-        if (lean := self._lean) and q.__class__ is qd.__class__ is _ND and q.dtype is _F64:
-            im, fm, n, nn = lean
-            out = _empty(n)
-            try:
-                if _entry.bias_torques(im, fm, q, qd, out) == 0:
-                    return out
-            except TypeError:
-                pass
+        if (out := self._fast_path(_entry.bias_torques, self._n1, q, qd)) is not None:
+            return out
         q, qd = joint_arrays(self.dof, q=q, qd=qd)
         q, qd = self._expand(q, qd)
         return self._reduce(rnea(self.model, q, qd, np.zeros_like(q)))
@@ -258,12 +245,12 @@ class Robot:
     def composed_vectors(self, q) -> "ComposedVectors":
         """The paper's composed vectors at q (..., n): vω_α, PL_α, XY_βγ, a_γα, brackets.
 
-        Returns a :class:`composedyn.dynamics.composed.ComposedVectors`; its
+        Returns a :class:`composedyn.dynamics.reference.composed.ComposedVectors`; its
         ``mass_matrix`` excludes the armature, and ``generalized_forces(FN)``
         gives Q_γ = FN ∘ vω_γ for any composed force-torque vector (see
-        :func:`composedyn.dynamics.composed.gravity_FN` and ``wrench_FN``).
+        :func:`composedyn.dynamics.reference.composed.gravity_FN` and ``wrench_FN``).
         """
-        from composedyn.dynamics.composed import composed_vectors
+        from composedyn.dynamics.reference.composed import composed_vectors
 
         (q,) = joint_arrays(self.dof, q=q)
         return composed_vectors(self.model, self._expand(q)[0])  # all joints, mimic included

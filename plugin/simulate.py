@@ -15,6 +15,7 @@ from typing import Callable
 import numpy as np
 
 from composedyn.checks import joint_arrays
+from composedyn.errors import SimulationError
 from composedyn.protocol import DynamicsModel
 from composedyn.trajectory import check_times
 
@@ -70,6 +71,11 @@ def simulate(robot: DynamicsModel, q0, qd0, t, torque=None, reference: Callable 
         Passed to :func:`scipy.integrate.solve_ivp`.
     progress : callable, optional
         Called with the fraction (0..1) of the time span integrated so far.
+
+    Raises
+    ------
+    SimulationError
+        when the integrator gives up before ``t[-1]`` (the message names the time reached).
     """
     from scipy.integrate import solve_ivp  # imported here: keeps `import composedyn` light
 
@@ -96,7 +102,7 @@ def simulate(robot: DynamicsModel, q0, qd0, t, torque=None, reference: Callable 
     sol = solve_ivp(rhs, (t[0], t[-1]), np.concatenate([q0, qd0]), method=method, t_eval=t,
                     rtol=rtol, atol=atol, max_step=max_step)
     if sol.status != 0:
-        raise RuntimeError(f"simulate: integration failed at t = {sol.t[-1]:g} s: {sol.message}")
+        raise SimulationError(f"simulate: integration failed at t = {sol.t[-1]:g} s: {sol.message}")
     q, qd = sol.y[:n].T.copy(), sol.y[n:].T.copy()
     project = getattr(robot, "project", None)
     if callable(project):

@@ -1,80 +1,39 @@
-"""Pinocchio as an independent oracle: locate example-robot-data URDFs, build
-Pinocchio models of the same URDF and convert joint arrays between orders.
+"""Pinocchio as the tests' oracle: see :mod:`composedyn.testing.pinocchio_oracle`.
 
-Pinocchio orders joints depth-first too, but continuous joints take two
-configuration entries (cos, sin); we map by joint name.
+A missing oracle is an error (``tests/conftest.py`` stops the session) unless
+``COMPOSEDYN_NO_ORACLE=1`` is set; then the tests that import this module are
+skipped, and the session summary counts them.  ``pin`` is the ``pinocchio``
+module behind a counter of attribute look-ups (also used by ``PinPair``), so
+that the summary says how many tests compared against Pinocchio.
 """
 
-from __future__ import annotations
+import os
 
-import sys
-from pathlib import Path
+NO_ORACLE = "COMPOSEDYN_NO_ORACLE"
 
-import numpy as np
+try:
+    from composedyn.testing import pinocchio_oracle as _oracle
+except ImportError:
+    if os.environ.get(NO_ORACLE) != "1":
+        raise
+    import pytest
 
-pin = __import__("pytest").importorskip("pinocchio")
+    pytest.skip(f"Pinocchio missing and {NO_ORACLE}=1", allow_module_level=True)
 
-
-def erd_robots_dir() -> Path:
-    """The ``robots`` folder of the installed example-robot-data package."""
-    candidates = [Path(p) / "cmeel.prefix" / "share" / "example-robot-data" / "robots" for p in sys.path if p]
-    candidates += [Path(sys.prefix) / "share" / "example-robot-data" / "robots"]
-    for c in candidates:
-        if c.is_dir():
-            return c
-    raise FileNotFoundError("example-robot-data robots folder not found; install the test extra")
+from composedyn.testing.pinocchio_oracle import ERD_URDFS, PinPair, erd_robots_dir, erd_urdf, rel_err  # noqa: F401
 
 
-ERD_URDFS = {
-    "ur5": "ur_description/urdf/ur5_robot.urdf",
-    "panda": "panda_description/urdf/panda.urdf",
-    "double_pendulum": "double_pendulum_description/urdf/double_pendulum.urdf",
-    "talos": "talos_data/robots/talos_reduced.urdf",
-    "anymal": "anymal_b_simple_description/robots/anymal.urdf",
-}
+class _Counted:
+    """A module whose attribute look-ups (one per call into it) are counted in ``uses``."""
+
+    def __init__(self, module):
+        object.__setattr__(self, "_module", module)
+        object.__setattr__(self, "uses", 0)
+
+    def __getattr__(self, name: str):
+        object.__setattr__(self, "uses", self.uses + 1)
+        return getattr(self._module, name)
 
 
-def erd_urdf(key: str) -> str:
-    """Absolute path of one of the ERD_URDFS files."""
-    return str(erd_robots_dir() / ERD_URDFS[key])
-
-
-class PinPair:
-    """A Pinocchio model of a URDF plus the joint-order map to a composedyn Robot."""
-
-    def __init__(self, robot, urdf: str):
-        mimic = bool(getattr(robot, "mimic_joint_names", ()))  # dependent mimic joints: reduced pin model
-        if urdf.lstrip().startswith("<"):
-            self.model = pin.buildModelFromXML(urdf, mimic=mimic)
-        else:
-            self.model = pin.buildModelFromUrdf(urdf, mimic=mimic)
-        self.data = self.model.createData()
-        self.joint_ids = [i for i in range(1, self.model.njoints) if self.model.joints[i].nv > 0]
-        names = [self.model.names[i] for i in self.joint_ids]
-        assert sorted(names) == sorted(robot.joint_names), (names, robot.joint_names)
-        self.names = names
-        self.perm = np.array([robot.joint_names.index(nm) for nm in names], dtype=int)
-
-    def q(self, q: np.ndarray) -> np.ndarray:
-        """composedyn joint positions (n,) -> Pinocchio configuration (nq,)."""
-        out = []
-        for k, i in enumerate(self.perm):
-            if self.model.joints[self.joint_ids[k]].nq == 2:
-                out += [np.cos(q[i]), np.sin(q[i])]
-            else:
-                out.append(q[i])
-        return np.array(out)
-
-    def v(self, x: np.ndarray) -> np.ndarray:
-        """composedyn velocity-like vector (n,) -> Pinocchio order."""
-        return np.asarray(x)[self.perm]
-
-    def mat(self, A: np.ndarray) -> np.ndarray:
-        """composedyn (n, n) matrix -> Pinocchio order."""
-        return np.asarray(A)[np.ix_(self.perm, self.perm)]
-
-
-def rel_err(a, b) -> float:
-    """max |a - b| / max(1, max |b|)."""
-    a, b = np.asarray(a, float), np.asarray(b, float)
-    return float(np.abs(a - b).max() / max(1.0, np.abs(b).max()))
+pin = _oracle.pin if isinstance(_oracle.pin, _Counted) else _Counted(_oracle.pin)
+_oracle.pin = pin  # PinPair's model building counts too

@@ -1,5 +1,5 @@
 """Bad robot descriptions give one clear ``composedyn.ModelError`` naming the
-file and the element at fault, and nothing else (no KeyError from yourdfpy, no
+file and the element at fault, and nothing else (no bare KeyError, no
 silent NaN, no file read through an entity, no hang).
 
 Each URDF case is one targeted edit of a valid two-link arm (``GOOD``), written

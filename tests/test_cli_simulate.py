@@ -64,14 +64,20 @@ class Clock:
         return self.now
 
 
+class Tty(io.StringIO):
+    def isatty(self):
+        return True
+
+
 def test_progress_is_silent_for_short_runs_and_drawn_for_long_ones():
-    clock, out = Clock(), io.StringIO()
+    """On a terminal; elsewhere nothing is ever drawn (tests/test_cli_robots.py)."""
+    clock, out = Clock(), Tty()
     with Progress(3, "x", stream=out, clock=clock) as bar:
         bar.advance()
         clock.now = 0.5
         bar.advance()
     assert out.getvalue() == ""
-    clock, out = Clock(), io.StringIO()
+    clock, out = Clock(), Tty()
     with Progress(3, "x", stream=out, clock=clock) as bar:
         bar.advance()
         clock.now = 1.5

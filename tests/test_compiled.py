@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 
 import composedyn as cd
-from composedyn.dynamics import coriolis, crba, dispatch, forward, rnea
+from composedyn.dynamics import dispatch
+from composedyn.dynamics.reference import coriolis, crba, forward, rnea
 from composedyn.dynamics.schema import add_joint, add_link, new_graph
 from random_robots import FIXED_SEEDS, random_urdf
 
@@ -50,7 +51,7 @@ def robot_for(seed: int, n: int):
 
 
 def reference_forward(model, q, qd, tau, fw, smooth=None):
-    from composedyn.dynamics.friction import friction_torques
+    from composedyn.dynamics.reference.friction import friction_torques
 
     h = rnea.rnea(model, q, qd, np.zeros_like(q), f_world=fw) + friction_torques(model, qd, smooth=smooth)
     return forward.solve_mass(model, crba.crba(model, q) + np.diag(model.armature), tau - h)
@@ -75,7 +76,7 @@ def test_kernels_equal_numpy(seed, n, batch):
     z = np.zeros_like(q)
     assert rel(dispatch.rnea(m, q, z, z), rnea.rnea(m, q, z, z)) < TOL  # gravity
     assert rel(dispatch.gravity(m, q), rnea.rnea(m, q, z, z)) < TOL
-    from composedyn.dynamics.friction import friction_torques
+    from composedyn.dynamics.reference.friction import friction_torques
     full = rnea.rnea(m, q, qd, qdd, f_world=fw) + m.armature * qdd + friction_torques(m, qd)
     assert rel(dispatch.rnea(m, q, qd, qdd, f_world=fw, armature=True, friction=True), full) < TOL
     assert rel(dispatch.crba(m, q, armature=True), crba.crba(m, q) + np.diag(m.armature)) < TOL

@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 import composedyn as cd
-from composedyn.dynamics import crba, forward, rnea
+from composedyn.dynamics.reference import crba, forward, rnea
 from composedyn.dynamics.compiled.layout import pack
-from composedyn.dynamics.friction import friction_torques
+from composedyn.dynamics.reference.friction import friction_torques
 from composedyn.dynamics.schema import add_joint, add_link, new_graph
 from random_robots import FIXED_SEEDS, random_urdf
 

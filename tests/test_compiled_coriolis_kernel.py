@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 import composedyn as cd
-from composedyn.dynamics import coriolis, dispatch, rnea
+from composedyn.dynamics import dispatch
+from composedyn.dynamics.reference import coriolis, rnea
 from random_robots import FIXED_SEEDS, random_urdf
 
 pytest.importorskip("numba")

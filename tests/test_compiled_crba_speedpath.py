@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 import composedyn as cd
-from composedyn.dynamics import crba, dispatch
+from composedyn.dynamics import dispatch
+from composedyn.dynamics.reference import crba
 from random_robots import FIXED_SEEDS, random_urdf
 
 pytest.importorskip("numba")

@@ -1,6 +1,6 @@
 """The compiled gravity kernel g(q) equals RNEA with qd = qdd = 0.
 
-Reference: the NumPy :func:`composedyn.dynamics.rnea.rnea` (1e-12 relative)
+Reference: the NumPy :func:`composedyn.dynamics.reference.rnea.rnea` (1e-12 relative)
 on random branched trees with revolute, continuous and prismatic joints; one
 sample (fresh and dirty scratch) and batches through the serial and parallel
 loops (more and fewer samples than the loop's blocks); the UR5 against
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import composedyn as cd
-from composedyn.dynamics import rnea
+from composedyn.dynamics.reference import rnea
 from random_robots import FIXED_SEEDS, random_urdf
 
 pytest.importorskip("numba")

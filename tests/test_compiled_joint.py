@@ -7,7 +7,7 @@ from numba import njit
 import composedyn as cd
 from composedyn.dynamics.compiled.joint import joint_force, joint_motion, joint_pose, rot
 from composedyn.dynamics.compiled.layout import pack
-from composedyn.dynamics.kinematics import body_poses, motion_subspaces
+from composedyn.dynamics.reference.kinematics import body_poses, motion_subspaces
 from random_robots import FIXED_SEEDS, random_urdf
 
 

@@ -13,7 +13,7 @@ import pytest
 
 import composedyn as cd
 from composedyn.dynamics import dispatch
-from composedyn.dynamics.friction import friction_torques
+from composedyn.dynamics.reference.friction import friction_torques
 from random_robots import FIXED_SEEDS, random_urdf
 
 pytest.importorskip("numba")

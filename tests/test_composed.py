@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 import composedyn as cd
-from composedyn.dynamics.composed import gravity_FN, wrench_FN
-from composedyn.dynamics.kinematics import body_poses, link_poses
+from composedyn.dynamics.reference.composed import gravity_FN, wrench_FN
+from composedyn.dynamics.reference.kinematics import body_poses, link_poses
 from composedyn.dynamics.schema import add_joint, add_link, new_graph
-from composedyn.dynamics.spatial import rotation_about
+from composedyn.dynamics.reference.spatial import rotation_about
 from pin_oracle import erd_urdf
 
 TOL = 1e-10

@@ -19,11 +19,11 @@ from hypothesis import strategies as st
 from scipy.integrate import solve_ivp
 
 import composedyn as cd
-from composedyn.dynamics.aba import aba
-from composedyn.dynamics.crba import crba
-from composedyn.dynamics.forward import solve_mass
-from composedyn.dynamics.friction import friction_torques
-from composedyn.dynamics.rnea import rnea
+from composedyn.dynamics.reference.aba import aba
+from composedyn.dynamics.reference.crba import crba
+from composedyn.dynamics.reference.forward import solve_mass
+from composedyn.dynamics.reference.friction import friction_torques
+from composedyn.dynamics.reference.rnea import rnea
 from random_robots import random_urdf, urdfs
 
 ROBOTS = urdfs(max_joints=12, damping=True, friction=True, armature=True)

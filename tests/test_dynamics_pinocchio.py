@@ -22,11 +22,11 @@ import pytest
 from hypothesis import given, settings
 
 import composedyn as cd
-from composedyn.dynamics.aba import aba
-from composedyn.dynamics.coriolis import coriolis_matrix
-from composedyn.dynamics.crba import crba
-from composedyn.dynamics.forward import solve_mass
-from composedyn.dynamics.rnea import rnea
+from composedyn.dynamics.reference.aba import aba
+from composedyn.dynamics.reference.coriolis import coriolis_matrix
+from composedyn.dynamics.reference.crba import crba
+from composedyn.dynamics.reference.forward import solve_mass
+from composedyn.dynamics.reference.rnea import rnea
 from pin_oracle import ERD_URDFS, PinPair, erd_urdf, pin, rel_err
 from random_robots import FIXED_SEEDS, random_urdf, urdfs
 

@@ -259,7 +259,7 @@ def test_singular_mass_matrix_names_joints_in_cholesky_path():
     """``solve_mass`` (used for mimic-reduced and compiled models) names the massless joints too."""
     import warnings as w
 
-    from composedyn.dynamics.forward import solve_mass
+    from composedyn.dynamics.reference.forward import solve_mass
 
     with w.catch_warnings():
         w.simplefilter("ignore", cd.ModelWarning)
@@ -267,14 +267,3 @@ def test_singular_mass_matrix_names_joints_in_cholesky_path():
     M = robot.mass_matrix(np.zeros((3, 2)))
     with pytest.raises(cd.ModelError, match=r"<urdf string>: .*singular.*\['wrist'\]"):
         solve_mass(robot.model, M, np.ones((3, 2)))
-
-
-def test_yourdfpy_failure_becomes_model_error(monkeypatch):
-    from yourdfpy import URDF
-
-    def broken(_):
-        raise KeyError("name")
-
-    monkeypatch.setattr(URDF, "_parse_robot", staticmethod(broken))
-    with pytest.raises(cd.ModelError, match=r"^<urdf string>: yourdfpy cannot parse the URDF: KeyError"):
-        load_urdf(MASSLESS_TIP)

@@ -10,7 +10,7 @@ Formulation: RNEA, ABA and the gravity torques run in **body coordinates**
 (Featherstone's ``ID`` and ``FDab`` with 3x3 rotations and 3-vectors,
 spatial vectors angular first; gravity by subtree mass and first moment);
 the CRBA and the Coriolis matrix in **world coordinates** (Pinocchio's CRBA;
-the algorithm of :mod:`composedyn.dynamics.coriolis`).  :mod:`.entry` holds
+the algorithm of :mod:`composedyn.dynamics.reference.coriolis`).  :mod:`.entry` holds
 the checked single-sample entries the ``Robot`` methods call.  Every kernel
 equals the NumPy reference to ~1e-14 relative (``tests/test_compiled*.py``).
 

@@ -31,7 +31,7 @@ A = Io, B = skew(h) (the matrix of h x), C = m 1.  Since S is a unit axis in one
 U = IA S is a combination of three columns: (A a, B^T a) or (B a, C a).
 
 The armature enters D_i only (a rotor spinning with the joint, as in
-Pinocchio and :func:`composedyn.dynamics.aba.aba`).  D_i are the pivots of a
+Pinocchio and :func:`composedyn.dynamics.reference.aba.aba`).  D_i are the pivots of a
 factorisation of M, so M is positive definite iff every D_i > 0: the kernel
 returns status 1 as soon as one is not (or is not finite), leaving ``out``
 unwritten, and the caller raises ``ModelError``.

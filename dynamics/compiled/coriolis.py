@@ -1,6 +1,6 @@
 """Compiled Coriolis matrix in Christoffel form, world coordinates.
 
-The algorithm of :mod:`composedyn.dynamics.coriolis` (Echeandia & Wensing
+The algorithm of :mod:`composedyn.dynamics.reference.coriolis` (Echeandia & Wensing
 2021): world motion subspaces S_i, velocities v_i, dS_i/dt = v_i x S_i,
 spatial inertias I_i and B_i = 1/2 (v_i x* I_i - I_i v_i x + A(I_i v_i)),
 their subtree sums IC, BC, then for each body d and ancestor k:

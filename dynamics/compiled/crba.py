@@ -27,7 +27,7 @@ from O) and world axis a = R_i axis has S_i = (a, p_i x a) if revolute,
 
 Cost per body ~200 flops plus 11 per ancestor (body coordinates: ~45 per
 ancestor); ~2x faster than the body-coordinate version on UR5, Panda and
-Talos.  Same result as :func:`composedyn.dynamics.crba.crba` to ~1e-15
+Talos.  Same result as :func:`composedyn.dynamics.reference.crba.crba` to ~1e-15
 relative: the kernels use the ``contract``/``reassoc``/``nsz`` fast-math
 flags (rounding order only; never ``nnan``/``ninf``, so nan and inf
 propagate).  Like any world-frame algorithm it loses digits as |p_i| grows

@@ -7,7 +7,7 @@ checks ABA against, and :func:`cholesky_solve` serves ``dispatch.solve_mass``.
 
 ``cholesky_solve`` factorises in place and reports failure (M not positive
 definite, or NaN) by its return value, so that the caller can raise the same
-``ModelError`` as :func:`composedyn.dynamics.forward.solve_mass`.
+``ModelError`` as :func:`composedyn.dynamics.reference.forward.solve_mass`.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Compiled gravity torques g(q): the joint torques that hold the robot still.
 
-g(q) is what RNEA returns with qd = qdd = 0 (:func:`composedyn.dynamics.rnea.rnea`),
+g(q) is what RNEA returns with qd = qdd = 0 (:func:`composedyn.dynamics.reference.rnea.rnea`),
 but it needs no spatial algebra.  Every body accelerates at -g (the fictitious
 base acceleration), so its spatial force about a point o is
 f = I (0, -g) = (-(m (c - o)) x g, -m g), c its centre of mass.  Summed over the

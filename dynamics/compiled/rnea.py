@@ -13,7 +13,7 @@ prismatic one), motion subspace S = (a, 0) revolute or (0, a) prismatic:
     backward  tau_i = S . f_i  (+ armature qdd, damping qd, Coulomb sgn(qd) on request)
               f_k += X_i^T f_i,  X^T (n, f) = (R n + p x R f, R f)
 
-Same result as :func:`composedyn.dynamics.rnea.rnea` (world coordinates).
+Same result as :func:`composedyn.dynamics.reference.rnea.rnea` (world coordinates).
 
 Speed (about 2x the previous version of this kernel; measured in an njit
 loop, UR5 / Panda / Talos reduced: ~270 / 370 / 1400 ns per call, was ~560 /

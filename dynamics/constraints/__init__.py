@@ -4,5 +4,5 @@
 ``loops``: loop-closure constraints phi(q) = 0 between two link frames, their
 Jacobian and acceleration bias.  ``reduced``: position/velocity/acceleration
 closure and the projection of the tree's dynamics onto independent coordinates
-(Kolev's modified Lagrange equations, seed 004).
+(Kolev, "Modified equations of Lagrange of II order").
 """

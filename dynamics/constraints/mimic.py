@@ -24,7 +24,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from composedyn.dynamics.model import Model
-from composedyn.errors import ModelError
+from composedyn.dynamics.errors import ModelError
 
 
 @dataclass(frozen=True, eq=False)

@@ -6,7 +6,7 @@ Coordinates q (n) split into independent (actuated) q_I (k) and dependent q_D
 * position closure: Newton on q_D with q_I fixed, dq_D = -J_D^-1 phi;
 * velocity closure: qd = W qd_I, W = [I; -J_D^-1 J_I] (rows in q order);
 * acceleration closure: qdd = W qdd_I + w, w_I = 0, w_D = J_D^-1 gamma;
-* Kolev's modified Lagrange equations (seed 004, eq. 2.20, the dependent
+* Kolev's modified Lagrange equations (Kolev, "Modified equations of Lagrange of II order", eq. 2.20, the dependent
   coordinates unactuated) are the projection tau_I = W^T tau_tree(q, qd, qdd)
   with tau_tree the tree's inverse dynamics; M_red = W^T M W;
 * closure forces: J_D^T lambda = tau_tree,D  (the tree equations read
@@ -19,7 +19,7 @@ from typing import Callable
 
 import numpy as np
 
-from composedyn.errors import ModelError
+from composedyn.dynamics.errors import ModelError
 
 
 def projection(J: np.ndarray, ind: np.ndarray, dep: np.ndarray) -> np.ndarray:

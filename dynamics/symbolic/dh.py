@@ -17,7 +17,7 @@ from typing import Sequence
 import sympy as sp
 
 from composedyn.dynamics.symbolic.chain import PRISMATIC, REVOLUTE, Chain, exact
-from composedyn.errors import ModelError
+from composedyn.dynamics.errors import ModelError
 
 
 def _rz(t) -> sp.Matrix:

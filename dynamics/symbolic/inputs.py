@@ -6,7 +6,7 @@ import networkx as nx
 import sympy as sp
 
 from composedyn.dynamics.symbolic.chain import Chain, chain_from_model, exact
-from composedyn.errors import ModelError
+from composedyn.dynamics.errors import ModelError
 
 
 def as_chain(system, parameters=None, convention: str = "standard"):

@@ -20,7 +20,7 @@ from sympy.polys.orderings import lex
 from sympy.polys.rings import ring
 
 from composedyn.dynamics.symbolic.chain import PRISMATIC, exact
-from composedyn.errors import ModelError
+from composedyn.dynamics.errors import ModelError
 
 
 def _nonpoly_atoms(e: sp.Expr) -> set:

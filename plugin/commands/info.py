@@ -9,6 +9,9 @@ def register(sub) -> None:
     p.set_defaults(run=run)
 
 
+MAX_INDENT = 40  # levels of two spaces; deeper lines are not indented further
+
+
 def _fmt(x: float) -> str:
     return "-" if x in (float("inf"), float("-inf")) else f"{x:.4g}"
 
@@ -26,20 +29,36 @@ def run(args) -> int:
     if loops is not None:
         print(f"  closed chain: loop closures in {loops[0]}, actuated joints {loops[1]}; the tree below is cut open")
     print(f"  gravity {[float(x) for x in m.gravity]} m/s^2")
-    root = m.link_names[0]
+    for line in tree_lines(g, m):
+        print(line)
+    return 0
 
-    def walk(link: str, depth: int) -> None:
-        d = g.nodes[link]
-        print(f"{'  ' * depth}- {link}  [{float(d['mass']):.4g} kg]")
-        for child in g.successors(link):
-            e = g.edges[link, child]
+
+def tree_lines(g, m, max_indent: int = MAX_INDENT):
+    """Lines of the kinematic tree, depth first from the root, children in source order.
+
+    Iterative (an explicit stack), so a chain of any length prints.  A link
+    ``k`` joints below the root is indented ``2k + 1`` levels, its joint ``2k``;
+    indentation stops growing after ``max_indent`` levels, and deeper lines end
+    with ``(depth k)``.
+    """
+    index = {name: i for i, name in enumerate(m.joint_names)}
+    stack = [(m.link_names[0], None, 0)]  # (link, data of the joint leading to it or None, joints from the root)
+    while stack:
+        link, edge, k = stack.pop()
+        if edge is not None:
             extra = ""
-            if e["type"] != "fixed":
-                i = m.joint_names.index(e["name"])
+            if edge["type"] != "fixed":
+                i = index[edge["name"]]
                 extra = (f"  lower {_fmt(m.lower[i])} upper {_fmt(m.upper[i])} "
                          f"vel {_fmt(m.velocity[i])} effort {_fmt(m.effort[i])}")
-            print(f"{'  ' * (depth + 1)}joint {e['name']} ({e['type']}){extra}")
-            walk(child, depth + 2)
+            yield _indented(2 * k, k, max_indent, f"joint {edge['name']} ({edge['type']}){extra}")
+        yield _indented(2 * k + 1, k, max_indent, f"- {link}  [{float(g.nodes[link]['mass']):.4g} kg]")
+        for child in reversed(list(g.successors(link))):
+            stack.append((child, g.edges[link, child], k + 1))
 
-    walk(root, 1)
-    return 0
+
+def _indented(level: int, k: int, max_indent: int, text: str) -> str:
+    if level <= max_indent:
+        return "  " * level + text
+    return "  " * max_indent + text + f"  (depth {k})"

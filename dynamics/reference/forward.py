@@ -1,32 +1,22 @@
 """Forward dynamics: the articulated-body algorithm (default) and CRBA + Cholesky.
 
-:func:`forward_dynamics` runs the ABA (:mod:`composedyn.dynamics.aba`);
+:func:`forward_dynamics` runs the ABA (:mod:`composedyn.dynamics.reference.aba`);
 :func:`solve_mass` solves M qdd = tau - h by Cholesky, for callers that have M
 already (mimic-reduced models, the compiled backend).  The ABA is the NumPy
-default because it was faster at every size measured in ``bench/dynamics.py``
-(``COMPOSEDYN_BACKEND=numpy``, 2-CPU machine, one quiet run; ABA vs CRBA +
-Cholesky, same inputs):
-
-    robot               single call      10,000-sample batch
-    UR5 (n = 6)         350 vs 490 us     85 vs 130 ms
-    Panda (n = 9)       445 vs 613 us    127 vs 186 ms
-    random chain (30)  1164 vs 2168 us   443 vs 860 ms
-    random tree (30)   1100 vs 1411 us   423 vs 730 ms
-
-The ABA does O(n) 6x6 work per sample; the CRBA does O(n * depth) 6x6
-products plus an O(n^3) batched Cholesky, and needs a separate RNEA for h.
-(The compiled backend, :mod:`composedyn.dynamics.dispatch`, has its own
-kernel.)
+default: it does O(n) 6x6 work per sample, where the CRBA does O(n * depth)
+6x6 products plus an O(n^3) Cholesky and needs a separate RNEA for h; it was
+faster at every size measured (``bench/dynamics.py``, docs/performance.md).
+The compiled backend (:mod:`composedyn.dynamics.dispatch`) has its own ABA kernel.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from composedyn.dynamics.aba import aba
-from composedyn.dynamics.friction import friction_torques
+from composedyn.dynamics.reference.aba import aba
+from composedyn.dynamics.reference.friction import friction_torques
 from composedyn.dynamics.model import Model
-from composedyn.errors import ModelError
+from composedyn.dynamics.errors import ModelError
 
 
 def forward_dynamics(model: Model, q, qd, tau, f_world=None, friction: bool = True,
@@ -34,8 +24,8 @@ def forward_dynamics(model: Model, q, qd, tau, f_world=None, friction: bool = Tr
     """Joint accelerations qdd (..., n) of all joints of ``model`` by the ABA.
 
     Solves M qdd = tau - C qd - g - tau_friction + J^T f_ext with M including
-    the armature.  ``f_world`` (..., n, 6) as in :func:`composedyn.dynamics.rnea.rnea`;
-    ``friction``/``smooth`` as in :func:`composedyn.dynamics.friction.friction_torques`.
+    the armature.  ``f_world`` (..., n, 6) as in :func:`composedyn.dynamics.reference.rnea.rnea`;
+    ``friction``/``smooth`` as in :func:`composedyn.dynamics.reference.friction.friction_torques`.
     """
     if friction:
         tau = np.asarray(tau, dtype=float) - friction_torques(model, qd, smooth=smooth)

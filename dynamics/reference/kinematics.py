@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from composedyn.dynamics.model import PRISMATIC, Model
-from composedyn.dynamics.spatial import crm_apply, rotation_about
+from composedyn.dynamics.reference.spatial import crm_apply, rotation_about
 
 
 def body_poses(model: Model, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -74,7 +74,7 @@ def body_inertias_world(model: Model, R: np.ndarray, p: np.ndarray) -> np.ndarra
     m = model.mass
     c = p + np.einsum("...nij,nj->...ni", R, model.com)
     Ic = R @ model.inertia_com @ np.swapaxes(R, -1, -2)
-    from composedyn.dynamics.spatial import spatial_inertia
+    from composedyn.dynamics.reference.spatial import spatial_inertia
 
     return spatial_inertia(m, c, Ic)
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from composedyn.dynamics.kinematics import body_inertias_world, body_poses, body_velocities, motion_subspaces
+from composedyn.dynamics.reference.kinematics import body_inertias_world, body_poses, body_velocities, motion_subspaces
 from composedyn.dynamics.model import Model
-from composedyn.dynamics.spatial import crf_apply, crm_apply
+from composedyn.dynamics.reference.spatial import crf_apply, crm_apply
 
 
 def rnea(model: Model, q, qd, qdd, f_world=None, gravity: bool = True) -> np.ndarray:
@@ -16,7 +16,7 @@ def rnea(model: Model, q, qd, qdd, f_world=None, gravity: bool = True) -> np.nda
     optional (..., n, 6) external spatial forces on each body, world axes,
     moment about the world origin (angular first).  Gravity enters as a
     fictitious base acceleration -g.  Armature and friction are *not* added
-    here (see ``composedyn.dynamics.friction``).  Returns tau (..., n).
+    here (see ``composedyn.dynamics.reference.friction``).  Returns tau (..., n).
     """
     q, qd, qdd = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (q, qd, qdd)))
     R, p = body_poses(model, q)

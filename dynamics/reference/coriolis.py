@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from composedyn.dynamics.crba import composite_inertias
-from composedyn.dynamics.kinematics import (
+from composedyn.dynamics.reference.crba import composite_inertias
+from composedyn.dynamics.reference.kinematics import (
     body_inertias_world,
     body_poses,
     body_velocities,
@@ -26,7 +26,7 @@ from composedyn.dynamics.kinematics import (
     motion_subspaces,
 )
 from composedyn.dynamics.model import Model
-from composedyn.dynamics.spatial import crf, crf_bar, crm
+from composedyn.dynamics.reference.spatial import crf, crf_bar, crm
 
 
 def coriolis_matrix(model: Model, q, qd) -> np.ndarray:

@@ -39,9 +39,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from composedyn.dynamics.kinematics import body_poses, motion_subspaces
+from composedyn.dynamics.reference.kinematics import body_poses, motion_subspaces
 from composedyn.dynamics.model import Model
-from composedyn.dynamics.spatial import crm_apply
+from composedyn.dynamics.reference.spatial import crm_apply
 
 
 def ancestor_mask(model: Model) -> np.ndarray:
@@ -136,7 +136,7 @@ def wrench_FN(model: Model, cv: ComposedVectors, link_poses, f_ext: dict) -> np.
 
     ``f_ext``: link name -> (..., 6) (fx, fy, fz, tx, ty, tz), world axes,
     force at the link's centre of mass; ``link_poses``: (R, p) of every link
-    from :func:`composedyn.dynamics.kinematics.link_poses`.  The force is moved
+    from :func:`composedyn.dynamics.reference.kinematics.link_poses`.  The force is moved
     to the body's centre of mass C_i, adding its moment (P - C_i) x F.
     """
     Rl, pl = link_poses

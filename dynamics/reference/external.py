@@ -6,7 +6,7 @@ from typing import Mapping
 
 import numpy as np
 
-from composedyn.dynamics.kinematics import link_poses
+from composedyn.dynamics.reference.kinematics import link_poses
 from composedyn.dynamics.model import Model
 
 
@@ -15,7 +15,7 @@ def body_forces(model: Model, R: np.ndarray, p: np.ndarray, f_ext: Mapping[str, 
 
     ``f_ext``: link name -> (..., 6) wrench (fx, fy, fz, tx, ty, tz) in world
     axes, force applied at the link's centre of mass.  R, p: body poses from
-    :func:`composedyn.dynamics.kinematics.body_poses`.  Wrenches on base links
+    :func:`composedyn.dynamics.reference.kinematics.body_poses`.  Wrenches on base links
     (welded to the root) are ignored: the base absorbs them.  Raises
     ValueError when a wrench's leading axes do not broadcast to R's batch shape.
     """

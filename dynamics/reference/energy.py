@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from composedyn.dynamics.kinematics import body_inertias_world, body_poses, body_velocities, motion_subspaces
+from composedyn.dynamics.reference.kinematics import body_inertias_world, body_poses, body_velocities, motion_subspaces
 from composedyn.dynamics.model import Model
 
 

@@ -1,0 +1,9 @@
+"""Helpers for testing robot-dynamics code, shared by composedyn's tests and benchmarks.
+
+* :mod:`composedyn.testing.random_robots`: random fixed-base robots as URDF
+  strings (branched trees, revolute / continuous / prismatic / fixed joints,
+  physically valid inertias) and a Hypothesis strategy over them;
+* :mod:`composedyn.testing.pinocchio_oracle`: Pinocchio models of the same
+  URDF with the joint-order map, and the example-robot-data vendor URDFs
+  (needs the test extra: ``pip install "composedyn[test]"``).
+"""

@@ -1,0 +1,80 @@
+"""Pinocchio as an independent oracle (needs the test extra): locate example-robot-data URDFs, build
+Pinocchio models of the same URDF and convert joint arrays between orders.
+
+Pinocchio orders joints depth-first too, but continuous joints take two
+configuration entries (cos, sin); we map by joint name.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+import pinocchio as pin
+
+
+def erd_robots_dir() -> Path:
+    """The ``robots`` folder of the installed example-robot-data package."""
+    candidates = [Path(p) / "cmeel.prefix" / "share" / "example-robot-data" / "robots" for p in sys.path if p]
+    candidates += [Path(sys.prefix) / "share" / "example-robot-data" / "robots"]
+    for c in candidates:
+        if c.is_dir():
+            return c
+    raise FileNotFoundError("example-robot-data robots folder not found; install the test extra")
+
+
+ERD_URDFS = {
+    "ur5": "ur_description/urdf/ur5_robot.urdf",
+    "panda": "panda_description/urdf/panda.urdf",
+    "double_pendulum": "double_pendulum_description/urdf/double_pendulum.urdf",
+    "talos": "talos_data/robots/talos_reduced.urdf",
+    "anymal": "anymal_b_simple_description/robots/anymal.urdf",
+}
+
+
+def erd_urdf(key: str) -> str:
+    """Absolute path of one of the ERD_URDFS files."""
+    return str(erd_robots_dir() / ERD_URDFS[key])
+
+
+class PinPair:
+    """A Pinocchio model of a URDF plus the joint-order map to a composedyn Robot."""
+
+    def __init__(self, robot, urdf: str):
+        mimic = bool(getattr(robot, "mimic_joint_names", ()))  # dependent mimic joints: reduced pin model
+        if urdf.lstrip().startswith("<"):
+            self.model = pin.buildModelFromXML(urdf, mimic=mimic)
+        else:
+            self.model = pin.buildModelFromUrdf(urdf, mimic=mimic)
+        self.data = self.model.createData()
+        self.joint_ids = [i for i in range(1, self.model.njoints) if self.model.joints[i].nv > 0]
+        names = [self.model.names[i] for i in self.joint_ids]
+        assert sorted(names) == sorted(robot.joint_names), (names, robot.joint_names)
+        self.names = names
+        self.perm = np.array([robot.joint_names.index(nm) for nm in names], dtype=int)
+
+    def q(self, q: np.ndarray) -> np.ndarray:
+        """composedyn joint positions (n,) -> Pinocchio configuration (nq,)."""
+        out = []
+        for k, i in enumerate(self.perm):
+            if self.model.joints[self.joint_ids[k]].nq == 2:
+                out += [np.cos(q[i]), np.sin(q[i])]
+            else:
+                out.append(q[i])
+        return np.array(out)
+
+    def v(self, x: np.ndarray) -> np.ndarray:
+        """composedyn velocity-like vector (n,) -> Pinocchio order."""
+        return np.asarray(x)[self.perm]
+
+    def mat(self, A: np.ndarray) -> np.ndarray:
+        """composedyn (n, n) matrix -> Pinocchio order."""
+        return np.asarray(A)[np.ix_(self.perm, self.perm)]
+
+
+def rel_err(a, b) -> float:
+    """max |a - b| / max(1, max |b|)."""
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    return float(np.abs(a - b).max() / max(1.0, np.abs(b).max()))

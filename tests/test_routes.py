@@ -1,0 +1,79 @@
+"""Every route of every quantity: NaN or inf in gives NaN out or a ValueError, never a number.
+
+Routes (``dispatch.ROUTES``): the NumPy reference, the compiled single-sample
+kernel, the compiled batch loop, and the ``Robot`` methods' checked fast path.
+"""
+
+import numpy as np
+import pytest
+
+import composedyn as cd
+from composedyn.dynamics import dispatch
+
+CALLS = {
+    "inverse_dynamics": lambda m, q: dispatch.rnea(m, q, q, q),
+    "gravity_torques": lambda m, q: dispatch.gravity(m, q),
+    "mass_matrix": lambda m, q: dispatch.crba(m, q),
+    "coriolis_matrix": lambda m, q: dispatch.coriolis_matrix(m, q, q),
+    "forward_dynamics": lambda m, q: dispatch.forward_dynamics(m, q, q, q),
+}
+METHODS = {
+    "inverse_dynamics": lambda r, q: r.inverse_dynamics(q, q, q),
+    "gravity_torques": lambda r, q: r.gravity_torques(q),
+    "mass_matrix": lambda r, q: r.mass_matrix(q),
+    "coriolis_matrix": lambda r, q: r.coriolis_matrix(q, q),
+    "forward_dynamics": lambda r, q: r.forward_dynamics(q, q, q),
+    "bias_torques": lambda r, q: r.bias_torques(q, q),
+}
+
+
+def test_every_route_names_existing_functions():
+    import importlib
+
+    for name, route in dispatch.ROUTES.items():
+        mod, func = route.reference.split(".")
+        assert callable(getattr(importlib.import_module(f"composedyn.dynamics.reference.{mod}"), func)), name
+        kernels = importlib.import_module(f"composedyn.dynamics.compiled.{route.module}")
+        for k in (route.one, route.loop + "_serial", route.loop + "_parallel"):
+            assert hasattr(kernels, k), (name, k)
+        assert all(e in dispatch.entries.NAMES for e in route.entries)
+
+
+def test_every_route_has_a_test():
+    assert set(CALLS) == set(dispatch.ROUTES)
+    assert {e for r in dispatch.ROUTES.values() for e in r.entries} <= set(METHODS) | {
+        "inverse_dynamics_rigid", "forward_dynamics_rigid"}
+
+
+@pytest.fixture(params=["numba", "numpy"])
+def backend(request):
+    dispatch.set_backend(request.param)
+    yield request.param
+    dispatch.set_backend("auto")
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+@pytest.mark.parametrize("quantity", sorted(CALLS))
+@pytest.mark.parametrize("batch", [(), (3,)])
+def test_dispatch_routes_propagate_non_finite_input(backend, quantity, bad, batch):
+    robot = cd.load("panda")
+    q = np.full(batch + (robot.dof,), 0.3)
+    q[..., 2] = bad
+    try:
+        out = CALLS[quantity](robot.model, q)
+    except ValueError:  # ModelError included: a refusal is fine, a number is not
+        return
+    if batch:
+        assert np.all(np.isnan(out).reshape(batch[0], -1).any(axis=1))
+    else:
+        assert np.isnan(out).any()
+
+
+@pytest.mark.parametrize("quantity", sorted(METHODS))
+@pytest.mark.parametrize("batch", [(), (3,)])
+def test_robot_methods_refuse_non_finite_input(backend, quantity, batch):
+    robot = cd.load("panda")
+    q = np.full(batch + (robot.dof,), 0.3)
+    q[..., 0] = np.nan
+    with pytest.raises(ValueError, match="NaN|finite"):
+        METHODS[quantity](robot, q)
