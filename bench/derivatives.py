@@ -20,18 +20,13 @@ asserted in tests.
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 import warnings
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[:0] = [HERE, os.path.join(HERE, "..", "tests")]
-
-import composedyn as cd  # noqa: E402
-from pin_oracle import PinPair, erd_robots_dir, erd_urdf, pin  # noqa: E402
-from timing import interleaved, machine  # noqa: E402
+import composedyn as cd
+from composedyn.testing.pinocchio_oracle import PinPair, erd_robots_dir, erd_urdf, pin
+from timing import interleaved, machine
 
 ROBOTS = {"UR5": erd_urdf("ur5"), "Panda": erd_urdf("panda"),
           "xArm 7": str(erd_robots_dir() / "xarm_description/urdf/xarm7.urdf")}

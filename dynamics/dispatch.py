@@ -393,13 +393,13 @@ def rnea_derivatives(model, q, qd, qdd, f_world=None, P=None, friction: bool = F
     """d tau / d q and d tau / d qd (..., n, n) of the all-joint inverse dynamics.
 
     The compiled kernel :mod:`composedyn.dynamics.compiled.derivatives` or the
-    NumPy reference :func:`composedyn.dynamics.derivatives.rnea_derivatives`
+    NumPy reference :func:`composedyn.dynamics.reference.derivatives.rnea_derivatives`
     (same contract: ``f_world`` (..., n, 6) and ``P`` (..., n, 3, 3) from
     ``external_terms``, both or neither); ``friction=True`` adds d/d qd of
-    :func:`composedyn.dynamics.friction.friction_torques` (``smooth`` as there).
+    :func:`composedyn.dynamics.reference.friction.friction_torques` (``smooth`` as there).
     """
     if _state.get("numpy", True) and backend() == "numpy" or not model.joint_names:
-        from composedyn.dynamics import derivatives as _np_deriv
+        from composedyn.dynamics.reference import derivatives as _np_deriv
 
         dq, dqd = _np_deriv.rnea_derivatives(model, q, qd, qdd, f_world=f_world, P=P)
         if friction:

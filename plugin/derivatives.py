@@ -1,6 +1,6 @@
 """Derivatives and linearisation of a ``Robot``'s dynamics (the methods delegate here).
 
-    d tau / d q, d tau / d qd       analytic, O(n * depth): composedyn.dynamics.derivatives
+    d tau / d q, d tau / d qd       analytic, O(n * depth): composedyn.dynamics.reference.derivatives
     d qdd / d x = -M^-1 d tau / d x  at qdd = forward dynamics (x = q, qd);  d qdd / d tau = M^-1
     A = [[0, 1], [d qdd/d q, d qdd/d qd]],  B = [[0], [M^-1]]  for xdot = f(x, u), x = (q, qd), u = tau
 
@@ -26,10 +26,10 @@ from typing import TYPE_CHECKING, Mapping
 import numpy as np
 
 from composedyn.checks import joint_arrays, smooth_width, wrenches
-from composedyn.dynamics.derivatives import external_terms
+from composedyn.dynamics.reference.derivatives import external_terms
 from composedyn.dynamics import dispatch
 from composedyn.dynamics.dispatch import rnea_derivatives
-from composedyn.dynamics.kinematics import body_poses
+from composedyn.dynamics.reference.kinematics import body_poses
 
 if TYPE_CHECKING:
     from composedyn.robot import Robot
@@ -69,7 +69,8 @@ def inverse_dynamics_derivatives(robot: "Robot", q, qd, qdd, f_ext: Mapping | No
     """
     smooth = None if smooth_friction is None else smooth_width(smooth_friction)
     if lean := _lean(robot, f_ext, q, qd, qdd):  # one compiled call with its own checks
-        im, fm, n, nn = lean
+        im, fm = lean
+        nn = (fm.shape[0], fm.shape[0])
         dq, dqd = np.empty(nn), np.empty(nn)
         try:
             if _entry("id_entry")(im, fm, q, qd, qdd, int(bool(friction)), smooth or 0.0, dq, dqd) == 0:
@@ -97,7 +98,8 @@ def forward_dynamics_derivatives(robot: "Robot", q, qd, tau, f_ext: Mapping | No
     """
     smooth = None if smooth_friction is None else smooth_width(smooth_friction)
     if lean := _lean(robot, f_ext, q, qd, tau):
-        im, fm, n, nn = lean
+        im, fm = lean
+        nn = (fm.shape[0], fm.shape[0])
         aq, aqd, minv = np.empty(nn), np.empty(nn), np.empty(nn)
         try:
             if _entry("fd_entry")(im, fm, q, qd, tau, int(bool(friction)), smooth or 0.0, aq, aqd, minv) == 0:
@@ -123,7 +125,8 @@ def _compiled_batch(robot, q, qd, tau, friction, smooth):
     somewhere (the general path then raises the error naming the joints)."""
     from composedyn.dynamics.compiled import fd_derivatives as k
 
-    im, fm, n, _ = robot._lean
+    im, fm = robot._lean
+    n = fm.shape[0]
     shape = q.shape
     Q, QD, TAU = (x.reshape(-1, n) for x in (q, qd, tau))
     N = Q.shape[0]

@@ -19,9 +19,9 @@ import pytest
 
 import composedyn as cd
 from composedyn.dynamics import dispatch
-from composedyn.dynamics.derivatives import external_terms, rnea_derivatives
-from composedyn.dynamics.friction import friction_torques
-from composedyn.dynamics.kinematics import body_poses
+from composedyn.dynamics.reference.derivatives import external_terms, rnea_derivatives
+from composedyn.dynamics.reference.friction import friction_torques
+from composedyn.dynamics.reference.kinematics import body_poses
 from pin_oracle import PinPair, erd_urdf, pin, rel_err
 from random_robots import FIXED_SEEDS, random_urdf
 

@@ -1,6 +1,6 @@
 """Compiled analytical derivatives of the inverse dynamics (world frame).
 
-The algorithm of :mod:`composedyn.dynamics.derivatives` (Carpentier & Mansard,
+The algorithm of :mod:`composedyn.dynamics.reference.derivatives` (Carpentier & Mansard,
 "Analytical derivatives of rigid body dynamics algorithms", RSS 2018,
 Algorithm 1), over the packed model: joint kinematics from the shared joint
 model :func:`composedyn.dynamics.compiled.joint.joint_pose`; spatial vectors
@@ -260,7 +260,7 @@ def derivatives_into(im, fm, q, qd, qdd, fw, P, grav, fric, smooth, dq, dqd, w):
 
     fw (n, 6) world body forces and P (n, 9) lever-arm matrices (row-major),
     or shapes (0, 6) and (0, 9) for none (see
-    :func:`composedyn.dynamics.derivatives.external_terms`).  grav: 1 to
+    :func:`composedyn.dynamics.reference.derivatives.external_terms`).  grav: 1 to
     include gravity.  fric: 1 adds the friction derivative on the diagonal of
     ``dqd`` (tanh model when smooth > 0).  w: scratch (n, SCRATCH).
     """

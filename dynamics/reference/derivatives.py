@@ -1,6 +1,6 @@
 """Analytical derivatives of the inverse dynamics, world frame (NumPy reference).
 
-The recursive Newton-Euler algorithm of :func:`composedyn.dynamics.rnea.rnea`
+The recursive Newton-Euler algorithm of :func:`composedyn.dynamics.reference.rnea.rnea`
 (world axes, spatial vectors angular first, moments about the world origin)
 
     v_i = v_k + S_i qd_i,   a_i = a_k + S_i qdd_i + (v_i x S_i) qd_i,   a_base = (0, -g)
@@ -50,10 +50,10 @@ from typing import Mapping
 
 import numpy as np
 
-from composedyn.dynamics.external import body_forces
-from composedyn.dynamics.kinematics import body_inertias_world, body_poses, body_velocities, link_poses, motion_subspaces
+from composedyn.dynamics.reference.external import body_forces
+from composedyn.dynamics.reference.kinematics import body_inertias_world, body_poses, body_velocities, link_poses, motion_subspaces
 from composedyn.dynamics.model import Model
-from composedyn.dynamics.spatial import crf, crf_apply, crf_bar, crm, crm_apply
+from composedyn.dynamics.reference.spatial import crf, crf_apply, crf_bar, crm, crm_apply
 
 
 def subtree_sums(model: Model, x: np.ndarray, dims: int) -> np.ndarray:
@@ -71,7 +71,7 @@ def external_terms(model: Model, R: np.ndarray, p: np.ndarray, f_ext: Mapping[st
     """Body forces and their lever-arm matrices for world-fixed link wrenches.
 
     Returns ``(f_world, P)``: f_world (..., n, 6) as
-    :func:`composedyn.dynamics.external.body_forces` and P (..., n, 3, 3) =
+    :func:`composedyn.dynamics.reference.external.body_forces` and P (..., n, 3, 3) =
     sum over the body's links of (c . F) 1 - c F^T (c the link's centre of mass
     in world coordinates, F the wrench's force), the term that the motion of
     the application points adds to the derivative (module docstring).
@@ -94,7 +94,7 @@ def external_terms(model: Model, R: np.ndarray, p: np.ndarray, f_ext: Mapping[st
 def rnea_derivatives(model: Model, q, qd, qdd, f_world=None, P=None, gravity: bool = True):
     """d tau / d q and d tau / d qd (..., n, n) of the rigid-body inverse dynamics.
 
-    tau is :func:`composedyn.dynamics.rnea.rnea` (no armature, no friction);
+    tau is :func:`composedyn.dynamics.reference.rnea.rnea` (no armature, no friction);
     q, qd, qdd (..., n) broadcast.  ``f_world`` (..., n, 6) and ``P``
     (..., n, 3, 3) from :func:`external_terms` (both or neither).  Entry
     [i, j] is d tau_i / d x_j.  See the module docstring for the equations.
@@ -153,7 +153,7 @@ def friction_derivative(model: Model, qd, smooth: float | None = None) -> np.nda
     """d tau_friction / d qd (..., n), the diagonal of the friction term's Jacobian.
 
     damping + friction * (1 - tanh^2(qd / smooth)) / smooth with ``smooth`` > 0
-    (the tanh model of :func:`composedyn.dynamics.friction.friction_torques`);
+    (the tanh model of :func:`composedyn.dynamics.reference.friction.friction_torques`);
     without ``smooth`` the exact sign model's derivative, 0 away from qd = 0,
     is returned as 0 at qd = 0 too, where it does not exist (the kink): only
     the viscous ``damping`` remains.
