@@ -353,3 +353,32 @@ def test_lqr_rejects_bad_input():
     ctrl = cd.LQRController(robot, q_up, Q=1.0, R=1.0)
     with pytest.raises(ValueError, match="reference=ctrl.reference"):
         cd.simulate(robot, q_up, np.zeros(2), [0.0, 0.1], torque=ctrl)
+
+
+@pytest.mark.parametrize("backend", ["numba", "numpy"])
+@pytest.mark.parametrize("batch", [(), (3,)])
+def test_non_finite_input_gives_nan_or_value_error(backend, batch):
+    """Every route: NaN in -> NaN out (kernels, reference) or ValueError (Robot methods)."""
+    robot = cd.load("panda")
+    q = np.full(batch + (robot.dof,), 0.3)
+    q[..., 2] = np.nan
+    dispatch.set_backend(backend)
+    try:
+        dq, dqd = dispatch.rnea_derivatives(robot.model, q, q, q)
+        assert np.isnan(dq).reshape(-1, robot.dof ** 2).any(axis=1).all()
+        for method in (robot.inverse_dynamics_derivatives, robot.forward_dynamics_derivatives, robot.linearize):
+            with pytest.raises(ValueError, match="NaN|finite"):
+                method(q, np.zeros_like(q), np.zeros_like(q))
+    finally:
+        dispatch.set_backend("auto")
+
+
+def test_bad_arguments_name_what_is_wrong():
+    robot = cd.load("panda")
+    z = np.zeros(robot.dof)
+    with pytest.raises(ValueError, match="qd has shape"):
+        robot.inverse_dynamics_derivatives(z, np.zeros(3), z)
+    with pytest.raises(ValueError, match="unknown link 'nope'"):
+        robot.inverse_dynamics_derivatives(z, z, z, f_ext={"nope": np.zeros(6)})
+    with pytest.raises(ValueError, match="smooth_friction"):
+        robot.forward_dynamics_derivatives(z, z, z, smooth_friction=-1.0)
