@@ -107,6 +107,10 @@ ROUTES = {
                              ("coriolis_matrix",)),
     "forward_dynamics": Route("forward.forward_dynamics", "aba", "aba_one", "aba",
                               ("forward_dynamics", "forward_dynamics_rigid")),
+    "inverse_dynamics_derivatives": Route("derivatives.rnea_derivatives", "derivatives", "derivatives_one",
+                                          "derivatives", ("inverse_dynamics_derivatives",)),
+    "forward_dynamics_derivatives": Route("derivatives.forward_dynamics_derivatives", "fd_derivatives",
+                                          "fd_derivatives_one", "fd_derivatives", ("forward_dynamics_derivatives",)),
 }
 _MODULE_OF = {k: r.module for r in ROUTES.values() for k in (r.one, r.loop + "_serial", r.loop + "_parallel")}
 
@@ -388,17 +392,21 @@ def warm_up(model, batch: bool = False, entries_too: bool = True) -> dict:
 
 
 # ---- derivatives ----
+_NO_P, _NO_P3 = np.empty((0, 9)), np.empty((0, 0, 9))  # "no external wrenches" for the lever-arm matrices
+_NO_P.flags.writeable = _NO_P3.flags.writeable = False
+
+
 def rnea_derivatives(model, q, qd, qdd, f_world=None, P=None, friction: bool = False,
                      smooth: float | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """d tau / d q and d tau / d qd (..., n, n) of the all-joint inverse dynamics.
+    """d tau / d q and d tau / d qd (..., n, n) of the all-joint inverse dynamics (``ROUTES``).
 
-    The compiled kernel :mod:`composedyn.dynamics.compiled.derivatives` or the
-    NumPy reference :func:`composedyn.dynamics.reference.derivatives.rnea_derivatives`
-    (same contract: ``f_world`` (..., n, 6) and ``P`` (..., n, 3, 3) from
-    ``external_terms``, both or neither); ``friction=True`` adds d/d qd of
+    Same contract as the NumPy reference
+    :func:`composedyn.dynamics.reference.derivatives.rnea_derivatives` (``f_world``
+    (..., n, 6) and ``P`` (..., n, 3, 3) from ``external_terms``, both or neither);
+    ``friction=True`` adds d/d qd of
     :func:`composedyn.dynamics.reference.friction.friction_torques` (``smooth`` as there).
     """
-    if _state.get("numpy", True) and backend() == "numpy" or not model.joint_names:
+    if _reference(model):
         from composedyn.dynamics.reference import derivatives as _np_deriv
 
         dq, dqd = _np_deriv.rnea_derivatives(model, q, qd, qdd, f_world=f_world, P=P)
@@ -406,8 +414,6 @@ def rnea_derivatives(model, q, qd, qdd, f_world=None, P=None, friction: bool = F
             d = _np_deriv.friction_derivative(model, np.broadcast_to(qd, dq.shape[:-1]), smooth)
             dqd[..., np.arange(model.n), np.arange(model.n)] += d
         return dq, dqd
-    from composedyn.dynamics.compiled import derivatives as kern
-
     im, fm = packed(model)
     q, qd, qdd = np.asarray(q, float), np.asarray(qd, float), np.asarray(qdd, float)
     n = model.n
@@ -416,8 +422,7 @@ def rnea_derivatives(model, q, qd, qdd, f_world=None, P=None, friction: bool = F
         dq, dqd = np.empty((n, n)), np.empty((n, n))
         fw = _NONE_FW if f_world is None else np.ascontiguousarray(f_world, float)
         pm = _NO_P if f_world is None else np.ascontiguousarray(np.reshape(P, (n, 9)), float)
-        (_kernels.get("deriv_one") or _deriv_kernel("deriv_one", kern.derivatives_one))(
-            im, fm, q, qd, qdd, fw, pm, 1, fric, sm, dq, dqd)
+        _kernel("derivatives_one")(im, fm, q, qd, qdd, fw, pm, 1, fric, sm, dq, dqd)
         return dq, dqd
     shape = np.broadcast_shapes(q.shape, qd.shape, qdd.shape,
                                 np.shape(f_world)[:-2] + (n,) if f_world is not None else ())
@@ -428,24 +433,34 @@ def rnea_derivatives(model, q, qd, qdd, f_world=None, P=None, friction: bool = F
     else:
         FW, PP = NO_FW3, _NO_P3
     DQ, DQD = np.empty(Q.shape + (n,)), np.empty(Q.shape + (n,))
-    name = "deriv_parallel" if use_parallel(Q.shape[0] * n) else "deriv_serial"
-    loop = kern.derivatives_parallel if name == "deriv_parallel" else kern.derivatives_serial
-    (_kernels.get(name) or _deriv_kernel(name, loop))(im, fm, Q, QD, QDD, FW, PP, 1, fric, sm, DQ, DQD)
+    _loop("derivatives", Q)(im, fm, Q, QD, QDD, FW, PP, 1, fric, sm, DQ, DQD)
     return DQ.reshape(shape + (n,)), DQD.reshape(shape + (n,))
 
 
-_NO_P, _NO_P3 = np.empty((0, 9)), np.empty((0, 0, 9))  # "no external wrenches" for the lever-arm matrices
-_NO_P.flags.writeable = _NO_P3.flags.writeable = False
+def forward_dynamics_derivatives(model, q, qd, tau, friction: bool = True, smooth: float | None = None):
+    """d qdd / d q, d qdd / d qd, M^-1 (..., n, n) of the all-joint forward dynamics (``ROUTES``).
 
+    Same contract as :func:`composedyn.dynamics.reference.derivatives.forward_dynamics_derivatives`
+    (no external wrenches); raises its ModelError when M(q) is singular.
+    """
+    from composedyn.dynamics.reference import derivatives as _np_deriv
 
-def _deriv_kernel(name: str, real):
-    """Time the first call of a derivatives kernel into compile_times(), then call it directly."""
-    def first_call(*args):
-        t0 = time.perf_counter()
-        result = real(*args)
-        _compile_s[name] = time.perf_counter() - t0
-        _kernels[name] = real
-        return result
-
-    _kernels[name] = first_call
-    return first_call
+    if _reference(model):
+        return _np_deriv.forward_dynamics_derivatives(model, q, qd, tau, friction=friction, smooth=smooth)
+    im, fm = packed(model)
+    q, qd, tau = np.asarray(q, float), np.asarray(qd, float), np.asarray(tau, float)
+    n = model.n
+    fric, sm = int(friction), float(smooth or 0.0)
+    shape = np.broadcast_shapes(q.shape, qd.shape, tau.shape)
+    if len(shape) == 1:
+        out = np.empty((3, n, n))
+        if _kernel("fd_derivatives_one")(im, fm, q, qd, tau, fric, sm, out[0], out[1], out[2]) == 0:
+            return out[0], out[1], out[2]
+    else:
+        Q, QD, TAU = (_rows(x, shape, 1) for x in (q, qd, tau))
+        out = np.empty((3,) + Q.shape + (n,))
+        status = np.zeros(Q.shape[0], dtype=np.int64)
+        _loop("fd_derivatives", Q)(im, fm, Q, QD, TAU, fric, sm, out[0], out[1], out[2], status)
+        if not status.any():
+            return tuple(x.reshape(shape + (n,)) for x in out)
+    return _np_deriv.forward_dynamics_derivatives(model, q, qd, tau, friction=friction, smooth=smooth)  # raises

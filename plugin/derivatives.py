@@ -35,20 +35,6 @@ if TYPE_CHECKING:
     from composedyn.robot import Robot
 
 _ND, _F64 = np.ndarray, np.dtype(np.float64)
-_entries: dict = {}
-
-
-def _entry(name: str):
-    """The checked compiled entry ``name`` of :mod:`composedyn.dynamics.compiled.fd_derivatives`,
-    or None under the NumPy backend."""
-    e = _entries.get(name)
-    if e is None:
-        if dispatch.backend() == "numpy":
-            return None
-        from composedyn.dynamics.compiled import fd_derivatives
-
-        e = _entries[name] = fd_derivatives.compiled(name)
-    return e
 
 
 def _lean(robot, f_ext, *arrays) -> tuple:
@@ -73,7 +59,8 @@ def inverse_dynamics_derivatives(robot: "Robot", q, qd, qdd, f_ext: Mapping | No
         nn = (fm.shape[0], fm.shape[0])
         dq, dqd = np.empty(nn), np.empty(nn)
         try:
-            if _entry("id_entry")(im, fm, q, qd, qdd, int(bool(friction)), smooth or 0.0, dq, dqd) == 0:
+            if dispatch.entries.inverse_dynamics_derivatives(im, fm, q, qd, qdd, int(bool(friction)),
+                                                             smooth or 0.0, dq, dqd) == 0:
                 return dq, dqd
         except TypeError:  # qd, qdd not float64 vectors
             pass
@@ -102,15 +89,14 @@ def forward_dynamics_derivatives(robot: "Robot", q, qd, tau, f_ext: Mapping | No
         nn = (fm.shape[0], fm.shape[0])
         aq, aqd, minv = np.empty(nn), np.empty(nn), np.empty(nn)
         try:
-            if _entry("fd_entry")(im, fm, q, qd, tau, int(bool(friction)), smooth or 0.0, aq, aqd, minv) == 0:
+            if dispatch.entries.forward_dynamics_derivatives(im, fm, q, qd, tau, int(bool(friction)),
+                                                             smooth or 0.0, aq, aqd, minv) == 0:
                 return aq, aqd, minv
         except TypeError:
             pass
     q, qd, tau = (np.ascontiguousarray(x) for x in joint_arrays(robot.dof, q=q, qd=qd, tau=tau))  # own memory
-    if robot._lean and f_ext is None and q.ndim > 1 and dispatch.backend() == "numba":
-        out = _compiled_batch(robot, q, qd, tau, friction, smooth)
-        if out is not None:
-            return out
+    if robot._mimic is None and f_ext is None:  # compiled kernels (or the NumPy reference)
+        return dispatch.forward_dynamics_derivatives(robot.model, q, qd, tau, friction=friction, smooth=smooth)
     qdd = robot.forward_dynamics(q, qd, tau, f_ext=f_ext, friction=friction, smooth_friction=smooth_friction)
     dq, dqd = inverse_dynamics_derivatives(robot, q, qd, qdd, f_ext=f_ext, friction=friction,
                                            smooth_friction=smooth_friction)
@@ -118,25 +104,6 @@ def forward_dynamics_derivatives(robot: "Robot", q, qd, tau, f_ext: Mapping | No
     Minv = np.linalg.inv(M)
     Minv = 0.5 * (Minv + np.swapaxes(Minv, -1, -2))
     return -Minv @ dq, -Minv @ dqd, np.broadcast_to(Minv, dq.shape).copy()
-
-
-def _compiled_batch(robot, q, qd, tau, friction, smooth):
-    """Forward derivatives of a batch (..., n) in one compiled loop; None when M is singular
-    somewhere (the general path then raises the error naming the joints)."""
-    from composedyn.dynamics.compiled import fd_derivatives as k
-
-    im, fm = robot._lean
-    n = fm.shape[0]
-    shape = q.shape
-    Q, QD, TAU = (x.reshape(-1, n) for x in (q, qd, tau))
-    N = Q.shape[0]
-    AQ, AQD, MINV = np.empty((N, n, n)), np.empty((N, n, n)), np.empty((N, n, n))
-    status = np.zeros(N, dtype=np.int64)
-    loop = k.fd_derivatives_parallel if dispatch.use_parallel(N * n) else k.fd_derivatives_serial
-    loop(im, fm, Q, QD, TAU, int(bool(friction)), smooth or 0.0, AQ, AQD, MINV, status)
-    if status.any():
-        return None
-    return tuple(x.reshape(shape + (n,)) for x in (AQ, AQD, MINV))
 
 
 def linearize(robot: "Robot", q, qd, tau, dt: float | None = None, f_ext: Mapping | None = None,

@@ -19,7 +19,7 @@ import pytest
 
 import composedyn as cd
 from composedyn.dynamics import dispatch
-from composedyn.dynamics.reference.derivatives import external_terms, rnea_derivatives
+from composedyn.dynamics.reference.derivatives import external_terms, forward_dynamics_derivatives, rnea_derivatives
 from composedyn.dynamics.reference.friction import friction_torques
 from composedyn.dynamics.reference.kinematics import body_poses
 from pin_oracle import PinPair, erd_urdf, pin, rel_err
@@ -224,6 +224,11 @@ def test_compiled_equals_reference(seed, n):
     cq, cqd = dispatch.rnea_derivatives(m, Q, QD, X, fw, P)
     rq, rqd = rnea_derivatives(m, Q, QD, X, fw, P)
     assert rel_err(cq, rq) < 1e-11 and rel_err(cqd, rqd) < 1e-11
+    for args in ((Q, QD, X), (Q[0], QD[0], X[0])):  # forward derivatives: batch loop and one sample
+        compiled = dispatch.forward_dynamics_derivatives(m, *args, smooth=0.1)
+        reference = forward_dynamics_derivatives(m, *args, smooth=0.1)
+        for c, r in zip(compiled, reference):
+            assert rel_err(c, r) < 1e-11
 
 
 def test_batches_broadcast():

@@ -16,6 +16,8 @@ CALLS = {
     "mass_matrix": lambda m, q: dispatch.crba(m, q),
     "coriolis_matrix": lambda m, q: dispatch.coriolis_matrix(m, q, q),
     "forward_dynamics": lambda m, q: dispatch.forward_dynamics(m, q, q, q),
+    "inverse_dynamics_derivatives": lambda m, q: dispatch.rnea_derivatives(m, q, q, q)[0],
+    "forward_dynamics_derivatives": lambda m, q: dispatch.forward_dynamics_derivatives(m, q, q, q)[0],
 }
 METHODS = {
     "inverse_dynamics": lambda r, q: r.inverse_dynamics(q, q, q),
@@ -24,6 +26,8 @@ METHODS = {
     "coriolis_matrix": lambda r, q: r.coriolis_matrix(q, q),
     "forward_dynamics": lambda r, q: r.forward_dynamics(q, q, q),
     "bias_torques": lambda r, q: r.bias_torques(q, q),
+    "inverse_dynamics_derivatives": lambda r, q: r.inverse_dynamics_derivatives(q, q, q),
+    "forward_dynamics_derivatives": lambda r, q: r.forward_dynamics_derivatives(q, q, q),
 }
 
 

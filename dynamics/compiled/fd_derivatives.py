@@ -1,4 +1,4 @@
-"""Compiled forward-dynamics derivatives and the checked entries of the derivative methods.
+"""Compiled forward-dynamics derivatives.
 
 Forward dynamics qdd = FD(q, qd, tau) satisfies ID(q, qd, FD(q, qd, tau)) = tau,
 so d qdd / d x = -M^-1 d tau / d x at qdd = FD (Carpentier & Mansard,
@@ -7,11 +7,6 @@ so d qdd / d x = -M^-1 d tau / d x at qdd = FD (Carpentier & Mansard,
 kernel (qdd), :func:`.derivatives.derivatives_into` (d tau / d q, d tau / d qd
 at that qdd), the CRBA (M with armature), then one Cholesky factorisation of
 M and triangular solves for -M^-1 d tau / d x and M^-1.
-
-The entries (``id_entry``, ``fd_entry``) follow :mod:`.entry`: they check
-lengths and finiteness in compiled code and return 0 (result written), 1
-(wrong length), 2 (NaN or inf) or 3 (M not positive definite); the ``Robot``
-methods then take their general path, which raises the error.
 """
 
 from __future__ import annotations
@@ -27,7 +22,6 @@ from composedyn.dynamics.compiled.crba import SCRATCH as CRBA_SCRATCH
 from composedyn.dynamics.compiled.crba import crba_into
 from composedyn.dynamics.compiled.derivatives import SCRATCH as DER_SCRATCH
 from composedyn.dynamics.compiled.derivatives import derivatives_into
-from composedyn.dynamics.compiled.entry import _check
 from composedyn.dynamics.compiled.layout import BLOCKS, NO_FW
 from composedyn.dynamics.compiled.loops import serial_and_parallel
 
@@ -132,34 +126,3 @@ def _fd_derivatives_loop(im, fm, Q, QD, TAU, fric, smooth, AQ, AQD, MINV, STATUS
 
 
 fd_derivatives_serial, fd_derivatives_parallel = serial_and_parallel(_fd_derivatives_loop)
-
-
-def id_entry(im, fm, q, qd, qdd, fric, smooth, dq, dqd):
-    """Checked entry of ``Robot.inverse_dynamics_derivatives`` (no external wrench, no mimic)."""
-    n = fm.shape[0]
-    s = max(_check(n, q), _check(n, qd), _check(n, qdd))
-    if s == 0:
-        derivatives_into(im, fm, q, qd, qdd, NO_FW, _NO_P, 1, fric, smooth, dq, dqd, np.empty((n, DER_SCRATCH)))
-    return s
-
-
-def fd_entry(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv):
-    """Checked entry of ``Robot.forward_dynamics_derivatives`` (no external wrench, no mimic)."""
-    n = fm.shape[0]
-    s = max(_check(n, q), _check(n, qd), _check(n, tau))
-    if s == 0 and fd_derivatives_one(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv):
-        s = 3
-    return s
-
-
-_IM, _FM, _A, _V = "int64[:, ::1]", "float64[:, ::1]", "float64[:, ::1]", "float64[:]"
-SIGNATURES = {
-    "id_entry": (f"int64({_IM}, {_FM}, {_V}, {_V}, {_V}, int64, float64, {_A}, {_A})", id_entry),
-    "fd_entry": (f"int64({_IM}, {_FM}, {_V}, {_V}, {_V}, int64, float64, {_A}, {_A}, {_A})", fd_entry),
-}
-
-
-def compiled(name: str):
-    """The compiled entry ``name`` (compiled now, or loaded from the disk cache)."""
-    sig, func = SIGNATURES[name]
-    return njit(sig, cache=True)(func)

@@ -50,7 +50,9 @@ from typing import Mapping
 
 import numpy as np
 
+from composedyn.dynamics.reference.crba import crba
 from composedyn.dynamics.reference.external import body_forces
+from composedyn.dynamics.reference.forward import forward_dynamics
 from composedyn.dynamics.reference.kinematics import body_inertias_world, body_poses, body_velocities, link_poses, motion_subspaces
 from composedyn.dynamics.model import Model
 from composedyn.dynamics.reference.spatial import crf, crf_apply, crf_bar, crm, crm_apply
@@ -162,3 +164,22 @@ def friction_derivative(model: Model, qd, smooth: float | None = None) -> np.nda
     if smooth:
         return model.damping + model.friction * (1.0 - np.tanh(qd / smooth) ** 2) / smooth
     return np.broadcast_to(model.damping, qd.shape).copy()
+
+
+def forward_dynamics_derivatives(model: Model, q, qd, tau, friction: bool = True, smooth: float | None = None):
+    """d qdd / d q, d qdd / d qd and d qdd / d tau = M^-1, each (..., n, n), of
+    :func:`composedyn.dynamics.reference.forward.forward_dynamics` (no external wrenches).
+
+    From ID(q, qd, FD(q, qd, tau)) = tau: d qdd / d x = -M^-1 d tau / d x at qdd = FD
+    (Carpentier & Mansard 2018, Sec. V), M with armature; friction and ``smooth`` as in
+    :func:`friction_derivative`.  Raises ModelError when M(q) is singular.
+    """
+    q, qd, tau = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (q, qd, tau)))
+    qdd = forward_dynamics(model, q, qd, tau, friction=friction, smooth=smooth)
+    dq, dqd = rnea_derivatives(model, q, qd, qdd)
+    if friction:
+        dqd[..., np.arange(model.n), np.arange(model.n)] += friction_derivative(model, qd, smooth)
+    M = crba(model, q) + np.diag(model.armature)
+    Minv = np.linalg.inv(M)  # positive definite: forward_dynamics raised ModelError otherwise
+    Minv = 0.5 * (Minv + np.swapaxes(Minv, -1, -2))
+    return -Minv @ dq, -Minv @ dqd, Minv
