@@ -391,6 +391,179 @@ def warm_up(model, batch: bool = False, entries_too: bool = True) -> dict:
     return compile_times()
 
 
+# ---- task space: frames, Jacobians, centre of mass ----------------------------------------------
+# Routes as above: the NumPy reference (composedyn.dynamics.reference.frames) under the NumPy
+# backend or without moving joints, else one compiled kernel per quantity (compiled/frames.py,
+# compiled/com.py), a single sample directly, batches by one sample loop.  A frame is given by
+# its index k in model.link_names.
+ROUTES.update({
+    "frame_pose": Route("frames.frame_pose", "frames", "pose_one", "pose", ()),
+    "jacobian": Route("frames.jacobian", "frames", "jacobian_one", "jacobian", ()),
+    "frame_velocity": Route("frames.frame_velocity", "frames", "velocity_one", "velocity", ()),
+    "frame_acceleration": Route("frames.frame_acceleration", "frames", "acceleration_one", "acceleration", ()),
+    "center_of_mass": Route("frames.center_of_mass", "com", "com_one", "com", ()),
+    "com_jacobian": Route("frames.com_jacobian", "com", "com_jacobian_one", "com_jacobian", ()),
+})
+_MODULE_OF.update({k: r.module for r in ROUTES.values() for k in (r.one, r.loop + "_serial", r.loop + "_parallel")})
+
+_frame_arrays: dict = {}
+
+
+def frame_arrays(model) -> tuple:
+    """(link_body (L,) int64, link_T (L, 4, 4) writeable C-contiguous) of ``model``, built once."""
+    fa = _frame_arrays.get(id(model))
+    if fa is None:
+        fa = _frame_arrays[id(model)] = (np.array(model.link_body, dtype=np.int64), np.array(model.link_T, float))
+        weakref.finalize(model, _frame_arrays.pop, id(model), None)
+    return fa
+
+
+def _task_kernel(name: str):
+    """Compiled kernel ``module.name`` outside ``ROUTES`` (the inverse-kinematics solve), first call timed."""
+    k = _kernels.get(name)
+    if k is None:
+        import importlib
+
+        module, attr = name.split(".", 1)
+        real = getattr(importlib.import_module(f"composedyn.dynamics.compiled.{module}"), attr)
+
+        def first_call(*args):
+            t0 = time.perf_counter()
+            result = real(*args)
+            _compile_s[name] = time.perf_counter() - t0
+            _kernels[name] = real
+            return result
+
+        k = _kernels[name] = first_call
+    return k
+
+
+def _task_numpy(model) -> bool:
+    return _state.get("numpy", True) and backend() == "numpy" or not model.joint_names
+
+
+def _task_loop(name: str, Q: np.ndarray):
+    return _kernel(f"{name}_parallel" if use_parallel(Q.shape[0] * Q.shape[1]) else f"{name}_serial")
+
+
+def frame_pose(model, q, k: int) -> np.ndarray:
+    """World <- frame ``k`` (..., 4, 4); contract of :func:`composedyn.dynamics.reference.frames.frame_pose`."""
+    if _task_numpy(model):
+        from composedyn.dynamics.reference import frames
+
+        return frames.frame_pose(model, q, k)
+    im, fm = packed(model)
+    body, T = frame_arrays(model)
+    q = np.asarray(q, float)
+    if q.ndim == 1:
+        out = np.empty((4, 4))
+        if _kernel("pose_one")(im, fm, q, body[k], T[k], out):  # non-finite q
+            from composedyn.dynamics.reference import frames
+
+            return frames.frame_pose(model, q, k)
+        return out
+    Q = _rows(q, q.shape, 1)
+    out = np.empty((Q.shape[0], 4, 4))
+    _task_loop("pose", Q)(im, fm, Q, body[k], T[k], out)
+    return out.reshape(q.shape[:-1] + (4, 4))
+
+
+def jacobian(model, q, k: int, local: bool = False) -> np.ndarray:
+    """Frame Jacobian (..., 6, n), linear rows first; contract of ``frames.jacobian``."""
+    if _task_numpy(model):
+        from composedyn.dynamics.reference import frames
+
+        return frames.jacobian(model, q, k, local)
+    im, fm = packed(model)
+    body, T = frame_arrays(model)
+    q = np.asarray(q, float)
+    n = model.n
+    if q.ndim == 1:
+        out = np.empty((6, n))
+        if _kernel("jacobian_one")(im, fm, q, body[k], T[k], int(local), out):
+            from composedyn.dynamics.reference import frames
+
+            return frames.jacobian(model, q, k, local)
+        return out
+    Q = _rows(q, q.shape, 1)
+    out = np.empty((Q.shape[0], 6, n))
+    _task_loop("jacobian", Q)(im, fm, Q, body[k], T[k], int(local), out)
+    return out.reshape(q.shape[:-1] + (6, n))
+
+
+def frame_velocity(model, q, qd, k: int, local: bool = False) -> np.ndarray:
+    """Frame twist J qd (..., 6); contract of ``frames.frame_velocity``."""
+    if _task_numpy(model):
+        from composedyn.dynamics.reference import frames
+
+        return frames.frame_velocity(model, q, qd, k, local)
+    im, fm = packed(model)
+    body, T = frame_arrays(model)
+    q, qd = np.asarray(q, float), np.asarray(qd, float)
+    if q.ndim == 1 and q.shape == qd.shape:
+        out = np.empty(6)
+        if _kernel("velocity_one")(im, fm, q, qd, body[k], T[k], int(local), out):
+            from composedyn.dynamics.reference import frames
+
+            return frames.frame_velocity(model, q, qd, k, local)
+        return out
+    shape = np.broadcast_shapes(q.shape, qd.shape)
+    Q, QD = _rows(q, shape, 1), _rows(qd, shape, 1)
+    out = np.empty((Q.shape[0], 6))
+    _task_loop("velocity", Q)(im, fm, Q, QD, body[k], T[k], int(local), out)
+    return out.reshape(shape[:-1] + (6,))
+
+
+def frame_acceleration(model, q, qd, qdd, k: int, local: bool = False) -> np.ndarray:
+    """Classical frame acceleration (..., 6); contract of ``frames.frame_acceleration``."""
+    if _task_numpy(model):
+        from composedyn.dynamics.reference import frames
+
+        return frames.frame_acceleration(model, q, qd, qdd, k, local)
+    im, fm = packed(model)
+    body, T = frame_arrays(model)
+    q, qd, qdd = np.asarray(q, float), np.asarray(qd, float), np.asarray(qdd, float)
+    if q.ndim == 1 and q.shape == qd.shape == qdd.shape:
+        out = np.empty(6)
+        if _kernel("acceleration_one")(im, fm, q, qd, qdd, body[k], T[k], int(local), out):
+            from composedyn.dynamics.reference import frames
+
+            return frames.frame_acceleration(model, q, qd, qdd, k, local)
+        return out
+    shape = np.broadcast_shapes(q.shape, qd.shape, qdd.shape)
+    Q, QD, QDD = (_rows(x, shape, 1) for x in (q, qd, qdd))
+    out = np.empty((Q.shape[0], 6))
+    _task_loop("acceleration", Q)(im, fm, Q, QD, QDD, body[k], T[k], int(local), out)
+    return out.reshape(shape[:-1] + (6,))
+
+
+def center_of_mass(model, q) -> np.ndarray:
+    """Centre of mass of the moving bodies (..., 3); contract of ``frames.center_of_mass``."""
+    return _com_quantity(model, q, "com", (3,))
+
+
+def com_jacobian(model, q) -> np.ndarray:
+    """COM Jacobian (..., 3, n); contract of ``frames.com_jacobian``."""
+    return _com_quantity(model, q, "com_jacobian", (3, model.n))
+
+
+def _com_quantity(model, q, name: str, tail: tuple) -> np.ndarray:
+    """Kernel ``com.<name>`` (single sample or batch loop) or the NumPy reference."""
+    from composedyn.dynamics.reference import frames
+
+    if _task_numpy(model):
+        return (frames.center_of_mass if name == "com" else frames.com_jacobian)(model, q)
+    im, fm = packed(model)
+    mass = frames.moving_mass(model)
+    q = np.asarray(q, float)
+    if q.ndim == 1:
+        out = np.empty(tail)
+        _kernel(f"{name}_one")(im, fm, q, mass, out)
+        return out
+    Q = _rows(q, q.shape, 1)
+    out = np.empty((Q.shape[0],) + tail)
+    _task_loop(name, Q)(im, fm, Q, mass, out)
+    return out.reshape(q.shape[:-1] + tail)
 # ---- derivatives ----
 _NO_P, _NO_P3 = np.empty((0, 9)), np.empty((0, 0, 9))  # "no external wrenches" for the lever-arm matrices
 _NO_P.flags.writeable = _NO_P3.flags.writeable = False

@@ -14,6 +14,8 @@ from composedyn.robot import Robot
 from composedyn.closed_chain import ClosedChain, load_closed_chain
 from composedyn.dynamics.constraints.loops import LoopClosure
 from composedyn.controller import ComputedTorqueController
+from composedyn.operational_space import OperationalSpaceController, TaskSpaceModel
+from composedyn.ik import IKResult
 from composedyn.lqr import LQRController
 from composedyn.protocol import DynamicsModel
 from composedyn.reference import MinimumJerk
@@ -25,14 +27,17 @@ __all__ = [
     "ClosedChain",
     "ComputedTorqueController",
     "DynamicsModel",
+    "IKResult",
     "LQRController",
     "LoopClosure",
     "MinimumJerk",
     "ModelError",
     "ModelWarning",
+    "OperationalSpaceController",
     "Robot",
     "Simulation",
     "SimulationError",
+    "TaskSpaceModel",
     "TrajectoryReport",
     "check_trajectory",
     "from_dh",

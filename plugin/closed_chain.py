@@ -19,23 +19,37 @@ Simulation.  :func:`composedyn.simulate` integrates the independent
 coordinates only (coordinate partitioning): the dependent ones are solved to
 ``tol`` (default 1e-13) at every evaluation, so the constraint cannot drift
 (``project`` is the identity); the assembly tolerance bounds the loop error.
+
+Routes.  For float64 arrays (one sample or a batch with the same leading axes),
+no external wrench, no smoothed friction and no mimic joint, the methods run
+the compiled kernel :mod:`composedyn.dynamics.compiled.closed` (closure,
+projection and reduced dynamics in one call); otherwise, or when the kernel
+reports a failure, the NumPy reference path, which raises the named error.
+Both share the last assembled configuration, so a ``ClosedChain`` is stateful:
+use one per thread.
 """
 
 from __future__ import annotations
 
 import os
+from functools import cached_property
 from typing import Mapping, Sequence
 
 import numpy as np
 
 from composedyn.checks import joint_array
-from composedyn.dynamics.constraints.loops import (LoopClosure, check_loops, loop_bias, loop_jacobian,
-                                                   loop_residual, row_labels)
+from composedyn.dynamics import dispatch
+from composedyn.dynamics.compiled.closed_layout import MODES, pack_closed
+from composedyn.dynamics.constraints.loops import (LoopClosure, check_loops, loop_bias, loop_ends, loop_jacobian,
+                                                   loop_jacobian_rate,
+                                                   loop_residual, loop_rows, row_labels)
 from composedyn.dynamics.constraints.reduced import (check_partition, closure_forces, dependent_part,
                                                      newton_close, projection, rank_report)
 from composedyn.dynamics.reference.friction import friction_torques
 from composedyn.errors import ModelError
 from composedyn.robot import Robot
+
+_ND, _F64, _empty = np.ndarray, np.dtype(np.float64), np.empty
 
 
 class ClosedChain:
@@ -56,6 +70,12 @@ class ClosedChain:
         names = robot.joint_names
         self._ind, self._dep = check_partition(robot.dof, len(self.rows), names,
                                               [independent] if isinstance(independent, str) else list(independent), src)
+        model = robot.model
+        self._cm, self._cf = pack_closed(model.n, self._ind, self._dep, [loop_ends(model, lp) for lp in self.loops],
+                                         [loop_rows(lp) for lp in self.loops], self.tol)
+        # the last closed configuration: shared with the compiled kernel (the tail of cf) without mimic joints
+        self._last_buf = self._cf[len(self._cf) - model.n:] if robot.dof == model.n else np.zeros(robot.dof)
+        self._zk = np.zeros(len(self._ind))  # unused velocity / acceleration argument, never written
         q0 = np.zeros(robot.dof)
         for j, val in (guess or {}).items():
             if j not in names:
@@ -66,6 +86,74 @@ class ClosedChain:
         self._last = self._close(q0[self._ind], q0, "the assembly guess")
 
     STEP = 0.2  # continuation step of the position closure, rad or m
+
+    @property
+    def _last(self) -> np.ndarray:
+        """The last closed configuration (n,): start of the next position closure."""
+        return self._last_buf
+
+    @_last.setter
+    def _last(self, q) -> None:
+        self._last_buf[:] = q
+
+    @cached_property
+    def _kernels(self) -> tuple:
+        """(one, batch, im, fm) of the compiled closed-chain kernels, or () for the NumPy path only
+        (dependent mimic joints)."""
+        if self.robot.dof != self.robot.model.n:
+            return ()
+        from composedyn.dynamics.compiled.closed import kernel
+
+        im, fm = dispatch.packed(self.robot.model)
+        return kernel("one"), kernel("batch"), im, fm
+
+    def _fast(self, mode: str, q, qd=None, x=None, friction: bool = True):
+        """The compiled result of ``mode`` (see ``closed_layout.MODES``) for q, or None.
+
+        Taken for float64 ndarrays q (..., k) or (..., n), qd and x (..., k) with the same
+        leading axes, under the numba backend without mimic joints; any other input, or a
+        failed check in the kernel (wrong length, NaN, no closure, singular), returns None and
+        the caller runs the NumPy reference path, which converts, broadcasts or raises.
+        """
+        if q.__class__ is not _ND or q.dtype is not _F64 or dispatch.backend() != "numba":
+            return None
+        ker = self._kernels
+        if not ker:
+            return None
+        code, width, shape = self._modes[mode]
+        if qd is None:
+            qd = self._zk
+        if x is None:
+            x = self._zk
+        if qd.__class__ is not _ND or x.__class__ is not _ND:
+            return None
+        if q.ndim == 1:
+            out = _empty(width)
+            try:
+                status = ker[0](ker[2], ker[3], self._cm, self._cf, code, friction, q, qd, x, out)
+            except TypeError:
+                return None
+            return (out if len(shape) == 1 else out.reshape(shape)) if status == 0 else None
+        lead = q.shape[:-1]
+        if (qd is not self._zk and qd.shape[:-1] != lead) or (x is not self._zk and x.shape[:-1] != lead):
+            return None
+        N = int(np.prod(lead))
+        rows = [np.ascontiguousarray(a if a.shape[:-1] == lead else np.broadcast_to(a, lead + a.shape[-1:]))
+                .reshape(N, -1) for a in (q, qd, x)]
+        out = _empty((N, width))
+        try:
+            status = ker[1](ker[2], ker[3], self._cm, self._cf, code, friction, *rows, out)
+        except TypeError:
+            return None
+        return out.reshape(lead + shape) if status == 0 else None
+
+    @cached_property
+    def _modes(self) -> dict:
+        """mode -> (kernel code, flat width, result shape of one sample)."""
+        n, k, m = self.robot.model.n, self.dof, len(self.rows)
+        shapes = {"forward_dynamics": (k,), "inverse_dynamics": (k,), "constraint_forces": (m,),
+                  "mass_matrix": (k, k), "positions": (n,), "velocities": (n,), "accelerations": (n,)}
+        return {name: (MODES[name], int(np.prod(s)), s) for name, s in shapes.items()}
 
     # ---- description -------------------------------------------------
     name = property(lambda self: self.robot.name)
@@ -140,6 +228,8 @@ class ClosedChain:
         sample nearest the last assembled configuration.  ModelError when a
         configuration is outside the assembly range.
         """
+        if (out := self._fast("positions", q)) is not None:
+            return out
         q = joint_array("q", q, self.dof)
         flat = q.reshape(-1, self.dof)
         out = np.empty((len(flat), self.robot.dof))
@@ -155,6 +245,8 @@ class ClosedChain:
 
     def _positions(self, q) -> np.ndarray:
         """All coordinates (..., n) from q given as (..., k) independent or (..., n) closed."""
+        if (out := self._fast("positions", q)) is not None:
+            return out
         q = np.asarray(q, dtype=float)
         if q.ndim and q.shape[-1] == self.robot.dof:
             phi = self.constraint(q)
@@ -182,10 +274,14 @@ class ClosedChain:
 
     def velocities(self, q, qd) -> np.ndarray:
         """Velocity closure: qd_all (..., n) = W qd from independent qd (..., k)."""
+        if (out := self._fast("velocities", q, qd)) is not None:
+            return out
         return self._state(q, qd)[1]
 
     def accelerations(self, q, qd, qdd) -> np.ndarray:
         """Acceleration closure: qdd_all (..., n) = W qdd + w, J qdd_all = gamma."""
+        if (out := self._fast("accelerations", q, qd, qdd)) is not None:
+            return out
         qa, qda, W, J, gam = self._state(q, qd)
         qdd = joint_array("qdd", qdd, self.dof)
         return np.einsum("...ij,...j->...i", W, qdd) + dependent_part(J, self._dep, gam)
@@ -210,6 +306,8 @@ class ClosedChain:
         Kolev eq. (2.20) with unactuated dependent joints.  ``f_ext`` and
         ``friction`` as in :meth:`Robot.inverse_dynamics` (friction of every joint counts).
         """
+        if f_ext is None and (out := self._fast("inverse_dynamics", q, qd, qdd, friction)) is not None:
+            return out
         qa, qda, W, J, gam = self._state(q, qd)
         qdda = np.einsum("...ij,...j->...i", W, joint_array("qdd", qdd, self.dof)) + dependent_part(J, self._dep, gam)
         return np.einsum("...ij,...i->...j", W, self._tree_tau(qa, qda, qdda, f_ext, friction))
@@ -219,15 +317,38 @@ class ClosedChain:
 
         From the tree equations M qdd + h = B tau + J^T lambda at the dependent joints.
         """
+        if f_ext is None and (out := self._fast("constraint_forces", q, qd, qdd, friction)) is not None:
+            return out
         qa, qda, W, J, gam = self._state(q, qd)
         qdda = np.einsum("...ij,...j->...i", W, joint_array("qdd", qdd, self.dof)) + dependent_part(J, self._dep, gam)
         return closure_forces(J, self._dep, self._tree_tau(qa, qda, qdda, f_ext, friction))
 
     def mass_matrix(self, q) -> np.ndarray:
         """Reduced inertia W^T M W (..., k, k)."""
+        if (out := self._fast("mass_matrix", q)) is not None:
+            return out
         qa = self._positions(q)
         W = projection(self._terms(qa)[1], self._ind, self._dep)
         return np.swapaxes(W, -1, -2) @ self.robot.mass_matrix(qa) @ W
+
+    def coriolis_matrix(self, q, qd) -> np.ndarray:
+        """Reduced Coriolis matrix (..., k, k) in Christoffel form: C_red = W^T C W + W^T M dW/dt.
+
+        With q_all = phi(q_I) and W = d phi / d q_I, these are the Christoffel symbols of the
+        reduced inertia W^T M W (the pull-back of the tree's metric), so that
+        d/dt(M_red) - 2 C_red is skew-symmetric and C_red qd = bias_torques - gravity_torques.
+        dW/dt = [0; -J_D^-1 (dJ/dt) W] on the dependent rows.  C is the tree's Christoffel
+        matrix (:meth:`Robot.coriolis_matrix`), M its inertia, both at (q_all, W qd).
+        """
+        qa, qda, W, J, _ = self._state(q, qd)
+        r = self.robot
+        G = r.mimic_jacobian
+        kin = loop_jacobian(r.model, self.loops, r.full_positions(qa))[2]
+        Jd = loop_jacobian_rate(r.model, self.loops, kin, qda @ G.T) @ G
+        Wd = np.zeros(W.shape)
+        Wd[..., self._dep, :] = -np.linalg.solve(J[..., self._dep], Jd @ W)
+        Wt = np.swapaxes(W, -1, -2)
+        return Wt @ (r.coriolis_matrix(qa, qda) @ W + r.mass_matrix(qa) @ Wd)
 
     def bias_torques(self, q, qd) -> np.ndarray:
         """Reduced velocity and gravity torques (..., k): inverse dynamics at qdd = 0, no friction."""
@@ -241,6 +362,9 @@ class ClosedChain:
     def forward_dynamics(self, q, qd, tau, f_ext: Mapping | None = None, friction: bool = True,
                          smooth_friction: float | None = None) -> np.ndarray:
         """Independent accelerations (..., k): (W^T M W) qdd = tau - W^T tau_tree(q, qd_all, w)."""
+        if f_ext is None and smooth_friction is None and (
+                out := self._fast("forward_dynamics", q, qd, tau, friction)) is not None:
+            return out
         qa, qda, W, J, gam = self._state(q, qd)
         tau = joint_array("tau", tau, self.dof)
         Wt = np.swapaxes(W, -1, -2)
@@ -248,10 +372,15 @@ class ClosedChain:
                                                               f_ext, friction, smooth_friction))
         return np.linalg.solve(Wt @ self.robot.mass_matrix(qa) @ W, (tau - h)[..., None])[..., 0]
 
+    def perturbed(self, scale: float = 0.1, seed: int | None = 0) -> ClosedChain:
+        """The same mechanism on :meth:`Robot.perturbed` (masses and inertias off by up to ``scale``);
+        the loops, independent joints and assembly branch are kept."""
+        guess = dict(zip(self.robot.joint_names, self._last.tolist()))
+        return ClosedChain(self.robot.perturbed(scale, seed), self.loops, self.joint_names, guess=guess, tol=self.tol)
+
     def kinetic_energy(self, q, qd) -> np.ndarray:
         """Kinetic energy (...,) J of the whole mechanism."""
-        qa, qda = self._state(q, qd)[:2]
-        return self.robot.kinetic_energy(qa, qda)
+        return self.robot.kinetic_energy(self._positions(q), self.velocities(q, qd))
 
     def potential_energy(self, q) -> np.ndarray:
         """Gravitational potential energy (...,) J of the whole mechanism."""
@@ -259,8 +388,7 @@ class ClosedChain:
 
     def energy(self, q, qd) -> np.ndarray:
         """T + V (...,) J."""
-        qa, qda = self._state(q, qd)[:2]
-        return self.robot.energy(qa, qda)
+        return self.robot.energy(self._positions(q), self.velocities(q, qd))
 
 
 def load_closed_chain(name_or_path: str | os.PathLike, **kwargs) -> ClosedChain:

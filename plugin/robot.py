@@ -25,6 +25,7 @@ from composedyn.dynamics.reference.external import body_forces
 from composedyn.dynamics.reference.friction import friction_torques
 from composedyn.dynamics.reference.kinematics import body_poses, link_poses
 from composedyn.dynamics.model import Model, compile_graph
+from composedyn import task_space as _task_space  # task-space methods (end of the class)
 
 if TYPE_CHECKING:  # names in annotations only
     from pathlib import Path
@@ -336,6 +337,51 @@ class Robot:
             fd = self.__dict__["_fast"] = FastDynamics(self.model)
         return fd
 
+    # ---- task space ----
+    @property
+    def frame_names(self) -> tuple:
+        """Every link frame (links merged by fixed joints included; DH links as in the table)."""
+        return self.model.link_names
+
+    def frame_pose(self, q, frame: str) -> np.ndarray:
+        """World <- ``frame`` homogeneous transform (..., 4, 4) at q (..., dof)."""
+        return _task_space.frame_pose(self, q, frame)
+
+    def jacobian(self, q, frame: str, reference: str = "world") -> np.ndarray:
+        """Frame Jacobian (..., 6, dof), linear rows first: ``"world"`` = origin velocity and
+        angular velocity in world axes (Pinocchio LOCAL_WORLD_ALIGNED), ``"local"`` = frame axes."""
+        return _task_space.jacobian(self, q, frame, reference)
+
+    def frame_velocity(self, q, qd, frame: str, reference: str = "world") -> np.ndarray:
+        """Frame twist (..., 6) = J(q) qd, linear first (m/s, rad/s)."""
+        return _task_space.frame_velocity(self, q, qd, frame, reference)
+
+    def frame_acceleration(self, q, qd, qdd, frame: str, reference: str = "world") -> np.ndarray:
+        """Classical acceleration (..., 6) of the frame origin and angular acceleration:
+        J qdd + Jdot qd (qdd = 0 gives Jdot qd)."""
+        return _task_space.frame_acceleration(self, q, qd, qdd, frame, reference)
+
+    def center_of_mass(self, q) -> np.ndarray:
+        """Centre of mass (..., 3) of the moving bodies in world coordinates (links welded to
+        the fixed base excluded, as pinocchio.centerOfMass)."""
+        return _task_space.center_of_mass(self, q)
+
+    def com_jacobian(self, q) -> np.ndarray:
+        """Jacobian of :meth:`center_of_mass` (..., 3, dof)."""
+        return _task_space.com_jacobian(self, q)
+
+    def task_inertia(self, q, frame: str, reference: str = "world", translational: bool = False,
+                     damping: float = 0.0) -> np.ndarray:
+        """Task-space inertia Lambda = (J M^-1 J^T)^-1 (..., 6, 6), or (..., 3, 3) with
+        ``translational=True``; see :mod:`composedyn.dynamics.reference.task_inertia` (``damping``)."""
+        return _task_space.task_inertia(self, q, frame, reference, translational, damping)
+
+    def inverse_kinematics(self, frame: str, target, q0=None, position_only: bool = False, **options):
+        """Joint positions placing ``frame`` at ``target`` (4x4, or a 3-vector with
+        ``position_only``) within the joint limits; see :func:`composedyn.ik.inverse_kinematics`."""
+        from composedyn.ik import inverse_kinematics
+
+        return inverse_kinematics(self, frame, target, q0=q0, position_only=position_only, **options)
     # ---- derivatives ----
     def inverse_dynamics_derivatives(self, q, qd, qdd, f_ext: Mapping | None = None, friction: bool = True,
                                      smooth_friction: float | None = None) -> tuple[np.ndarray, np.ndarray]:

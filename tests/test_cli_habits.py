@@ -157,8 +157,10 @@ def test_info_prints_a_2000_joint_chain(tmp_path):
     out = subprocess.run([sys.executable, "-m", "composedyn.cli", "info", str(path)],
                          capture_output=True, text=True, timeout=600)
     assert out.returncode == 0 and out.stderr == "", out.stderr[-2000:]
-    lines = out.stdout.splitlines()
+    tree, frames = out.stdout.split("  frames (")  # the tree, then the task-space frames
+    lines = tree.splitlines()
     assert len(lines) == 3 + 1 + 2 * n  # header, root link, one joint line and one link line per joint
+    assert len(frames.splitlines()) == 1 + n + 1  # heading, base and the n links
     assert len(out.stdout) < 200 * len(lines)  # indentation stops growing: linear, not quadratic, size
     assert [ln.split()[1] for ln in lines[4::2]] == [f"j{i}" for i in range(n)]
     assert lines[-1].strip() == f"- l{n - 1}  [0.1 kg]  (depth {n})"

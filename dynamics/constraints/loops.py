@@ -125,20 +125,10 @@ def _frame_jacobians(model: Model, body: int, x, S):
     return Jx, Jw
 
 
-def _frame_bias(model: Model, body: int, x, v, Sd, qd):
-    """Classical acceleration (..., 3) of point x and angular acceleration of ``body`` at qdd = 0."""
-    if body < 0:
-        z = np.zeros(x.shape)
-        return z, z
-    anc = model.ancestors(body)
-    a = np.einsum("...jk,...j->...k", Sd[..., anc, :], qd[..., anc])  # spatial bias acceleration
-    w = v[..., body, :3]
-    vx = v[..., body, 3:] + _cross(w, x)
-    return a[..., 3:] + _cross(a[..., :3], x) + _cross(w, vx), a[..., :3]
-
-
-def _ends(model: Model, lp: LoopClosure):
+def loop_ends(model: Model, lp: LoopClosure):
+    """((body, point (3,), rotation (3, 3)) of end a, the same of end b), in body frames; body -1 = base."""
     return (_endpoint(model, lp.link_a, lp.point_a, lp.rpy_a), _endpoint(model, lp.link_b, lp.point_b, lp.rpy_b))
+
 
 
 def loop_residual(model: Model, loops, q, kin=None):
@@ -146,7 +136,7 @@ def loop_residual(model: Model, loops, q, kin=None):
     R, p = body_poses(model, np.asarray(q, dtype=float)) if kin is None else kin[:2]
     phis = []
     for lp in loops:
-        (ba, ca, Rca), (bb, cb, Rcb) = _ends(model, lp)
+        (ba, ca, Rca), (bb, cb, Rcb) = loop_ends(model, lp)
         (xa, Ra), (xb, Rb) = _frame(model, ba, ca, Rca, R, p), _frame(model, bb, cb, Rcb, R, p)
         phi = [xa - xb]
         if lp.kind in ("pose", "planar_pose"):
@@ -154,7 +144,7 @@ def loop_residual(model: Model, loops, q, kin=None):
             from scipy.spatial.transform import Rotation
 
             phi.append(Rotation.from_matrix(Rrel.reshape(-1, 3, 3)).as_rotvec().reshape(Rrel.shape[:-1]))
-        phis.append(np.concatenate(phi, axis=-1)[..., _rows(lp)])
+        phis.append(np.concatenate(phi, axis=-1)[..., loop_rows(lp)])
     return np.concatenate(phis, axis=-1)
 
 
@@ -167,29 +157,46 @@ def loop_jacobian(model: Model, loops, q):
     Js = []
     for lp in loops:
         J = []
-        for body, c, Rc in _ends(model, lp):
+        for body, c, Rc in loop_ends(model, lp):
             x, _ = _frame(model, body, c, Rc, R, p)
             J.append(_frame_jacobians(model, body, x, S))
         (Jxa, Jwa), (Jxb, Jwb) = J
-        Js.append(np.concatenate([Jxa - Jxb, Jwa - Jwb], axis=-2)[..., _rows(lp), :])
+        Js.append(np.concatenate([Jxa - Jxb, Jwa - Jwb], axis=-2)[..., loop_rows(lp), :])
     return loop_residual(model, loops, q, kin), np.concatenate(Js, axis=-2), kin
 
 
 def loop_bias(model: Model, loops, kin, qd):
     """gamma (..., m) = -(dJ/dt) qd at the configuration of ``kin`` (from :func:`loop_jacobian`)."""
+    qd = np.broadcast_to(np.asarray(qd, dtype=float), kin[1].shape[:-1])
+    return -np.einsum("...ij,...j->...i", loop_jacobian_rate(model, loops, kin, qd), qd)
+
+
+def loop_jacobian_rate(model: Model, loops, kin, qd):
+    """dJ/dt (..., m, n) at the configuration of ``kin`` (from :func:`loop_jacobian`) for velocities qd.
+
+    Column j of a point row: d/dt (v_j + w_j x x) = dv_j + dw_j x x + w_j x xdot with
+    (dw_j, dv_j) = V_j x S_j and xdot the point's velocity; orientation rows dw_a - dw_b.
+    ``-(dJ/dt) qd`` is :func:`loop_bias`.
+    """
     R, p, S = kin
     qd = np.broadcast_to(np.asarray(qd, dtype=float), p.shape[:-1])
     v = body_velocities(model, S, qd)
     Sd = motion_derivatives(S, v)
-    gams = []
+    Jds = []
     for lp in loops:
-        acc = []
-        for body, c, Rc in _ends(model, lp):
+        parts = []
+        for body, c, Rc in loop_ends(model, lp):
             x, _ = _frame(model, body, c, Rc, R, p)
-            acc.append(_frame_bias(model, body, x, v, Sd, qd))
-        (axa, awa), (axb, awb) = acc
-        gams.append(np.concatenate([axb - axa, awb - awa], axis=-1)[..., _rows(lp)])
-    return np.concatenate(gams, axis=-1)
+            Jx, Jw = _frame_jacobians(model, body, x, Sd)  # dv_j + dw_j x x, dw_j
+            if body >= 0:
+                w = v[..., body, :3]
+                xdot = v[..., body, 3:] + _cross(w, x)
+                anc = model.ancestors(body)
+                Jx[..., :, anc] += np.swapaxes(_cross(S[..., anc, :3], xdot[..., None, :]), -1, -2)
+            parts.append((Jx, Jw))
+        (Jxa, Jwa), (Jxb, Jwb) = parts
+        Jds.append(np.concatenate([Jxa - Jxb, Jwa - Jwb], axis=-2)[..., loop_rows(lp), :])
+    return np.concatenate(Jds, axis=-2)
 
 
 def loop_terms(model: Model, loops, q, qd=None):
@@ -198,7 +205,7 @@ def loop_terms(model: Model, loops, q, qd=None):
     return (phi, J) if qd is None else (phi, J, loop_bias(model, loops, kin, qd))
 
 
-def _rows(lp: LoopClosure) -> list[int]:
+def loop_rows(lp: LoopClosure) -> list[int]:
     """Rows of the stacked (position, rotation) 6-vector that the loop's kind keeps."""
     if lp.kind == "position":
         return [0, 1, 2]
@@ -215,5 +222,5 @@ def row_labels(loops) -> list[str]:
     """A label per constraint row, e.g. ``"pin_C.x"``, ``"weld.rz"``."""
     out = []
     for lp in loops:
-        out += [f"{lp.name}.{('x', 'y', 'z', 'rx', 'ry', 'rz')[r]}" for r in _rows(lp)]
+        out += [f"{lp.name}.{('x', 'y', 'z', 'rx', 'ry', 'rz')[r]}" for r in loop_rows(lp)]
     return out

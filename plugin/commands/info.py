@@ -28,9 +28,12 @@ def run(args) -> int:
     loops = declared_loops(args.robot)
     if loops is not None:
         print(f"  closed chain: loop closures in {loops[0]}, actuated joints {loops[1]}; the tree below is cut open")
+        from composedyn.closed_cli import closed_info_lines  # closed-chain hook
+        print("\n".join(closed_info_lines(args.robot)))
     print(f"  gravity {[float(x) for x in m.gravity]} m/s^2")
     for line in tree_lines(g, m):
         print(line)
+    _print_frames(robot)
     return 0
 
 
@@ -62,3 +65,13 @@ def _indented(level: int, k: int, max_indent: int, text: str) -> str:
     if level <= max_indent:
         return "  " * level + text
     return "  " * max_indent + text + f"  (depth {k})"
+
+
+def _print_frames(robot) -> None:
+    """The task-space frames (``robot.frame_names``) and the body each rides on."""
+    m = robot.model
+    print(f"  frames ({len(robot.frame_names)}; frame_pose / jacobian take these names):")
+    for name, body in zip(m.link_names, m.link_body):
+        where = "fixed base" if body < 0 else f"body of joint {m.joint_names[body]}"
+        welded = "" if body < 0 or m.body_names[body] == name else f", welded to {m.body_names[body]}"
+        print(f"    {name}  ({where}{welded})")

@@ -32,7 +32,7 @@ def run(args) -> int:
     import numpy as np
 
     from composedyn.progress import Progress
-    from composedyn.reference import Sampled, demo_motion
+    from composedyn.reference import Sampled
     from composedyn.tracking import track
     from composedyn.trajectory import differentiate
     from composedyn.trajectory_csv import read_trajectory_csv
@@ -41,9 +41,8 @@ def run(args) -> int:
     check_plot_available(args)
     if args.samples < 2 or not 0.05 <= args.duration <= 600 or args.kp <= 0 or not 0 <= args.mismatch < 1:
         raise ValueError("need --samples >= 2, 0.05 <= --duration <= 600 s, --kp > 0 and 0 <= --mismatch < 1")
-    from composedyn.cli import load_open_tree
-
-    robot = load_open_tree(args.robot, "simulate")
+    from composedyn.closed_cli import demo_reference, load_model  # closed-chain hook
+    robot = load_model(args.robot, "simulate")
     if robot.dof == 0:
         raise ValueError(f"{args.robot}: robot {robot.name!r} has no moving joints, nothing to simulate")
     if args.trajectory:
@@ -56,7 +55,7 @@ def run(args) -> int:
             qdd = differentiate(tr.t, qd)[0]
         reference, (t0, t1), source = Sampled(tr.t, tr.q, qd, qdd), (tr.t[0], tr.t[-1]), args.trajectory
     else:
-        reference, (t0, t1), source = demo_motion(robot, args.duration), (0.0, args.duration), "<minimum-jerk>"
+        reference, (t0, t1), source = demo_reference(robot, args.duration), (0.0, args.duration), "<minimum-jerk>"
     with Progress(2, "simulating") as bar:
         run_ = track(robot, reference, np.linspace(t0, t1, args.samples), kp=args.kp, kd=args.kd,
                      mismatch=args.mismatch, saturate=args.saturate, offset=args.offset, source=source,

@@ -72,9 +72,9 @@ def run(args) -> int:
 
     check_plot_available(args)
     smoothing = args.smoothing if args.smoothing == "gcv" else _float(args.smoothing)
-    from composedyn.cli import load_open_tree
-
-    robot = load_open_tree(args.robot, "torques")
+    from composedyn.closed_cli import check_closed_trajectory, load_model  # closed-chain hook
+    robot = load_model(args.robot, "torques")
+    check = check_closed_trajectory if isinstance(robot, cd.ClosedChain) else cd.check_trajectory
     dependent = getattr(robot, "mimic_joint_names", ())
     reports = []
     with Progress(2 * len(args.trajectories) + 1, "torques") as bar:
@@ -83,7 +83,7 @@ def run(args) -> int:
             traj = read_trajectory_csv(path, robot.joint_names, dependent)
             bar.advance(1, f"checking {Path(path).name}")
             try:
-                reports.append(cd.check_trajectory(robot, traj.t, traj.q, traj.qd, traj.qdd,
+                reports.append(check(robot, traj.t, traj.q, traj.qd, traj.qdd,
                                                    smoothing=smoothing, source=path))
             except ValueError as e:
                 raise ValueError(f"{path}: {e}") from None

@@ -78,3 +78,20 @@ def rel_err(a, b) -> float:
     """max |a - b| / max(1, max |b|)."""
     a, b = np.asarray(a, float), np.asarray(b, float)
     return float(np.abs(a - b).max() / max(1.0, np.abs(b).max()))
+
+
+def loop_constraints(pp: PinPair, robot, loops):
+    """Pinocchio constraint models and data for loop closures: one CONTACT_3D constraint per loop
+    between ``point_a`` on ``link_a`` and ``point_b`` on ``link_b`` (LOCAL_WORLD_ALIGNED), initialised
+    for ``constraintDynamics``.  Returns (models, datas)."""
+    joint_of = {v: d["name"] for u, v, d in robot.graph.edges(data=True)}  # link -> its joint (= frame)
+    cms, cds = pin.StdVec_RigidConstraintModel(), pin.StdVec_RigidConstraintData()
+    for lp in loops:
+        cm = pin.RigidConstraintModel(pin.ContactType.CONTACT_3D, pp.model,
+                                      pp.model.getJointId(joint_of[lp.link_a]), pin.SE3(np.eye(3), np.array(lp.point_a)),
+                                      pp.model.getJointId(joint_of[lp.link_b]), pin.SE3(np.eye(3), np.array(lp.point_b)),
+                                      pin.ReferenceFrame.LOCAL_WORLD_ALIGNED)
+        cms.append(cm)
+        cds.append(cm.createData())
+    pin.initConstraintDynamics(pp.model, pp.data, cms, cds)
+    return cms, cds

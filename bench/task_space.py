@@ -1,0 +1,131 @@
+"""Time composedyn's task-space kinematics and inverse kinematics against Pinocchio, same run.
+
+    python bench/task_space.py [--batch 10000] [--repeat 7] [--ik 1000]
+
+Robots: the Panda URDF of example-robot-data (7 arm joints + 2 finger joints
+loaded as independent coordinates, frame ``panda_hand``) and the UR5
+(frame ``tool0``).  Per call: ``robot.frame_pose`` against
+``pin.framesForwardKinematics`` followed by reading ``data.oMf[frame]`` as a
+4x4 array, and ``robot.jacobian`` against ``pin.computeFrameJacobian``
+(LOCAL_WORLD_ALIGNED); best of ``--repeat`` rounds, timed in alternation.
+Batch: one ``robot.jacobian`` call on ``--batch`` random configurations against
+a Python loop of ``pin.computeFrameJacobian``, once with the default loop
+(parallel from ``dispatch.PARALLEL_WORK`` samples x joints) and once forced
+onto one thread.  Ratios > 1: composedyn slower.
+Inverse kinematics: ``--ik`` targets ``frame_pose(q)`` at random in-limit q,
+each solved from q0 = 0 (projected on the limits) with the default
+tolerances (1e-9 m, 1e-9 rad); success rate, limits respected, median and
+99th-percentile time per solve.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+
+import numpy as np
+
+import composedyn as cd
+from composedyn.dynamics import dispatch
+from composedyn.ik import random_configurations
+from composedyn.testing.pinocchio_oracle import PinPair, erd_urdf, pin
+
+ROBOTS = (("panda", "panda_hand"), ("ur5", "tool0"))
+
+
+def _run(f, number: int) -> float:
+    t0 = time.perf_counter()
+    for _ in range(number):
+        f()
+    return (time.perf_counter() - t0) / number
+
+
+def paired(f, g, repeat: int, number: int) -> tuple[float, float]:
+    """Best time (s) per call of f and g, alternating rounds of ``number`` calls."""
+    f(), g()
+    bf = bg = np.inf
+    for r in range(repeat):
+        if r % 2:
+            bg, bf = min(bg, _run(g, number)), min(bf, _run(f, number))
+        else:
+            bf, bg = min(bf, _run(f, number)), min(bg, _run(g, number))
+    return bf, bg
+
+
+def line(label: str, ours: float, theirs: float, unit: str = "us") -> str:
+    s = 1e6 if unit == "us" else 1e3
+    return f"| {label} | {ours * s:.2f} {unit} | {theirs * s:.2f} {unit} | {ours / theirs:.2f} |"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--batch", type=int, default=10_000)
+    ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--ik", type=int, default=1000)
+    args = ap.parse_args()
+    rows, ik_rows = [], []
+    for key, frame in ROBOTS:
+        urdf = erd_urdf(key)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", cd.ModelWarning)
+            robot = cd.from_urdf(urdf, mimic="independent")
+        pp = PinPair(robot, urdf)
+        m, d = pp.model, pp.data
+        fid = m.getFrameId(frame, pin.BODY)
+        rng = np.random.default_rng(0)
+        Q = random_configurations(robot, args.batch, rng)
+        q, qp = Q[0].copy(), pp.q(Q[0])
+        world = pin.LOCAL_WORLD_ALIGNED
+
+        def pin_pose():
+            pin.framesForwardKinematics(m, d, qp)
+            return d.oMf[fid].homogeneous
+
+        ours, theirs = paired(lambda: robot.frame_pose(q, frame), pin_pose, args.repeat, 2000)
+        rows.append(line(f"{key} frame_pose vs framesForwardKinematics + oMf", ours, theirs))
+        ours, theirs = paired(lambda: robot.jacobian(q, frame),
+                              lambda: pin.computeFrameJacobian(m, d, qp, fid, world), args.repeat, 2000)
+        rows.append(line(f"{key} jacobian vs computeFrameJacobian", ours, theirs))
+        QP = [pp.q(x) for x in Q]
+
+        def pin_loop():
+            for x in QP:
+                pin.computeFrameJacobian(m, d, x, fid, world)
+
+        ours, theirs = paired(lambda: robot.jacobian(Q, frame), pin_loop, 2 * args.repeat, 1)
+        rows.append(line(f"{key} jacobian, {args.batch} samples vs Python loop", ours, theirs, "ms"))
+        work, dispatch.PARALLEL_WORK = dispatch.PARALLEL_WORK, 1 << 62  # the same batch on one thread
+        try:
+            ours, theirs = paired(lambda: robot.jacobian(Q, frame), pin_loop, 2 * args.repeat, 1)
+        finally:
+            dispatch.PARALLEL_WORK = work
+        rows.append(line(f"{key} jacobian, {args.batch} samples, one thread, vs Python loop", ours, theirs, "ms"))
+        targets = [robot.frame_pose(x, frame) for x in Q[:args.ik]]
+        robot.inverse_kinematics(frame, targets[0])  # compile
+        lim = robot.limits
+        ok = inside = 0
+        times, its = [], []
+        for T in targets:
+            t0 = time.perf_counter()
+            res = robot.inverse_kinematics(frame, T)
+            times.append(time.perf_counter() - t0)
+            its.append(res.iterations)
+            ok += res.success
+            inside += bool(np.all(res.q >= lim["lower"]) and np.all(res.q <= lim["upper"]))
+        n = len(targets)
+        ik_rows.append(f"| {key} ({robot.dof} coordinates, frame {frame}) | {100 * ok / n:.1f} % of {n} | "
+                       f"{100 * inside / n:.1f} % | {np.median(times) * 1e3:.3f} ms | "
+                       f"{np.percentile(times, 99) * 1e3:.2f} ms | {int(np.median(its))} |")
+    print("| quantity | composedyn | Pinocchio | ratio |")
+    print("|---|---|---|---|")
+    print("\n".join(rows))
+    print()
+    print("| inverse kinematics | solved (1e-9 m, 1e-9 rad) | within limits | median time | 99th pct "
+          "| median iterations |")
+    print("|---|---|---|---|---|---|")
+    print("\n".join(ik_rows))
+
+
+if __name__ == "__main__":
+    main()

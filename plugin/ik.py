@@ -1,0 +1,121 @@
+"""Inverse kinematics of one frame: damped least squares (Levenberg-Marquardt) on SE(3)
+within the joint limits, with random restarts.
+
+The solver itself is :func:`composedyn.dynamics.compiled.ik.solve` (one compiled
+call for the whole solve) or, under the NumPy backend,
+:func:`composedyn.dynamics.reference.ik.solve`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from composedyn.checks import joint_arrays
+from composedyn.dynamics import dispatch
+from composedyn.task_space import frame_id
+
+
+@dataclass(frozen=True)
+class IKResult:
+    """Result of :func:`inverse_kinematics`.
+
+    q (dof,): the solution (or the best configuration found); success: both
+    errors within tolerance; iterations: pose/Jacobian evaluations over all
+    starts; error: (position error m, rotation error rad) at q (rotation 0
+    with ``position_only``).
+    """
+
+    q: np.ndarray
+    success: bool
+    iterations: int
+    error: tuple
+
+
+def _target(target, position_only: bool) -> np.ndarray:
+    """The target as a 4x4 transform (a 3-vector position when ``position_only``)."""
+    t = np.asarray(target, dtype=float)
+    T = np.eye(4)
+    if position_only and t.shape == (3,):
+        T[:3, 3] = t
+    elif t.shape == (4, 4):
+        R = t[:3, :3]
+        if not np.allclose(R.T @ R, np.eye(3), atol=1e-9) or np.linalg.det(R) < 0:
+            raise ValueError("inverse_kinematics: target rotation is not a rotation matrix (R^T R != I or det < 0)")
+        T = t.copy()
+    else:
+        alt = " or a 3-vector" if position_only else ""
+        raise ValueError(f"inverse_kinematics: target must be a 4x4 transform{alt}, got shape {t.shape}")
+    if not np.all(np.isfinite(T)):
+        raise ValueError("inverse_kinematics: target contains NaN or infinite values")
+    return T
+
+
+def random_configurations(robot, count: int, rng: np.random.Generator) -> np.ndarray:
+    """(count, dof) uniform within the joint limits (+-pi, or +-1 m for prismatic, where absent)."""
+    lim = robot.limits
+    lo, hi = lim["lower"], lim["upper"]
+    lo, hi = np.where(np.isfinite(lo), lo, -np.pi), np.where(np.isfinite(hi), hi, np.pi)
+    return rng.uniform(lo, hi, size=(count, robot.dof))
+
+
+def inverse_kinematics(robot, frame: str, target, q0=None, position_only: bool = False, tol: float = 1e-9,
+                       tol_rotation: float = 1e-9, max_iterations: int = 5000, per_start: int = 60,
+                       restarts: int = 100, seed=0) -> IKResult:
+    """Joint positions q with frame_pose(q, frame) = target, q within the limits.
+
+    Parameters
+    ----------
+    frame : str
+        One of ``robot.frame_names``.
+    target : (4, 4) or, with ``position_only``, (3,)
+        World <- frame pose to reach (only its translation when ``position_only``).
+    q0 : (dof,), optional
+        First start (default: 0 projected onto the limits).
+    tol, tol_rotation : float
+        Success when |p* - p| <= tol (m) and |log(R* R^T)| <= tol_rotation (rad).
+    max_iterations, per_start, restarts : int
+        Budget of iterations over all starts, iterations per start, number of
+        random restarts (starts drawn from ``numpy.random.default_rng(seed)``;
+        ``seed`` may be a Generator).
+    """
+    k = frame_id(robot, frame)
+    T = _target(target, position_only)
+    for name, x in (("tol", tol), ("tol_rotation", tol_rotation)):
+        if not (isinstance(x, (int, float)) and 0.0 < x < np.inf):
+            raise ValueError(f"inverse_kinematics: {name} must be a positive number, got {x!r}")
+    for name, x, least in (("max_iterations", max_iterations, 1), ("per_start", per_start, 1),
+                           ("restarts", restarts, 0)):
+        if not (isinstance(x, (int, np.integer)) and x >= least):
+            raise ValueError(f"inverse_kinematics: {name} must be an integer >= {least}, got {x!r}")
+    n = robot.dof
+    if q0 is None:
+        q0 = np.zeros(n)
+    (q0,) = joint_arrays(n, q0=q0)
+    if q0.shape != (n,):
+        raise ValueError(f"q0 must have shape ({n},), got {q0.shape}")
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    starts = random_configurations(robot, int(restarts), rng)
+    lim = robot.limits
+    lower, upper = lim["lower"], lim["upper"]
+    rows = 3 if position_only else 6
+    model = robot.model
+    if model.n and dispatch.backend() == "numba":
+        im, fm = dispatch.packed(model)
+        body, Tf = dispatch.frame_arrays(model)
+        mm = robot._mimic
+        G, b = (np.eye(n), np.zeros(n)) if mm is None else (np.array(mm.G, float), np.array(mm.b, float))
+        q = np.empty(n)
+        ok, it, ep, er = dispatch._task_kernel("ik.solve")(
+            im, fm, G, b, body[k], Tf[k], T, rows, lower, upper, q0, starts, int(per_start), int(max_iterations),
+            float(tol), float(tol_rotation), q)
+    else:
+        from composedyn.dynamics.reference.ik import solve
+
+        def pose_jacobian(q):
+            return robot.frame_pose(q, frame), robot.jacobian(q, frame)
+
+        q, ok, it, ep, er = solve(pose_jacobian, T, rows, lower, upper, q0, starts, int(per_start),
+                                  int(max_iterations), float(tol), float(tol_rotation))
+    return IKResult(q=q, success=bool(ok), iterations=int(it), error=(float(ep), float(er)))
