@@ -108,6 +108,10 @@ ROUTES = {
     "forward_dynamics": Route("forward.forward_dynamics", "aba", "aba_one", "aba",
                               ("forward_dynamics", "forward_dynamics_rigid")),
     "regressor": Route("regressor.regressor", "regressor", "regressor_one", "regressor", ()),
+    "inverse_dynamics_derivatives": Route("derivatives.rnea_derivatives", "derivatives", "derivatives_one",
+                                          "derivatives", ("inverse_dynamics_derivatives",)),
+    "forward_dynamics_derivatives": Route("derivatives.forward_dynamics_derivatives", "fd_derivatives",
+                                          "fd_derivatives_one", "fd_derivatives", ("forward_dynamics_derivatives",)),
 }
 _MODULE_OF = {k: r.module for r in ROUTES.values() for k in (r.one, r.loop + "_serial", r.loop + "_parallel")}
 
@@ -583,3 +587,78 @@ def regressor(model, q, qd, qdd, gravity: bool = True) -> np.ndarray:
     out = np.empty((Q.shape[0], n, 10 * n))
     _loop("regressor", Q)(im, fm, Q, QD, QDD, int(gravity), out)
     return out.reshape(shape + (10 * n,))
+
+
+# ---- derivatives ----
+_NO_P, _NO_P3 = np.empty((0, 9)), np.empty((0, 0, 9))  # "no external wrenches" for the lever-arm matrices
+_NO_P.flags.writeable = _NO_P3.flags.writeable = False
+
+
+def rnea_derivatives(model, q, qd, qdd, f_world=None, P=None, friction: bool = False,
+                     smooth: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """d tau / d q and d tau / d qd (..., n, n) of the all-joint inverse dynamics (``ROUTES``).
+
+    Same contract as the NumPy reference
+    :func:`composedyn.dynamics.reference.derivatives.rnea_derivatives` (``f_world``
+    (..., n, 6) and ``P`` (..., n, 3, 3) from ``external_terms``, both or neither);
+    ``friction=True`` adds d/d qd of
+    :func:`composedyn.dynamics.reference.friction.friction_torques` (``smooth`` as there).
+    """
+    if _reference(model):
+        from composedyn.dynamics.reference import derivatives as _np_deriv
+
+        dq, dqd = _np_deriv.rnea_derivatives(model, q, qd, qdd, f_world=f_world, P=P)
+        if friction:
+            d = _np_deriv.friction_derivative(model, np.broadcast_to(qd, dq.shape[:-1]), smooth)
+            dqd[..., np.arange(model.n), np.arange(model.n)] += d
+        return dq, dqd
+    im, fm = packed(model)
+    q, qd, qdd = np.asarray(q, float), np.asarray(qd, float), np.asarray(qdd, float)
+    n = model.n
+    fric, sm = int(friction), float(smooth or 0.0)
+    if q.ndim == 1 and q.shape == qd.shape == qdd.shape and (f_world is None or np.ndim(f_world) == 2):
+        dq, dqd = np.empty((n, n)), np.empty((n, n))
+        fw = _NONE_FW if f_world is None else np.ascontiguousarray(f_world, float)
+        pm = _NO_P if f_world is None else np.ascontiguousarray(np.reshape(P, (n, 9)), float)
+        _kernel("derivatives_one")(im, fm, q, qd, qdd, fw, pm, 1, fric, sm, dq, dqd)
+        return dq, dqd
+    shape = np.broadcast_shapes(q.shape, qd.shape, qdd.shape,
+                                np.shape(f_world)[:-2] + (n,) if f_world is not None else ())
+    Q, QD, QDD = (_rows(x, shape, 1) for x in (q, qd, qdd))
+    if f_world is not None:
+        FW = _rows(np.asarray(f_world, float), shape + (6,), 2)
+        PP = _rows(np.reshape(np.asarray(P, float), np.shape(P)[:-2] + (9,)), shape + (9,), 2)
+    else:
+        FW, PP = NO_FW3, _NO_P3
+    DQ, DQD = np.empty(Q.shape + (n,)), np.empty(Q.shape + (n,))
+    _loop("derivatives", Q)(im, fm, Q, QD, QDD, FW, PP, 1, fric, sm, DQ, DQD)
+    return DQ.reshape(shape + (n,)), DQD.reshape(shape + (n,))
+
+
+def forward_dynamics_derivatives(model, q, qd, tau, friction: bool = True, smooth: float | None = None):
+    """d qdd / d q, d qdd / d qd, M^-1 (..., n, n) of the all-joint forward dynamics (``ROUTES``).
+
+    Same contract as :func:`composedyn.dynamics.reference.derivatives.forward_dynamics_derivatives`
+    (no external wrenches); raises its ModelError when M(q) is singular.
+    """
+    from composedyn.dynamics.reference import derivatives as _np_deriv
+
+    if _reference(model):
+        return _np_deriv.forward_dynamics_derivatives(model, q, qd, tau, friction=friction, smooth=smooth)
+    im, fm = packed(model)
+    q, qd, tau = np.asarray(q, float), np.asarray(qd, float), np.asarray(tau, float)
+    n = model.n
+    fric, sm = int(friction), float(smooth or 0.0)
+    shape = np.broadcast_shapes(q.shape, qd.shape, tau.shape)
+    if len(shape) == 1:
+        out = np.empty((3, n, n))
+        if _kernel("fd_derivatives_one")(im, fm, q, qd, tau, fric, sm, out[0], out[1], out[2]) == 0:
+            return out[0], out[1], out[2]
+    else:
+        Q, QD, TAU = (_rows(x, shape, 1) for x in (q, qd, tau))
+        out = np.empty((3,) + Q.shape + (n,))
+        status = np.zeros(Q.shape[0], dtype=np.int64)
+        _loop("fd_derivatives", Q)(im, fm, Q, QD, TAU, fric, sm, out[0], out[1], out[2], status)
+        if not status.any():
+            return tuple(x.reshape(shape + (n,)) for x in out)
+    return _np_deriv.forward_dynamics_derivatives(model, q, qd, tau, friction=friction, smooth=smooth)  # raises

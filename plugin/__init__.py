@@ -16,6 +16,7 @@ from composedyn.dynamics.constraints.loops import LoopClosure
 from composedyn.controller import ComputedTorqueController
 from composedyn.operational_space import OperationalSpaceController, TaskSpaceModel
 from composedyn.ik import IKResult
+from composedyn.lqr import LQRController
 from composedyn.protocol import DynamicsModel
 from composedyn.reference import MinimumJerk
 from composedyn.report import TrajectoryReport
@@ -34,6 +35,7 @@ __all__ = [
     "IKResult",
     "Identification",
     "JointLog",
+    "LQRController",
     "LogWarning",
     "LoopClosure",
     "MinimumJerk",

@@ -422,3 +422,30 @@ class Robot:
             cache[key] = robot_base_parameters(self, joint_terms=joint_terms, offset=offset, samples=samples,
                                                seed=seed)
         return cache[key]
+
+    # ---- derivatives ----
+    def inverse_dynamics_derivatives(self, q, qd, qdd, f_ext: Mapping | None = None, friction: bool = True,
+                                     smooth_friction: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(d tau / d q, d tau / d qd), each (..., n, n), of :meth:`inverse_dynamics`: analytic,
+        O(n * depth).  ``smooth_friction``: differentiate the tanh Coulomb model instead of the
+        sign (whose derivative, 0 away from qd = 0, is returned as 0 at qd = 0); external
+        wrenches stay fixed in world axes.  See :mod:`composedyn.derivatives`."""
+        from composedyn.derivatives import inverse_dynamics_derivatives
+
+        return inverse_dynamics_derivatives(self, q, qd, qdd, f_ext, friction, smooth_friction)
+
+    def forward_dynamics_derivatives(self, q, qd, tau, f_ext: Mapping | None = None, friction: bool = True,
+                                     smooth_friction: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(d qdd / d q, d qdd / d qd, d qdd / d tau = M^-1), each (..., n, n), of
+        :meth:`forward_dynamics`: -M^-1 d tau / d x at qdd = forward dynamics."""
+        from composedyn.derivatives import forward_dynamics_derivatives
+
+        return forward_dynamics_derivatives(self, q, qd, tau, f_ext, friction, smooth_friction)
+
+    def linearize(self, q, qd, tau, dt: float | None = None, f_ext: Mapping | None = None, friction: bool = True,
+                  smooth_friction: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(A, B) of xdot = f(x, u), x = (q, qd), u = tau: (..., 2n, 2n), (..., 2n, n); with ``dt``
+        (s) the exact zero-order-hold discrete pair.  See :func:`composedyn.derivatives.linearize`."""
+        from composedyn.derivatives import linearize
+
+        return linearize(self, q, qd, tau, dt, f_ext, friction, smooth_friction)

@@ -23,6 +23,8 @@ CALLS = {
     "center_of_mass": lambda m, q: dispatch.center_of_mass(m, q),
     "com_jacobian": lambda m, q: dispatch.com_jacobian(m, q),
     "regressor": lambda m, q: dispatch.regressor(m, q, q, q),
+    "inverse_dynamics_derivatives": lambda m, q: dispatch.rnea_derivatives(m, q, q, q)[0],
+    "forward_dynamics_derivatives": lambda m, q: dispatch.forward_dynamics_derivatives(m, q, q, q)[0],
 }
 METHODS = {
     "inverse_dynamics": lambda r, q: r.inverse_dynamics(q, q, q),
@@ -38,6 +40,8 @@ METHODS = {
     "center_of_mass": lambda r, q: r.center_of_mass(q),
     "com_jacobian": lambda r, q: r.com_jacobian(q),
     "task_inertia": lambda r, q: r.task_inertia(q, "flange"),
+    "inverse_dynamics_derivatives": lambda r, q: r.inverse_dynamics_derivatives(q, q, q),
+    "forward_dynamics_derivatives": lambda r, q: r.forward_dynamics_derivatives(q, q, q),
 }
 
 

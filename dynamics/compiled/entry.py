@@ -155,3 +155,36 @@ def compiled(name: str):
     """The compiled entry ``name`` (compiled now, or loaded from the disk cache)."""
     sig, func = SIGNATURES[name]
     return njit(sig, cache=True)(func)
+
+
+# ---- derivatives ----
+from composedyn.dynamics.compiled.derivatives import SCRATCH as DER_SCRATCH  # noqa: E402
+from composedyn.dynamics.compiled.derivatives import derivatives_into  # noqa: E402
+from composedyn.dynamics.compiled.fd_derivatives import fd_derivatives_one  # noqa: E402
+
+_NO_P = np.empty((0, 9))
+_NO_P.flags.writeable = False
+
+
+def inverse_dynamics_derivatives(im, fm, q, qd, qdd, fric, smooth, dq, dqd):
+    """d tau / d q, d tau / d qd (n, n) into dq, dqd; fric: 1 with friction (tanh Coulomb if smooth > 0)."""
+    n = fm.shape[0]
+    s = max(_check(n, q), _check(n, qd), _check(n, qdd))
+    if s == 0:
+        derivatives_into(im, fm, q, qd, qdd, _NO_FW, _NO_P, 1, fric, smooth, dq, dqd, np.empty((n, DER_SCRATCH)))
+    return s
+
+
+def forward_dynamics_derivatives(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv):
+    """d qdd / d q, d qdd / d qd, M^-1 (n, n) into aq, aqd, minv."""
+    n = fm.shape[0]
+    s = max(_check(n, q), _check(n, qd), _check(n, tau))
+    if s == 0 and fd_derivatives_one(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv):
+        s = 3
+    return s
+
+
+SIGNATURES["inverse_dynamics_derivatives"] = (
+    f"int64({_IM}, {_FM}, {_V}, {_V}, {_V}, int64, float64, {_A}, {_A})", inverse_dynamics_derivatives)
+SIGNATURES["forward_dynamics_derivatives"] = (
+    f"int64({_IM}, {_FM}, {_V}, {_V}, {_V}, int64, float64, {_A}, {_A}, {_A})", forward_dynamics_derivatives)

@@ -1,0 +1,329 @@
+"""Compiled analytical derivatives of the inverse dynamics (world frame).
+
+The algorithm of :mod:`composedyn.dynamics.reference.derivatives` (Carpentier & Mansard,
+"Analytical derivatives of rigid body dynamics algorithms", RSS 2018,
+Algorithm 1), over the packed model: joint kinematics from the shared joint
+model :func:`composedyn.dynamics.compiled.joint.joint_pose`; spatial vectors
+angular first, world axes, moments about the world origin; a rigid-body
+inertia in world axes as (m, h = m c, Io about the origin, 3x3).
+
+1. Forward, parent -> child: world pose, S_i, v_i, a_i (a_base = (0, -g)),
+   world inertia, f_i = I_i a_i + v_i x* I_i v_i - fx_i, psi_i = v_p x S_i,
+   alpha_i = a_p x S_i + v_p x psi_i, and the blocks of B_i (B11 3x3 and l, see :func:`_bmul`).
+2. Backward, child -> parent: with the subtree sums IC_i, BC_i, F_i (and the
+   external ones) complete, the row vectors IC_i S_i, BC_i^T S_i, e_i and the
+   column vectors Phi_i, Phid_i; then add the sums into the parent's.
+3. Pairs: for every body i and each j in i and its ancestors, entry [i, j]
+   from i's row vectors and j's psi, alpha, S; entry [j, i] = S_j . Phi_i.
+
+The scratch ``w`` (n, SCRATCH) holds one row per body (columns below); the
+helpers take 6-tuples (inlined by LLVM) or read/write ``w`` and are
+``inline="always"`` (numba does not inline calls between kernels).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from composedyn.dynamics.compiled.joint import cross, joint_pose, rot
+from composedyn.dynamics.compiled.layout import AX, BLOCKS, DAMP, FRIC, GRAV, H, IO, MASS
+from composedyn.dynamics.compiled.loops import serial_and_parallel
+
+# scratch columns: world pose, S, v, a, f (-> F), psi, alpha, inertia (m, h, Io) (-> IC), B11 (row-major) and l (-> BC),
+# external force (-> X) and lever-arm matrix (-> PC), row vectors rI, rB, e, column vectors Phi, Phid
+RW, PW, S, V, A, F, PSI, ALPHA, M, HH, IOW, BB, BL = 0, 9, 12, 18, 24, 30, 36, 42, 48, 49, 52, 61, 70
+X, PC, RI, RB, E, PHI, PHID = 73, 79, 88, 94, 100, 103, 109
+SCRATCH = 115
+
+
+@njit(cache=True, inline="always")
+def _get(w, i, c):
+    """The 6-vector w[i, c:c+6] as a tuple."""
+    return w[i, c], w[i, c + 1], w[i, c + 2], w[i, c + 3], w[i, c + 4], w[i, c + 5]
+
+
+@njit(cache=True, inline="always")
+def _put(w, i, c, x):
+    """w[i, c:c+6] = x."""
+    w[i, c], w[i, c + 1], w[i, c + 2], w[i, c + 3], w[i, c + 4], w[i, c + 5] = x
+
+
+@njit(cache=True)
+def _mcross(v, s):
+    """Motion cross product v x s = (w x s_w, w x s_u + u x s_w)."""
+    a0, a1, a2 = cross(v[0], v[1], v[2], s[0], s[1], s[2])
+    b0, b1, b2 = cross(v[0], v[1], v[2], s[3], s[4], s[5])
+    c0, c1, c2 = cross(v[3], v[4], v[5], s[0], s[1], s[2])
+    return a0, a1, a2, b0 + c0, b1 + c1, b2 + c2
+
+
+@njit(cache=True)
+def _fcross(v, f):
+    """Force cross product v x* f = (w x n + u x f, w x f)."""
+    a0, a1, a2 = cross(v[0], v[1], v[2], f[0], f[1], f[2])
+    b0, b1, b2 = cross(v[3], v[4], v[5], f[3], f[4], f[5])
+    c0, c1, c2 = cross(v[0], v[1], v[2], f[3], f[4], f[5])
+    return a0 + b0, a1 + b1, a2 + b2, c0, c1, c2
+
+
+@njit(cache=True)
+def _add(x, y):
+    return x[0] + y[0], x[1] + y[1], x[2] + y[2], x[3] + y[3], x[4] + y[4], x[5] + y[5]
+
+
+@njit(cache=True)
+def _scale(x, s):
+    return x[0] * s, x[1] * s, x[2] * s, x[3] * s, x[4] * s, x[5] * s
+
+
+@njit(cache=True)
+def _mul(A, B):
+    """A B of row-major 3x3 9-tuples."""
+    return (A[0] * B[0] + A[1] * B[3] + A[2] * B[6], A[0] * B[1] + A[1] * B[4] + A[2] * B[7],
+            A[0] * B[2] + A[1] * B[5] + A[2] * B[8], A[3] * B[0] + A[4] * B[3] + A[5] * B[6],
+            A[3] * B[1] + A[4] * B[4] + A[5] * B[7], A[3] * B[2] + A[4] * B[5] + A[5] * B[8],
+            A[6] * B[0] + A[7] * B[3] + A[8] * B[6], A[6] * B[1] + A[7] * B[4] + A[8] * B[7],
+            A[6] * B[2] + A[7] * B[5] + A[8] * B[8])
+
+
+@njit(cache=True)
+def _mul_t(A, B):
+    """A B^T of row-major 3x3 9-tuples."""
+    return (A[0] * B[0] + A[1] * B[1] + A[2] * B[2], A[0] * B[3] + A[1] * B[4] + A[2] * B[5],
+            A[0] * B[6] + A[1] * B[7] + A[2] * B[8], A[3] * B[0] + A[4] * B[1] + A[5] * B[2],
+            A[3] * B[3] + A[4] * B[4] + A[5] * B[5], A[3] * B[6] + A[4] * B[7] + A[5] * B[8],
+            A[6] * B[0] + A[7] * B[1] + A[8] * B[2], A[6] * B[3] + A[7] * B[4] + A[8] * B[5],
+            A[6] * B[6] + A[7] * B[7] + A[8] * B[8])
+
+
+@njit(cache=True)
+def _dot(x, y):
+    return x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3] + x[4] * y[4] + x[5] * y[5]
+
+
+@njit(cache=True)
+def _apply(m, h0, h1, h2, j00, j01, j02, j11, j12, j22, x):
+    """I x = (Io x_w + h x x_u, m x_u - h x x_w) for Io symmetric (upper triangle j)."""
+    c0, c1, c2 = cross(h0, h1, h2, x[3], x[4], x[5])
+    d0, d1, d2 = cross(h0, h1, h2, x[0], x[1], x[2])
+    return (j00 * x[0] + j01 * x[1] + j02 * x[2] + c0, j01 * x[0] + j11 * x[1] + j12 * x[2] + c1,
+            j02 * x[0] + j12 * x[1] + j22 * x[2] + c2, m * x[3] - d0, m * x[4] - d1, m * x[5] - d2)
+
+
+@njit(cache=True, inline="always")
+def _inertia(w, i, x):
+    """I x = (Io w + h x u, m u - h x w) with body i's (m, h, Io) in w (or its subtree sum)."""
+    m, h0, h1, h2 = w[i, M], w[i, HH], w[i, HH + 1], w[i, HH + 2]
+    c0, c1, c2 = cross(h0, h1, h2, x[3], x[4], x[5])
+    d0, d1, d2 = cross(h0, h1, h2, x[0], x[1], x[2])
+    return (w[i, IOW] * x[0] + w[i, IOW + 1] * x[1] + w[i, IOW + 2] * x[2] + c0,
+            w[i, IOW + 3] * x[0] + w[i, IOW + 4] * x[1] + w[i, IOW + 5] * x[2] + c1,
+            w[i, IOW + 6] * x[0] + w[i, IOW + 7] * x[1] + w[i, IOW + 8] * x[2] + c2,
+            m * x[3] - d0, m * x[4] - d1, m * x[5] - d2)
+
+
+@njit(cache=True, inline="always")
+def _bmul(w, i, x, transpose):
+    """BC_i x = (B11 x_w, -2 l x x_w), or BC_i^T x = (B11^T x_w + 2 l x x_u, 0) with ``transpose``.
+
+    B = v x* I - I v x + A(I v) has, for I = [[Io, [h]x], [-[h]x, m]], v = (w, u) and
+    I v = (k, l), the blocks B11 = [w]x Io - Io [w]x - h u^T - u h^T + 2 (u . h) 1 - [k]x,
+    B12 = [w x h + m u - l]x = 0, B21 = -[w x h + m u + l]x = -2 [l]x, B22 = 0.
+    """
+    c = BB
+    if transpose:
+        l0, l1, l2 = cross(w[i, BL], w[i, BL + 1], w[i, BL + 2], x[3], x[4], x[5])
+        return (w[i, c] * x[0] + w[i, c + 3] * x[1] + w[i, c + 6] * x[2] + 2.0 * l0,
+                w[i, c + 1] * x[0] + w[i, c + 4] * x[1] + w[i, c + 7] * x[2] + 2.0 * l1,
+                w[i, c + 2] * x[0] + w[i, c + 5] * x[1] + w[i, c + 8] * x[2] + 2.0 * l2, 0.0, 0.0, 0.0)
+    l0, l1, l2 = cross(w[i, BL], w[i, BL + 1], w[i, BL + 2], x[0], x[1], x[2])
+    return (w[i, c] * x[0] + w[i, c + 1] * x[1] + w[i, c + 2] * x[2],
+            w[i, c + 3] * x[0] + w[i, c + 4] * x[1] + w[i, c + 5] * x[2],
+            w[i, c + 6] * x[0] + w[i, c + 7] * x[1] + w[i, c + 8] * x[2], -2.0 * l0, -2.0 * l1, -2.0 * l2)
+
+
+@njit(cache=True, inline="always")
+def _forward(im, fm, q, qd, qdd, fw, P, grav, w, i):
+    """Row w[i] (step 1 of the module docstring)."""
+    k = im[i, 0]
+    R, p = joint_pose(im, fm, i, q[i])
+    if k < 0:
+        Rw, pw = R, p
+        vp = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+        g = grav * fm[0, GRAV], grav * fm[0, GRAV + 1], grav * fm[0, GRAV + 2]
+        ap = (0.0, 0.0, 0.0, -g[0], -g[1], -g[2])
+    else:
+        Rk = (w[k, 0], w[k, 1], w[k, 2], w[k, 3], w[k, 4], w[k, 5], w[k, 6], w[k, 7], w[k, 8])
+        c0 = rot(Rk, R[0], R[3], R[6])
+        c1 = rot(Rk, R[1], R[4], R[7])
+        c2 = rot(Rk, R[2], R[5], R[8])
+        Rw = (c0[0], c1[0], c2[0], c0[1], c1[1], c2[1], c0[2], c1[2], c2[2])
+        d = rot(Rk, p[0], p[1], p[2])
+        pw = (w[k, PW] + d[0], w[k, PW + 1] + d[1], w[k, PW + 2] + d[2])
+        vp, ap = _get(w, k, V), _get(w, k, A)
+    a0, a1, a2 = rot(Rw, fm[i, AX], fm[i, AX + 1], fm[i, AX + 2])
+    if im[i, 1] == 0:
+        m0, m1, m2 = cross(pw[0], pw[1], pw[2], a0, a1, a2)
+        s = (a0, a1, a2, m0, m1, m2)
+    else:
+        s = (0.0, 0.0, 0.0, a0, a1, a2)
+    v = _add(vp, _scale(s, qd[i]))
+    a = _add(_add(ap, _scale(s, qdd[i])), _scale(_mcross(v, s), qd[i]))
+    psi = _mcross(vp, s)
+    alpha = _add(_mcross(ap, s), _mcross(vp, psi))
+    # world inertia: h_w = m p + R h, Io_w = R Io R^T + m (|p|^2 1 - p p^T) + 2 (p . g) 1 - p g^T - g p^T
+    m = fm[i, MASS]
+    g0, g1, g2 = rot(Rw, fm[i, H], fm[i, H + 1], fm[i, H + 2])
+    Io = (fm[i, IO], fm[i, IO + 1], fm[i, IO + 2], fm[i, IO + 3], fm[i, IO + 4], fm[i, IO + 5],
+          fm[i, IO + 6], fm[i, IO + 7], fm[i, IO + 8])
+    J = _mul(Rw, _mul_t(Io, Rw))
+    p0, p1, p2 = pw
+    d = m * (p0 * p0 + p1 * p1 + p2 * p2) + 2.0 * (p0 * g0 + p1 * g1 + p2 * g2)
+    j00 = J[0] + d - m * p0 * p0 - 2.0 * p0 * g0
+    j11 = J[4] + d - m * p1 * p1 - 2.0 * p1 * g1
+    j22 = J[8] + d - m * p2 * p2 - 2.0 * p2 * g2
+    j01 = J[1] - m * p0 * p1 - p0 * g1 - g0 * p1
+    j02 = J[2] - m * p0 * p2 - p0 * g2 - g0 * p2
+    j12 = J[5] - m * p1 * p2 - p1 * g2 - g1 * p2
+    w[i, IOW], w[i, IOW + 1], w[i, IOW + 2] = j00, j01, j02
+    w[i, IOW + 3], w[i, IOW + 4], w[i, IOW + 5] = j01, j11, j12
+    w[i, IOW + 6], w[i, IOW + 7], w[i, IOW + 8] = j02, j12, j22
+    h0, h1, h2 = m * p0 + g0, m * p1 + g1, m * p2 + g2
+    w[i, M], w[i, HH], w[i, HH + 1], w[i, HH + 2] = m, h0, h1, h2
+    hv = _apply(m, h0, h1, h2, j00, j01, j02, j11, j12, j22, v)
+    f = _add(_apply(m, h0, h1, h2, j00, j01, j02, j11, j12, j22, a), _fcross(v, hv))
+    if fw.shape[0] > 0:
+        f = _add(f, _scale(_get(fw, i, 0), -1.0))
+        _put(w, i, X, _get(fw, i, 0))
+        for c in range(9):
+            w[i, PC + c] = P[i, c]
+    # B11 = [w]x Io - Io [w]x - h u^T - u h^T + 2 (u . h) 1 - [k]x (see _bmul), and l;
+    # [w]x Io - Io [w]x = X + X^T with X = [w]x Io (Io symmetric), column c of X = w x Io[:, c]
+    x00, x10, x20 = cross(v[0], v[1], v[2], j00, j01, j02)
+    x01, x11, x21 = cross(v[0], v[1], v[2], j01, j11, j12)
+    x02, x12, x22 = cross(v[0], v[1], v[2], j02, j12, j22)
+    u0, u1, u2 = v[3], v[4], v[5]
+    k0, k1, k2 = hv[0], hv[1], hv[2]
+    uh2 = 2.0 * (u0 * h0 + u1 * h1 + u2 * h2)
+    s01 = x01 + x10 - h0 * u1 - u0 * h1
+    s02 = x02 + x20 - h0 * u2 - u0 * h2
+    s12 = x12 + x21 - h1 * u2 - u1 * h2
+    w[i, BB] = 2.0 * (x00 - h0 * u0) + uh2
+    w[i, BB + 4] = 2.0 * (x11 - h1 * u1) + uh2
+    w[i, BB + 8] = 2.0 * (x22 - h2 * u2) + uh2
+    w[i, BB + 1], w[i, BB + 3] = s01 + k2, s01 - k2
+    w[i, BB + 2], w[i, BB + 6] = s02 - k1, s02 + k1
+    w[i, BB + 5], w[i, BB + 7] = s12 + k0, s12 - k0
+    w[i, BL], w[i, BL + 1], w[i, BL + 2] = hv[3], hv[4], hv[5]
+    w[i, 0], w[i, 1], w[i, 2], w[i, 3], w[i, 4], w[i, 5], w[i, 6], w[i, 7], w[i, 8] = Rw
+    w[i, PW], w[i, PW + 1], w[i, PW + 2] = pw
+    _put(w, i, S, s)
+    _put(w, i, V, v)
+    _put(w, i, A, a)
+    _put(w, i, F, f)
+    _put(w, i, PSI, psi)
+    _put(w, i, ALPHA, alpha)
+
+
+@njit(cache=True, inline="always")
+def _backward(w, i, ext):
+    """Row vectors and column vectors of body i from its complete subtree sums (step 2)."""
+    s, psi, alpha = _get(w, i, S), _get(w, i, PSI), _get(w, i, ALPHA)
+    _put(w, i, RI, _inertia(w, i, s))
+    _put(w, i, RB, _bmul(w, i, s, True))
+    phi = _add(_add(_fcross(s, _get(w, i, F)), _inertia(w, i, alpha)), _bmul(w, i, psi, False))
+    _put(w, i, PHID, _add(_inertia(w, i, _scale(psi, 2.0)), _bmul(w, i, s, False)))
+    e0 = e1 = e2 = 0.0
+    if ext:  # e = Xn x s_w + PC^T s_w + Xf x s_u;  Phi += (s_w x Xn + PC s_w, s_w x Xf)
+        x = _get(w, i, X)
+        n0, n1, n2 = cross(x[0], x[1], x[2], s[0], s[1], s[2])
+        f0, f1, f2 = cross(x[3], x[4], x[5], s[3], s[4], s[5])
+        t0, t1, t2 = rot((w[i, PC], w[i, PC + 3], w[i, PC + 6], w[i, PC + 1], w[i, PC + 4], w[i, PC + 7],
+                          w[i, PC + 2], w[i, PC + 5], w[i, PC + 8]), s[0], s[1], s[2])
+        e0, e1, e2 = n0 + t0 + f0, n1 + t1 + f1, n2 + t2 + f2
+        u0, u1, u2 = rot((w[i, PC], w[i, PC + 1], w[i, PC + 2], w[i, PC + 3], w[i, PC + 4], w[i, PC + 5],
+                          w[i, PC + 6], w[i, PC + 7], w[i, PC + 8]), s[0], s[1], s[2])
+        phi = (phi[0] - n0 + u0, phi[1] - n1 + u1, phi[2] - n2 + u2,
+               phi[3] - cross(x[3], x[4], x[5], s[0], s[1], s[2])[0],
+               phi[4] - cross(x[3], x[4], x[5], s[0], s[1], s[2])[1],
+               phi[5] - cross(x[3], x[4], x[5], s[0], s[1], s[2])[2])
+    w[i, E], w[i, E + 1], w[i, E + 2] = e0, e1, e2
+    _put(w, i, PHI, phi)
+
+
+@njit(cache=True)
+def derivatives_into(im, fm, q, qd, qdd, fw, P, grav, fric, smooth, dq, dqd, w):
+    """d tau / d q and d tau / d qd (n, n) into ``dq``, ``dqd`` for one sample.
+
+    fw (n, 6) world body forces and P (n, 9) lever-arm matrices (row-major),
+    or shapes (0, 6) and (0, 9) for none (see
+    :func:`composedyn.dynamics.reference.derivatives.external_terms`).  grav: 1 to
+    include gravity.  fric: 1 adds the friction derivative on the diagonal of
+    ``dqd`` (tanh model when smooth > 0).  w: scratch (n, SCRATCH).
+    """
+    n = q.shape[0]
+    ext = fw.shape[0] == n and n > 0
+    for i in range(n):
+        _forward(im, fm, q, qd, qdd, fw, P, grav, w, i)
+    for jj in range(n):
+        i = n - 1 - jj
+        _backward(w, i, ext)
+        k = im[i, 0]
+        if k >= 0:
+            for c in range(13):  # (m, h, Io)
+                w[k, M + c] += w[i, M + c]
+            for c in range(12):  # B11, l
+                w[k, BB + c] += w[i, BB + c]
+            for c in range(6):
+                w[k, F + c] += w[i, F + c]
+            if ext:
+                for c in range(15):  # X, PC
+                    w[k, X + c] += w[i, X + c]
+    for i in range(n):
+        for j in range(n):
+            dq[i, j] = 0.0
+            dqd[i, j] = 0.0
+    for i in range(n):
+        ri, rb = _get(w, i, RI), _get(w, i, RB)
+        e0, e1, e2 = w[i, E], w[i, E + 1], w[i, E + 2]
+        phi, phid = _get(w, i, PHI), _get(w, i, PHID)
+        j = i
+        while j >= 0:
+            s, psi = _get(w, j, S), _get(w, j, PSI)
+            dq[i, j] = _dot(ri, _get(w, j, ALPHA)) + _dot(rb, psi) + (e0 * s[0] + e1 * s[1] + e2 * s[2])
+            dqd[i, j] = 2.0 * _dot(ri, psi) + _dot(rb, s)
+            if j != i:
+                dq[j, i] = _dot(s, phi)
+                dqd[j, i] = _dot(s, phid)
+            j = im[j, 0]
+        if fric:
+            dqd[i, i] += fm[i, DAMP]
+            if smooth > 0.0:
+                t = math.tanh(qd[i] / smooth)
+                dqd[i, i] += fm[i, FRIC] * (1.0 - t * t) / smooth
+
+
+@njit(cache=True)
+def derivatives_one(im, fm, q, qd, qdd, fw, P, grav, fric, smooth, dq, dqd):
+    """:func:`derivatives_into` with its own scratch."""
+    derivatives_into(im, fm, q, qd, qdd, fw, P, grav, fric, smooth, dq, dqd, np.empty((q.shape[0], SCRATCH)))
+
+
+def _derivatives_loop(im, fm, Q, QD, QDD, FW, PP, grav, fric, smooth, DQ, DQD):
+    """Samples (N, n) -> DQ, DQD (N, n, n); FW (N, n, 6) and PP (N, n, 9), or (0, n, 6), (0, n, 9)."""
+    N, n = Q.shape[0], Q.shape[1]
+    blocks = min(N, BLOCKS)
+    nf, npm = np.empty((0, 6)), np.empty((0, 9))
+    for b in prange(blocks):
+        w = np.empty((n, SCRATCH))
+        for s in range(b * N // blocks, (b + 1) * N // blocks):
+            if FW.shape[0] > 0:
+                derivatives_into(im, fm, Q[s], QD[s], QDD[s], FW[s], PP[s], grav, fric, smooth, DQ[s], DQD[s], w)
+            else:
+                derivatives_into(im, fm, Q[s], QD[s], QDD[s], nf, npm, grav, fric, smooth, DQ[s], DQD[s], w)
+
+
+derivatives_serial, derivatives_parallel = serial_and_parallel(_derivatives_loop)

@@ -1,0 +1,128 @@
+"""Compiled forward-dynamics derivatives.
+
+Forward dynamics qdd = FD(q, qd, tau) satisfies ID(q, qd, FD(q, qd, tau)) = tau,
+so d qdd / d x = -M^-1 d tau / d x at qdd = FD (Carpentier & Mansard,
+"Analytical derivatives of rigid body dynamics algorithms", RSS 2018, Sec. V).
+:func:`fd_derivatives_into` chains the existing kernels: the articulated-body
+kernel (qdd), :func:`.derivatives.derivatives_into` (d tau / d q, d tau / d qd
+at that qdd), the CRBA (M with armature), then one Cholesky factorisation of
+M and triangular solves for -M^-1 d tau / d x and M^-1.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from composedyn.dynamics.compiled.aba import SCRATCH as ABA_SCRATCH
+from composedyn.dynamics.compiled.aba import aba_into
+from composedyn.dynamics.compiled.crba import SCRATCH as CRBA_SCRATCH
+from composedyn.dynamics.compiled.crba import crba_into
+from composedyn.dynamics.compiled.derivatives import SCRATCH as DER_SCRATCH
+from composedyn.dynamics.compiled.derivatives import derivatives_into
+from composedyn.dynamics.compiled.layout import BLOCKS, NO_FW
+from composedyn.dynamics.compiled.loops import serial_and_parallel
+
+_NO_P = np.empty((0, 9))
+_NO_P.flags.writeable = False
+
+
+@njit(cache=True)
+def _cholesky(L):
+    """Lower Cholesky factor of L (n, n) in place (lower triangle); 1 if not positive definite."""
+    n = L.shape[0]
+    for j in range(n):
+        s = L[j, j]
+        for k in range(j):
+            s -= L[j, k] * L[j, k]
+        if not (s > 0.0 and s < math.inf):
+            return 1
+        d = math.sqrt(s)
+        L[j, j] = d
+        for i in range(j + 1, n):
+            t = L[i, j]
+            for k in range(j):
+                t -= L[i, k] * L[j, k]
+            L[i, j] = t / d
+    return 0
+
+
+@njit(cache=True, fastmath={"contract"})
+def _solve_columns(L, X, scale):
+    """X := scale * M^-1 X with M = L L^T: forward then back substitution, row by row on
+    all columns at once (contiguous inner loops)."""
+    n, m = L.shape[0], X.shape[1]
+    for i in range(n):  # L Y = scale X
+        for c in range(m):
+            X[i, c] *= scale
+        for k in range(i):
+            lik = L[i, k]
+            for c in range(m):
+                X[i, c] -= lik * X[k, c]
+        d = 1.0 / L[i, i]
+        for c in range(m):
+            X[i, c] *= d
+    for j in range(n):  # L^T Z = Y
+        i = n - 1 - j
+        for k in range(i + 1, n):
+            lki = L[k, i]
+            for c in range(m):
+                X[i, c] -= lki * X[k, c]
+        d = 1.0 / L[i, i]
+        for c in range(m):
+            X[i, c] *= d
+
+
+@njit(cache=True)
+def fd_derivatives_into(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, qdd, wa, wc, wd, L):
+    """d qdd / d q, d qdd / d qd, M^-1 (n, n) into ``aq``, ``aqd``, ``minv`` (qdd into ``qdd``).
+
+    fric: 1 includes friction (tanh Coulomb model when smooth > 0).  Scratch:
+    wa (n + 1, aba SCRATCH), wc (n, crba SCRATCH), wd (n, derivatives SCRATCH),
+    L (n, n).  Returns 0, or 1 when M(q) is not positive definite.
+    """
+    n = q.shape[0]
+    if aba_into(im, fm, q, qd, tau, NO_FW, fric, smooth, qdd, wa):
+        return 1
+    derivatives_into(im, fm, q, qd, qdd, NO_FW, _NO_P, 1, fric, smooth, aq, aqd, wd)
+    crba_into(im, fm, q, 1, L, wc)
+    if _cholesky(L):
+        return 1
+    _solve_columns(L, aq, -1.0)
+    _solve_columns(L, aqd, -1.0)
+    for i in range(n):
+        for j in range(n):
+            minv[i, j] = 1.0 if i == j else 0.0
+    _solve_columns(L, minv, 1.0)
+    for i in range(n):  # exact symmetry
+        for j in range(i):
+            x = 0.5 * (minv[i, j] + minv[j, i])
+            minv[i, j] = x
+            minv[j, i] = x
+    return 0
+
+
+@njit(cache=True)
+def fd_derivatives_one(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv):
+    """:func:`fd_derivatives_into` with its own scratch; returns its status."""
+    n = q.shape[0]
+    return fd_derivatives_into(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, np.empty(n),
+                               np.empty((n + 1, ABA_SCRATCH)), np.empty((n, CRBA_SCRATCH)),
+                               np.empty((n, DER_SCRATCH)), np.empty((n, n)))
+
+
+def _fd_derivatives_loop(im, fm, Q, QD, TAU, fric, smooth, AQ, AQD, MINV, STATUS):
+    """Samples (N, n) -> AQ, AQD, MINV (N, n, n); STATUS (N,) 1 where M is not positive definite."""
+    N, n = Q.shape[0], Q.shape[1]
+    blocks = min(N, BLOCKS)
+    for b in prange(blocks):
+        qdd, L = np.empty(n), np.empty((n, n))
+        wa, wc, wd = np.empty((n + 1, ABA_SCRATCH)), np.empty((n, CRBA_SCRATCH)), np.empty((n, DER_SCRATCH))
+        for s in range(b * N // blocks, (b + 1) * N // blocks):
+            STATUS[s] = fd_derivatives_into(im, fm, Q[s], QD[s], TAU[s], fric, smooth, AQ[s], AQD[s], MINV[s],
+                                            qdd, wa, wc, wd, L)
+
+
+fd_derivatives_serial, fd_derivatives_parallel = serial_and_parallel(_fd_derivatives_loop)

@@ -1,0 +1,148 @@
+"""Derivatives and linearisation of a ``Robot``'s dynamics (the methods delegate here).
+
+    d tau / d q, d tau / d qd       analytic, O(n * depth): composedyn.dynamics.reference.derivatives
+    d qdd / d x = -M^-1 d tau / d x  at qdd = forward dynamics (x = q, qd);  d qdd / d tau = M^-1
+    A = [[0, 1], [d qdd/d q, d qdd/d qd]],  B = [[0], [M^-1]]  for xdot = f(x, u), x = (q, qd), u = tau
+
+Coulomb friction: with ``smooth_friction`` the derivatives are those of the
+tanh model tau_c = friction * tanh(qd / smooth_friction) (the model
+:meth:`Robot.forward_dynamics` and :func:`composedyn.simulate` integrate with
+that option).  Without it, Coulomb friction is friction * sgn(qd), whose
+derivative is 0 for qd != 0 and does not exist at qd = 0; 0 is returned there
+too, so only the viscous damping appears in d tau / d qd.  The inverse
+dynamics with ``smooth_friction`` is ``M qdd + h + damping qd +
+friction tanh(qd / smooth_friction) - J^T f_ext``.
+
+External wrenches (``f_ext``) are held fixed in world axes at the links'
+centres of mass, which move with q: their contribution J(q)^T f depends on q
+and its derivative is included.  With dependent mimic joints (q_all = G q + b)
+every derivative is reduced as G^T (d tau_all / d x_all) G.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Mapping
+
+import numpy as np
+
+from composedyn.checks import joint_arrays, smooth_width, wrenches
+from composedyn.dynamics.reference.derivatives import external_terms
+from composedyn.dynamics import dispatch
+from composedyn.dynamics.dispatch import rnea_derivatives
+from composedyn.dynamics.reference.kinematics import body_poses
+
+if TYPE_CHECKING:
+    from composedyn.robot import Robot
+
+_ND, _F64 = np.ndarray, np.dtype(np.float64)
+
+
+def _lean(robot, f_ext, *arrays) -> tuple:
+    """``robot._lean`` when the compiled entries can serve the call (plain float64 vectors,
+    no external wrench, no mimic reduction, numba backend), else ()."""
+    lean = robot._lean
+    if (not lean or f_ext is not None or not all(x.__class__ is _ND for x in arrays)
+            or arrays[0].dtype is not _F64 or arrays[0].ndim != 1):
+        return ()
+    return lean if dispatch.backend() == "numba" else ()
+
+
+def inverse_dynamics_derivatives(robot: "Robot", q, qd, qdd, f_ext: Mapping | None = None,
+                                 friction: bool = True, smooth_friction: float | None = None):
+    """(d tau / d q, d tau / d qd), each (..., n, n), of :meth:`Robot.inverse_dynamics`.
+
+    Entry [i, j] is d tau_i / d q_j (N m / rad, N / m ...).  See the module docstring.
+    """
+    smooth = None if smooth_friction is None else smooth_width(smooth_friction)
+    if lean := _lean(robot, f_ext, q, qd, qdd):  # one compiled call with its own checks
+        im, fm = lean
+        nn = (fm.shape[0], fm.shape[0])
+        dq, dqd = np.empty(nn), np.empty(nn)
+        try:
+            if dispatch.entries.inverse_dynamics_derivatives(im, fm, q, qd, qdd, int(bool(friction)),
+                                                             smooth or 0.0, dq, dqd) == 0:
+                return dq, dqd
+        except TypeError:  # qd, qdd not float64 vectors
+            pass
+    q, qd, qdd = joint_arrays(robot.dof, q=q, qd=qd, qdd=qdd)
+    m = robot.model
+    qa, qda, qdda = robot._expand(q, qd, qdd)
+    fx = wrenches(f_ext, m.link_names)
+    fw = P = None
+    if fx:
+        fw, P = external_terms(m, *body_poses(m, qa), fx)
+    dq, dqd = rnea_derivatives(m, qa, qda, qdda, f_world=fw, P=P, friction=friction, smooth=smooth)
+    return robot._reduce(dq, matrix=True), robot._reduce(dqd, matrix=True)
+
+
+def forward_dynamics_derivatives(robot: "Robot", q, qd, tau, f_ext: Mapping | None = None,
+                                 friction: bool = True, smooth_friction: float | None = None):
+    """(d qdd / d q, d qdd / d qd, d qdd / d tau = M^-1), each (..., n, n), of
+    :meth:`Robot.forward_dynamics`: -M^-1 d tau / d x at qdd = forward dynamics.
+
+    Differentiating the identity ID(q, qd, FD(q, qd, tau)) = tau gives
+    d ID / d x + M d FD / d x = 0 (Carpentier & Mansard, RSS 2018, Sec. V).
+    """
+    smooth = None if smooth_friction is None else smooth_width(smooth_friction)
+    if lean := _lean(robot, f_ext, q, qd, tau):
+        im, fm = lean
+        nn = (fm.shape[0], fm.shape[0])
+        aq, aqd, minv = np.empty(nn), np.empty(nn), np.empty(nn)
+        try:
+            if dispatch.entries.forward_dynamics_derivatives(im, fm, q, qd, tau, int(bool(friction)),
+                                                             smooth or 0.0, aq, aqd, minv) == 0:
+                return aq, aqd, minv
+        except TypeError:
+            pass
+    q, qd, tau = (np.ascontiguousarray(x) for x in joint_arrays(robot.dof, q=q, qd=qd, tau=tau))  # own memory
+    if robot._mimic is None and f_ext is None:  # compiled kernels (or the NumPy reference)
+        return dispatch.forward_dynamics_derivatives(robot.model, q, qd, tau, friction=friction, smooth=smooth)
+    qdd = robot.forward_dynamics(q, qd, tau, f_ext=f_ext, friction=friction, smooth_friction=smooth_friction)
+    dq, dqd = inverse_dynamics_derivatives(robot, q, qd, qdd, f_ext=f_ext, friction=friction,
+                                           smooth_friction=smooth_friction)
+    M = robot.mass_matrix(q)
+    Minv = np.linalg.inv(M)
+    Minv = 0.5 * (Minv + np.swapaxes(Minv, -1, -2))
+    return -Minv @ dq, -Minv @ dqd, np.broadcast_to(Minv, dq.shape).copy()
+
+
+def linearize(robot: "Robot", q, qd, tau, dt: float | None = None, f_ext: Mapping | None = None,
+              friction: bool = True, smooth_friction: float | None = None):
+    """(A, B), (..., 2n, 2n) and (..., 2n, n): the linearisation of xdot = f(x, u) at (x, u).
+
+    x = (q, qd), u = tau; A = df/dx = [[0, 1], [d qdd/d q, d qdd/d qd]],
+    B = df/du = [[0], [M^-1]].  With ``dt`` (s), the exact zero-order-hold
+    discretisation of that linear system: u held constant over each step,
+
+        expm([[A, B], [0, 0]] dt) = [[A_d, B_d], [0, 1]],   dx_{k+1} = A_d dx_k + B_d du_k,
+
+    (A_d = e^{A dt}, B_d = int_0^dt e^{A s} ds B), computed with
+    :func:`scipy.linalg.expm` of the augmented matrix (Van Loan, "Computing
+    integrals involving the matrix exponential", IEEE TAC 23(3), 1978).  It
+    is the Jacobian of the dt-flow of the nonlinear dynamics at an
+    equilibrium (f(x, u) = 0), and agrees with it to O(dt^2) elsewhere.
+    """
+    dqdd_dq, dqdd_dqd, Minv = forward_dynamics_derivatives(robot, q, qd, tau, f_ext=f_ext, friction=friction,
+                                                           smooth_friction=smooth_friction)
+    n = robot.dof
+    batch = Minv.shape[:-2]
+    A = np.zeros(batch + (2 * n, 2 * n))
+    A[..., :n, n:] = np.eye(n)
+    A[..., n:, :n], A[..., n:, n:] = dqdd_dq, dqdd_dqd
+    B = np.zeros(batch + (2 * n, n))
+    B[..., n:, :] = Minv
+    if dt is None:
+        return A, B
+    try:
+        step = float(dt)
+    except (TypeError, ValueError):
+        step = float("nan")
+    if not (step > 0 and np.isfinite(step)):
+        raise ValueError(f"dt must be a positive time step in seconds, got {dt!r}")
+    dt = step
+    from scipy.linalg import expm  # imported here: keeps `import composedyn` light
+
+    aug = np.zeros(batch + (3 * n, 3 * n))
+    aug[..., :2 * n, :2 * n], aug[..., :2 * n, 2 * n:] = A * dt, B * dt
+    E = expm(aug)
+    return E[..., :2 * n, :2 * n].copy(), E[..., :2 * n, 2 * n:].copy()
