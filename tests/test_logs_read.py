@@ -81,7 +81,7 @@ def test_csv_log_with_efforts(tmp_path):
     np.testing.assert_array_equal(log.qd, qd)
     np.testing.assert_array_equal(log.effort, effort)
     path.write_text(",".join(cols[:-1]) + "\n" + "\n".join(",".join(f"{x:.17g}" for x in r[:-1]) for r in rows))
-    with pytest.raises(ValueError, match="missing column.*joint7_effort"):
+    with pytest.raises(ValueError, match="missing effort column.*joint7_effort"):
         cd.read_log(path)
 
 

@@ -28,7 +28,7 @@ def read_csv_log(path, joint_names=None, dependent=()) -> JointLog:
     if present:
         missing = [j + EFFORT for j in joint_names if j + EFFORT not in header]
         if missing:
-            raise ValueError(f"{path}: missing column(s) {', '.join(missing)}")
+            raise ValueError(f"{path}: missing effort column(s) {', '.join(missing)} (give every joint's or none)")
         cols = [header.index(j + EFFORT) for j in joint_names]
         effort = np.loadtxt(path, delimiter=",", skiprows=skip, usecols=cols, comments="#",
                             encoding="utf-8-sig", ndmin=2)
