@@ -8,7 +8,7 @@ over the processed samples of every log (:mod:`composedyn.ident_signals`:
 zero-phase filtering, differentiation, trimming, decimation) and solves them:
 
 * ``"ols"``: ordinary least squares on the base parameters (Gautier's QR,
-  :mod:`composedyn.dynamics.base_parameters`);
+  :mod:`composedyn.dynamics.reference.base_parameters`);
 * ``"wls"``: weighted least squares, each joint's rows divided by its noise
   standard deviation estimated from the OLS residuals (Gautier 1997);
 * ``"physical"``: the semidefinite program of :mod:`composedyn.ident_physical`

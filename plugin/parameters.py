@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from composedyn.checks import joint_arrays
-from composedyn.dynamics.base_parameters import BaseParameters, base_parameters
+from composedyn.dynamics.reference.base_parameters import BaseParameters, base_parameters
 from composedyn.dynamics.dispatch import regressor as _regressor
 from composedyn.dynamics.reference.regressor import JOINT_TERM_NAMES, PARAM_NAMES, joint_regressor
 

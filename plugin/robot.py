@@ -412,7 +412,7 @@ class Robot:
 
     def base_parameters(self, joint_terms: bool = False, offset: bool = False, samples: int = 60,
                         seed: int | None = 0):
-        """Identifiable parameter combinations (:class:`composedyn.dynamics.base_parameters.BaseParameters`),
+        """Identifiable parameter combinations (:class:`composedyn.dynamics.reference.base_parameters.BaseParameters`),
         from the regressor at ``samples`` random states; computed once per set of arguments."""
         from composedyn.parameters import robot_base_parameters
 
