@@ -5,7 +5,7 @@ The functions here have the signatures of the NumPy reference functions
 ``coriolis.coriolis_matrix``, ``forward.solve_mass``), so the ``Robot`` facade
 imports them instead.  Backend:
 
-* ``"numba"`` (default when numba imports): kernels of
+* ``"numba"`` (the default, ``"auto"``): kernels of
   :mod:`composedyn.dynamics.compiled`.  numba is imported on the first call,
   never at ``import composedyn``.  Each kernel is compiled on its first call
   and cached on disk (``__pycache__``), so a later process only loads it;
@@ -16,7 +16,8 @@ imports them instead.  Backend:
   :func:`set_backend`.
 
 Batches (leading axes) run one compiled loop over the samples, spread over
-the CPU cores (``numba.prange``) when samples x joints >= :data:`PARALLEL_WORK`.
+the CPU cores (``numba.prange``) when samples x joints >=
+:data:`composedyn.dynamics.compiled.parallel.PARALLEL_WORK`.
 On idle cores this halves the time of a 10,000-sample UR5 batch on 2 cores;
 when other processes hold the cores, starting the threads can cost
 milliseconds instead of ~10 µs, so small batches stay serial (``bench/speed.py``).
@@ -26,7 +27,6 @@ from __future__ import annotations
 
 import logging
 import os
-import threading
 import time
 import weakref
 
@@ -38,8 +38,8 @@ from composedyn.dynamics import forward as _np_forward
 from composedyn.dynamics import rnea as _np_rnea
 from composedyn.dynamics.compiled.layout import NO_FW3, pack
 from composedyn.dynamics.compiled.layout import NO_FW as _NONE_FW
+from composedyn.dynamics.compiled.parallel import use_parallel
 
-PARALLEL_WORK = 20_000  # samples x joints (~2 ms of serial work) from which batch loops use all cores
 _state = {"backend": os.environ.get("COMPOSEDYN_BACKEND", "auto").strip().lower() or "auto"}
 _kernels: dict = {}
 _compile_s: dict = {}
@@ -47,7 +47,7 @@ _packs: dict = {}
 
 
 def set_backend(name: str) -> None:
-    """Use ``"numba"``, ``"numpy"`` or ``"auto"`` (numba when it imports) from now on."""
+    """Use ``"numba"``, ``"numpy"`` or ``"auto"`` (= ``"numba"``) from now on."""
     if name not in ("auto", "numba", "numpy"):
         raise ValueError(f"backend must be 'auto', 'numba' or 'numpy', got {name!r}")
     _state["backend"] = name
@@ -57,20 +57,16 @@ def set_backend(name: str) -> None:
 
 
 def backend() -> str:
-    """The backend in effect: ``"numba"`` or ``"numpy"`` (imports numba if needed)."""
+    """The backend in effect: ``"numba"`` or ``"numpy"`` (imports numba if needed; ImportError,
+    one line, if it does not import and the NumPy backend was not chosen)."""
     b = _state.get("resolved")
     if b is None:  # resolved once per set_backend(); the dynamics functions test _state["numpy"]
         b = _state["backend"]
         if b not in ("auto", "numba", "numpy"):
             raise ValueError(f"COMPOSEDYN_BACKEND must be 'auto', 'numba' or 'numpy', got {b!r}")
-        if b != "numpy":
-            try:
-                import numba  # noqa: F401
-                b = "numba"
-            except ImportError:
-                if b == "numba":
-                    raise ImportError("COMPOSEDYN_BACKEND=numba but numba is not installed") from None
-                b = "numpy"
+        if b != "numpy":  # numba is required: a failed import raises one line saying what to do
+            from composedyn.dynamics.compiled import jit  # noqa: F401
+            b = "numba"
         _state["resolved"], _state["numpy"] = b, b == "numpy"
     return b
 
@@ -164,21 +160,6 @@ def _rows(x: np.ndarray, shape: tuple, n: int) -> np.ndarray:
     if not x.flags.writeable:
         x = x.copy()
     return x.reshape((-1,) + shape[len(shape) - n:])
-
-
-def use_parallel(work: int) -> bool:
-    """Whether a batch of ``work`` = samples x joints runs the parallel loop.
-
-    Only from the main thread, and never in a process forked after this one ran
-    a parallel loop: numba's ``workqueue`` threading layer (used where OpenMP and
-    TBB are missing) aborts on parallel regions entered from two threads at once,
-    and GNU OpenMP aborts a forked child (e.g. a ``multiprocessing`` worker) that
-    enters one.  Those callers loop serially.
-    """
-    if work < PARALLEL_WORK or threading.current_thread() is not threading.main_thread():
-        return False
-    pid = _state.setdefault("parallel_pid", os.getpid())
-    return pid == os.getpid()
 
 
 def _loop(name: str, Q: np.ndarray):

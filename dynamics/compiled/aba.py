@@ -53,13 +53,26 @@ from __future__ import annotations
 import math
 
 import numpy as np
-
 from composedyn.dynamics.compiled.jit import njit, prange
 from composedyn.dynamics.compiled.joint import (
-    joint_angle, joint_bias, joint_force, joint_motion, joint_rotation_row, joint_translation,
+    joint_angle,
+    joint_bias,
+    joint_force,
+    joint_motion,
+    joint_rotation_row,
+    joint_translation,
 )
-from composedyn.dynamics.compiled.layout import ARM, BLOCKS, DAMP, FRIC, GRAV, H, IO, MASS
-from composedyn.dynamics.compiled.loops import serial_and_parallel
+from composedyn.dynamics.compiled.layout import (
+    ARM,
+    BLOCKS,
+    DAMP,
+    FRIC,
+    GRAV,
+    IO,
+    MASS,
+    H,
+)
+from composedyn.dynamics.compiled.loops import all_finite, serial_and_parallel
 
 # columns of a body's scratch row (row n is the base): pose row X 0:12, world pose Xw
 # 12:24 (only with external forces), v 24:30 (overwritten by a in pass 3), c 30:36,
@@ -384,13 +397,18 @@ def aba_into(im, fm, q, qd, tau, fw, fric, smooth, out, w):
 
 def _aba_loop(im, fm, Q, QD, TAU, FW, fric, smooth, OUT, STATUS):
     """Samples (N, n) -> OUT (N, n); STATUS (N,) int: 1 where M is not positive definite.
-    FW (N, n, 6) or (0, n, 6) for none."""
+    FW (N, n, 6) or (0, n, 6) for none.  A sample with a NaN or inf in q, qd or tau gives
+    a NaN row (status 0)."""
     N, n = Q.shape[0], Q.shape[1]
     blocks = min(N, BLOCKS)
     none = np.empty((0, 6))
     for b in prange(blocks):
         w = np.empty((n + 1, SCRATCH))
         for s in range(b * N // blocks, (b + 1) * N // blocks):
+            STATUS[s] = 0
+            if not (all_finite(Q[s]) and all_finite(QD[s]) and all_finite(TAU[s])):
+                OUT[s].fill(np.nan)
+                continue
             f = FW[s] if FW.shape[0] > 0 else none
             STATUS[s] = aba_into(im, fm, Q[s], QD[s], TAU[s], f, fric, smooth, OUT[s], w)
 

@@ -61,13 +61,17 @@ How the code is written, for speed (as :mod:`.rnea` and :mod:`.crba`):
 from __future__ import annotations
 
 import numpy as np
-
 from composedyn.dynamics.compiled.jit import njit, prange
 from composedyn.dynamics.compiled.joint import (
-    cross, joint_angle, joint_motion_world, joint_rotation_row, joint_translation, motion_cross,
+    cross,
+    joint_angle,
+    joint_motion_world,
+    joint_rotation_row,
+    joint_translation,
+    motion_cross,
 )
-from composedyn.dynamics.compiled.layout import BLOCKS, H, IO, MASS, TP
-from composedyn.dynamics.compiled.loops import serial_and_parallel
+from composedyn.dynamics.compiled.layout import BLOCKS, IO, MASS, TP, H
+from composedyn.dynamics.compiled.loops import all_finite, serial_and_parallel
 
 # scratch columns per body: world pose (R row-major, p) 0:12, S, dS/dt, v,
 # IC = (m, h, A00 A01 A02 A11 A12 A22), BC = (B11 row-major, l), sin q, cos q
@@ -262,13 +266,17 @@ def _keep_alive(*arrays):
 
 
 def _coriolis_loop(im, fm, Q, QD, OUT):
-    """Samples (N, n) -> OUT (N, n, n), in blocks with one scratch array each."""
+    """Samples (N, n) -> OUT (N, n, n), in blocks with one scratch array each; a sample
+    with a NaN or inf in q or qd gives a NaN matrix."""
     N, n = Q.shape[0], Q.shape[1]
     blocks = min(N, BLOCKS)
     for b in prange(blocks):
         w = np.empty((n, SCRATCH))
         for s in range(b * N // blocks, (b + 1) * N // blocks):
-            coriolis_into(im, fm, Q[s], QD[s], OUT[s], w)
+            if all_finite(Q[s]) and all_finite(QD[s]):
+                coriolis_into(im, fm, Q[s], QD[s], OUT[s], w)
+            else:
+                OUT[s].fill(np.nan)
 
 
 coriolis_serial, coriolis_parallel = serial_and_parallel(_coriolis_loop)

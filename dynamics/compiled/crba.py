@@ -41,11 +41,15 @@ inline functions this large, and a call per body is markedly slower).
 from __future__ import annotations
 
 import numpy as np
-
 from composedyn.dynamics.compiled.jit import njit, prange
-from composedyn.dynamics.compiled.joint import joint_angle, joint_motion_world, joint_rotation_row, joint_translation
-from composedyn.dynamics.compiled.layout import ARM, BLOCKS, H, IO, MASS, TP
-from composedyn.dynamics.compiled.loops import serial_and_parallel
+from composedyn.dynamics.compiled.joint import (
+    joint_angle,
+    joint_motion_world,
+    joint_rotation_row,
+    joint_translation,
+)
+from composedyn.dynamics.compiled.layout import ARM, BLOCKS, IO, MASS, TP, H
+from composedyn.dynamics.compiled.loops import all_finite, serial_and_parallel
 
 # scratch columns per body: world pose (R row-major, p), S (6), IC = (m, h, A upper triangle), sin q, cos q
 _S, _IC, _SC = 12, 18, 28
@@ -173,13 +177,17 @@ def crba_into(im, fm, q, arm, out, w):
 
 
 def _crba_loop(im, fm, Q, arm, OUT):
-    """Samples Q (N, n) -> OUT (N, n, n), in blocks with one scratch array each."""
+    """Samples Q (N, n) -> OUT (N, n, n), in blocks with one scratch array each; a sample
+    with a NaN or inf in q gives a NaN matrix."""
     N, n = Q.shape[0], Q.shape[1]
     blocks = min(N, BLOCKS)
     for b in prange(blocks):
         w = np.empty((n, SCRATCH))
         for s in range(b * N // blocks, (b + 1) * N // blocks):
-            crba_into(im, fm, Q[s], arm, OUT[s], w)
+            if all_finite(Q[s]):
+                crba_into(im, fm, Q[s], arm, OUT[s], w)
+            else:
+                OUT[s].fill(np.nan)
 
 
 crba_serial, crba_parallel = serial_and_parallel(_crba_loop)

@@ -35,13 +35,17 @@ versus ~250 flops for the RNEA kernel with qd = qdd = 0.
 from __future__ import annotations
 
 import numpy as np
-
 from composedyn.dynamics.compiled.jit import njit, prange
 from composedyn.dynamics.compiled.joint import (
-    cross, joint_angle, joint_force, joint_rotate, joint_rotate_t, joint_translation,
+    cross,
+    joint_angle,
+    joint_force,
+    joint_rotate,
+    joint_rotate_t,
+    joint_translation,
 )
-from composedyn.dynamics.compiled.layout import BLOCKS, GRAV, H, MASS
-from composedyn.dynamics.compiled.loops import serial_and_parallel
+from composedyn.dynamics.compiled.layout import BLOCKS, GRAV, MASS, H
+from composedyn.dynamics.compiled.loops import all_finite, serial_and_parallel
 
 SCRATCH = 9  # per body: sin, cos of the joint angle 0:2; g_i 2:5; subtree mass M_i 5; subtree first moment h_i 6:9
 
@@ -89,13 +93,16 @@ def gravity_into(im, fm, q, out, w):
 
 def _gravity_loop(im, fm, Q, OUT):
     """Samples Q (N, n) -> OUT (N, n), in blocks with one scratch array each that
-    ``prange`` spreads over the threads."""
+    ``prange`` spreads over the threads; a sample with a NaN or inf in q gives a NaN row."""
     N, n = Q.shape[0], Q.shape[1]
     blocks = min(N, BLOCKS)
     for b in prange(blocks):
         w = np.empty((n, SCRATCH))
         for s in range(b * N // blocks, (b + 1) * N // blocks):
-            gravity_into(im, fm, Q[s], OUT[s], w)
+            if all_finite(Q[s]):
+                gravity_into(im, fm, Q[s], OUT[s], w)
+            else:
+                OUT[s].fill(np.nan)
 
 
 gravity_serial, gravity_parallel = serial_and_parallel(_gravity_loop)

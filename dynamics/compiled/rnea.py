@@ -35,14 +35,29 @@ How the code is written, for speed:
 from __future__ import annotations
 
 import numpy as np
-
 from composedyn.dynamics.compiled.jit import njit, prange
 from composedyn.dynamics.compiled.joint import (
-    cross, joint_angle, joint_bias, joint_force, joint_motion, joint_rotation_row, joint_translation, rot,
+    cross,
+    joint_angle,
+    joint_bias,
+    joint_force,
+    joint_motion,
+    joint_rotation_row,
+    joint_translation,
+    rot,
     rot_t,
 )
-from composedyn.dynamics.compiled.layout import ARM, BLOCKS, DAMP, FRIC, GRAV, H, IO, MASS
-from composedyn.dynamics.compiled.loops import serial_and_parallel
+from composedyn.dynamics.compiled.layout import (
+    ARM,
+    BLOCKS,
+    DAMP,
+    FRIC,
+    GRAV,
+    IO,
+    MASS,
+    H,
+)
+from composedyn.dynamics.compiled.loops import all_finite, serial_and_parallel
 
 # per-body scratch row (the base in row n): pose R row-major 0:9 and p 9:12, world pose
 # XW:XW+12 (only with external forces), v, a and f (angular first)
@@ -189,13 +204,17 @@ def rnea_into(im, fm, q, qd, qdd, fw, grav, extra, out, w):
 
 def _rnea_loop(im, fm, Q, QD, QDD, FW, grav, extra, OUT):
     """Samples (N, n) -> OUT (N, n); FW (N, n, 6) or (0, n, 6) for none.  The samples are
-    cut into blocks (one scratch array each) that ``prange`` spreads over the threads."""
+    cut into blocks (one scratch array each) that ``prange`` spreads over the threads.
+    A sample with a NaN or inf in q, qd or qdd gives a NaN row."""
     N, n = Q.shape[0], Q.shape[1]
     blocks = min(N, BLOCKS)
     none = np.empty((0, 6))
     for b in prange(blocks):
         w = np.empty((n + 1, SCRATCH))
         for s in range(b * N // blocks, (b + 1) * N // blocks):
+            if not (all_finite(Q[s]) and all_finite(QD[s]) and all_finite(QDD[s])):
+                OUT[s].fill(np.nan)
+                continue
             f = FW[s] if FW.shape[0] > 0 else none
             rnea_into(im, fm, Q[s], QD[s], QDD[s], f, grav, extra, OUT[s], w)
 
