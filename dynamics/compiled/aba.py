@@ -53,25 +53,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
 from composedyn.dynamics.compiled.jit import njit, prange
 from composedyn.dynamics.compiled.joint import (
-    joint_angle,
-    joint_bias,
-    joint_force,
-    joint_motion,
-    joint_rotation_row,
-    joint_translation,
+    joint_angle, joint_bias, joint_force, joint_motion, joint_rotation_row, joint_translation,
 )
-from composedyn.dynamics.compiled.layout import (
-    ARM,
-    BLOCKS,
-    DAMP,
-    FRIC,
-    GRAV,
-    IO,
-    MASS,
-    H,
-)
+from composedyn.dynamics.compiled.layout import ARM, BLOCKS, DAMP, FRIC, GRAV, IO, MASS, H
 from composedyn.dynamics.compiled.loops import all_finite, serial_and_parallel
 
 # columns of a body's scratch row (row n is the base): pose row X 0:12, world pose Xw

@@ -38,6 +38,7 @@ from __future__ import annotations
 import functools
 
 import numpy as np
+
 from composedyn.dynamics.compiled.aba import SCRATCH as ABA_SCRATCH
 from composedyn.dynamics.compiled.aba import aba_into
 from composedyn.dynamics.compiled.coriolis import coriolis_one

@@ -27,6 +27,7 @@ signature fixes dtype and layout), and
 from __future__ import annotations
 
 import numpy as np
+
 from composedyn.dynamics import forward as _reference
 from composedyn.dynamics.compiled import entry
 from composedyn.dynamics.compiled.aba import aba_parallel, aba_serial

@@ -35,28 +35,13 @@ How the code is written, for speed:
 from __future__ import annotations
 
 import numpy as np
+
 from composedyn.dynamics.compiled.jit import njit, prange
 from composedyn.dynamics.compiled.joint import (
-    cross,
-    joint_angle,
-    joint_bias,
-    joint_force,
-    joint_motion,
-    joint_rotation_row,
-    joint_translation,
-    rot,
+    cross, joint_angle, joint_bias, joint_force, joint_motion, joint_rotation_row, joint_translation, rot,
     rot_t,
 )
-from composedyn.dynamics.compiled.layout import (
-    ARM,
-    BLOCKS,
-    DAMP,
-    FRIC,
-    GRAV,
-    IO,
-    MASS,
-    H,
-)
+from composedyn.dynamics.compiled.layout import ARM, BLOCKS, DAMP, FRIC, GRAV, IO, MASS, H
 from composedyn.dynamics.compiled.loops import all_finite, serial_and_parallel
 
 # per-body scratch row (the base in row n): pose R row-major 0:9 and p 9:12, world pose
