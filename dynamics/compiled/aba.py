@@ -5,8 +5,8 @@ with the conventions of :mod:`.rnea`: spatial vectors angular first, each in
 its body's (joint) frame; X_i is the motion transform parent -> body i given
 by the joint's pose row (R = tree_R Rot(a, q) body axes in parent axes,
 p body origin in the parent frame): X_i m = (R^T w, R^T (v - p x w)).  The joint
-motion subspace S_i is the unit axis a_i in the angular part (revolute,
-S = (a, 0)) or the linear part (prismatic, S = (0, a)).
+pose, its motion subspace S_i and S_i^T f come from the joint model
+(:mod:`.joint`).
 
 Pass 1, base -> leaves (base velocity 0):
     v_i  = X_i v_p + S_i qd_i
@@ -27,8 +27,8 @@ Articulated inertias are symmetric 6x6 and kept as 21 numbers in block form
 IA = [[A, B], [B^T, C]] with A, C symmetric 3x3 (upper triangles
 a00 a01 a02 a11 a12 a22) and B general 3x3 (row-major).  A rigid body
 (mass m, first moment h = m c, rotational inertia Io about its origin) is
-A = Io, B = skew(h) (the matrix of h x), C = m 1.  Since S is a unit axis in one half,
-U = IA S is a combination of three columns: (A a, B^T a) or (B a, C a).
+A = Io, B = skew(h) (the matrix of h x), C = m 1.  IA is symmetric, so
+U = IA S has the entries S^T (column k of IA) (:func:`.joint.joint_force`).
 
 The armature enters D_i only (a rotor spinning with the joint, as in
 Pinocchio and :func:`composedyn.dynamics.aba.aba`).  D_i are the pivots of a
@@ -38,14 +38,10 @@ unwritten, and the caller raises ``ModelError``.
 
 Implementation: one scratch row of ``w`` per body and every helper addressed
 by (w, row, column) rather than by row views: a view handed to a function
-costs an atomic reference-count pair (~15 ns, as much as a joint's
-arithmetic), so the pose, motion/force transform and world-force helpers are
-written here in that form.  The helpers
-are inlined into ``aba_into`` (``inline="always"``) and compiled with FMA
-contraction.  Measured on a shared 2-core EPYC (best of 7 x 100,000 calls in
-an njit loop): UR5 0.6 us, Panda 0.85 us, Talos reduced (32 joints) 2.9 us per
-call, 1.5-2.7x faster than RNEA + CRBA + Cholesky (:mod:`.forward`; the range
-spans two versions of its RNEA/CRBA kernels).
+costs an atomic reference-count pair (as much time as a joint's arithmetic),
+so the pose, motion/force transform and world-force helpers are written here
+in that form.  The helpers are inlined into ``aba_into`` (``inline="always"``)
+and compiled with FMA contraction.
 """
 
 from __future__ import annotations

@@ -91,7 +91,7 @@ def _world_inertia(m, b0, b1, b2, J, R, p0, p1, p2):
     (m, h_w, A upper triangle), with hr = R h, h_w = hr + m p,
     A = R Io R^T + d 1 - (g p^T + p g^T), g = hr + m p / 2, d = 2 g . p.
 
-    Scalars and tuples only, and inlined by numba (LLVM left it as a call, ~25% slower)."""
+    Scalars and tuples only, and inlined by numba (LLVM leaves a function this large as a call)."""
     R0, R1, R2, R3, R4, R5, R6, R7, R8 = R
     J0, J1, J2, J4, J5, J8 = J
     hr0 = R0 * b0 + R1 * b1 + R2 * b2
