@@ -112,7 +112,7 @@ class FastDynamics:
                     s = ent.inverse_dynamics(im, fm, q, qd, qdd, out)
                 except TypeError:
                     s = 1
-                return status(s, out, "inverse_dynamics", q=q, qd=qd, qdd=qdd)
+                return status(s, out, "inverse_dynamics", q=q, qd=qd, qdd=qdd) if s else out
             (q, qd, qdd), out = _batch("inverse_dynamics", n, {"q": q, "qd": qd, "qdd": qdd}, out, (n,))
             (rnea_parallel if use_parallel(q.size) else rnea_serial)(im, fm, q, qd, qdd, NO_FW3, 1, 3, out)
             return out
@@ -126,7 +126,7 @@ class FastDynamics:
                     s = ent.mass_matrix(im, fm, q, out)
                 except TypeError:
                     s = 1
-                return status(s, out, "mass_matrix", q=q)
+                return status(s, out, "mass_matrix", q=q) if s else out
             (q,), out = _batch("mass_matrix", n, {"q": q}, out, sq)
             (crba_parallel if use_parallel(q.size) else crba_serial)(im, fm, q, 1, out)
             return out
@@ -140,7 +140,7 @@ class FastDynamics:
                     s = ent.coriolis_matrix(im, fm, q, qd, out)
                 except TypeError:
                     s = 1
-                return status(s, out, "coriolis_matrix", q=q, qd=qd)
+                return status(s, out, "coriolis_matrix", q=q, qd=qd) if s else out
             (q, qd), out = _batch("coriolis_matrix", n, {"q": q, "qd": qd}, out, sq)
             (coriolis_parallel if use_parallel(q.size) else coriolis_serial)(im, fm, q, qd, out)
             return out
@@ -153,7 +153,7 @@ class FastDynamics:
                 s = ent.bias_torques(im, fm, q, qd, out)
             except TypeError:
                 s = 1
-            return status(s, out, "bias_torques", q=q, qd=qd)
+            return status(s, out, "bias_torques", q=q, qd=qd) if s else out
 
         def gravity_torques(q, out=None):
             """g(q), (n,) or (N, n)."""
@@ -164,7 +164,7 @@ class FastDynamics:
                     s = ent.gravity_torques(im, fm, q, out)
                 except TypeError:
                     s = 1
-                return status(s, out, "gravity_torques", q=q)
+                return status(s, out, "gravity_torques", q=q) if s else out
             (q,), out = _batch("gravity_torques", n, {"q": q}, out, (n,))
             (gravity_parallel if use_parallel(q.size) else gravity_serial)(im, fm, q, out)
             return out
@@ -181,7 +181,7 @@ class FastDynamics:
                 if s == 3:  # no positive pivot: the reference raises ModelError, or solves at the edge
                     out[:] = _reference.forward_dynamics(model, q, qd, tau, smooth=smooth_friction or None)
                     return out
-                return status(s, out, "forward_dynamics", q=q, qd=qd, tau=tau)
+                return status(s, out, "forward_dynamics", q=q, qd=qd, tau=tau) if s else out
             (q, qd, tau), out = _batch("forward_dynamics", n, {"q": q, "qd": qd, "tau": tau}, out, (n,))
             st = np.zeros(q.shape[0], dtype=np.int64)
             k = aba_parallel if use_parallel(q.size) else aba_serial
