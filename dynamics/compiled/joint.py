@@ -20,13 +20,12 @@ coordinate qi:
   frame: S = (a, 0) revolute, (0, a) prismatic;
 * :func:`joint_force` -- S^T (n, f), the generalised force of a body-frame
   spatial force;
-* built on those: :func:`joint_bias` (the velocity product v x S qd) and
+* :func:`joint_bias` (the velocity product v x S qd) and
   :func:`joint_motion_world` (S in world axes).
 
-Only :func:`joint_angle`, :func:`joint_translation`, :func:`joint_motion` and
-:func:`joint_force` look at the joint type: a new joint type is added there
-(and in :mod:`composedyn.dynamics.model` and :mod:`.layout`), never in a
-kernel.  The spatial-algebra helpers the kernels share are here too:
+Only the ``joint_*`` functions look at the joint type: a new joint type is
+added there (and in :mod:`composedyn.dynamics.model` and :mod:`.layout`),
+never in a kernel.  The spatial-algebra helpers the kernels share are here too:
 :func:`cross`, :func:`rot`, :func:`rot_t`, :func:`motion_cross`.
 Everything takes and returns scalars and tuples, so that LLVM inlines it into
 the calling kernel (no arrays created, no reference counting).
@@ -106,7 +105,9 @@ def _rodrigues(s, c, a0, a1, a2, v0, v1, v2):
 def joint_rotate(im, fm, i, s, c, v0, v1, v2):
     """R v for joint i's rotation R = tree_R Rot(a, angle) at the angle's (s, c) = :func:`joint_angle`,
     without forming R (Rodrigues' formula on v, then tree_R)."""
-    x0, x1, x2 = _rodrigues(s, c, fm[i, AX], fm[i, AX + 1], fm[i, AX + 2], v0, v1, v2)
+    x0, x1, x2 = v0, v1, v2
+    if im[i, 1] == REVOLUTE:
+        x0, x1, x2 = _rodrigues(s, c, fm[i, AX], fm[i, AX + 1], fm[i, AX + 2], v0, v1, v2)
     return (fm[i, TR] * x0 + fm[i, TR + 1] * x1 + fm[i, TR + 2] * x2,
             fm[i, TR + 3] * x0 + fm[i, TR + 4] * x1 + fm[i, TR + 5] * x2,
             fm[i, TR + 6] * x0 + fm[i, TR + 7] * x1 + fm[i, TR + 8] * x2)
@@ -118,7 +119,9 @@ def joint_rotate_t(im, fm, i, s, c, v0, v1, v2):
     x0 = fm[i, TR] * v0 + fm[i, TR + 3] * v1 + fm[i, TR + 6] * v2
     x1 = fm[i, TR + 1] * v0 + fm[i, TR + 4] * v1 + fm[i, TR + 7] * v2
     x2 = fm[i, TR + 2] * v0 + fm[i, TR + 5] * v1 + fm[i, TR + 8] * v2
-    return _rodrigues(-s, c, fm[i, AX], fm[i, AX + 1], fm[i, AX + 2], x0, x1, x2)
+    if im[i, 1] == REVOLUTE:
+        return _rodrigues(-s, c, fm[i, AX], fm[i, AX + 1], fm[i, AX + 2], x0, x1, x2)
+    return x0, x1, x2
 
 
 @njit(cache=True)
@@ -165,8 +168,12 @@ def joint_force(im, fm, i, n0, n1, n2, f0, f1, f2):
 def joint_bias(im, fm, i, w0, w1, w2, u0, u1, u2, x):
     """v x (S x): the velocity-product acceleration of body i moving at v = (w, u) (its own
     velocity, joint motion included) with joint rate x, body frame."""
-    s0, s1, s2, s3, s4, s5 = joint_motion(im, fm, i, x)
-    return motion_cross(w0, w1, w2, u0, u1, u2, s0, s1, s2, s3, s4, s5)
+    s0, s1, s2 = fm[i, AX] * x, fm[i, AX + 1] * x, fm[i, AX + 2] * x
+    c0, c1, c2 = cross(w0, w1, w2, s0, s1, s2)
+    if im[i, 1] == REVOLUTE:  # (w, u) x (s, 0) = (w x s, u x s)
+        d0, d1, d2 = cross(u0, u1, u2, s0, s1, s2)
+        return c0, c1, c2, d0, d1, d2
+    return 0.0, 0.0, 0.0, c0, c1, c2  # (w, u) x (0, s) = (0, w x s)
 
 
 @njit(cache=True)
