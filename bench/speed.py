@@ -2,8 +2,8 @@
 
     python bench/speed.py [--batch 10000] [--repeat 15] [--quick]
 
-Prints Markdown tables (paste them into README "Performance" with the
-machine line):
+Prints Markdown tables (paste them into ``docs/performance.md``, section
+"Dynamics per call and batches", with the machine line):
 
 1. start-up: ``import composedyn``; first ``inverse_dynamics`` call with an
    empty numba cache (compilation) and in a second process (cache filled);
