@@ -2,8 +2,8 @@
 
     python bench/speed.py [--batch 10000] [--repeat 15] [--quick]
 
-Prints Markdown tables (paste them into README "Performance" with the
-machine line):
+Prints Markdown tables (paste them into ``docs/performance.md``, section
+"Dynamics per call and batches", with the machine line):
 
 1. start-up: ``import composedyn``; first ``inverse_dynamics`` call with an
    empty numba cache (compilation) and in a second process (cache filled);
@@ -15,7 +15,7 @@ machine line):
    ``aba``) called from Python (ratio < 1: composedyn faster);
 3. batch throughput: ``--batch`` samples in one ``Robot`` call (compiled loop,
    forced parallel and forced serial; the default picks parallel from
-   ``dispatch.PARALLEL_WORK`` samples x joints) against Pinocchio in a Python
+   ``parallel.PARALLEL_WORK`` samples x joints) against Pinocchio in a Python
    loop, as speed-ups;
 4. the PUMA 560 against the Robotics Toolbox's ``rne`` when installed;
 5. RNEA cost against the number of joints (random chains, 2 to 100 joints).
@@ -30,8 +30,10 @@ import argparse
 
 import numpy as np
 
+
 import composedyn as cd
 from composedyn.dynamics import dispatch
+from composedyn.dynamics.compiled import parallel
 from composedyn.testing.pinocchio_oracle import PinPair, erd_urdf, pin
 from composedyn.testing.random_robots import random_urdf
 from timing import interleaved, linear_fit, machine, startup
@@ -92,12 +94,12 @@ def batch_table(robots: dict, N: int, repeat: int) -> None:
     print("|---|---|---|---|---|---|---|---|")
     for name, (robot, pp) in robots.items():
         for qty, (ours, ref) in calls(robot, pp, np.random.default_rng(1), N).items():
-            keep = dispatch.PARALLEL_WORK
-            dispatch.PARALLEL_WORK = 0  # force the parallel loop
+            keep = parallel.PARALLEL_WORK
+            parallel.PARALLEL_WORK = 0  # force the parallel loop
             par = interleaved({"ours": ours, "pin": ref}, number=1, repeat=repeat)
-            dispatch.PARALLEL_WORK = 1 << 62  # force the serial loop
+            parallel.PARALLEL_WORK = 1 << 62  # force the serial loop
             ser = interleaved({"ours": ours}, number=1, repeat=repeat)["ours"]
-            dispatch.PARALLEL_WORK = keep
+            parallel.PARALLEL_WORK = keep
             ref_np = "–"
             if qty in ("ID", "M"):
                 dispatch.set_backend("numpy")
@@ -144,9 +146,9 @@ def scaling_table(N: int, repeat: int) -> None:
         v = np.empty(robot.dof)
         t = interleaved({"fast": lambda: fd.inverse_dynamics(q, q, q, out=v),
                          "pin": lambda: pin.rnea(pp.model, pp.data, pq, q, q)}, number=1000, repeat=repeat)
-        dispatch.PARALLEL_WORK, keep = 1 << 62, dispatch.PARALLEL_WORK
+        parallel.PARALLEL_WORK, keep = 1 << 62, parallel.PARALLEL_WORK
         b = interleaved({"b": lambda: robot.inverse_dynamics(Q, Q, Q)}, number=1, repeat=max(3, repeat // 3))["b"] / N
-        dispatch.PARALLEL_WORK = keep
+        parallel.PARALLEL_WORK = keep
         costs.append(b * 1e6)
         print(f"| {n} | {t['fast'] * 1e6:.2f} | {t['pin'] * 1e6:.2f} | {b * 1e6:.3f} | {b * 1e9 / n:.1f} |")
     a, slope, r2 = linear_fit(ns, costs)

@@ -10,7 +10,7 @@ loaded as independent coordinates, frame ``panda_hand``) and the UR5
 (LOCAL_WORLD_ALIGNED); best of ``--repeat`` rounds, timed in alternation.
 Batch: one ``robot.jacobian`` call on ``--batch`` random configurations against
 a Python loop of ``pin.computeFrameJacobian``, once with the default loop
-(parallel from ``dispatch.PARALLEL_WORK`` samples x joints) and once forced
+(parallel from ``parallel.PARALLEL_WORK`` samples x joints) and once forced
 onto one thread.  Ratios > 1: composedyn slower.
 Inverse kinematics: ``--ik`` targets ``frame_pose(q)`` at random in-limit q,
 each solved from q0 = 0 (projected on the limits) with the default
@@ -27,7 +27,7 @@ import warnings
 import numpy as np
 
 import composedyn as cd
-from composedyn.dynamics import dispatch
+from composedyn.dynamics.compiled import parallel
 from composedyn.ik import random_configurations
 from composedyn.testing.pinocchio_oracle import PinPair, erd_urdf, pin
 
@@ -95,11 +95,11 @@ def main() -> None:
 
         ours, theirs = paired(lambda: robot.jacobian(Q, frame), pin_loop, 2 * args.repeat, 1)
         rows.append(line(f"{key} jacobian, {args.batch} samples vs Python loop", ours, theirs, "ms"))
-        work, dispatch.PARALLEL_WORK = dispatch.PARALLEL_WORK, 1 << 62  # the same batch on one thread
+        work, parallel.PARALLEL_WORK = parallel.PARALLEL_WORK, 1 << 62  # the same batch on one thread
         try:
             ours, theirs = paired(lambda: robot.jacobian(Q, frame), pin_loop, 2 * args.repeat, 1)
         finally:
-            dispatch.PARALLEL_WORK = work
+            parallel.PARALLEL_WORK = work
         rows.append(line(f"{key} jacobian, {args.batch} samples, one thread, vs Python loop", ours, theirs, "ms"))
         targets = [robot.frame_pose(x, frame) for x in Q[:args.ik]]
         robot.inverse_kinematics(frame, targets[0])  # compile

@@ -17,7 +17,8 @@ NumPy reference functions and follow that table:
   :func:`set_backend`; also used for robots without moving joints (n = 0).
 
 Batches (leading axes) run one compiled loop over the samples, spread over
-the CPU cores (``numba.prange``) when samples x joints >= :data:`PARALLEL_WORK`;
+the CPU cores (``numba.prange``) when samples x joints >=
+:data:`composedyn.dynamics.compiled.parallel.PARALLEL_WORK`;
 smaller batches stay serial, since starting the threads on a loaded machine can
 cost more than the work.
 """
@@ -26,7 +27,6 @@ from __future__ import annotations
 
 import logging
 import os
-import threading
 import time
 import weakref
 from typing import NamedTuple
@@ -39,8 +39,8 @@ from composedyn.dynamics.reference import forward as _np_forward
 from composedyn.dynamics.reference import rnea as _np_rnea
 from composedyn.dynamics.compiled.layout import NO_FW3, pack
 from composedyn.dynamics.compiled.layout import NO_FW as _NONE_FW
+from composedyn.dynamics.compiled.parallel import use_parallel
 
-PARALLEL_WORK = 20_000  # samples x joints (~2 ms of serial work) from which batch loops use all cores
 _state = {"backend": os.environ.get("COMPOSEDYN_BACKEND", "auto").strip().lower() or "auto"}
 _kernels: dict = {}
 _compile_s: dict = {}
@@ -58,19 +58,15 @@ def set_backend(name: str) -> None:
 
 
 def backend() -> str:
-    """The backend in effect: ``"numba"`` or ``"numpy"`` (imports numba if needed)."""
+    """The backend in effect: ``"numba"`` or ``"numpy"`` (imports numba if needed; ImportError,
+    one line, if it does not import and the NumPy backend was not chosen)."""
     b = _state.get("resolved")
     if b is None:  # resolved once per set_backend(); the dynamics functions test _state["numpy"]
         b = _state["backend"]
         if b not in ("auto", "numba", "numpy"):
             raise ValueError(f"COMPOSEDYN_BACKEND must be 'auto', 'numba' or 'numpy', got {b!r}")
-        if b != "numpy":
-            try:
-                import numba  # noqa: F401
-            except ImportError as e:
-                raise ImportError(f"composedyn needs numba for its compiled dynamics ({e}); install it with "
-                                  "`pip install numba`, or choose the slow NumPy reference explicitly with "
-                                  "COMPOSEDYN_BACKEND=numpy") from None
+        if b != "numpy":  # numba is required: a failed import raises one line saying what to do
+            from composedyn.dynamics.compiled import jit  # noqa: F401
             b = "numba"
         _state["resolved"], _state["numpy"] = b, b == "numpy"
     return b
@@ -195,21 +191,6 @@ def _rows(x: np.ndarray, shape: tuple, n: int) -> np.ndarray:
     if not x.flags.writeable:
         x = x.copy()
     return x.reshape((-1,) + shape[len(shape) - n:])
-
-
-def use_parallel(work: int) -> bool:
-    """Whether a batch of ``work`` = samples x joints runs the parallel loop.
-
-    Only from the main thread, and never in a process forked after this one ran
-    a parallel loop: numba's ``workqueue`` threading layer (used where OpenMP and
-    TBB are missing) aborts on parallel regions entered from two threads at once,
-    and GNU OpenMP aborts a forked child (e.g. a ``multiprocessing`` worker) that
-    enters one.  Those callers loop serially.
-    """
-    if work < PARALLEL_WORK or threading.current_thread() is not threading.main_thread():
-        return False
-    pid = _state.setdefault("parallel_pid", os.getpid())
-    return pid == os.getpid()
 
 
 def _loop(name: str, Q: np.ndarray):

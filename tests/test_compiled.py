@@ -14,11 +14,13 @@ import os
 import subprocess
 import sys
 
+import composedyn as cd
 import numpy as np
 import pytest
 
 import composedyn as cd
 from composedyn.dynamics import dispatch
+from composedyn.dynamics.compiled import parallel
 from composedyn.dynamics.reference import coriolis, crba, forward, rnea
 from composedyn.dynamics.schema import add_joint, add_link, new_graph
 from random_robots import FIXED_SEEDS, random_urdf
@@ -101,7 +103,7 @@ def test_joint_terms_on_both_backends(numpy_backend):
 
 
 def test_parallel_loop_equals_numpy(monkeypatch):
-    monkeypatch.setattr(dispatch, "PARALLEL_WORK", 1)
+    monkeypatch.setattr(parallel, "PARALLEL_WORK", 1)
     robot = robot_for(5, 10)
     m = robot.model
     rng = np.random.default_rng(1)
@@ -225,15 +227,15 @@ def test_robot_without_moving_joints():
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 def test_forked_child_loops_serially(monkeypatch):
     """GNU OpenMP aborts a forked child entering a parallel region: children loop serially."""
-    monkeypatch.setattr(dispatch, "PARALLEL_WORK", 1)
+    monkeypatch.setattr(parallel, "PARALLEL_WORK", 1)
     robot = robot_for(2, 3)
     Q = np.zeros((70, robot.dof))
     tau = robot.inverse_dynamics(Q, Q, Q)  # parallel loop in this process
-    assert dispatch.use_parallel(10)
+    assert parallel.use_parallel(10)
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:  # child
-        ok = not dispatch.use_parallel(10) and np.allclose(robot.inverse_dynamics(Q, Q, Q), tau)
+        ok = not parallel.use_parallel(10) and np.allclose(robot.inverse_dynamics(Q, Q, Q), tau)
         os.write(w, b"1" if ok else b"0")
         os._exit(0)
     os.waitpid(pid, 0)
@@ -244,10 +246,10 @@ def test_threads_loop_serially():
     import threading
 
     seen = []
-    t = threading.Thread(target=lambda: seen.append(dispatch.use_parallel(10**9)))
+    t = threading.Thread(target=lambda: seen.append(parallel.use_parallel(10**9)))
     t.start()
     t.join()
-    assert seen == [False] and dispatch.use_parallel(10**9)
+    assert seen == [False] and parallel.use_parallel(10**9)
 
 
 LEAN = ("inverse_dynamics", "mass_matrix", "coriolis_matrix", "gravity_torques", "bias_torques", "forward_dynamics",
@@ -341,18 +343,34 @@ def test_lean_path_is_not_used_with_dependent_mimic_joints(spy_entries):
     assert robot.dof < len(robot.all_joint_names) and sum(spy_entries.values()) == 0
 
 
-def test_fast_entry_propagates_nan_and_takes_the_checked_entry(spy_entries):
+@pytest.fixture
+def spy_fast_entries(monkeypatch):
+    """Count the calls of each checked compiled entry made by ``robot.fast``."""
+    from composedyn.dynamics.compiled import fast
+
+    counts = dict.fromkeys(LEAN, 0)
+    for name in LEAN:
+        real = getattr(fast._ENTRIES, name)
+
+        def spy(*args, _name=name, _real=real):
+            counts[_name] += 1
+            return _real(*args)
+        monkeypatch.setattr(fast._ENTRIES, name, spy)
+    return counts
+
+
+def test_fast_entry_gives_nan_for_nan_and_takes_the_checked_entry(spy_fast_entries):
     """robot.fast runs a single sample through the checked entry; NaN input, which the
-    entry declines, still reaches the plain kernel and comes out as NaN."""
+    entry declines, comes out as an all-NaN result."""
     robot = robot_for(3, 7)
     fd, n = robot.fast, robot.dof
     q = np.random.default_rng(5).normal(size=n)
-    assert np.isfinite(fd.mass_matrix(q)).all() and spy_entries["mass_matrix"] == 1
+    assert np.isfinite(fd.mass_matrix(q)).all() and spy_fast_entries["mass_matrix"] == 1
     bad = q.copy()
     bad[0] = np.nan
-    assert np.isnan(fd.inverse_dynamics(bad, q, q)).any()
-    assert np.isnan(fd.mass_matrix(bad)).any() and np.isnan(fd.gravity_torques(np.full(n, np.nan))).any()
-    assert spy_entries["inverse_dynamics"] == 1 and spy_entries["mass_matrix"] == 2
+    assert np.isnan(fd.inverse_dynamics(bad, q, q)).all()
+    assert np.isnan(fd.mass_matrix(bad)).all() and np.isnan(fd.gravity_torques(np.full(n, np.nan))).all()
+    assert spy_fast_entries["inverse_dynamics"] == 1 and spy_fast_entries["mass_matrix"] == 2
 
 
 def test_strided_vectors_take_the_lean_path_and_other_dtypes_skip_it(spy_entries):

@@ -5,7 +5,10 @@ import pytest
 from numba import njit
 
 import composedyn as cd
-from composedyn.dynamics.compiled.joint import joint_force, joint_motion, joint_pose, rot
+from composedyn.dynamics.compiled.joint import (
+    joint_angle, joint_bias, joint_force, joint_motion, joint_motion_world, joint_pose, joint_rotate, joint_rotate_t,
+    rot,
+)
 from composedyn.dynamics.compiled.layout import pack
 from composedyn.dynamics.reference.kinematics import body_poses, motion_subspaces
 from random_robots import FIXED_SEEDS, random_urdf
@@ -54,3 +57,37 @@ def test_joint_pose_motion_force_match_numpy(seed, n):
         w, u = R[i] @ np.array(s_body[:3]), R[i] @ np.array(s_body[3:])
         assert np.allclose(np.r_[w, u + np.cross(p[i], w)], S[i], atol=1e-12)
         assert tau == pytest.approx(float(np.dot(s_body[:3], f[:3]) + np.dot(s_body[3:], f[3:])), abs=1e-12)
+
+
+@njit(cache=True)
+def _derived(im, fm, i, R, p, v, x, y):
+    """joint_rotate(_t) of y, joint_motion_world at the world pose (R, p), joint_bias of v with rate x."""
+    s, c = joint_angle(im, i, x)
+    return (joint_rotate(im, fm, i, s, c, y[0], y[1], y[2]), joint_rotate_t(im, fm, i, s, c, y[0], y[1], y[2]),
+            joint_motion_world(im, fm, i, (R[0], R[1], R[2], R[3], R[4], R[5], R[6], R[7], R[8]), p[0], p[1], p[2]),
+            joint_bias(im, fm, i, v[0], v[1], v[2], v[3], v[4], v[5], x))
+
+
+@pytest.mark.parametrize("seed,n", FIXED_SEEDS[:6])
+def test_derived_helpers_match_pose_and_numpy(seed, n):
+    """R v and R^T v without R, S in world axes, and v x S x equal their definitions."""
+    m = cd.from_urdf(random_urdf(seed, n)).model
+    im, fm = pack(m)
+    rng = np.random.default_rng(seed)
+    q = rng.uniform(-2, 2, m.n)
+    Rw, pw = body_poses(m, q)
+    S = motion_subspaces(m, Rw, pw)  # world axes about the world origin, angular first
+    for i in range(m.n):
+        v, y, x = rng.normal(size=6), rng.normal(size=3), q[i]
+        Rj = np.array(_pose(im, fm, i, x)[0]).reshape(3, 3)
+        ry, rty, s_world, bias = _derived(im, fm, i, Rw[i].ravel(), pw[i], v, x, y)
+        assert np.allclose(ry, Rj @ y, atol=1e-12) and np.allclose(rty, Rj.T @ y, atol=1e-12)
+        assert np.allclose(s_world, S[i], atol=1e-12)
+        s = np.array(_subspace(im, fm, i, x, np.zeros(6))[0])  # S x, body frame
+        w, u = v[:3], v[3:]
+        assert np.allclose(bias, np.r_[np.cross(w, s[:3]), np.cross(w, s[3:]) + np.cross(u, s[:3])], atol=1e-12)
+
+
+@njit(cache=True)
+def _pose(im, fm, i, x):
+    return joint_pose(im, fm, i, x)

@@ -1,28 +1,54 @@
-"""Compiled (numba) dynamics kernels over the flat ``Model`` arrays.
+"""Compiled (numba) dynamics kernels over the flat arrays of a ``Model``.
 
-Importing this package does **not** import numba: :mod:`.layout` packs a
-``Model`` into two contiguous arrays with NumPy only, and the kernel modules
-(:mod:`.rnea`, :mod:`.crba`, :mod:`.coriolis`, :mod:`.gravity`,
-:mod:`.aba`, :mod:`.forward`, :mod:`.entry`) are imported lazily by
-:mod:`composedyn.dynamics.dispatch` on the first dynamics call.
+Layout:
+
+* :mod:`.layout` -- packs a ``Model`` into two contiguous arrays, ``im``
+  (parent, joint type) and ``fm`` (one row of numbers per body: tree
+  transform, axis, inertia, friction, gravity), with NumPy only;
+* :mod:`.jit` -- ``njit`` and ``prange`` for every kernel module: imports
+  numba (one clear ``ImportError`` line if it cannot) and keys the on-disk
+  cache on the source of this whole package;
+* :mod:`.joint` -- the joint model: pose, motion subspace S, S^T f and the
+  velocity product of a joint, plus the shared 3-vector and spatial helpers.
+  The only place that looks at the joint type;
+* one kernel per algorithm, each ``<name>_one`` (one sample),
+  ``<name>_into`` (caller-provided scratch) and ``<name>_serial`` /
+  ``<name>_parallel`` (sample loops, :mod:`.loops`):
+  :mod:`.rnea` (inverse dynamics), :mod:`.crba` (mass matrix),
+  :mod:`.coriolis` (Coriolis matrix), :mod:`.gravity` (gravity torques),
+  :mod:`.aba` (forward dynamics), :mod:`.forward` (Cholesky solve of a
+  given M);
+* :mod:`.entry` -- checked single-sample entries (lengths, NaN and inf
+  tested in compiled code, the kernel inlined) for the ``Robot`` methods and
+  ``robot.fast``; :mod:`.fast` -- ``robot.fast``, the control-loop entry;
+  :mod:`.parallel` -- when a batch loop uses all cores.
+
+Importing this package, :mod:`.layout` or :mod:`.parallel` does not import
+numba; the kernel modules do (:mod:`composedyn.dynamics.dispatch` imports
+them on the first dynamics call).
 
 Formulation: RNEA, ABA and the gravity torques run in **body coordinates**
-(Featherstone's ``ID`` and ``FDab`` with 3x3 rotations and 3-vectors,
-spatial vectors angular first; gravity by subtree mass and first moment);
-the CRBA and the Coriolis matrix in **world coordinates** (Pinocchio's CRBA;
-the algorithm of :mod:`composedyn.dynamics.reference.coriolis`).  :mod:`.entry` holds
-the checked single-sample entries the ``Robot`` methods call.  Every kernel
-equals the NumPy reference to ~1e-14 relative (``tests/test_compiled*.py``).
+(Featherstone's ``ID`` and ``FDab`` with 3x3 rotations and 3-vectors; gravity
+by subtree mass and first moment); the CRBA and the Coriolis matrix in
+**world coordinates** (Pinocchio's CRBA; the algorithm of
+:mod:`composedyn.dynamics.reference.coriolis`).  Spatial vectors are angular first
+inside the kernels.  Every kernel equals the NumPy reference to ~1e-14
+relative (``tests/test_compiled*.py``).
+
+Joint model.  A joint of body i has one coordinate q_i, a tree transform
+(parent frame -> joint frame at q = 0) and a unit axis a; revolute: pose
+tree_R Rot(a, q_i), S = (a, 0); prismatic: translation q_i a, S = (0, a).
+Kernels get all of it from :mod:`.joint`, so a new joint type is added there
+(and in :mod:`composedyn.dynamics.model` and :mod:`.layout`), not in the
+kernels.
 
 Two things decide the speed of these kernels more than the flop count: keep
-a body's quantities in local scalars (helpers returning tuples, inlined by
-LLVM), and avoid array slices and non-inlined calls that take arrays, on
-which numba counts references with atomic operations.
+a body's quantities in local scalars (helpers taking and returning tuples,
+inlined by LLVM), and avoid array slices and non-inlined calls that take
+arrays, on which numba counts references with atomic operations.  Measured
+figures are in ``docs/performance.md``.
 
-Kernels are compiled with ``njit(cache=True)``: the machine code is written to
+Kernels are compiled with ``cache=True``: the machine code is written to
 ``__pycache__`` next to these files on the first call and reloaded by later
-processes.  numba keys each cache entry on the time stamp of the file that
-defines the kernel only, so after editing a kernel module that others call
-(:mod:`.rnea`, :mod:`.crba`, ... are compiled into :mod:`.entry`) delete
-``dynamics/compiled/__pycache__`` (an installed wheel is never affected).
+processes while no ``.py`` file of this package changes (:mod:`.jit`).
 """

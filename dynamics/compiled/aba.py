@@ -5,8 +5,8 @@ with the conventions of :mod:`.rnea`: spatial vectors angular first, each in
 its body's (joint) frame; X_i is the motion transform parent -> body i given
 by the joint's pose row (R = tree_R Rot(a, q) body axes in parent axes,
 p body origin in the parent frame): X_i m = (R^T w, R^T (v - p x w)).  The joint
-motion subspace S_i is the unit axis a_i in the angular part (revolute,
-S = (a, 0)) or the linear part (prismatic, S = (0, a)).
+pose, its motion subspace S_i and S_i^T f come from the joint model
+(:mod:`.joint`).
 
 Pass 1, base -> leaves (base velocity 0):
     v_i  = X_i v_p + S_i qd_i
@@ -27,8 +27,8 @@ Articulated inertias are symmetric 6x6 and kept as 21 numbers in block form
 IA = [[A, B], [B^T, C]] with A, C symmetric 3x3 (upper triangles
 a00 a01 a02 a11 a12 a22) and B general 3x3 (row-major).  A rigid body
 (mass m, first moment h = m c, rotational inertia Io about its origin) is
-A = Io, B = skew(h) (the matrix of h x), C = m 1.  Since S is a unit axis in one half,
-U = IA S is a combination of three columns: (A a, B^T a) or (B a, C a).
+A = Io, B = skew(h) (the matrix of h x), C = m 1.  IA is symmetric, so
+U = IA S has the entries S^T (column k of IA) (:func:`.joint.joint_force`).
 
 The armature enters D_i only (a rotor spinning with the joint, as in
 Pinocchio and :func:`composedyn.dynamics.reference.aba.aba`).  D_i are the pivots of a
@@ -38,14 +38,10 @@ unwritten, and the caller raises ``ModelError``.
 
 Implementation: one scratch row of ``w`` per body and every helper addressed
 by (w, row, column) rather than by row views: a view handed to a function
-costs an atomic reference-count pair (~15 ns, as much as a joint's
-arithmetic), so the pose, motion/force transform and world-force helpers are
-written here in that form.  The helpers
-are inlined into ``aba_into`` (``inline="always"``) and compiled with FMA
-contraction.  Measured on a shared 2-core EPYC (best of 7 x 100,000 calls in
-an njit loop): UR5 0.6 us, Panda 0.85 us, Talos reduced (32 joints) 2.9 us per
-call, 1.5-2.7x faster than RNEA + CRBA + Cholesky (:mod:`.forward`; the range
-spans two versions of its RNEA/CRBA kernels).
+costs an atomic reference-count pair (as much time as a joint's arithmetic),
+so the pose, motion/force transform and world-force helpers are written here
+in that form.  The helpers are inlined into ``aba_into`` (``inline="always"``)
+and compiled with FMA contraction.
 """
 
 from __future__ import annotations
@@ -53,12 +49,13 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
 
-from composedyn.dynamics.compiled.loops import serial_and_parallel
-from composedyn.dynamics.compiled.layout import (
-    ARM, AX, BLOCKS, DAMP, FRIC, GRAV, H, IO, MASS, RA, TA, TK, TP, TR,
+from composedyn.dynamics.compiled.jit import njit, prange
+from composedyn.dynamics.compiled.joint import (
+    joint_angle, joint_bias, joint_force, joint_motion, joint_rotation_row, joint_translation,
 )
+from composedyn.dynamics.compiled.layout import ARM, BLOCKS, DAMP, FRIC, GRAV, IO, MASS, H
+from composedyn.dynamics.compiled.loops import all_finite, serial_and_parallel
 
 # columns of a body's scratch row (row n is the base): pose row X 0:12, world pose Xw
 # 12:24 (only with external forces), v 24:30 (overwritten by a in pass 3), c 30:36,
@@ -70,22 +67,13 @@ _helper = njit(cache=True, inline="always", fastmath=FMA)  # inlined in numba IR
 
 
 @_helper
-def _pose(fm, jt, i, qi, w):
-    """Pose row of body i into w[i, 0:12], tree_R Rot(a, q) by Rodrigues' formula:
-    revolute R = c tree_R + s tree_R K(a) + (1 - c) (tree_R a) a^T, p = tree_p;
-    prismatic R = tree_R, p = tree_p + qi tree_R a."""
-    if jt == 1:
-        for k in range(9):
-            w[i, k] = fm[i, TR + k]
-        for r in range(3):
-            w[i, 9 + r] = fm[i, TP + r] + qi * fm[i, RA + r]
-        return
-    s, c = math.sin(qi), math.cos(qi)
-    t = 1.0 - c
-    for k in range(9):
-        w[i, k] = c * fm[i, TR + k] + s * fm[i, TK + k] + t * fm[i, TA + k]
-    for r in range(3):
-        w[i, 9 + r] = fm[i, TP + r]
+def _pose(im, fm, i, qi, w):
+    """Pose row of body i into w[i, 0:12]: the joint transform (R row-major, p) of :mod:`.joint`."""
+    s, c = joint_angle(im, i, qi)
+    w[i, 0], w[i, 1], w[i, 2] = joint_rotation_row(im, fm, i, 0, s, c)
+    w[i, 3], w[i, 4], w[i, 5] = joint_rotation_row(im, fm, i, 1, s, c)
+    w[i, 6], w[i, 7], w[i, 8] = joint_rotation_row(im, fm, i, 2, s, c)
+    w[i, 9], w[i, 10], w[i, 11] = joint_translation(im, fm, i, qi)
 
 
 @_helper
@@ -260,22 +248,20 @@ def _velocity(im, fm, q, qd, fw, w):
         w[n, c] = 0.0
     use_fw = fw.shape[0] == n and n > 0
     for i in range(n):
-        k, jt = im[i, 0], im[i, 1]
-        _pose(fm, jt, i, q[i], w)
+        k = im[i, 0]
+        _pose(im, fm, i, q[i], w)
         _motion_to_child(w, i, n if k < 0 else k)
-        s0, s1, s2 = fm[i, AX] * qd[i], fm[i, AX + 1] * qd[i], fm[i, AX + 2] * qd[i]
-        o = V if jt == 0 else V + 3
-        w[i, o] += s0
-        w[i, o + 1] += s1
-        w[i, o + 2] += s2
-        w0, w1, w2 = w[i, V], w[i, V + 1], w[i, V + 2]
-        if jt == 0:  # c = v x (S qd) = (w x s, u x s)
-            u0, u1, u2 = w[i, V + 3], w[i, V + 4], w[i, V + 5]
-            w[i, C], w[i, C + 1], w[i, C + 2] = w1 * s2 - w2 * s1, w2 * s0 - w0 * s2, w0 * s1 - w1 * s0
-            w[i, C + 3], w[i, C + 4], w[i, C + 5] = u1 * s2 - u2 * s1, u2 * s0 - u0 * s2, u0 * s1 - u1 * s0
-        else:  # c = (0, w x s)
-            w[i, C], w[i, C + 1], w[i, C + 2] = 0.0, 0.0, 0.0
-            w[i, C + 3], w[i, C + 4], w[i, C + 5] = w1 * s2 - w2 * s1, w2 * s0 - w0 * s2, w0 * s1 - w1 * s0
+        x = qd[i]
+        s0, s1, s2, s3, s4, s5 = joint_motion(im, fm, i, x)  # v += S qd
+        w[i, V] += s0
+        w[i, V + 1] += s1
+        w[i, V + 2] += s2
+        w[i, V + 3] += s3
+        w[i, V + 4] += s4
+        w[i, V + 5] += s5
+        c0, c1, c2, c3, c4, c5 = joint_bias(im, fm, i, w[i, V], w[i, V + 1], w[i, V + 2],
+                                            w[i, V + 3], w[i, V + 4], w[i, V + 5], x)  # c = v x S qd
+        w[i, C], w[i, C + 1], w[i, C + 2], w[i, C + 3], w[i, C + 4], w[i, C + 5] = c0, c1, c2, c3, c4, c5
         _rigid_inertia(fm, i, w)
         _bias_force(fm, i, w)
         if use_fw:
@@ -284,31 +270,28 @@ def _velocity(im, fm, q, qd, fw, w):
 
 
 @_helper
-def _articulate(fm, jt, i, ui, w, root):
+def _articulate(im, fm, i, ui, w, root):
     """Pass 2 at body i: U = IA S, D = S . U + armature, u = ui - S . pA; stores U / D
     and u / D; then, unless the body is a root, in place Ia = IA - U U^T / D and
     pa = pA + Ia c + U u / D.  ui = tau_i - friction_i.  Returns D (nothing is stored
-    when D is not > 0)."""
-    a0, a1, a2 = fm[i, AX], fm[i, AX + 1], fm[i, AX + 2]
+    when D is not > 0).
+
+    IA is symmetric, so U_k = S . (column k of IA) = :func:`.joint.joint_force` of that
+    column; with IA = [[A, B], [B^T, C]] column k < 3 is (A[:, k], B[k, :]) and column
+    3 + k is (B[:, k], C[:, k])."""
     b = IA
-    if jt == 0:  # U = (A a, B^T a), u -= a . pA_ang
-        U0 = w[i, b] * a0 + w[i, b + 1] * a1 + w[i, b + 2] * a2
-        U1 = w[i, b + 1] * a0 + w[i, b + 3] * a1 + w[i, b + 4] * a2
-        U2 = w[i, b + 2] * a0 + w[i, b + 4] * a1 + w[i, b + 5] * a2
-        U3 = w[i, b + 6] * a0 + w[i, b + 9] * a1 + w[i, b + 12] * a2
-        U4 = w[i, b + 7] * a0 + w[i, b + 10] * a1 + w[i, b + 13] * a2
-        U5 = w[i, b + 8] * a0 + w[i, b + 11] * a1 + w[i, b + 14] * a2
-        D = a0 * U0 + a1 * U1 + a2 * U2 + fm[i, ARM]
-        ui -= a0 * w[i, PA] + a1 * w[i, PA + 1] + a2 * w[i, PA + 2]
-    else:  # U = (B a, C a), u -= a . pA_lin
-        U0 = w[i, b + 6] * a0 + w[i, b + 7] * a1 + w[i, b + 8] * a2
-        U1 = w[i, b + 9] * a0 + w[i, b + 10] * a1 + w[i, b + 11] * a2
-        U2 = w[i, b + 12] * a0 + w[i, b + 13] * a1 + w[i, b + 14] * a2
-        U3 = w[i, b + 15] * a0 + w[i, b + 16] * a1 + w[i, b + 17] * a2
-        U4 = w[i, b + 16] * a0 + w[i, b + 18] * a1 + w[i, b + 19] * a2
-        U5 = w[i, b + 17] * a0 + w[i, b + 19] * a1 + w[i, b + 20] * a2
-        D = a0 * U3 + a1 * U4 + a2 * U5 + fm[i, ARM]
-        ui -= a0 * w[i, PA + 3] + a1 * w[i, PA + 4] + a2 * w[i, PA + 5]
+    A00, A01, A02, A11, A12, A22 = w[i, b], w[i, b + 1], w[i, b + 2], w[i, b + 3], w[i, b + 4], w[i, b + 5]
+    B00, B01, B02, B10, B11, B12 = w[i, b + 6], w[i, b + 7], w[i, b + 8], w[i, b + 9], w[i, b + 10], w[i, b + 11]
+    B20, B21, B22 = w[i, b + 12], w[i, b + 13], w[i, b + 14]
+    C00, C01, C02, C11, C12, C22 = w[i, b + 15], w[i, b + 16], w[i, b + 17], w[i, b + 18], w[i, b + 19], w[i, b + 20]
+    U0 = joint_force(im, fm, i, A00, A01, A02, B00, B01, B02)
+    U1 = joint_force(im, fm, i, A01, A11, A12, B10, B11, B12)
+    U2 = joint_force(im, fm, i, A02, A12, A22, B20, B21, B22)
+    U3 = joint_force(im, fm, i, B00, B10, B20, C00, C01, C02)
+    U4 = joint_force(im, fm, i, B01, B11, B21, C01, C11, C12)
+    U5 = joint_force(im, fm, i, B02, B12, B22, C02, C12, C22)
+    D = joint_force(im, fm, i, U0, U1, U2, U3, U4, U5) + fm[i, ARM]
+    ui -= joint_force(im, fm, i, w[i, PA], w[i, PA + 1], w[i, PA + 2], w[i, PA + 3], w[i, PA + 4], w[i, PA + 5])
     if not (D > 0.0 and D < math.inf):
         return D
     d = 1.0 / D
@@ -319,13 +302,13 @@ def _articulate(fm, jt, i, ui, w, root):
     if root:  # nothing to pass on
         return D
     # Ia = IA - U (U / D)^T on the 21 stored entries (A, B, C blocks)
-    A00, A01, A02 = w[i, b] - U0 * Ud0, w[i, b + 1] - U0 * Ud1, w[i, b + 2] - U0 * Ud2
-    A11, A12, A22 = w[i, b + 3] - U1 * Ud1, w[i, b + 4] - U1 * Ud2, w[i, b + 5] - U2 * Ud2
-    B00, B01, B02 = w[i, b + 6] - U0 * Ud3, w[i, b + 7] - U0 * Ud4, w[i, b + 8] - U0 * Ud5
-    B10, B11, B12 = w[i, b + 9] - U1 * Ud3, w[i, b + 10] - U1 * Ud4, w[i, b + 11] - U1 * Ud5
-    B20, B21, B22 = w[i, b + 12] - U2 * Ud3, w[i, b + 13] - U2 * Ud4, w[i, b + 14] - U2 * Ud5
-    C00, C01, C02 = w[i, b + 15] - U3 * Ud3, w[i, b + 16] - U3 * Ud4, w[i, b + 17] - U3 * Ud5
-    C11, C12, C22 = w[i, b + 18] - U4 * Ud4, w[i, b + 19] - U4 * Ud5, w[i, b + 20] - U5 * Ud5
+    A00, A01, A02 = A00 - U0 * Ud0, A01 - U0 * Ud1, A02 - U0 * Ud2
+    A11, A12, A22 = A11 - U1 * Ud1, A12 - U1 * Ud2, A22 - U2 * Ud2
+    B00, B01, B02 = B00 - U0 * Ud3, B01 - U0 * Ud4, B02 - U0 * Ud5
+    B10, B11, B12 = B10 - U1 * Ud3, B11 - U1 * Ud4, B12 - U1 * Ud5
+    B20, B21, B22 = B20 - U2 * Ud3, B21 - U2 * Ud4, B22 - U2 * Ud5
+    C00, C01, C02 = C00 - U3 * Ud3, C01 - U3 * Ud4, C02 - U3 * Ud5
+    C11, C12, C22 = C11 - U4 * Ud4, C12 - U4 * Ud5, C22 - U5 * Ud5
     w[i, b], w[i, b + 1], w[i, b + 2], w[i, b + 3], w[i, b + 4], w[i, b + 5] = A00, A01, A02, A11, A12, A22
     w[i, b + 6], w[i, b + 7], w[i, b + 8] = B00, B01, B02
     w[i, b + 9], w[i, b + 10], w[i, b + 11] = B10, B11, B12
@@ -367,7 +350,7 @@ def aba_into(im, fm, q, qd, tau, fw, fric, smooth, out, w):
                 sgn = 1.0 if x > 0.0 else (-1.0 if x < 0.0 else 0.0)
             ui -= fm[i, DAMP] * x + fm[i, FRIC] * sgn
         k = im[i, 0]
-        D = _articulate(fm, im[i, 1], i, ui, w, k < 0)
+        D = _articulate(im, fm, i, ui, w, k < 0)
         if not (D > 0.0 and D < math.inf):
             return 1
         if k >= 0:
@@ -385,21 +368,30 @@ def aba_into(im, fm, q, qd, tau, fw, fric, smooth, out, w):
         for c in range(6):
             x -= w[i, UD + c] * w[i, V + c]
         out[i] = x
-        o = V if im[i, 1] == 0 else V + 3  # a = a' + S qdd
-        for c in range(3):
-            w[i, o + c] += fm[i, AX + c] * x
+        s0, s1, s2, s3, s4, s5 = joint_motion(im, fm, i, x)  # a = a' + S qdd
+        w[i, V] += s0
+        w[i, V + 1] += s1
+        w[i, V + 2] += s2
+        w[i, V + 3] += s3
+        w[i, V + 4] += s4
+        w[i, V + 5] += s5
     return 0
 
 
 def _aba_loop(im, fm, Q, QD, TAU, FW, fric, smooth, OUT, STATUS):
     """Samples (N, n) -> OUT (N, n); STATUS (N,) int: 1 where M is not positive definite.
-    FW (N, n, 6) or (0, n, 6) for none."""
+    FW (N, n, 6) or (0, n, 6) for none.  A sample with a NaN or inf in q, qd or tau gives
+    a NaN row (status 0)."""
     N, n = Q.shape[0], Q.shape[1]
     blocks = min(N, BLOCKS)
     none = np.empty((0, 6))
     for b in prange(blocks):
         w = np.empty((n + 1, SCRATCH))
         for s in range(b * N // blocks, (b + 1) * N // blocks):
+            STATUS[s] = 0
+            if not (all_finite(Q[s]) and all_finite(QD[s]) and all_finite(TAU[s])):
+                OUT[s].fill(np.nan)
+                continue
             f = FW[s] if FW.shape[0] > 0 else none
             STATUS[s] = aba_into(im, fm, Q[s], QD[s], TAU[s], f, fric, smooth, OUT[s], w)
 

@@ -39,7 +39,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from composedyn.dynamics.compiled.jit import njit
 
 from composedyn.dynamics.compiled.closed_layout import (
     ACCELERATIONS, FD, FORCES, HEAD, ID, LOOP_FLOATS, LOOP_INTS, MASS, POSITIONS, VELOCITIES,

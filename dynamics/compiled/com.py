@@ -10,7 +10,7 @@ a_j x (h_j - m_j p_j) / m (revolute) or m_j a_j / m (prismatic), m the moving ma
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from composedyn.dynamics.compiled.jit import njit, prange
 
 from composedyn.dynamics.compiled.joint import REVOLUTE, cross, joint_pose, rot
 from composedyn.dynamics.compiled.layout import AX, BLOCKS, H, MASS

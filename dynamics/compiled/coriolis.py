@@ -11,8 +11,9 @@ world axes, about the point O = tree_p of body 0 (C does not depend on the
 point; lever arms stay at the size of the robot).  An inertia is (m, h, A):
 mass, first moment h = m c and rotational inertia A about O, all world axes;
 it maps a motion (w, u) to I (w, u) = (A w + h x u, m u - h x w).  Body i
-with world pose (R_i, p_i) (p_i from O) and world axis a = R_i axis has
-S_i = (a, p_i x a) revolute or (0, a) prismatic.
+with world pose (R_i, p_i) (p_i from O) has its motion subspace S_i in world
+axes about O (:func:`.joint.joint_motion_world`; (a, p_i x a) for a revolute
+joint with world axis a).
 
 With v = (w, u) and I v = (k, l), B has two non-zero 3x3 blocks,
 B = [[B11, 0], [-L, 0]], where (capitals: cross-product matrices)
@@ -25,7 +26,7 @@ A W + W A = ((tr A) w - A w) x).  A body stores (m, h, A upper triangle) and
 (B11, l); subtree sums are plain sums of those.
 
 1. Forward, i = 0 .. n-1, one body in local scalars: joint rotation
-   (Rodrigues; sin, cos of all joints first), world pose R_i = R_k X_R, p_i = p_k + R_k X_p,
+   (:mod:`.joint`; sin, cos of all joints first), world pose R_i = R_k X_R, p_i = p_k + R_k X_p,
    S_i, v_i = v_k + S_i qd_i, dS_i = v_i x S_i = (w x s1, w x s2 + u x s1),
    the world inertia (hr = R h, h_w = hr + m p, A = R Io R^T + 2 (g . p) 1 -
    (g p^T + p g^T), g = hr + m p / 2), k, l and B11.  One store per body of
@@ -38,10 +39,7 @@ A W + W A = ((tr A) w - A w) x).  A body stores (m, h, A upper triangle) and
    C[i, j] = dS_j . H + S_j . K.  Entries between different branches are
    zero: ``out`` is zero-filled first unless the tree is a chain.
 
-Speed (~2.5-3x the previous version of this kernel, which built per-body
-views and called helpers with array arguments; njit loop, UR5 / Panda /
-Talos reduced: ~330 / 520 / 2000 ns per call, was ~940 / 1400 / 4800 ns)
-comes from writing it like :mod:`.rnea` and :mod:`.crba`:
+How the code is written, for speed (as :mod:`.rnea` and :mod:`.crba`):
 
 * every per-body quantity lives in local scalars, passed through small helpers
   that take and return tuples (inlined by LLVM; :func:`_world_inertia` is too
@@ -51,45 +49,31 @@ comes from writing it like :mod:`.rnea` and :mod:`.crba`:
 * B11 in the closed form above (~30 multiplications instead of ~80);
 * the subtree sums done in the backward pass, while IC_i and BC_i are in
   registers, instead of a separate pass;
-* all sin/cos first (they pipeline; ~10%), no allocation per call;
+* all sin/cos first (they pipeline), no allocation per call;
 * no numba reference counting (12 atomic NRT_incref/NRT_decref calls per call,
   ~60 ns): no array views, no non-inlined calls with array arguments, no
   reversed ``range``, and every array argument used until the end of
   :func:`coriolis_into` (see there);
-* ``fastmath={"contract"}`` (fused multiply-add; ~10%): results differ from
+* ``fastmath={"contract"}`` (fused multiply-add): results differ from
   the NumPy reference in the last bits only (~1e-15 relative).
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
-from numba import njit, prange
 
-from composedyn.dynamics.compiled.loops import serial_and_parallel
-from composedyn.dynamics.compiled.layout import AX, BLOCKS, H, IO, MASS, RA, TA, TK, TP, TR
+from composedyn.dynamics.compiled.jit import njit, prange
+from composedyn.dynamics.compiled.joint import (
+    cross, joint_angle, joint_motion_world, joint_rotation_row, joint_translation, motion_cross,
+)
+from composedyn.dynamics.compiled.layout import BLOCKS, IO, MASS, TP, H
+from composedyn.dynamics.compiled.loops import all_finite, serial_and_parallel
 
 # scratch columns per body: world pose (R row-major, p) 0:12, S, dS/dt, v,
 # IC = (m, h, A00 A01 A02 A11 A12 A22), BC = (B11 row-major, l), sin q, cos q
 _S, _SD, _V, _IC, _BC, _SC = 12, 18, 24, 30, 40, 52
 SCRATCH = 54
 _FMA = {"contract"}  # fused multiply-add only (never nnan/ninf: nan and inf propagate)
-
-
-@njit(cache=True, fastmath=_FMA)
-def _cross(a0, a1, a2, b0, b1, b2):
-    """a x b."""
-    return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
-
-
-@njit(cache=True, fastmath=_FMA)
-def _rotation_row(fm, i, r, c, s, t):
-    """Row r of X_R = c T + s T K(a) + t (T a) a^T (Rodrigues, t = 1 - c; c, s, t = 1, 0, 0: X_R = T)."""
-    j = 3 * r
-    return (c * fm[i, TR + j] + s * fm[i, TK + j] + t * fm[i, TA + j],
-            c * fm[i, TR + j + 1] + s * fm[i, TK + j + 1] + t * fm[i, TA + j + 1],
-            c * fm[i, TR + j + 2] + s * fm[i, TK + j + 2] + t * fm[i, TA + j + 2])
 
 
 @njit(cache=True, fastmath=_FMA)
@@ -107,7 +91,7 @@ def _world_inertia(m, b0, b1, b2, J, R, p0, p1, p2):
     (m, h_w, A upper triangle), with hr = R h, h_w = hr + m p,
     A = R Io R^T + d 1 - (g p^T + p g^T), g = hr + m p / 2, d = 2 g . p.
 
-    Scalars and tuples only, and inlined by numba (LLVM left it as a call, ~25% slower)."""
+    Scalars and tuples only, and inlined by numba (LLVM leaves a function this large as a call)."""
     R0, R1, R2, R3, R4, R5, R6, R7, R8 = R
     J0, J1, J2, J4, J5, J8 = J
     hr0 = R0 * b0 + R1 * b1 + R2 * b2
@@ -166,26 +150,19 @@ def coriolis_into(im, fm, q, qd, out, w):
     array argument.
     """
     n = q.shape[0]
-    for i in range(n):  # sin, cos first: independent of the tree, they pipeline
-        if im[i, 1] == 0:
-            w[i, _SC], w[i, _SC + 1] = math.sin(q[i]), math.cos(q[i])
+    for i in range(n):  # the joint angles' sin, cos first: independent of the tree, they pipeline
+        w[i, _SC], w[i, _SC + 1] = joint_angle(im, i, q[i])
     chain = True
     for i in range(n):  # 1. forward
-        k, jt = im[i, 0], im[i, 1]
+        k = im[i, 0]
         if k != i - 1:
             chain = False
         qi, qdi = q[i], qd[i]
-        if jt == 0:
-            s, c = w[i, _SC], w[i, _SC + 1]
-            t = 1.0 - c
-        else:
-            c, s, t = 1.0, 0.0, 0.0
-        x0, x1, x2 = _rotation_row(fm, i, 0, c, s, t)  # joint transform X = (X_R, X_p)
-        x3, x4, x5 = _rotation_row(fm, i, 1, c, s, t)
-        x6, x7, x8 = _rotation_row(fm, i, 2, c, s, t)
-        y0, y1, y2 = fm[i, TP], fm[i, TP + 1], fm[i, TP + 2]
-        if jt == 1:  # X_p = tree_p + q T a
-            y0, y1, y2 = y0 + qi * fm[i, RA], y1 + qi * fm[i, RA + 1], y2 + qi * fm[i, RA + 2]
+        s, c = w[i, _SC], w[i, _SC + 1]  # joint transform X = (X_R, X_p) (joint model)
+        x0, x1, x2 = joint_rotation_row(im, fm, i, 0, s, c)
+        x3, x4, x5 = joint_rotation_row(im, fm, i, 1, s, c)
+        x6, x7, x8 = joint_rotation_row(im, fm, i, 2, s, c)
+        y0, y1, y2 = joint_translation(im, fm, i, qi)
         if k < 0:  # world pose = X, position taken from O; v_parent = 0
             R0, R1, R2, R3, R4, R5, R6, R7, R8 = x0, x1, x2, x3, x4, x5, x6, x7, x8
             p0, p1, p2 = y0 - fm[0, TP], y1 - fm[0, TP + 1], y2 - fm[0, TP + 2]
@@ -195,24 +172,11 @@ def coriolis_into(im, fm, q, qd, out, w):
             R3, R4, R5, p1 = _parent_row(w, k, 1, x0, x1, x2, x3, x4, x5, x6, x7, x8, y0, y1, y2)
             R6, R7, R8, p2 = _parent_row(w, k, 2, x0, x1, x2, x3, x4, x5, x6, x7, x8, y0, y1, y2)
             w0, w1, w2, u0, u1, u2 = w[k, _V], w[k, _V + 1], w[k, _V + 2], w[k, _V + 3], w[k, _V + 4], w[k, _V + 5]
-        b0, b1, b2 = fm[i, AX], fm[i, AX + 1], fm[i, AX + 2]
-        a0, a1, a2 = R0 * b0 + R1 * b1 + R2 * b2, R3 * b0 + R4 * b1 + R5 * b2, R6 * b0 + R7 * b1 + R8 * b2
-        if jt == 0:  # S = (a, p x a); v += S qd; dS = v x S = (w x a, w x s2 + u x a)
-            s3, s4, s5 = _cross(p0, p1, p2, a0, a1, a2)
-            w0, w1, w2 = w0 + a0 * qdi, w1 + a1 * qdi, w2 + a2 * qdi
-            u0, u1, u2 = u0 + s3 * qdi, u1 + s4 * qdi, u2 + s5 * qdi
-            d0, d1, d2 = _cross(w0, w1, w2, a0, a1, a2)
-            e0, e1, e2 = _cross(w0, w1, w2, s3, s4, s5)
-            f0, f1, f2 = _cross(u0, u1, u2, a0, a1, a2)
-            d3, d4, d5 = e0 + f0, e1 + f1, e2 + f2
-            w[i, _S], w[i, _S + 1], w[i, _S + 2] = a0, a1, a2
-            w[i, _S + 3], w[i, _S + 4], w[i, _S + 5] = s3, s4, s5
-        else:  # S = (0, a); v += S qd; dS = (0, w x a)
-            u0, u1, u2 = u0 + a0 * qdi, u1 + a1 * qdi, u2 + a2 * qdi
-            d0, d1, d2 = 0.0, 0.0, 0.0
-            d3, d4, d5 = _cross(w0, w1, w2, a0, a1, a2)
-            w[i, _S], w[i, _S + 1], w[i, _S + 2] = 0.0, 0.0, 0.0
-            w[i, _S + 3], w[i, _S + 4], w[i, _S + 5] = a0, a1, a2
+        # S (world, about O); v += S qd; dS = v x S
+        s0, s1, s2, s3, s4, s5 = joint_motion_world(im, fm, i, (R0, R1, R2, R3, R4, R5, R6, R7, R8), p0, p1, p2)
+        w0, w1, w2, u0, u1, u2 = w0 + s0 * qdi, w1 + s1 * qdi, w2 + s2 * qdi, u0 + s3 * qdi, u1 + s4 * qdi, u2 + s5 * qdi
+        d0, d1, d2, d3, d4, d5 = motion_cross(w0, w1, w2, u0, u1, u2, s0, s1, s2, s3, s4, s5)
+        w[i, _S], w[i, _S + 1], w[i, _S + 2], w[i, _S + 3], w[i, _S + 4], w[i, _S + 5] = s0, s1, s2, s3, s4, s5
         m, h0, h1, h2, A00, A01, A02, A11, A12, A22 = _world_inertia(
             fm[i, MASS], fm[i, H], fm[i, H + 1], fm[i, H + 2],
             (fm[i, IO], fm[i, IO + 1], fm[i, IO + 2], fm[i, IO + 4], fm[i, IO + 5], fm[i, IO + 8]),
@@ -247,12 +211,12 @@ def coriolis_into(im, fm, q, qd, out, w):
         # H = IC s;  F = IC t + (B11 s1, s1 x l);  K = B11^T s1 + l x s2
         H0, H1, H2, H3, H4, H5 = _sym_apply(m, h0, h1, h2, A00, A01, A02, A11, A12, A22, s0, s1, s2, s3, s4, s5)
         F0, F1, F2, F3, F4, F5 = _sym_apply(m, h0, h1, h2, A00, A01, A02, A11, A12, A22, t0, t1, t2, t3, t4, t5)
-        c0, c1, c2 = _cross(s0, s1, s2, l0, l1, l2)
+        c0, c1, c2 = cross(s0, s1, s2, l0, l1, l2)
         F0 = F0 + (B0 * s0 + B1 * s1 + B2 * s2)
         F1 = F1 + (B3 * s0 + B4 * s1 + B5 * s2)
         F2 = F2 + (B6 * s0 + B7 * s1 + B8 * s2)
         F3, F4, F5 = F3 + c0, F4 + c1, F5 + c2
-        c0, c1, c2 = _cross(l0, l1, l2, s3, s4, s5)
+        c0, c1, c2 = cross(l0, l1, l2, s3, s4, s5)
         K0 = B0 * s0 + B3 * s1 + B6 * s2 + c0
         K1 = B1 * s0 + B4 * s1 + B7 * s2 + c1
         K2 = B2 * s0 + B5 * s1 + B8 * s2 + c2
@@ -298,13 +262,17 @@ def _keep_alive(*arrays):
 
 
 def _coriolis_loop(im, fm, Q, QD, OUT):
-    """Samples (N, n) -> OUT (N, n, n), in blocks with one scratch array each."""
+    """Samples (N, n) -> OUT (N, n, n), in blocks with one scratch array each; a sample
+    with a NaN or inf in q or qd gives a NaN matrix."""
     N, n = Q.shape[0], Q.shape[1]
     blocks = min(N, BLOCKS)
     for b in prange(blocks):
         w = np.empty((n, SCRATCH))
         for s in range(b * N // blocks, (b + 1) * N // blocks):
-            coriolis_into(im, fm, Q[s], QD[s], OUT[s], w)
+            if all_finite(Q[s]) and all_finite(QD[s]):
+                coriolis_into(im, fm, Q[s], QD[s], OUT[s], w)
+            else:
+                OUT[s].fill(np.nan)
 
 
 coriolis_serial, coriolis_parallel = serial_and_parallel(_coriolis_loop)

@@ -11,12 +11,14 @@ M does not depend on the choice of O).  A rigid-body inertia is (mass m,
 first moment h = m c, rotational inertia A about O), all in world axes; it
 maps a motion S = (w, v) (v: velocity of the body point at O) to the force
 I S = (A w + h x v, m v - h x w).  Joint i with world pose (R_i, p_i) (p_i
-from O) and world axis a = R_i axis has S_i = (a, p_i x a) if revolute,
-(0, a) if prismatic.
+from O) has its motion subspace S_i in world axes about O
+(:func:`.joint.joint_motion_world`; e.g. (a, p_i x a) for a revolute joint
+with world axis a).
 
-1. Forward: sin/cos of every joint (:func:`_sin_cos_rows`, libm), then per body
-   (:func:`_body_to_world`) the world pose R_i = R_k X_R, p_i = p_k + R_k X_p
-   from the parent k's and the joint transform X, S_i, and the body inertia
+1. Forward: sine and cosine of every joint angle (:func:`_sin_cos_rows`),
+   then per body (:func:`_body_to_world`) the world pose R_i = R_k X_R,
+   p_i = p_k + R_k X_p from the parent k's and the joint transform X
+   (:mod:`.joint`), S_i, and the body inertia
    in world coordinates: hr = R h, h_w = hr + m p,
    A = R Io R^T + 2 (g . p) 1 - (g p^T + p g^T) with g = hr + m p / 2.
 2. Backward, i = n-1 .. 0 (children have larger indices, so IC_i is complete
@@ -26,26 +28,26 @@ from O) and world axis a = R_i axis has S_i = (a, p_i x a) if revolute,
    is zero-filled first unless the tree is a chain (every entry written).
 
 Cost per body ~200 flops plus 11 per ancestor (body coordinates: ~45 per
-ancestor); ~2x faster than the body-coordinate version on UR5, Panda and
-Talos.  Same result as :func:`composedyn.dynamics.reference.crba.crba` to ~1e-15
+ancestor).  Same result as :func:`composedyn.dynamics.reference.crba.crba` to ~1e-15
 relative: the kernels use the ``contract``/``reassoc``/``nsz`` fast-math
 flags (rounding order only; never ``nnan``/``ninf``, so nan and inf
 propagate).  Like any world-frame algorithm it loses digits as |p_i| grows
 (A ~ m |p|^2): a prismatic joint displaced by 1e5 m leaves ~1e-12.
 
-The helpers are ``inline="always"``: numba does not inline ordinary calls
-between kernels (a call per body measured ~1.3x slower overall).
+The helpers here are ``inline="always"`` (numba inlines them; LLVM does not
+inline functions this large, and a call per body is markedly slower).
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
-from numba import njit, prange
 
-from composedyn.dynamics.compiled.loops import serial_and_parallel
-from composedyn.dynamics.compiled.layout import ARM, AX, BLOCKS, H, IO, MASS, RA, TA, TK, TP, TR
+from composedyn.dynamics.compiled.jit import njit, prange
+from composedyn.dynamics.compiled.joint import (
+    joint_angle, joint_motion_world, joint_rotation_row, joint_translation,
+)
+from composedyn.dynamics.compiled.layout import ARM, BLOCKS, IO, MASS, TP, H
+from composedyn.dynamics.compiled.loops import all_finite, serial_and_parallel
 
 # scratch columns per body: world pose (R row-major, p), S (6), IC = (m, h, A upper triangle), sin q, cos q
 _S, _IC, _SC = 12, 18, 28
@@ -58,26 +60,13 @@ def _body_to_world(im, fm, i, qi, w):
     """Row w[i] from the parent's world pose: world pose (R, p), S_i and the body inertia (m, h, A).
 
     One function on purpose: split into pieces that pass the pose through ``w``
-    or return it as a tuple, numba's generated code ran ~1.5x slower.
+    or return it as a tuple, numba's generated code is markedly slower.
     """
-    if im[i, 1] == 1:  # joint transform X: X_R = tree_R, X_p = tree_p + q tree_R a
-        x0, x1, x2 = fm[i, TR], fm[i, TR + 1], fm[i, TR + 2]
-        x3, x4, x5 = fm[i, TR + 3], fm[i, TR + 4], fm[i, TR + 5]
-        x6, x7, x8 = fm[i, TR + 6], fm[i, TR + 7], fm[i, TR + 8]
-        y0, y1, y2 = fm[i, TP] + qi * fm[i, RA], fm[i, TP + 1] + qi * fm[i, RA + 1], fm[i, TP + 2] + qi * fm[i, RA + 2]
-    else:  # X_R = c tree_R + s tree_R K(a) + (1 - c) (tree_R a) a^T, X_p = tree_p
-        s, c = w[i, _SC], w[i, _SC + 1]
-        t = 1.0 - c
-        x0 = c * fm[i, TR] + s * fm[i, TK] + t * fm[i, TA]
-        x1 = c * fm[i, TR + 1] + s * fm[i, TK + 1] + t * fm[i, TA + 1]
-        x2 = c * fm[i, TR + 2] + s * fm[i, TK + 2] + t * fm[i, TA + 2]
-        x3 = c * fm[i, TR + 3] + s * fm[i, TK + 3] + t * fm[i, TA + 3]
-        x4 = c * fm[i, TR + 4] + s * fm[i, TK + 4] + t * fm[i, TA + 4]
-        x5 = c * fm[i, TR + 5] + s * fm[i, TK + 5] + t * fm[i, TA + 5]
-        x6 = c * fm[i, TR + 6] + s * fm[i, TK + 6] + t * fm[i, TA + 6]
-        x7 = c * fm[i, TR + 7] + s * fm[i, TK + 7] + t * fm[i, TA + 7]
-        x8 = c * fm[i, TR + 8] + s * fm[i, TK + 8] + t * fm[i, TA + 8]
-        y0, y1, y2 = fm[i, TP], fm[i, TP + 1], fm[i, TP + 2]
+    s, c = w[i, _SC], w[i, _SC + 1]  # joint transform X = (X_R, X_p) (joint model)
+    x0, x1, x2 = joint_rotation_row(im, fm, i, 0, s, c)
+    x3, x4, x5 = joint_rotation_row(im, fm, i, 1, s, c)
+    x6, x7, x8 = joint_rotation_row(im, fm, i, 2, s, c)
+    y0, y1, y2 = joint_translation(im, fm, i, qi)
     k = im[i, 0]
     if k < 0:  # world pose = X, position taken from O
         R0, R1, R2, R3, R4, R5, R6, R7, R8 = x0, x1, x2, x3, x4, x5, x6, x7, x8
@@ -93,16 +82,8 @@ def _body_to_world(im, fm, i, qi, w):
         p2 = w[k, 11] + K6 * y0 + K7 * y1 + K8 * y2
     w[i, 0], w[i, 1], w[i, 2], w[i, 3], w[i, 4], w[i, 5] = R0, R1, R2, R3, R4, R5
     w[i, 6], w[i, 7], w[i, 8], w[i, 9], w[i, 10], w[i, 11] = R6, R7, R8, p0, p1, p2
-    ax0, ax1, ax2 = fm[i, AX], fm[i, AX + 1], fm[i, AX + 2]
-    a0 = R0 * ax0 + R1 * ax1 + R2 * ax2  # world axis a = R axis
-    a1 = R3 * ax0 + R4 * ax1 + R5 * ax2
-    a2 = R6 * ax0 + R7 * ax1 + R8 * ax2
-    if im[i, 1] == 1:  # S = (0, a)
-        w[i, _S], w[i, _S + 1], w[i, _S + 2] = 0.0, 0.0, 0.0
-        w[i, _S + 3], w[i, _S + 4], w[i, _S + 5] = a0, a1, a2
-    else:  # S = (a, p x a)
-        w[i, _S], w[i, _S + 1], w[i, _S + 2] = a0, a1, a2
-        w[i, _S + 3], w[i, _S + 4], w[i, _S + 5] = p1 * a2 - p2 * a1, p2 * a0 - p0 * a2, p0 * a1 - p1 * a0
+    s0, s1, s2, s3, s4, s5 = joint_motion_world(im, fm, i, (R0, R1, R2, R3, R4, R5, R6, R7, R8), p0, p1, p2)
+    w[i, _S], w[i, _S + 1], w[i, _S + 2], w[i, _S + 3], w[i, _S + 4], w[i, _S + 5] = s0, s1, s2, s3, s4, s5
     m, b0, b1, b2 = fm[i, MASS], fm[i, H], fm[i, H + 1], fm[i, H + 2]
     hr0 = R0 * b0 + R1 * b1 + R2 * b2  # hr = R h
     hr1 = R3 * b0 + R4 * b1 + R5 * b2
@@ -161,10 +142,11 @@ def _column(im, fm, i, arm, out, w):
 
 
 @njit(cache=True)
-def _sin_cos_rows(q, w):
-    """w[i, _SC], w[i, _SC + 1] = sin q_i, cos q_i, all first: independent of the tree, they pipeline."""
+def _sin_cos_rows(im, q, w):
+    """w[i, _SC], w[i, _SC + 1] = the joint angles' sine and cosine, all first: independent of the
+    tree, they pipeline."""
     for i in range(q.shape[0]):
-        w[i, _SC], w[i, _SC + 1] = math.sin(q[i]), math.cos(q[i])
+        w[i, _SC], w[i, _SC + 1] = joint_angle(im, i, q[i])
 
 
 @njit(cache=True)
@@ -178,7 +160,7 @@ def crba_into(im, fm, q, arm, out, w):
     """:func:`crba_one` with caller-provided scratch ``w`` (n, SCRATCH): per body the world
     pose 0:12, S 12:18, the composite inertia (m, h, A upper triangle) 18:28, sin q, cos q 28:30."""
     n = q.shape[0]
-    _sin_cos_rows(q, w)
+    _sin_cos_rows(im, q, w)
     chain = True
     for i in range(n):
         chain = chain and im[i, 0] == i - 1
@@ -193,13 +175,17 @@ def crba_into(im, fm, q, arm, out, w):
 
 
 def _crba_loop(im, fm, Q, arm, OUT):
-    """Samples Q (N, n) -> OUT (N, n, n), in blocks with one scratch array each."""
+    """Samples Q (N, n) -> OUT (N, n, n), in blocks with one scratch array each; a sample
+    with a NaN or inf in q gives a NaN matrix."""
     N, n = Q.shape[0], Q.shape[1]
     blocks = min(N, BLOCKS)
     for b in prange(blocks):
         w = np.empty((n, SCRATCH))
         for s in range(b * N // blocks, (b + 1) * N // blocks):
-            crba_into(im, fm, Q[s], arm, OUT[s], w)
+            if all_finite(Q[s]):
+                crba_into(im, fm, Q[s], arm, OUT[s], w)
+            else:
+                OUT[s].fill(np.nan)
 
 
 crba_serial, crba_parallel = serial_and_parallel(_crba_loop)

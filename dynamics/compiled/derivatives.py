@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from composedyn.dynamics.compiled.jit import njit, prange
 
 from composedyn.dynamics.compiled.joint import cross, joint_pose, rot
 from composedyn.dynamics.compiled.layout import AX, BLOCKS, DAMP, FRIC, GRAV, H, IO, MASS

@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from composedyn.dynamics.compiled.jit import njit, prange
 
 from composedyn.dynamics.compiled.joint import REVOLUTE, cross, joint_pose
 from composedyn.dynamics.compiled.layout import AX, BLOCKS

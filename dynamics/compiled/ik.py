@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from composedyn.dynamics.compiled.jit import njit
 
 from composedyn.dynamics.compiled.forward import cholesky_solve
 from composedyn.dynamics.compiled.frames import jacobian_into

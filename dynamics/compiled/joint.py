@@ -1,30 +1,41 @@
 """The compiled joint model: every kernel's one source of joint kinematics.
 
 A body's joint is described by its row of the packed model (``im``, ``fm``,
-see :mod:`.layout`): type ``im[i, 1]``, tree transform (``tree_R``,
-``tree_p``: parent body frame -> joint frame at q = 0) and unit axis ``a`` in
-the joint frame.  The helpers below give, for one joint and one coordinate,
+see :mod:`.layout`): type ``im[i, 1]`` (:data:`REVOLUTE`, :data:`PRISMATIC`),
+tree transform (``tree_R``, ``tree_p``: parent body frame -> joint frame at
+q = 0) and unit axis ``a`` in the joint frame (= the body frame).  Spatial
+vectors are angular first: a motion (w, u), a force (n, f).  For joint i at
+coordinate qi:
 
-* :func:`joint_pose` -- the body frame in the parent body frame, (R, p) with
-  x_parent = R x_body + p, R as a row-major 9-tuple;
-* :func:`joint_motion` -- S qd, the joint's spatial velocity in the body frame
-  (w, u), angular first (S = (a, 0) revolute, (0, a) prismatic);
-* :func:`joint_force` -- S^T f, the generalised force of a body-frame spatial
-  force (n, f);
+* pose -- the body frame in the parent body frame, (R, p) with
+  x_parent = R x_body + p: revolute R = tree_R Rot(a, qi), p = tree_p;
+  prismatic R = tree_R, p = tree_p + qi tree_R a.  :func:`joint_pose` returns
+  it whole; a kernel's inner loop uses its parts, which LLVM inlines (the
+  whole is too large for it): :func:`joint_angle` (sine and cosine of the
+  rotation angle, all joints first if the kernel likes), then
+  :func:`joint_rotation_row` (R by rows) or :func:`joint_rotate` /
+  :func:`joint_rotate_t` (R v, R^T v without forming R), and
+  :func:`joint_translation` (p);
+* :func:`joint_motion` -- S x, the motion subspace times a scalar in the body
+  frame: S = (a, 0) revolute, (0, a) prismatic;
+* :func:`joint_force` -- S^T (n, f), the generalised force of a body-frame
+  spatial force;
+* :func:`joint_bias` (the velocity product v x S qd) and
+  :func:`joint_motion_world` (S in world axes).
 
-plus the small 3-vector helpers the kernels share (:func:`cross`, :func:`rot`,
-:func:`rot_t`).  Everything works on scalars and tuples so that LLVM inlines
-it into the calling kernel (no arrays created, no reference counting).  A new
-joint type is added here (and in :mod:`composedyn.dynamics.model`), not in the
-kernels.
+Only the ``joint_*`` functions look at the joint type: a new joint type is
+added there (and in :mod:`composedyn.dynamics.model` and :mod:`.layout`),
+never in a kernel.  The spatial-algebra helpers the kernels share are here too:
+:func:`cross`, :func:`rot`, :func:`rot_t`, :func:`motion_cross`.
+Everything takes and returns scalars and tuples, so that LLVM inlines it into
+the calling kernel (no arrays created, no reference counting).
 """
 
 from __future__ import annotations
 
 import math
 
-from numba import njit
-
+from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.layout import AX, RA, TA, TK, TP, TR
 
 REVOLUTE, PRISMATIC = 0, 1
@@ -53,33 +64,87 @@ def rot_t(R, x0, x1, x2):
 
 
 @njit(cache=True)
-def _rotation_row(fm, i, r, c, s, t):
-    """Row r of R = c T + s T K(a) + t (T a) a^T (Rodrigues, t = 1 - c; c, s, t = 1, 0, 0: R = T)."""
+def motion_cross(w0, w1, w2, u0, u1, u2, s0, s1, s2, s3, s4, s5):
+    """(w, u) x (s, t) = (w x s, w x t + u x s) for motions (w, u), (s, t) = (s0..s2, s3..s5)."""
+    a0, a1, a2 = cross(w0, w1, w2, s0, s1, s2)
+    b0, b1, b2 = cross(w0, w1, w2, s3, s4, s5)
+    c0, c1, c2 = cross(u0, u1, u2, s0, s1, s2)
+    return a0, a1, a2, b0 + c0, b1 + c1, b2 + c2
+
+
+@njit(cache=True)
+def joint_angle(im, i, qi):
+    """(sin, cos) of joint i's rotation angle at coordinate qi: (sin qi, cos qi) revolute,
+    (0, 1) prismatic.  Kernels may compute these first for all joints (they pipeline)."""
+    if im[i, 1] == REVOLUTE:
+        return math.sin(qi), math.cos(qi)
+    return 0.0, 1.0
+
+
+@njit(cache=True)
+def joint_rotation_row(im, fm, i, r, s, c):
+    """Row r of R = tree_R Rot(a, angle) from the angle's (s, c) = :func:`joint_angle`:
+    c T + s T K(a) + (1 - c) (T a) a^T (Rodrigues; T = tree_R; s, c = 0, 1 gives T)."""
     j = 3 * r
+    t = 1.0 - c
     return (c * fm[i, TR + j] + s * fm[i, TK + j] + t * fm[i, TA + j],
             c * fm[i, TR + j + 1] + s * fm[i, TK + j + 1] + t * fm[i, TA + j + 1],
             c * fm[i, TR + j + 2] + s * fm[i, TK + j + 2] + t * fm[i, TA + j + 2])
 
 
 @njit(cache=True)
-def joint_pose(im, fm, i, qi):
-    """Body i's frame in its parent body frame at coordinate qi: (R 9-tuple, p 3-tuple).
+def _rodrigues(s, c, a0, a1, a2, v0, v1, v2):
+    """Rot(a, angle) v = c v + s (a x v) + (1 - c) (a . v) a; pass -s for Rot^T v."""
+    d = (1.0 - c) * (a0 * v0 + a1 * v1 + a2 * v2)
+    return (c * v0 + s * (a1 * v2 - a2 * v1) + d * a0,
+            c * v1 + s * (a2 * v0 - a0 * v2) + d * a1,
+            c * v2 + s * (a0 * v1 - a1 * v0) + d * a2)
 
-    Revolute: R = tree_R Rot(a, qi), p = tree_p; prismatic: R = tree_R,
-    p = tree_p + qi tree_R a.
-    """
+
+@njit(cache=True)
+def joint_rotate(im, fm, i, s, c, v0, v1, v2):
+    """R v for joint i's rotation R = tree_R Rot(a, angle) at the angle's (s, c) = :func:`joint_angle`,
+    without forming R (Rodrigues' formula on v, then tree_R)."""
+    x0, x1, x2 = v0, v1, v2
     if im[i, 1] == REVOLUTE:
-        s, c = math.sin(qi), math.cos(qi)
-        t = 1.0 - c
-    else:
-        c, s, t = 1.0, 0.0, 0.0
-    R0, R1, R2 = _rotation_row(fm, i, 0, c, s, t)
-    R3, R4, R5 = _rotation_row(fm, i, 1, c, s, t)
-    R6, R7, R8 = _rotation_row(fm, i, 2, c, s, t)
-    p0, p1, p2 = fm[i, TP], fm[i, TP + 1], fm[i, TP + 2]
+        x0, x1, x2 = _rodrigues(s, c, fm[i, AX], fm[i, AX + 1], fm[i, AX + 2], v0, v1, v2)
+    return (fm[i, TR] * x0 + fm[i, TR + 1] * x1 + fm[i, TR + 2] * x2,
+            fm[i, TR + 3] * x0 + fm[i, TR + 4] * x1 + fm[i, TR + 5] * x2,
+            fm[i, TR + 6] * x0 + fm[i, TR + 7] * x1 + fm[i, TR + 8] * x2)
+
+
+@njit(cache=True)
+def joint_rotate_t(im, fm, i, s, c, v0, v1, v2):
+    """R^T v (see :func:`joint_rotate`): tree_R^T, then Rodrigues' formula with -s."""
+    x0 = fm[i, TR] * v0 + fm[i, TR + 3] * v1 + fm[i, TR + 6] * v2
+    x1 = fm[i, TR + 1] * v0 + fm[i, TR + 4] * v1 + fm[i, TR + 7] * v2
+    x2 = fm[i, TR + 2] * v0 + fm[i, TR + 5] * v1 + fm[i, TR + 8] * v2
+    if im[i, 1] == REVOLUTE:
+        return _rodrigues(-s, c, fm[i, AX], fm[i, AX + 1], fm[i, AX + 2], x0, x1, x2)
+    return x0, x1, x2
+
+
+@njit(cache=True)
+def joint_translation(im, fm, i, qi):
+    """p, body i's origin in its parent body frame: tree_p, plus qi tree_R a if prismatic."""
     if im[i, 1] == PRISMATIC:
-        p0, p1, p2 = p0 + qi * fm[i, RA], p1 + qi * fm[i, RA + 1], p2 + qi * fm[i, RA + 2]
-    return (R0, R1, R2, R3, R4, R5, R6, R7, R8), (p0, p1, p2)
+        return fm[i, TP] + qi * fm[i, RA], fm[i, TP + 1] + qi * fm[i, RA + 1], fm[i, TP + 2] + qi * fm[i, RA + 2]
+    return fm[i, TP], fm[i, TP + 1], fm[i, TP + 2]
+
+
+@njit(cache=True)
+def joint_pose(im, fm, i, qi):
+    """Body i's frame in its parent body frame at coordinate qi: (R 9-tuple, p 3-tuple) with
+    x_parent = R x_body + p.  Revolute: R = tree_R Rot(a, qi), p = tree_p; prismatic:
+    R = tree_R, p = tree_p + qi tree_R a.
+
+    Too big for LLVM to inline into a large kernel: a kernel's inner loop calls the
+    parts (:func:`joint_angle`, :func:`joint_rotation_row`, :func:`joint_translation`)."""
+    s, c = joint_angle(im, i, qi)
+    R0, R1, R2 = joint_rotation_row(im, fm, i, 0, s, c)
+    R3, R4, R5 = joint_rotation_row(im, fm, i, 1, s, c)
+    R6, R7, R8 = joint_rotation_row(im, fm, i, 2, s, c)
+    return (R0, R1, R2, R3, R4, R5, R6, R7, R8), joint_translation(im, fm, i, qi)
 
 
 @njit(cache=True)
@@ -97,3 +162,26 @@ def joint_force(im, fm, i, n0, n1, n2, f0, f1, f2):
     if im[i, 1] == REVOLUTE:
         return fm[i, AX] * n0 + fm[i, AX + 1] * n1 + fm[i, AX + 2] * n2
     return fm[i, AX] * f0 + fm[i, AX + 1] * f1 + fm[i, AX + 2] * f2
+
+
+@njit(cache=True)
+def joint_bias(im, fm, i, w0, w1, w2, u0, u1, u2, x):
+    """v x (S x): the velocity-product acceleration of body i moving at v = (w, u) (its own
+    velocity, joint motion included) with joint rate x, body frame."""
+    s0, s1, s2 = fm[i, AX] * x, fm[i, AX + 1] * x, fm[i, AX + 2] * x
+    c0, c1, c2 = cross(w0, w1, w2, s0, s1, s2)
+    if im[i, 1] == REVOLUTE:  # (w, u) x (s, 0) = (w x s, u x s)
+        d0, d1, d2 = cross(u0, u1, u2, s0, s1, s2)
+        return c0, c1, c2, d0, d1, d2
+    return 0.0, 0.0, 0.0, c0, c1, c2  # (w, u) x (0, s) = (0, w x s)
+
+
+@njit(cache=True)
+def joint_motion_world(im, fm, i, R, p0, p1, p2):
+    """S of body i in world axes about the world point O, for the body's world pose (R, p)
+    (p from O): (R s, R t + p x R s) with (s, t) = S in the body frame."""
+    s0, s1, s2, s3, s4, s5 = joint_motion(im, fm, i, 1.0)
+    a0, a1, a2 = rot(R, s0, s1, s2)
+    b0, b1, b2 = rot(R, s3, s4, s5)
+    c0, c1, c2 = cross(p0, p1, p2, a0, a1, a2)
+    return a0, a1, a2, b0 + c0, b1 + c1, b2 + c2

@@ -1,10 +1,11 @@
-"""``serial_and_parallel``: compile a kernel's sample loop twice, serial and parallel."""
+"""Sample loops: ``serial_and_parallel`` compiles a kernel's batch loop twice; input checks they share."""
 
 from __future__ import annotations
 
+import math
 import types
 
-from numba import njit
+from composedyn.dynamics.compiled.jit import njit
 
 
 def serial_and_parallel(loop):
@@ -20,3 +21,15 @@ def serial_and_parallel(loop):
         f.__qualname__, f.__doc__ = loop.__qualname__ + suffix, loop.__doc__
         return f
     return njit(cache=True)(renamed("_serial")), njit(cache=True, parallel=True)(renamed("_parallel"))
+
+
+@njit(cache=True, inline="always")
+def all_finite(x):
+    """Whether every entry of the vector x is finite (no NaN, no inf).
+
+    Inlined and reading x in place: a slice or a non-inlined call would make
+    numba count references (atomic operations) on every call."""
+    for i in range(x.shape[0]):
+        if not math.isfinite(x[i]):
+            return False
+    return True

@@ -14,10 +14,9 @@ prismatic one), motion subspace S = (a, 0) revolute or (0, a) prismatic:
               f_k += X_i^T f_i,  X^T (n, f) = (R n + p x R f, R f)
 
 Same result as :func:`composedyn.dynamics.reference.rnea.rnea` (world coordinates).
+Joint kinematics (pose, S, S^T f, v x S qd) come from :mod:`.joint`.
 
-Speed (about 2x the previous version of this kernel; measured in an njit
-loop, UR5 / Panda / Talos reduced: ~270 / 370 / 1400 ns per call, was ~560 /
-790 / 2670 ns) comes from what the compiled code does *not* do:
+How the code is written, for speed:
 
 * every per-body quantity (pose, v, a, f) lives in local scalars, passed
   through small helpers that take and return tuples (inlined by LLVM); the
@@ -27,30 +26,23 @@ loop, UR5 / Panda / Talos reduced: ~270 / 370 / 1400 ns per call, was ~560 /
   ``w``, ``fm`` and ``out`` may alias as far as LLVM knows;
 * no array views (``w[i]``, ``w[i, 0:12]``) and no call to a non-inlined
   function in ``rnea_into``, and no ``range(n - 1, -1, -1)``: each of them
-  made numba keep reference counting of the array arguments (NRT_incref /
+  makes numba keep reference counting of the array arguments (NRT_incref /
   NRT_decref calls, atomic, at every call and every view);
-* one ``sincos`` per revolute joint (LLVM merges ``math.sin`` and
-  ``math.cos``); it is ~30% of the remaining time.
-
-Not done: ``fastmath={"contract"}`` (fused multiply-add) was ~8% faster, but
-it changes the last bits: e.g. tau + armature * qdd becomes one FMA in the
-kernel, while the general path (f_ext given) adds the armature and friction
-in NumPy, and both must give the same bits.  Computing all joint poses in a
-first loop (so that the ``sincos`` calls overlap) and branch-free
-revolute/prismatic arithmetic were no faster.
+* no ``fastmath`` (fused multiply-add would change the last bits: the kernel
+  adds the armature and friction exactly as the NumPy path does).
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
-from numba import njit, prange
 
-from composedyn.dynamics.compiled.loops import serial_and_parallel
-from composedyn.dynamics.compiled.layout import (
-    ARM, AX, BLOCKS, DAMP, FRIC, GRAV, H, IO, MASS, RA, TA, TK, TP, TR,
+from composedyn.dynamics.compiled.jit import njit, prange
+from composedyn.dynamics.compiled.joint import (
+    cross, joint_angle, joint_bias, joint_force, joint_motion, joint_rotation_row, joint_translation, rot,
+    rot_t,
 )
+from composedyn.dynamics.compiled.layout import ARM, BLOCKS, DAMP, FRIC, GRAV, IO, MASS, H
+from composedyn.dynamics.compiled.loops import all_finite, serial_and_parallel
 
 # per-body scratch row (the base in row n): pose R row-major 0:9 and p 9:12, world pose
 # XW:XW+12 (only with external forces), v, a and f (angular first)
@@ -59,56 +51,11 @@ XW, V, A, F = 12, 24, 30, 36
 
 
 @njit(cache=True)
-def _subtract_world_force(Xw, fw, f):
-    """f -= world spatial force fw (moment about the world origin) in body coordinates (pose row Xw).
-
-    Not used here (see :func:`_world_force`); the ABA kernel calls it.
-    """
-    n0 = fw[0] - (Xw[10] * fw[5] - Xw[11] * fw[4])
-    n1 = fw[1] - (Xw[11] * fw[3] - Xw[9] * fw[5])
-    n2 = fw[2] - (Xw[9] * fw[4] - Xw[10] * fw[3])
-    for c in range(3):
-        f[c] -= Xw[c] * n0 + Xw[3 + c] * n1 + Xw[6 + c] * n2
-        f[3 + c] -= Xw[c] * fw[3] + Xw[3 + c] * fw[4] + Xw[6 + c] * fw[5]
-
-
-@njit(cache=True)
-def _cross(a0, a1, a2, b0, b1, b2):
-    """a x b."""
-    return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
-
-
-@njit(cache=True)
-def _rot(R, x0, x1, x2):
-    """R x (R a 9-tuple, row-major)."""
-    return (R[0] * x0 + R[1] * x1 + R[2] * x2,
-            R[3] * x0 + R[4] * x1 + R[5] * x2,
-            R[6] * x0 + R[7] * x1 + R[8] * x2)
-
-
-@njit(cache=True)
-def _rot_t(R, x0, x1, x2):
-    """R^T x."""
-    return (R[0] * x0 + R[3] * x1 + R[6] * x2,
-            R[1] * x0 + R[4] * x1 + R[7] * x2,
-            R[2] * x0 + R[5] * x1 + R[8] * x2)
-
-
-@njit(cache=True)
-def _rotation_row(fm, i, r, c, s, t):
-    """Row r of R = c T + s T K(a) + t (T a) a^T (Rodrigues, t = 1 - c; c, s, t = 1, 0, 0: R = T)."""
-    j = 3 * r
-    return (c * fm[i, TR + j] + s * fm[i, TK + j] + t * fm[i, TA + j],
-            c * fm[i, TR + j + 1] + s * fm[i, TK + j + 1] + t * fm[i, TA + j + 1],
-            c * fm[i, TR + j + 2] + s * fm[i, TK + j + 2] + t * fm[i, TA + j + 2])
-
-
-@njit(cache=True)
 def _to_child(R, p0, p1, p2, w0, w1, w2, u0, u1, u2):
     """Parent-frame motion (w, u) -> child frame: (R^T w, R^T (u + w x p))."""
-    c0, c1, c2 = _cross(w0, w1, w2, p0, p1, p2)
-    x0, x1, x2 = _rot_t(R, w0, w1, w2)
-    y0, y1, y2 = _rot_t(R, u0 + c0, u1 + c1, u2 + c2)
+    c0, c1, c2 = cross(w0, w1, w2, p0, p1, p2)
+    x0, x1, x2 = rot_t(R, w0, w1, w2)
+    y0, y1, y2 = rot_t(R, u0 + c0, u1 + c1, u2 + c2)
     return x0, x1, x2, y0, y1, y2
 
 
@@ -140,9 +87,9 @@ def _world_force(Rw, p0, p1, p2, fw, i):
     """World force fw_i (moment about the world origin) in body axes about the body origin:
     (Rw^T (n - p x f), Rw^T f)."""
     g0, g1, g2 = fw[i, 3], fw[i, 4], fw[i, 5]
-    c0, c1, c2 = _cross(p0, p1, p2, g0, g1, g2)
-    n0, n1, n2 = _rot_t(Rw, fw[i, 0] - c0, fw[i, 1] - c1, fw[i, 2] - c2)
-    f0, f1, f2 = _rot_t(Rw, g0, g1, g2)
+    c0, c1, c2 = cross(p0, p1, p2, g0, g1, g2)
+    n0, n1, n2 = rot_t(Rw, fw[i, 0] - c0, fw[i, 1] - c1, fw[i, 2] - c2)
+    f0, f1, f2 = rot_t(Rw, g0, g1, g2)
     return n0, n1, n2, f0, f1, f2
 
 
@@ -169,43 +116,32 @@ def rnea_into(im, fm, q, qd, qdd, fw, grav, extra, out, w):
             w[n, A + 3 + c] = -fm[0, GRAV + c]
     use_fw = fw.shape[0] == n and n > 0
     for i in range(n):  # forward: pose, v, a, f of body i
-        k, jt = im[i, 0], im[i, 1]
+        k = im[i, 0]
         kp = n if k < 0 else k
-        qi, qdi, qddi = q[i], qd[i], qdd[i]
-        if jt == 0:
-            s, c = math.sin(qi), math.cos(qi)
-            t = 1.0 - c
-        else:
-            c, s, t = 1.0, 0.0, 0.0
-        R0, R1, R2 = _rotation_row(fm, i, 0, c, s, t)
-        R3, R4, R5 = _rotation_row(fm, i, 1, c, s, t)
-        R6, R7, R8 = _rotation_row(fm, i, 2, c, s, t)
+        qdi, qddi = qd[i], qdd[i]
+        qi = q[i]
+        s, c = joint_angle(im, i, qi)  # pose: the joint model's parts (joint_pose is too big to inline)
+        R0, R1, R2 = joint_rotation_row(im, fm, i, 0, s, c)
+        R3, R4, R5 = joint_rotation_row(im, fm, i, 1, s, c)
+        R6, R7, R8 = joint_rotation_row(im, fm, i, 2, s, c)
         R = (R0, R1, R2, R3, R4, R5, R6, R7, R8)
-        p0, p1, p2 = fm[i, TP], fm[i, TP + 1], fm[i, TP + 2]
-        if jt == 1:  # p = tree_p + q T a
-            p0, p1, p2 = p0 + qi * fm[i, RA], p1 + qi * fm[i, RA + 1], p2 + qi * fm[i, RA + 2]
+        p0, p1, p2 = joint_translation(im, fm, i, qi)
         vw0, vw1, vw2, vu0, vu1, vu2 = _to_child(R, p0, p1, p2, w[kp, V], w[kp, V + 1], w[kp, V + 2],
                                                  w[kp, V + 3], w[kp, V + 4], w[kp, V + 5])
         aw0, aw1, aw2, au0, au1, au2 = _to_child(R, p0, p1, p2, w[kp, A], w[kp, A + 1], w[kp, A + 2],
                                                  w[kp, A + 3], w[kp, A + 4], w[kp, A + 5])
-        ax0, ax1, ax2 = fm[i, AX], fm[i, AX + 1], fm[i, AX + 2]
-        s0, s1, s2 = ax0 * qdi, ax1 * qdi, ax2 * qdi  # a qd
-        if jt == 0:  # v += (a qd, 0);  a += (a qdd, 0) + v x (a qd, 0) = (a qdd + w x s, u x s)
-            vw0, vw1, vw2 = vw0 + s0, vw1 + s1, vw2 + s2
-            c0, c1, c2 = _cross(vw0, vw1, vw2, s0, s1, s2)
-            e0, e1, e2 = _cross(vu0, vu1, vu2, s0, s1, s2)
-            aw0, aw1, aw2 = aw0 + (ax0 * qddi + c0), aw1 + (ax1 * qddi + c1), aw2 + (ax2 * qddi + c2)
-            au0, au1, au2 = au0 + e0, au1 + e1, au2 + e2
-        else:  # v += (0, a qd);  a += (0, a qdd) + v x (0, a qd) = (0, a qdd + w x s)
-            vu0, vu1, vu2 = vu0 + s0, vu1 + s1, vu2 + s2
-            c0, c1, c2 = _cross(vw0, vw1, vw2, s0, s1, s2)
-            au0, au1, au2 = au0 + (ax0 * qddi + c0), au1 + (ax1 * qddi + c1), au2 + (ax2 * qddi + c2)
+        s0, s1, s2, s3, s4, s5 = joint_motion(im, fm, i, qdi)  # v += S qd
+        vw0, vw1, vw2, vu0, vu1, vu2 = vw0 + s0, vw1 + s1, vw2 + s2, vu0 + s3, vu1 + s4, vu2 + s5
+        s0, s1, s2, s3, s4, s5 = joint_motion(im, fm, i, qddi)  # a += S qdd + v x S qd
+        c0, c1, c2, c3, c4, c5 = joint_bias(im, fm, i, vw0, vw1, vw2, vu0, vu1, vu2, qdi)
+        aw0, aw1, aw2 = aw0 + (s0 + c0), aw1 + (s1 + c1), aw2 + (s2 + c2)
+        au0, au1, au2 = au0 + (s3 + c3), au1 + (s4 + c4), au2 + (s5 + c5)
         # f = I a + v x* (k, l) with (k, l) = I v:  v x* (k, l) = (w x k + u x l, w x l)
         k0, k1, k2, l0, l1, l2 = _inertia(fm, i, vw0, vw1, vw2, vu0, vu1, vu2)
         n0, n1, n2, f0, f1, f2 = _inertia(fm, i, aw0, aw1, aw2, au0, au1, au2)
-        x0, x1, x2 = _cross(vw0, vw1, vw2, k0, k1, k2)
-        y0, y1, y2 = _cross(vu0, vu1, vu2, l0, l1, l2)
-        z0, z1, z2 = _cross(vw0, vw1, vw2, l0, l1, l2)
+        x0, x1, x2 = cross(vw0, vw1, vw2, k0, k1, k2)
+        y0, y1, y2 = cross(vu0, vu1, vu2, l0, l1, l2)
+        z0, z1, z2 = cross(vw0, vw1, vw2, l0, l1, l2)
         n0, n1, n2 = n0 + (x0 + y0), n1 + (x1 + y1), n2 + (x2 + y2)
         f0, f1, f2 = f0 + z0, f1 + z1, f2 + z2
         # stores, all at the end: what the children (pose, v, a) and the backward pass (f) read
@@ -227,12 +163,9 @@ def rnea_into(im, fm, q, qd, qdd, fw, grav, extra, out, w):
         w[i, F], w[i, F + 1], w[i, F + 2], w[i, F + 3], w[i, F + 4], w[i, F + 5] = n0, n1, n2, f0, f1, f2
     for j in range(n):  # backward, i = n-1 .. 0 (a forward range: see the module docstring)
         i = n - 1 - j
-        k, jt = im[i, 0], im[i, 1]
+        k = im[i, 0]
         n0, n1, n2, f0, f1, f2 = w[i, F], w[i, F + 1], w[i, F + 2], w[i, F + 3], w[i, F + 4], w[i, F + 5]
-        if jt == 0:  # tau = S . f
-            tau = fm[i, AX] * n0 + fm[i, AX + 1] * n1 + fm[i, AX + 2] * n2
-        else:
-            tau = fm[i, AX] * f0 + fm[i, AX + 1] * f1 + fm[i, AX + 2] * f2
+        tau = joint_force(im, fm, i, n0, n1, n2, f0, f1, f2)  # S^T f
         # the extras added one after the other, as the NumPy path does (the same bits)
         if extra & 1:  # + armature qdd
             tau += fm[i, ARM] * qdd[i]
@@ -243,9 +176,9 @@ def rnea_into(im, fm, q, qd, qdd, fw, grav, extra, out, w):
         out[i] = tau
         if k >= 0:  # f_k += (R n + p x R f, R f)
             R = (w[i, 0], w[i, 1], w[i, 2], w[i, 3], w[i, 4], w[i, 5], w[i, 6], w[i, 7], w[i, 8])
-            g0, g1, g2 = _rot(R, f0, f1, f2)
-            m0, m1, m2 = _rot(R, n0, n1, n2)
-            c0, c1, c2 = _cross(w[i, 9], w[i, 10], w[i, 11], g0, g1, g2)
+            g0, g1, g2 = rot(R, f0, f1, f2)
+            m0, m1, m2 = rot(R, n0, n1, n2)
+            c0, c1, c2 = cross(w[i, 9], w[i, 10], w[i, 11], g0, g1, g2)
             w[k, F] += m0 + c0
             w[k, F + 1] += m1 + c1
             w[k, F + 2] += m2 + c2
@@ -256,13 +189,17 @@ def rnea_into(im, fm, q, qd, qdd, fw, grav, extra, out, w):
 
 def _rnea_loop(im, fm, Q, QD, QDD, FW, grav, extra, OUT):
     """Samples (N, n) -> OUT (N, n); FW (N, n, 6) or (0, n, 6) for none.  The samples are
-    cut into blocks (one scratch array each) that ``prange`` spreads over the threads."""
+    cut into blocks (one scratch array each) that ``prange`` spreads over the threads.
+    A sample with a NaN or inf in q, qd or qdd gives a NaN row."""
     N, n = Q.shape[0], Q.shape[1]
     blocks = min(N, BLOCKS)
     none = np.empty((0, 6))
     for b in prange(blocks):
         w = np.empty((n + 1, SCRATCH))
         for s in range(b * N // blocks, (b + 1) * N // blocks):
+            if not (all_finite(Q[s]) and all_finite(QD[s]) and all_finite(QDD[s])):
+                OUT[s].fill(np.nan)
+                continue
             f = FW[s] if FW.shape[0] > 0 else none
             rnea_into(im, fm, Q[s], QD[s], QDD[s], f, grav, extra, OUT[s], w)
 

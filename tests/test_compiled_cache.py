@@ -1,0 +1,87 @@
+"""The compiled kernels' on-disk cache is keyed on the package's source, and numba is required.
+
+numba alone keys a cache entry on the defining file only, so editing a helper
+that a kernel inlines (here the joint model, ``compiled/joint.py``, inlined
+into the RNEA kernel of ``compiled/rnea.py``) would be served the old machine
+code.  The test runs a kernel from a copy of the installed package in fresh
+processes: unchanged source loads from the cache, an edited helper compiles
+again and gives the edited result.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import composedyn
+
+RUN_RNEA = """
+import json, numpy as np, composedyn
+from composedyn.dynamics.compiled.layout import NO_FW, pack
+from composedyn.dynamics.compiled.rnea import rnea_one
+robot = composedyn.load("two_link")
+im, fm = pack(robot.model)
+q = np.array([0.3, -0.7]); out = np.empty(2)
+rnea_one(im, fm, q, q, q, NO_FW, 1, 0, out)
+print(json.dumps({"file": composedyn.__file__, "tau": out.tolist(),
+                  "cache_hits": sum(rnea_one.stats.cache_hits.values())}))
+"""
+
+
+def copy_installed_package(dest: Path) -> Path:
+    """composedyn's modules copied into dest/composedyn (an installed wheel's layout), no caches."""
+    root = dest / "composedyn"
+    skip = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(composedyn.__path__[0], root, ignore=skip)
+    for sub in ("importers", "dynamics", "robots"):
+        shutil.copytree(importlib.import_module(f"composedyn.{sub}").__path__[0], root / sub, ignore=skip)
+    return root
+
+
+def run(code: str, path: Path, **env_extra) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "COMPOSEDYN_"))}
+    env.update(PYTHONPATH=str(path), **env_extra)
+    return subprocess.run([sys.executable, "-c", code], cwd=path, env=env, capture_output=True, text=True,
+                          timeout=600, check=False)
+
+
+def rnea_in(path: Path) -> dict:
+    proc = run(RUN_RNEA, path)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert result["file"].startswith(str(path))  # the copy ran, not the installed package
+    return result
+
+
+def test_editing_an_inlined_helper_recompiles_the_kernel(tmp_path):
+    root = copy_installed_package(tmp_path)
+    first = rnea_in(tmp_path)  # compiles, writes the cache
+    assert first["cache_hits"] == 0
+    again = rnea_in(tmp_path)  # unchanged source: loaded from the cache
+    assert again["cache_hits"] == 1 and again["tau"] == first["tau"]
+    joint = root / "dynamics" / "compiled" / "joint.py"
+    source = joint.read_text()
+    assert source.count("REVOLUTE, PRISMATIC = 0, 1") == 1
+    joint.write_text(source.replace("REVOLUTE, PRISMATIC = 0, 1", "REVOLUTE, PRISMATIC = 1, 0"))
+    edited = rnea_in(tmp_path)  # revolute joints now read as prismatic: other torques
+    assert edited["cache_hits"] == 0 and edited["tau"] != first["tau"]
+    joint.write_text(source)
+    restored = rnea_in(tmp_path)
+    assert restored["tau"] == first["tau"]
+
+
+def test_numba_that_does_not_import_is_one_clear_error(tmp_path):
+    code = ("import sys; sys.modules['numba'] = None\n"
+            "import composedyn, numpy as np\n"
+            "print(composedyn.load('two_link').inverse_dynamics(np.zeros(2), np.zeros(2), np.zeros(2)))")
+    proc = run(code, tmp_path)
+    assert proc.returncode != 0
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith("ImportError:") and "pip install numba" in last and "COMPOSEDYN_BACKEND=numpy" in last
+    numpy_backend = run(code, tmp_path, COMPOSEDYN_BACKEND="numpy")  # the explicit choice still works
+    assert numpy_backend.returncode == 0, numpy_backend.stderr
