@@ -24,7 +24,6 @@ import time
 
 import numpy as np
 
-
 import composedyn as cd
 from composedyn.dynamics import dispatch
 from composedyn.testing.pinocchio_oracle import PinPair, loop_constraints, pin

@@ -27,9 +27,9 @@ import warnings
 import numpy as np
 
 import composedyn as cd
+from composedyn.dynamics.dispatch import backend
 from composedyn.dynamics.reference.aba import aba
 from composedyn.dynamics.reference.crba import crba
-from composedyn.dynamics.dispatch import backend
 from composedyn.dynamics.reference.forward import solve_mass
 from composedyn.dynamics.reference.rnea import rnea
 from composedyn.testing.pinocchio_oracle import PinPair, erd_urdf, pin

@@ -29,11 +29,10 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np
 
-
 import composedyn as cd
 from composedyn.dynamics.dispatch import regressor as kernel_regressor
-from ident_sim import fourier_motion, real_robot, simulated_log
 from composedyn.testing.pinocchio_oracle import PinPair, erd_urdf, pin
+from ident_sim import fourier_motion, real_robot, simulated_log
 
 
 def fit_bench(methods) -> None:

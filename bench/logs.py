@@ -31,7 +31,6 @@ from pathlib import Path
 
 import numpy as np
 
-
 import composedyn as cd
 from log_bags import write_log
 

@@ -30,7 +30,6 @@ import argparse
 
 import numpy as np
 
-
 import composedyn as cd
 from composedyn.dynamics import dispatch
 from composedyn.dynamics.compiled import parallel

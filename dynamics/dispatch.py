@@ -33,13 +33,13 @@ from typing import NamedTuple
 
 import numpy as np
 
+from composedyn.dynamics.compiled.layout import NO_FW as _NONE_FW
+from composedyn.dynamics.compiled.layout import NO_FW3, pack
+from composedyn.dynamics.compiled.parallel import use_parallel
 from composedyn.dynamics.reference import coriolis as _np_coriolis
 from composedyn.dynamics.reference import crba as _np_crba
 from composedyn.dynamics.reference import forward as _np_forward
 from composedyn.dynamics.reference import rnea as _np_rnea
-from composedyn.dynamics.compiled.layout import NO_FW3, pack
-from composedyn.dynamics.compiled.layout import NO_FW as _NONE_FW
-from composedyn.dynamics.compiled.parallel import use_parallel
 
 _state = {"backend": os.environ.get("COMPOSEDYN_BACKEND", "auto").strip().lower() or "auto"}
 _kernels: dict = {}

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 import networkx as nx
 import numpy as np
 
-from composedyn.dynamics.schema import DEFAULT_GRAVITY, find_root, source_of, validate
-from composedyn.dynamics.reference.spatial import spatial_inertia
 from composedyn.dynamics.errors import ModelError
+from composedyn.dynamics.reference.spatial import spatial_inertia
+from composedyn.dynamics.schema import DEFAULT_GRAVITY, find_root, source_of, validate
 
 REVOLUTE, PRISMATIC = 0, 1
 

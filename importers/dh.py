@@ -38,8 +38,8 @@ from typing import Any, Mapping, Sequence
 import networkx as nx
 import numpy as np
 
-from composedyn.dynamics.schema import DEFAULT_GRAVITY, add_joint, add_link, new_graph
 from composedyn.dynamics.errors import ModelError
+from composedyn.dynamics.schema import DEFAULT_GRAVITY, add_joint, add_link, new_graph
 from composedyn.importers.dh_rows import array, check_rows
 
 CONVENTIONS = ("standard", "modified")

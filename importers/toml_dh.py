@@ -33,8 +33,8 @@ from pathlib import Path
 
 import networkx as nx
 
-from composedyn.dynamics.schema import DEFAULT_GRAVITY
 from composedyn.dynamics.errors import ModelError
+from composedyn.dynamics.schema import DEFAULT_GRAVITY
 from composedyn.importers.dh import ANGLE_UNITS, CONVENTIONS, dh_graph, pose, to_radians
 from composedyn.importers.dh_rows import array, check_rows
 from composedyn.importers.toml_file import read_toml

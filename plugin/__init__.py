@@ -7,25 +7,24 @@
 See the README for the API tour and docs/architecture.md for how the code is organised.
 """
 
-from composedyn.errors import ModelError, ModelWarning
-from composedyn.errors import SimulationError
-from composedyn.loading import from_dh, from_graph, from_urdf, load
-from composedyn.robot import Robot
+from composedyn.chunked import check_chunks
 from composedyn.closed_chain import ClosedChain, load_closed_chain
-from composedyn.dynamics.constraints.loops import LoopClosure
 from composedyn.controller import ComputedTorqueController
-from composedyn.operational_space import OperationalSpaceController, TaskSpaceModel
+from composedyn.dynamics.constraints.loops import LoopClosure
+from composedyn.errors import ModelError, ModelWarning, SimulationError
+from composedyn.excitation import ExcitationTrajectory, excitation_trajectory
+from composedyn.identification import Identification, identify
 from composedyn.ik import IKResult
+from composedyn.loading import from_dh, from_graph, from_urdf, load
+from composedyn.logs import JointLog, LogWarning, check_many, read_log
 from composedyn.lqr import LQRController
+from composedyn.operational_space import OperationalSpaceController, TaskSpaceModel
 from composedyn.protocol import DynamicsModel
 from composedyn.reference import MinimumJerk
 from composedyn.report import TrajectoryReport
+from composedyn.robot import Robot
 from composedyn.simulate import Simulation, simulate
 from composedyn.trajectory import check_trajectory
-from composedyn.identification import Identification, identify
-from composedyn.excitation import ExcitationTrajectory, excitation_trajectory
-from composedyn.chunked import check_chunks
-from composedyn.logs import JointLog, LogWarning, check_many, read_log
 
 __all__ = [
     "ClosedChain",

@@ -40,11 +40,25 @@ import numpy as np
 from composedyn.checks import joint_array
 from composedyn.dynamics import dispatch
 from composedyn.dynamics.compiled.closed_layout import MODES, pack_closed
-from composedyn.dynamics.constraints.loops import (LoopClosure, check_loops, loop_bias, loop_ends, loop_jacobian,
-                                                   loop_jacobian_rate,
-                                                   loop_residual, loop_rows, row_labels)
-from composedyn.dynamics.constraints.reduced import (check_partition, closure_forces, dependent_part,
-                                                     newton_close, projection, rank_report)
+from composedyn.dynamics.constraints.loops import (
+    LoopClosure,
+    check_loops,
+    loop_bias,
+    loop_ends,
+    loop_jacobian,
+    loop_jacobian_rate,
+    loop_residual,
+    loop_rows,
+    row_labels,
+)
+from composedyn.dynamics.constraints.reduced import (
+    check_partition,
+    closure_forces,
+    dependent_part,
+    newton_close,
+    projection,
+    rank_report,
+)
 from composedyn.dynamics.reference.friction import friction_torques
 from composedyn.errors import ModelError
 from composedyn.robot import Robot

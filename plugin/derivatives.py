@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING, Mapping
 import numpy as np
 
 from composedyn.checks import joint_arrays, smooth_width, wrenches
-from composedyn.dynamics.reference.derivatives import external_terms
 from composedyn.dynamics import dispatch
 from composedyn.dynamics.dispatch import rnea_derivatives
+from composedyn.dynamics.reference.derivatives import external_terms
 from composedyn.dynamics.reference.kinematics import body_poses
 
 if TYPE_CHECKING:

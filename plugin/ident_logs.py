@@ -16,7 +16,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-
 MIN_SAMPLES = 50  # fewer samples cannot support a filter, its trimmed edges and a fit
 MOVE_MIN = 1e-3  # rad or m: a joint whose logged range stays below this never moved
 

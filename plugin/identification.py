@@ -33,9 +33,9 @@ for industrial robots", IEEE Control Systems Magazine 27(5), 2007.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Callable
 
 import numpy as np
 

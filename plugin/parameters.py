@@ -16,8 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from composedyn.checks import joint_arrays
-from composedyn.dynamics.reference.base_parameters import BaseParameters, base_parameters
 from composedyn.dynamics.dispatch import regressor as _regressor
+from composedyn.dynamics.reference.base_parameters import BaseParameters, base_parameters
 from composedyn.dynamics.reference.regressor import JOINT_TERM_NAMES, PARAM_NAMES, joint_regressor
 
 BASE_SAMPLES = 60  # random states stacked for the base parameters (x dof rows, >> the columns)

@@ -13,19 +13,24 @@ from typing import TYPE_CHECKING, Mapping
 import networkx as nx
 import numpy as np
 
+from composedyn import task_space as _task_space  # task-space methods (end of the class)
 from composedyn.checks import joint_arrays, smooth_width, wrenches
 from composedyn.dynamics.constraints.mimic import select_mimic
+from composedyn.dynamics.dispatch import (  # the route choice: compiled or NumPy
+    coriolis_matrix,
+    crba,
+    forward_dynamics,
+    gravity,
+    rnea,
+    solve_mass,
+)
 from composedyn.dynamics.dispatch import entries as _entry
 from composedyn.dynamics.dispatch import packed as _packed
-from composedyn.dynamics.dispatch import (  # the route choice: compiled or NumPy
-    coriolis_matrix, crba, forward_dynamics, gravity, rnea, solve_mass,
-)
+from composedyn.dynamics.model import Model, compile_graph
 from composedyn.dynamics.reference.energy import kinetic_energy, potential_energy
 from composedyn.dynamics.reference.external import body_forces
 from composedyn.dynamics.reference.friction import friction_torques
 from composedyn.dynamics.reference.kinematics import body_poses, link_poses
-from composedyn.dynamics.model import Model, compile_graph
-from composedyn import task_space as _task_space  # task-space methods (end of the class)
 
 if TYPE_CHECKING:  # names in annotations only
     from pathlib import Path

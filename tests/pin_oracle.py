@@ -21,7 +21,12 @@ except ImportError:
     pytest.skip(f"Pinocchio missing and {NO_ORACLE}=1", allow_module_level=True)
 
 from composedyn.testing.pinocchio_oracle import (  # noqa: F401
-    ERD_URDFS, PinPair, erd_robots_dir, erd_urdf, loop_constraints, rel_err,
+    ERD_URDFS,
+    PinPair,
+    erd_robots_dir,
+    erd_urdf,
+    loop_constraints,
+    rel_err,
 )
 
 

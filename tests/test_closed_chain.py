@@ -52,7 +52,8 @@ def test_fourbar_matches_lagrange_multipliers(fourbar):
     coms = [c1 * e(ang[0]), B + c2 * e(ang[1]), D + c3 * e(ang[2])]
     Phi = (B + 0.6 * e(ang[1])) - (D + 0.4 * e(ang[2]))  # loop points from fourbar.loops.toml
     angv = [qd[0], qd[0] + qd[1], qd[2]]
-    sub_v = lambda expr: sum((sp.diff(expr, q[i]) * qd[i] for i in range(3)), sp.zeros(*expr.shape))
+    def sub_v(expr):
+        return sum((sp.diff(expr, q[i]) * qd[i] for i in range(3)), sp.zeros(*expr.shape))
     T = sum(m * (sub_v(c).T * sub_v(c))[0] / 2 + I * w**2 / 2 for m, c, I, w in zip((m1, m2, m3), coms, (I1, I2, I3), angv))
     V = sum(m * g * c[1] for m, c in zip((m1, m2, m3), coms))
     E = lagrange_equations(T, V, q, qd, qdd)  # = M qdd + h
@@ -64,7 +65,8 @@ def test_fourbar_matches_lagrange_multipliers(fourbar):
         qa = ch.assemble([th])
         w, al = rng.uniform(-2, 2, 2)
         qda = ch.velocities([th], [w])
-        ev = lambda acc: np.array(fE(qa, qda, acc), float).ravel()
+        def ev(acc):
+            return np.array(fE(qa, qda, acc), float).ravel()
         Pq = np.array(fPq(qa, qda, qda), float)
         assert np.abs(np.array(fPhi(qa, qda, qda), float)).max() < 1e-12 and np.abs(Pq @ qda).max() < 1e-12
         # unknowns x = (qdd2, qdd3, tau, lam_x, lam_z); E is affine in qdd; tau acts on the crank only
@@ -115,7 +117,8 @@ def test_closure_identities(name):
     eps = 1e-5
     qa_p, qa_m = ch.assemble(q + eps * qd), ch.assemble(q - eps * qd)
     assert np.allclose((qa_p - qa_m) / (2 * eps), ch.velocities(q, qd), atol=1e-7)
-    state = lambda s: (q + s * eps * qd + 0.5 * (s * eps) ** 2 * qdd, qd + s * eps * qdd)
+    def state(s):
+        return (q + s * eps * qd + 0.5 * (s * eps) ** 2 * qdd, qd + s * eps * qdd)
     vp, vm = ch.velocities(*state(1)), ch.velocities(*state(-1))
     assert np.allclose((vp - vm) / (2 * eps), ch.accelerations(q, qd, qdd), atol=1e-6)
     tau = ch.inverse_dynamics(q, qd, qdd)
@@ -153,8 +156,9 @@ def test_fivebar_simulation_power_balance():
     """Five-bar held by gravity compensation and a PD law about q0, excited by sinusoids, for 1 s."""
     ch = cd.load_closed_chain("fivebar")
     q0 = np.array([2.0, 1.1])
-    torque = lambda tt, q, qd: (ch.bias_torques(q, 0 * qd) + 5.0 * (q0 - q) - 0.5 * qd
-                                + np.array([0.3 * np.sin(3 * tt), -0.3 * np.cos(2 * tt)]))
+    def torque(tt, q, qd):
+        return (ch.bias_torques(q, 0 * qd) + 5.0 * (q0 - q) - 0.5 * qd
+                                    + np.array([0.3 * np.sin(3 * tt), -0.3 * np.cos(2 * tt)]))
     sim = cd.simulate(ch, q0, [0.0, 0.0], np.linspace(0.0, 1.0, 21), torque=torque)
     assert np.ptp(sim.q) > 0.1
     eps = 1e-5
@@ -301,7 +305,8 @@ def test_spatial_loops_on_random_chains(kind, seed):
     eps = 1e-5
     assert np.allclose((ch.assemble(q + eps * qd) - ch.assemble(q - eps * qd)) / (2 * eps), ch.velocities(q, qd),
                        atol=1e-7)
-    state = lambda s: (q + s * eps * qd + 0.5 * (s * eps) ** 2 * qdd, qd + s * eps * qdd)
+    def state(s):
+        return (q + s * eps * qd + 0.5 * (s * eps) ** 2 * qdd, qd + s * eps * qdd)
     fd = (ch.velocities(*state(1)) - ch.velocities(*state(-1))) / (2 * eps)
     assert np.allclose(fd, ch.accelerations(q, qd, qdd), atol=1e-6)
     tau = ch.inverse_dynamics(q, qd, qdd)

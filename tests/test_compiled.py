@@ -14,7 +14,6 @@ import os
 import subprocess
 import sys
 
-import composedyn as cd
 import numpy as np
 import pytest
 

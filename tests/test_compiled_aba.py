@@ -11,11 +11,12 @@ matrix.  Speed is never asserted here.
 
 from __future__ import annotations
 
-import composedyn as cd
 import numpy as np
 import pytest
-from composedyn.dynamics.reference import crba, forward, rnea
+
+import composedyn as cd
 from composedyn.dynamics.compiled.layout import pack
+from composedyn.dynamics.reference import crba, forward, rnea
 from composedyn.dynamics.reference.friction import friction_torques
 from composedyn.dynamics.schema import add_joint, add_link, new_graph
 from random_robots import FIXED_SEEDS, random_urdf

@@ -6,7 +6,14 @@ from numba import njit
 
 import composedyn as cd
 from composedyn.dynamics.compiled.joint import (
-    joint_angle, joint_bias, joint_force, joint_motion, joint_motion_world, joint_pose, joint_rotate, joint_rotate_t,
+    joint_angle,
+    joint_bias,
+    joint_force,
+    joint_motion,
+    joint_motion_world,
+    joint_pose,
+    joint_rotate,
+    joint_rotate_t,
     rot,
 )
 from composedyn.dynamics.compiled.layout import pack

@@ -14,8 +14,8 @@ import pytest
 import composedyn as cd
 from composedyn.dynamics.reference.composed import gravity_FN, wrench_FN
 from composedyn.dynamics.reference.kinematics import body_poses, link_poses
-from composedyn.dynamics.schema import add_joint, add_link, new_graph
 from composedyn.dynamics.reference.spatial import rotation_about
+from composedyn.dynamics.schema import add_joint, add_link, new_graph
 from pin_oracle import erd_urdf
 
 TOL = 1e-10

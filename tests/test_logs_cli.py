@@ -9,9 +9,10 @@ import csv
 import json
 from html.parser import HTMLParser
 
-import composedyn as cd
 import numpy as np
 import pytest
+
+import composedyn as cd
 from log_bags import acceleration, motion, write_log
 from test_cli_torques import error_lines, run
 

@@ -3,9 +3,10 @@ same rows in input order; workers load compiled kernels from numba's disk cache.
 
 from __future__ import annotations
 
-import composedyn as cd
 import numpy as np
 import pytest
+
+import composedyn as cd
 from composedyn.logs.fleet import kernel_cache_stats
 from log_bags import write_log
 

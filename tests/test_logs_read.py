@@ -7,9 +7,10 @@ from __future__ import annotations
 import tracemalloc
 import warnings
 
-import composedyn as cd
 import numpy as np
 import pytest
+
+import composedyn as cd
 from log_bags import KINDS, messages, motion, write_log
 
 NAMES = [f"joint{i}" for i in range(1, 8)]

@@ -45,7 +45,8 @@ def test_fixed_links_merge_into_parent_body_with_parallel_axis():
     c2a = c2 + T[:3, 3]
     m = m1 + m2
     c = (m1 * c1 + m2 * c2a) / m
-    pa = lambda mi, d: mi * (d @ d * np.eye(3) - np.outer(d, d))
+    def pa(mi, d):
+        return mi * (d @ d * np.eye(3) - np.outer(d, d))
     Ic = I1 + pa(m1, c1 - c) + I2 + pa(m2, c2a - c)
     one = new_graph("one")
     add_link(one, "base")

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 import composedyn as cd
-from composedyn.dynamics.reference import regressor as npreg
 from composedyn.dynamics.dispatch import regressor as dispatch_regressor
+from composedyn.dynamics.reference import regressor as npreg
 from composedyn.dynamics.reference.rnea import rnea
 from composedyn.parameters import random_states
 from pin_oracle import PinPair, erd_urdf, pin, rel_err

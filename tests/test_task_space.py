@@ -17,6 +17,7 @@ import pytest
 
 import composedyn as cd
 from composedyn.dynamics import dispatch
+from composedyn.dynamics.compiled import parallel
 from composedyn.dynamics.reference import frames as ref
 from pin_oracle import erd_urdf
 from random_robots import FIXED_SEEDS, random_urdf
@@ -56,7 +57,7 @@ def test_compiled_kernels_equal_numpy_reference(seed, n):
 
 
 def test_parallel_loops_equal_numpy_reference(monkeypatch):
-    monkeypatch.setattr(dispatch, "PARALLEL_WORK", 1)
+    monkeypatch.setattr(parallel, "PARALLEL_WORK", 1)
     robot = cd.from_urdf(random_urdf(4, 7))
     m, k = robot.model, len(robot.model.link_names) - 1
     Q, QD, QDD = np.random.default_rng(0).uniform(-2, 2, (3, 200, 7))

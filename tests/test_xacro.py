@@ -4,9 +4,10 @@ random q), and missing packages or arguments are one-line ModelErrors."""
 
 from __future__ import annotations
 
-import composedyn as cd
 import numpy as np
 import pytest
+
+import composedyn as cd
 
 MACRO = """<?xml version="1.0"?>
 <robot xmlns:xacro="http://www.ros.org/wiki/xacro">

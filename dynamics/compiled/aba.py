@@ -52,7 +52,12 @@ import numpy as np
 
 from composedyn.dynamics.compiled.jit import njit, prange
 from composedyn.dynamics.compiled.joint import (
-    joint_angle, joint_bias, joint_force, joint_motion, joint_rotation_row, joint_translation,
+    joint_angle,
+    joint_bias,
+    joint_force,
+    joint_motion,
+    joint_rotation_row,
+    joint_translation,
 )
 from composedyn.dynamics.compiled.layout import ARM, BLOCKS, DAMP, FRIC, GRAV, IO, MASS, H
 from composedyn.dynamics.compiled.loops import all_finite, serial_and_parallel

@@ -39,14 +39,23 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from composedyn.dynamics.compiled.jit import njit
 
 from composedyn.dynamics.compiled.closed_layout import (
-    ACCELERATIONS, FD, FORCES, HEAD, ID, LOOP_FLOATS, LOOP_INTS, MASS, POSITIONS, VELOCITIES,
+    ACCELERATIONS,
+    FD,
+    FORCES,
+    HEAD,
+    ID,
+    LOOP_FLOATS,
+    LOOP_INTS,
+    MASS,
+    POSITIONS,
+    VELOCITIES,
 )
 from composedyn.dynamics.compiled.crba import SCRATCH as CRBA_SCRATCH
 from composedyn.dynamics.compiled.crba import crba_into
 from composedyn.dynamics.compiled.forward import cholesky_solve
+from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.joint import cross, joint_pose, rot
 from composedyn.dynamics.compiled.layout import AX, NO_FW
 from composedyn.dynamics.compiled.rnea import SCRATCH as RNEA_SCRATCH

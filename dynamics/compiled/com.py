@@ -10,10 +10,10 @@ a_j x (h_j - m_j p_j) / m (revolute) or m_j a_j / m (prismatic), m the moving ma
 from __future__ import annotations
 
 import numpy as np
-from composedyn.dynamics.compiled.jit import njit, prange
 
+from composedyn.dynamics.compiled.jit import njit, prange
 from composedyn.dynamics.compiled.joint import REVOLUTE, cross, joint_pose, rot
-from composedyn.dynamics.compiled.layout import AX, BLOCKS, H, MASS
+from composedyn.dynamics.compiled.layout import AX, BLOCKS, MASS, H
 from composedyn.dynamics.compiled.loops import serial_and_parallel
 
 SCRATCH = 16  # per body: R 0:9, p 9:12, subtree mass 12, subtree world first moment 13:16

@@ -64,7 +64,12 @@ import numpy as np
 
 from composedyn.dynamics.compiled.jit import njit, prange
 from composedyn.dynamics.compiled.joint import (
-    cross, joint_angle, joint_motion_world, joint_rotation_row, joint_translation, motion_cross,
+    cross,
+    joint_angle,
+    joint_motion_world,
+    joint_rotation_row,
+    joint_translation,
+    motion_cross,
 )
 from composedyn.dynamics.compiled.layout import BLOCKS, IO, MASS, TP, H
 from composedyn.dynamics.compiled.loops import all_finite, serial_and_parallel

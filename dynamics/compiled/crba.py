@@ -44,7 +44,10 @@ import numpy as np
 
 from composedyn.dynamics.compiled.jit import njit, prange
 from composedyn.dynamics.compiled.joint import (
-    joint_angle, joint_motion_world, joint_rotation_row, joint_translation,
+    joint_angle,
+    joint_motion_world,
+    joint_rotation_row,
+    joint_translation,
 )
 from composedyn.dynamics.compiled.layout import ARM, BLOCKS, IO, MASS, TP, H
 from composedyn.dynamics.compiled.loops import all_finite, serial_and_parallel

@@ -26,10 +26,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from composedyn.dynamics.compiled.jit import njit, prange
 
+from composedyn.dynamics.compiled.jit import njit, prange
 from composedyn.dynamics.compiled.joint import cross, joint_pose, rot
-from composedyn.dynamics.compiled.layout import AX, BLOCKS, DAMP, FRIC, GRAV, H, IO, MASS
+from composedyn.dynamics.compiled.layout import AX, BLOCKS, DAMP, FRIC, GRAV, IO, MASS, H
 from composedyn.dynamics.compiled.loops import serial_and_parallel
 
 # scratch columns: world pose, S, v, a, f (-> F), psi, alpha, inertia (m, h, Io) (-> IC), B11 (row-major) and l (-> BC),

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from composedyn.dynamics.reference import forward as _reference
 from composedyn.dynamics.compiled import entry
 from composedyn.dynamics.compiled.aba import aba_parallel, aba_serial
 from composedyn.dynamics.compiled.coriolis import coriolis_parallel, coriolis_serial
@@ -37,6 +36,7 @@ from composedyn.dynamics.compiled.gravity import gravity_parallel, gravity_seria
 from composedyn.dynamics.compiled.layout import NO_FW3, pack
 from composedyn.dynamics.compiled.parallel import use_parallel
 from composedyn.dynamics.compiled.rnea import rnea_parallel, rnea_serial
+from composedyn.dynamics.reference import forward as _reference
 
 _F8 = np.dtype(np.float64)
 

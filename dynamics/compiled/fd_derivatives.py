@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from composedyn.dynamics.compiled.jit import njit, prange
 
 from composedyn.dynamics.compiled.aba import SCRATCH as ABA_SCRATCH
 from composedyn.dynamics.compiled.aba import aba_into
@@ -22,6 +21,7 @@ from composedyn.dynamics.compiled.crba import SCRATCH as CRBA_SCRATCH
 from composedyn.dynamics.compiled.crba import crba_into
 from composedyn.dynamics.compiled.derivatives import SCRATCH as DER_SCRATCH
 from composedyn.dynamics.compiled.derivatives import derivatives_into
+from composedyn.dynamics.compiled.jit import njit, prange
 from composedyn.dynamics.compiled.layout import BLOCKS, NO_FW
 from composedyn.dynamics.compiled.loops import serial_and_parallel
 

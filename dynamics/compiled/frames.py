@@ -27,8 +27,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from composedyn.dynamics.compiled.jit import njit, prange
 
+from composedyn.dynamics.compiled.jit import njit, prange
 from composedyn.dynamics.compiled.joint import REVOLUTE, cross, joint_pose
 from composedyn.dynamics.compiled.layout import AX, BLOCKS
 from composedyn.dynamics.compiled.loops import serial_and_parallel

@@ -38,7 +38,12 @@ import numpy as np
 
 from composedyn.dynamics.compiled.jit import njit, prange
 from composedyn.dynamics.compiled.joint import (
-    cross, joint_angle, joint_force, joint_rotate, joint_rotate_t, joint_translation,
+    cross,
+    joint_angle,
+    joint_force,
+    joint_rotate,
+    joint_rotate_t,
+    joint_translation,
 )
 from composedyn.dynamics.compiled.layout import BLOCKS, GRAV, MASS, H
 from composedyn.dynamics.compiled.loops import all_finite, serial_and_parallel

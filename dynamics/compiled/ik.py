@@ -27,12 +27,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from composedyn.dynamics.compiled.jit import njit
 
 from composedyn.dynamics.compiled.forward import cholesky_solve
 from composedyn.dynamics.compiled.frames import jacobian_into
+from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.reference.ik import STALL, WBAR
-
 
 
 @njit(cache=True)

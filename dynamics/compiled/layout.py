@@ -14,6 +14,7 @@ of thirteen keep the numba call overhead low (~50 ns per array argument).
 from __future__ import annotations
 
 import numpy as np
+
 from composedyn.dynamics.model import Model
 
 TR, TP, AX, MASS, H, IO, ARM, DAMP, FRIC, GRAV = 0, 9, 12, 15, 16, 19, 28, 29, 30, 31

@@ -12,8 +12,8 @@ Joint kinematics come from :mod:`.joint`.  Cost O(n d) for a tree of depth d.
 from __future__ import annotations
 
 import numpy as np
-from composedyn.dynamics.compiled.jit import njit, prange
 
+from composedyn.dynamics.compiled.jit import njit, prange
 from composedyn.dynamics.compiled.joint import cross, joint_force, joint_motion, joint_pose, rot, rot_t
 from composedyn.dynamics.compiled.layout import BLOCKS, GRAV
 from composedyn.dynamics.compiled.loops import serial_and_parallel

@@ -38,7 +38,14 @@ import numpy as np
 
 from composedyn.dynamics.compiled.jit import njit, prange
 from composedyn.dynamics.compiled.joint import (
-    cross, joint_angle, joint_bias, joint_force, joint_motion, joint_rotation_row, joint_translation, rot,
+    cross,
+    joint_angle,
+    joint_bias,
+    joint_force,
+    joint_motion,
+    joint_rotation_row,
+    joint_translation,
+    rot,
     rot_t,
 )
 from composedyn.dynamics.compiled.layout import ARM, BLOCKS, DAMP, FRIC, GRAV, IO, MASS, H

@@ -26,9 +26,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from composedyn.dynamics.reference.kinematics import body_poses, body_velocities, motion_derivatives, motion_subspaces
-from composedyn.dynamics.model import Model
 from composedyn.dynamics.errors import ModelError
+from composedyn.dynamics.model import Model
+from composedyn.dynamics.reference.kinematics import body_poses, body_velocities, motion_derivatives, motion_subspaces
 
 KINDS = {"position": 3, "planar": 2, "pose": 6, "planar_pose": 3}
 PLANES = {"xy": (0, 1), "xz": (0, 2), "yz": (1, 2)}

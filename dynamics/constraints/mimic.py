@@ -23,8 +23,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from composedyn.dynamics.model import Model
 from composedyn.dynamics.errors import ModelError
+from composedyn.dynamics.model import Model
 
 
 @dataclass(frozen=True, eq=False)

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from composedyn.dynamics.reference.kinematics import body_inertias_world, body_poses, body_velocities, motion_subspaces
-from composedyn.dynamics.model import Model
-from composedyn.dynamics.reference.spatial import crf_apply, crm_apply
 from composedyn.dynamics.errors import ModelError
+from composedyn.dynamics.model import Model
+from composedyn.dynamics.reference.kinematics import body_inertias_world, body_poses, body_velocities, motion_subspaces
+from composedyn.dynamics.reference.spatial import crf_apply, crm_apply
 
 
 def aba(model: Model, q, qd, tau, f_world=None, armature: bool = True) -> np.ndarray:

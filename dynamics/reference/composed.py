@@ -39,8 +39,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from composedyn.dynamics.reference.kinematics import body_poses, motion_subspaces
 from composedyn.dynamics.model import Model
+from composedyn.dynamics.reference.kinematics import body_poses, motion_subspaces
 from composedyn.dynamics.reference.spatial import crm_apply
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from composedyn.dynamics.model import Model
 from composedyn.dynamics.reference.crba import composite_inertias
 from composedyn.dynamics.reference.kinematics import (
     body_inertias_world,
@@ -25,7 +26,6 @@ from composedyn.dynamics.reference.kinematics import (
     motion_derivatives,
     motion_subspaces,
 )
-from composedyn.dynamics.model import Model
 from composedyn.dynamics.reference.spatial import crf, crf_bar, crm
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from composedyn.dynamics.reference.kinematics import body_inertias_world, body_poses, motion_subspaces
 from composedyn.dynamics.model import Model
+from composedyn.dynamics.reference.kinematics import body_inertias_world, body_poses, motion_subspaces
 
 
 def composite_inertias(model: Model, I: np.ndarray) -> np.ndarray:

@@ -50,11 +50,17 @@ from typing import Mapping
 
 import numpy as np
 
+from composedyn.dynamics.model import Model
 from composedyn.dynamics.reference.crba import crba
 from composedyn.dynamics.reference.external import body_forces
 from composedyn.dynamics.reference.forward import forward_dynamics
-from composedyn.dynamics.reference.kinematics import body_inertias_world, body_poses, body_velocities, link_poses, motion_subspaces
-from composedyn.dynamics.model import Model
+from composedyn.dynamics.reference.kinematics import (
+    body_inertias_world,
+    body_poses,
+    body_velocities,
+    link_poses,
+    motion_subspaces,
+)
 from composedyn.dynamics.reference.spatial import crf, crf_apply, crf_bar, crm, crm_apply
 
 

@@ -6,8 +6,8 @@ from typing import Mapping
 
 import numpy as np
 
-from composedyn.dynamics.reference.kinematics import link_poses
 from composedyn.dynamics.model import Model
+from composedyn.dynamics.reference.kinematics import link_poses
 
 
 def body_forces(model: Model, R: np.ndarray, p: np.ndarray, f_ext: Mapping[str, np.ndarray]) -> np.ndarray:

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from composedyn.dynamics.errors import ModelError
+from composedyn.dynamics.model import Model
 from composedyn.dynamics.reference.aba import aba
 from composedyn.dynamics.reference.friction import friction_torques
-from composedyn.dynamics.model import Model
-from composedyn.dynamics.errors import ModelError
 
 
 def forward_dynamics(model: Model, q, qd, tau, f_world=None, friction: bool = True,

@@ -42,8 +42,7 @@ import difflib
 import numpy as np
 
 from composedyn.dynamics.model import PRISMATIC, Model
-from composedyn.dynamics.reference.kinematics import (body_poses, body_velocities, motion_derivatives,
-                                                      motion_subspaces)
+from composedyn.dynamics.reference.kinematics import body_poses, body_velocities, motion_derivatives, motion_subspaces
 
 
 def frame_index(model: Model, frame: str) -> int:

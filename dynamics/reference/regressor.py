@@ -34,8 +34,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from composedyn.dynamics.reference.kinematics import body_poses, body_velocities, motion_subspaces
 from composedyn.dynamics.model import Model
+from composedyn.dynamics.reference.kinematics import body_poses, body_velocities, motion_subspaces
 from composedyn.dynamics.reference.spatial import crm_apply, skew
 
 PARAM_NAMES = ("m", "mx", "my", "mz", "Ixx", "Ixy", "Iyy", "Ixz", "Iyz", "Izz")

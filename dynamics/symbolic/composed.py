@@ -29,8 +29,7 @@ import sympy as sp
 from sympy.polys.domains import QQ
 
 from composedyn.dynamics.symbolic.chain import PRISMATIC, Chain
-from composedyn.dynamics.symbolic.ring import (TrigRing, add, cross, dot, is_zero, matmul, matvec, scale,
-                                               sub, tmatvec)
+from composedyn.dynamics.symbolic.ring import TrigRing, add, cross, dot, is_zero, matmul, matvec, scale, sub, tmatvec
 
 
 @dataclass

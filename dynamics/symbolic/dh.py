@@ -16,8 +16,8 @@ from typing import Sequence
 
 import sympy as sp
 
-from composedyn.dynamics.symbolic.chain import PRISMATIC, REVOLUTE, Chain, exact
 from composedyn.dynamics.errors import ModelError
+from composedyn.dynamics.symbolic.chain import PRISMATIC, REVOLUTE, Chain, exact
 
 
 def _rz(t) -> sp.Matrix:

@@ -15,8 +15,7 @@ from dataclasses import dataclass, field
 import sympy as sp
 
 from composedyn.dynamics.symbolic.composed import Derivation, derive, world_vectors
-from composedyn.dynamics.symbolic.inputs import (as_chain, check_clash, coordinate_symbols, link_index,
-                                                 mimic_coordinates)
+from composedyn.dynamics.symbolic.inputs import as_chain, check_clash, coordinate_symbols, link_index, mimic_coordinates
 from composedyn.dynamics.symbolic.simplify import compact, resolve
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import networkx as nx
 import sympy as sp
 
-from composedyn.dynamics.symbolic.chain import Chain, chain_from_model, exact
 from composedyn.dynamics.errors import ModelError
+from composedyn.dynamics.symbolic.chain import Chain, chain_from_model, exact
 
 
 def as_chain(system, parameters=None, convention: str = "standard"):

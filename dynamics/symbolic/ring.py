@@ -19,8 +19,8 @@ from sympy.polys.domains import QQ
 from sympy.polys.orderings import lex
 from sympy.polys.rings import ring
 
-from composedyn.dynamics.symbolic.chain import PRISMATIC, exact
 from composedyn.dynamics.errors import ModelError
+from composedyn.dynamics.symbolic.chain import PRISMATIC, exact
 
 
 def _nonpoly_atoms(e: sp.Expr) -> set:

@@ -19,7 +19,6 @@ def register(sub) -> None:
 
 def run(args) -> int:
     import composedyn as cd
-
     from composedyn.cli import load_open_tree
 
     robot = load_open_tree(args.robot, "equations")

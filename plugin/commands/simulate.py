@@ -7,8 +7,13 @@ Exit status: 0 within limits, 1 when a limit is exceeded, 2 for bad input.
 
 from __future__ import annotations
 
-from composedyn.commands.torques import (add_limit_options, add_output_options, check_plot_available,
-                                        read_limit_options, write_reports)
+from composedyn.commands.torques import (
+    add_limit_options,
+    add_output_options,
+    check_plot_available,
+    read_limit_options,
+    write_reports,
+)
 
 
 def register(sub) -> None:

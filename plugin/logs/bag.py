@@ -49,7 +49,8 @@ class Publisher:
     def arrays(self) -> tuple:
         """(stamps (T,) int64, q, qd, effort (T, n) or None)."""
         shape = (len(self.stamps), len(self.names))
-        as2d = lambda a: None if a is None else np.frombuffer(a, dtype=np.float64).reshape(shape)
+        def as2d(a):
+            return None if a is None else np.frombuffer(a, dtype=np.float64).reshape(shape)
         return np.frombuffer(self.stamps, dtype=np.int64), as2d(self.position), as2d(self.velocity), as2d(self.effort)
 
 

@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
+
 from composedyn.logs.joint_log import JointLog, LogWarning
 from composedyn.logs.residual import EffortResidual, effort_residual, finite_or_none
 

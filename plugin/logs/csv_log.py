@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 
 import numpy as np
+
 from composedyn.logs.joint_log import JointLog
 from composedyn.trajectory_csv import SUFFIXES, read_trajectory_csv
 

@@ -10,6 +10,7 @@ import io
 from pathlib import Path
 
 import numpy as np
+
 from composedyn.writing import write_atomic
 
 COLUMNS = (("path", "log"), ("verdict", "verdict"), ("worst_joint", "worst joint"),

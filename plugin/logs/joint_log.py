@@ -64,7 +64,8 @@ class JointLog:
             hint = f" (close: {', '.join(close)})" if close else f" (log joints: {', '.join(self.joint_names)})"
             raise ValueError(f"{self.source}: joint {missing[0]!r} is in no message{hint}")
         idx = np.array([where[j] for j in names], dtype=int)
-        pick = lambda a: None if a is None else a[:, idx]
+        def pick(a):
+            return None if a is None else a[:, idx]
         return replace(self, joint_names=names, q=pick(self.q), qd=pick(self.qd),
                        effort=pick(self.effort), qdd=pick(self.qdd))
 

@@ -20,6 +20,7 @@ import difflib
 import warnings
 
 import numpy as np
+
 from composedyn.logs.bag import Publisher
 from composedyn.logs.joint_log import JointLog, LogWarning
 
