@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 import composedyn as cd
-from log_bags import write_log
+from composedyn.testing.log_bags import write_log
 
 
 def reading(tmp: Path, messages: int) -> None:

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import composedyn as cd
-from log_bags import acceleration, motion, write_log
+from composedyn.testing.log_bags import acceleration, motion, write_log
 from test_cli_torques import error_lines, run
 
 OFFSET = np.linspace(0.5, 2.0, 7)  # measured - predicted torque written into the bags, N m

@@ -8,7 +8,7 @@ import pytest
 
 import composedyn as cd
 from composedyn.logs.fleet import kernel_cache_stats
-from log_bags import write_log
+from composedyn.testing.log_bags import write_log
 
 
 @pytest.fixture(scope="module")

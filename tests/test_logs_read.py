@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import composedyn as cd
-from log_bags import KINDS, messages, motion, write_log
+from composedyn.testing.log_bags import KINDS, messages, motion, write_log
 
 NAMES = [f"joint{i}" for i in range(1, 8)]
 START = 1_700_000_000 * 10**9
