@@ -75,7 +75,8 @@ def chain_row(name: str, repeat: int, number: int) -> dict:
     r = per_call(funcs, repeat, number)
     dispatch.set_backend("numpy")
     try:
-        r.update(per_call({"ref_fd": lambda: ch.forward_dynamics(q, qd, tau)}, max(3, repeat // 5), max(5, number // 50)))
+        r.update(per_call({"ref_fd": lambda: ch.forward_dynamics(q, qd, tau)},
+                          max(3, repeat // 5), max(5, number // 50)))
     finally:
         dispatch.set_backend("numba")
     return r

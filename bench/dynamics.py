@@ -89,7 +89,8 @@ def bench_robot(label: str, urdf: str, batch: int, repeat: int) -> None:
     }
     print(f"\n{label} (n = {robot.dof}); batch = {batch} samples; ratio = composedyn / Pinocchio")
     print(f"  {'':26s} {'single call':>31s}   {'batch (Pinocchio: Python loop)':>33s}")
-    print(f"  {'':26s} {'composedyn':>11s} {'Pinocchio':>10s} {'ratio':>8s}   {'composedyn':>11s} {'Pinocchio':>11s} {'ratio':>8s}")
+    print(f"  {'':26s} {'composedyn':>11s} {'Pinocchio':>10s} {'ratio':>8s}   "
+          f"{'composedyn':>11s} {'Pinocchio':>11s} {'ratio':>8s}")
     for name, (ours, theirs) in cases.items():
         s1, s2 = paired_times(lambda: ours(q, qd, x), lambda: theirs(qp, vp, xp), 4 * repeat, 25, 500)
 

@@ -76,7 +76,8 @@ def regressor_bench(repeat: int) -> None:
         best = {"facade": min(best["facade"], t1 - t0), "kernel": min(best["kernel"], t2 - t1),
                 "pinocchio": min(best["pinocchio"], t3 - t2)}
     p = best["pinocchio"]
-    print(f"\nregressor, one call, Panda URDF ({robot.dof} joints, Y {robot.dof} x {10 * robot.dof}), best of {repeat}:")
+    print(f"\nregressor, one call, Panda URDF ({robot.dof} joints, Y {robot.dof} x {10 * robot.dof}), "
+          f"best of {repeat}:")
     print("| call | time (us) | / Pinocchio |")
     print("|---|---|---|")
     for k in ("facade", "kernel", "pinocchio"):

@@ -155,7 +155,8 @@ def _flatten(g: nx.DiGraph) -> Model:
         d = g.nodes[l]
         T = link_T[l]
         R, p = T[:3, :3], T[:3, 3]
-        parts[link_body[l]].append((float(d["mass"]), p + R @ np.asarray(d["com"], float), R @ np.asarray(d["inertia"], float) @ R.T))
+        parts[link_body[l]].append((float(d["mass"]), p + R @ np.asarray(d["com"], float),
+                                    R @ np.asarray(d["inertia"], float) @ R.T))
     mass, com, Ic = np.zeros(n), np.zeros((n, 3)), np.zeros((n, 3, 3))
     for i in range(n):
         mass[i], com[i], Ic[i] = _combine(parts[i])

@@ -182,7 +182,8 @@ def _report_implausible(src: str, suspicious: list, no_inertial: list, strict: b
     """One ModelWarning (ModelError when ``strict``) listing both kinds of suspicious links."""
     parts = []
     if suspicious:
-        parts.append(f"implausible inertia (triangle inequality or tiny negative principal moment) on links {suspicious}")
+        parts.append("implausible inertia (triangle inequality or tiny negative principal moment) "
+                     f"on links {suspicious}")
     if no_inertial:
         parts.append(f"no <inertial> (zero mass) on moving links {no_inertial}")
     if not parts:

@@ -105,7 +105,8 @@ def _violation(robot, q, qd, qdd, q0, half, vel, eff) -> float:
 
 def excitation_trajectory(robot, duration: float, harmonics: int = 5, base_frequency: float = 0.1,
                           rate: float = 100.0, points: int = 100, seed: int | None = 0,
-                          maxiter: int = 30, penalty: float = 1e3, criterion: str = "condition") -> ExcitationTrajectory:
+                          maxiter: int = 30, penalty: float = 1e3,
+                          criterion: str = "condition") -> ExcitationTrajectory:
     """An exciting trajectory of ``duration`` s sampled at ``rate`` Hz (see the module docstring).
 
     ``harmonics`` H, ``base_frequency`` (Hz, the period is its inverse);

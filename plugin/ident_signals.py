@@ -8,10 +8,11 @@ positions (and to logged velocities), then central differences
 (``numpy.gradient``) give qd = d q_f/dt and qdd = d qd/dt.  The regressor
 is evaluated at every sample; then the measured efforts and the regressor's
 columns go through the same filter (parallel filtering), so that both sides
-of tau = Y pi see the same distortion, also where Coulomb friction jumps.  Then :data:`TRIM_PERIODS` cut-off periods are dropped at
-each end (filter transients) and every ``decimate``-th sample is kept
-(default: the largest step that still samples 4x the cut-off frequency).
-The log's samples must be (nearly) uniformly spaced; the mean step is used.
+of tau = Y pi see the same distortion, also where Coulomb friction jumps.
+Then :data:`TRIM_PERIODS` cut-off periods are dropped at each end (filter
+transients) and every ``decimate``-th sample is kept (default: the largest
+step that still samples 4x the cut-off frequency).  The log's samples must
+be (nearly) uniformly spaced; the mean step is used.
 
 References
 ----------

@@ -20,7 +20,7 @@ except ImportError:
 
     pytest.skip(f"Pinocchio missing and {NO_ORACLE}=1", allow_module_level=True)
 
-from composedyn.testing.pinocchio_oracle import (  # noqa: F401
+from composedyn.testing.pinocchio_oracle import (  # noqa: E402, F401
     ERD_URDFS,
     PinPair,
     erd_robots_dir,

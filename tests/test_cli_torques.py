@@ -123,7 +123,8 @@ def _bad_files(d: Path) -> dict:
     lines[4] = ",".join(lines[4].split(",")[:-1])
     short.write_text("\n".join(lines) + "\n")
     cases["mismatched lengths"] = (short, "line 5: 7 fields")
-    cases["partial velocities"] = (write_csv(d / "vel.csv", t, np.zeros((11, 8)), header=["time"] + JOINTS + ["joint1_vel"]),
+    cases["partial velocities"] = (write_csv(d / "vel.csv", t, np.zeros((11, 8)),
+                                             header=["time"] + JOINTS + ["joint1_vel"]),
                                    "joint2_vel")
     cases["no time column"] = (write_csv(d / "notime.csv", t, q, header=["when"] + JOINTS), "time column")
     (d / "empty.csv").write_text("")
@@ -144,7 +145,8 @@ BAD = ["missing column", "unknown name", "non-monotonic", "duplicate time", "NaN
 
 @pytest.fixture(scope="module")
 def bad_results(files, tmp_path_factory):
-    """Run every bad-input case at once (subprocesses in parallel): case -> (returncode, stderr, needle, name, outdir)."""
+    """Run every bad-input case at once (subprocesses in parallel):
+    case -> (returncode, stderr, needle, name, outdir)."""
     d = tmp_path_factory.mktemp("bad")
     cases = _bad_files(d)
     jobs = []

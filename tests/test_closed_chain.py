@@ -54,7 +54,8 @@ def test_fourbar_matches_lagrange_multipliers(fourbar):
     angv = [qd[0], qd[0] + qd[1], qd[2]]
     def sub_v(expr):
         return sum((sp.diff(expr, q[i]) * qd[i] for i in range(3)), sp.zeros(*expr.shape))
-    T = sum(m * (sub_v(c).T * sub_v(c))[0] / 2 + I * w**2 / 2 for m, c, I, w in zip((m1, m2, m3), coms, (I1, I2, I3), angv))
+    T = sum(m * (sub_v(c).T * sub_v(c))[0] / 2 + I * w**2 / 2
+            for m, c, I, w in zip((m1, m2, m3), coms, (I1, I2, I3), angv))
     V = sum(m * g * c[1] for m, c in zip((m1, m2, m3), coms))
     E = lagrange_equations(T, V, q, qd, qdd)  # = M qdd + h
     Phi_q = Phi.jacobian(q)
@@ -95,7 +96,8 @@ def test_slider_crank_matches_closed_form():
     B = r * e(th)
     coms = [c1 * e(th), B + c2 * e(beta), sp.Matrix([r * sp.cos(th) + sp.sqrt(l**2 - r**2 * sp.sin(th) ** 2), 0])]
     vel = [sp.diff(c, th) * thd for c in coms]
-    T = sum(m * (v.T * v)[0] / 2 for m, v in zip((m1, m2, m3), vel)) + I1 * thd**2 / 2 + I2 * (sp.diff(beta, th) * thd) ** 2 / 2
+    T = (sum(m * (v.T * v)[0] / 2 for m, v in zip((m1, m2, m3), vel)) + I1 * thd**2 / 2
+         + I2 * (sp.diff(beta, th) * thd) ** 2 / 2)
     V = sum(m * g * c[1] for m, c in zip((m1, m2, m3), coms))
     tau = sp.lambdify((th, thd, thdd), lagrange_equations(T, V, [th], [thd], [thdd])[0], "numpy")
     x_s = sp.lambdify(th, coms[2][0], "numpy")
@@ -332,8 +334,10 @@ def test_forward_dynamics_and_forces_match_pinocchio_constraint_dynamics(name):
     pp = PinPair(robot, robot.model.source)
     joint_of = {v: d["name"] for u, v, d in robot.graph.edges(data=True)}  # link -> its joint (= frame)
     cm = pin.RigidConstraintModel(pin.ContactType.CONTACT_3D, pp.model,
-                                  pp.model.getJointId(joint_of[loop.link_a]), pin.SE3(np.eye(3), np.array(loop.point_a)),
-                                  pp.model.getJointId(joint_of[loop.link_b]), pin.SE3(np.eye(3), np.array(loop.point_b)),
+                                  pp.model.getJointId(joint_of[loop.link_a]),
+                                  pin.SE3(np.eye(3), np.array(loop.point_a)),
+                                  pp.model.getJointId(joint_of[loop.link_b]),
+                                  pin.SE3(np.eye(3), np.array(loop.point_b)),
                                   pin.ReferenceFrame.LOCAL_WORLD_ALIGNED)
     cms, cds = pin.StdVec_RigidConstraintModel(), pin.StdVec_RigidConstraintData()
     cms.append(cm), cds.append(cm.createData())

@@ -60,7 +60,8 @@ def test_torques_command_on_the_delta(tmp_path):
     assert json.loads(out.read_text())["ok"] is True
     rows = np.genfromtxt(table, delimiter=",", names=True)
     tau = np.stack([rows[f"{j}_tau"] for j in ch.joint_names], axis=-1)
-    qd, qdd = np.stack([rows[f"{j}_vel"] for j in ch.joint_names], -1), np.stack([rows[f"{j}_acc"] for j in ch.joint_names], -1)
+    qd, qdd = (np.stack([rows[f"{j}_vel"] for j in ch.joint_names], -1),
+               np.stack([rows[f"{j}_acc"] for j in ch.joint_names], -1))
     assert np.allclose(tau, ch.inverse_dynamics(q, qd, qdd), rtol=1e-8, atol=1e-8)
 
 

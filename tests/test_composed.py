@@ -51,7 +51,8 @@ def robots():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", cd.ModelWarning)
         for key in ("ur5", "panda", "talos"):
-            out.append(pytest.param(lambda key=key: cd.from_urdf(erd_urdf(key), mimic="independent"), id=key))  # composed vectors span all joints
+            # composed vectors span all joints
+            out.append(pytest.param(lambda key=key: cd.from_urdf(erd_urdf(key), mimic="independent"), id=key))
     for seed, n in [(1, 1), (2, 4), (3, 9), (4, 17)]:
         out.append(pytest.param(lambda s=seed, n=n: random_tree(s, n), id=f"random{seed}-{n}"))
     return out

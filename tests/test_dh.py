@@ -39,7 +39,8 @@ def planar_urdf(lengths, masses) -> str:
         joints += (f'<joint name="joint{k + 1}" type="continuous"><parent link="{parent}"/><child link="l{k + 1}"/>'
                    f'<origin xyz="{x} 0 0"/><axis xyz="0 0 1"/></joint>')
         x = lengths[k]
-    joints += f'<joint name="tip_joint" type="fixed"><parent link="l{len(lengths)}"/><child link="tip"/><origin xyz="{x} 0 0"/></joint>'
+    joints += (f'<joint name="tip_joint" type="fixed"><parent link="l{len(lengths)}"/><child link="tip"/>'
+               f'<origin xyz="{x} 0 0"/></joint>')
     return f'<robot name="planar"><link name="base"/>{links}<link name="tip"/>{joints}</robot>'
 
 
@@ -132,7 +133,8 @@ def standard_to_modified(rows):
     for r in rows:
         T = trans(x=r["a"]) @ rot_x(r["alpha"])
         R = T[:3, :3]
-        out.append(dict(r, a=prev[0], alpha=prev[1], com=T[:3, :3] @ r["com"] + T[:3, 3], inertia=R @ r["inertia"] @ R.T))
+        out.append(dict(r, a=prev[0], alpha=prev[1], com=T[:3, :3] @ r["com"] + T[:3, 3],
+                        inertia=R @ r["inertia"] @ R.T))
         prev = (r["a"], r["alpha"])
     return out, trans(x=prev[0]) @ rot_x(prev[1])
 
@@ -213,7 +215,8 @@ def test_export_keeps_mimic_and_limits():
            '<joint name="j1" type="revolute"><parent link="a"/><child link="b"/><axis xyz="0 0 1"/>'
            '<limit lower="-1" upper="2" effort="3" velocity="4"/></joint>'
            '<joint name="j2" type="prismatic"><parent link="b"/><child link="c"/><axis xyz="1 0 0"/>'
-           '<limit lower="0" upper="0.5" effort="30" velocity="0.4"/><mimic joint="j1" multiplier="0.5" offset="0.1"/></joint></robot>')
+           '<limit lower="0" upper="0.5" effort="30" velocity="0.4"/>'
+           '<mimic joint="j1" multiplier="0.5" offset="0.1"/></joint></robot>')
     from composedyn.importers.urdf import load_urdf
 
     g = load_urdf(xml)
@@ -273,7 +276,8 @@ theta = -30.0
         assert np.allclose(robot.limits[key], ref.limits[key])
     assert robot.name == "arm" and robot.model.jtype[1] == 1
     table = read_dh_toml(tmp_path / "arm.toml")  # rows for symbolic code: checked, in radians
-    assert table["rows"][0]["alpha"] == pytest.approx(math.pi / 2) and table["rows"][0]["limits"][2] == pytest.approx(math.pi)
+    assert (table["rows"][0]["alpha"] == pytest.approx(math.pi / 2)
+            and table["rows"][0]["limits"][2] == pytest.approx(math.pi))
     assert np.allclose(table["base"], T_base) and table["convention"] == "standard"
 
 

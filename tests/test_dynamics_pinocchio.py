@@ -62,7 +62,8 @@ def link_coms(urdf: str) -> dict:
     out = {}
     for link in xml_root(urdf).iter("link"):
         org = link.find("inertial/origin")
-        out[link.get("name")] = np.zeros(3) if org is None else np.array([float(x) for x in org.get("xyz", "0 0 0").split()])
+        out[link.get("name")] = (np.zeros(3) if org is None
+                                 else np.array([float(x) for x in org.get("xyz", "0 0 0").split()]))
     return out
 
 

@@ -130,7 +130,8 @@ def test_bad_inputs_are_one_line_errors(tmp_path):
                      extra_topics=[("/chatter", "std_msgs/msg/String")])
     cases = {
         "no topic '/js' (topics: /chatter, /joint_states)": {"path": good, "topic": "/js"},
-        "topic /chatter is std_msgs/msg/String, expected sensor_msgs/msg/JointState": {"path": good, "topic": "/chatter"},
+        "topic /chatter is std_msgs/msg/String, expected sensor_msgs/msg/JointState":
+            {"path": good, "topic": "/chatter"},
         "joint 'joint_9' is in no message (close: joint": {"path": good, "joint_names": NAMES[:3] + ["joint_9"]},
     }
     for suffix in (".bag", ".mcap", ".db3"):

@@ -20,7 +20,8 @@ def test_rnea_crba_coriolis_gravity_match_pinocchio(key):
     for _ in range(3):
         q, qd, qdd = rng.uniform(-1.5, 1.5, (3, robot.dof))
         qp, vp, ap = pp.q(q), pp.v(qd), pp.v(qdd)
-        assert rel_err(pp.v(robot.inverse_dynamics(q, qd, qdd, friction=False)), pin.rnea(pp.model, pp.data, qp, vp, ap)) < 1e-9
+        assert rel_err(pp.v(robot.inverse_dynamics(q, qd, qdd, friction=False)),
+                       pin.rnea(pp.model, pp.data, qp, vp, ap)) < 1e-9
         Mp = pin.crba(pp.model, pp.data, qp)
         Mp = np.triu(Mp) + np.triu(Mp, 1).T
         assert rel_err(pp.mat(robot.mass_matrix(q)), Mp) < 1e-9

@@ -27,7 +27,8 @@ def load(path):
         if not line.strip():
             continue
         m, length = map(float, line.split())
-        add_link(g, f"l{k}", mass=m, com=(length / 2, 0, 0), inertia=np.diag([1e-4, m * length**2 / 12, m * length**2 / 12]))
+        add_link(g, f"l{k}", mass=m, com=(length / 2, 0, 0),
+                 inertia=np.diag([1e-4, m * length**2 / 12, m * length**2 / 12]))
         T = np.eye(4)
         T[0, 3] = offset
         add_joint(g, f"j{k}", parent, f"l{k}", origin=T, axis=(0, 1, 0))

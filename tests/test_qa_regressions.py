@@ -45,7 +45,8 @@ def test_integration_failure_is_one_line_not_a_traceback(capsys, monkeypatch):
 
     def failing(fun, t_span, y0, **kwargs):
         fun(t_span[0], y0)  # the right-hand side runs once, as in a real start
-        return types.SimpleNamespace(status=-1, t=np.array([t_span[0]]), message="Required step size is less than spacing")
+        return types.SimpleNamespace(status=-1, t=np.array([t_span[0]]),
+                                     message="Required step size is less than spacing")
 
     monkeypatch.setattr(scipy.integrate, "solve_ivp", failing)
     assert "integration failed at t = 0 s: Required step size" in one_error(capsys, "simulate", "two_link")

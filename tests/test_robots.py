@@ -78,4 +78,5 @@ def test_panda_dh_frames_equal_franka_urdf_frames():
     for i in range(1, 8):
         assert np.abs(P[f"link{i}"] - U[f"panda_link{i}"]).max() < 1e-12
     assert np.abs(P["flange"] - U["panda_link8"]).max() < 1e-12
-    assert np.allclose(dh.limits["effort"], [urdf.limits["effort"][urdf.joint_names.index(f"panda_{j}")] for j in dh.joint_names])
+    assert np.allclose(dh.limits["effort"],
+                       [urdf.limits["effort"][urdf.joint_names.index(f"panda_{j}")] for j in dh.joint_names])

@@ -75,7 +75,8 @@ def test_bad_arguments():
 
 
 def test_import_composedyn_does_not_import_sympy():
-    code = "import sys, composedyn; assert 'sympy' not in sys.modules; composedyn.symbolic; assert 'sympy' in sys.modules"
+    code = ("import sys, composedyn; assert 'sympy' not in sys.modules; "
+            "composedyn.symbolic; assert 'sympy' in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
 
 

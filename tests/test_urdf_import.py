@@ -108,7 +108,8 @@ def _expected_suspicious(path: str) -> tuple[set, set]:
         if el is None:
             continue
         v = {k: float(el.get(k)) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")}
-        inertia = np.array([[v["ixx"], v["ixy"], v["ixz"]], [v["ixy"], v["iyy"], v["iyz"]], [v["ixz"], v["iyz"], v["izz"]]])
+        inertia = np.array([[v["ixx"], v["ixy"], v["ixz"]], [v["ixy"], v["iyy"], v["iyz"]],
+                            [v["ixz"], v["iyz"], v["izz"]]])
         e = np.linalg.eigvalsh(inertia)
         if e[0] < 0 or e[2] > (e[0] + e[1]) * (1 + 1e-6):
             bad.add(link.get("name"))
@@ -212,7 +213,8 @@ def test_rotated_inertials_and_unaligned_axes_match_pinocchio():
     """Every joint independent (mimic ignored) so that Pinocchio's model is the same tree."""
     drop = ('<mimic joint="ja" multiplier="-0.5" offset="0.1"/>', '<safety_controller k_velocity="garbage"/>',
             '<material name="odd"><color rgba="not a colour"/></material>',
-            '<visual><geometry><box size="not numbers"/></geometry><material name="m"><color rgba="x"/></material></visual>')
+            '<visual><geometry><box size="not numbers"/></geometry>'
+            '<material name="m"><color rgba="x"/></material></visual>')
     xml = FEATURES
     for text in drop:  # urdfdom (Pinocchio) rejects the garbage we ignore
         assert text in xml

@@ -106,7 +106,8 @@ def test_missing_package_and_argument_are_one_line_errors(packages, tmp_path, mo
         cd.load(top, package_dirs=[src])
     bad = tmp_path / "bad.urdf.xacro"
     bad.write_text('<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro"><link name="$(arg nope)"/></robot>')
-    with pytest.raises(cd.ModelError, match=r"bad\.urdf\.xacro: xacro: Undefined substitution argument nope \(give it in xacro_args\)") as info:
+    with pytest.raises(cd.ModelError, match=r"bad\.urdf\.xacro: xacro: Undefined substitution argument nope "
+                                            r"\(give it in xacro_args\)") as info:
         cd.load(bad)
     assert "\n" not in str(info.value)
     with pytest.raises(cd.ModelError, match="no such xacro file"):

@@ -179,7 +179,8 @@ def coriolis_into(im, fm, q, qd, out, w):
             w0, w1, w2, u0, u1, u2 = w[k, _V], w[k, _V + 1], w[k, _V + 2], w[k, _V + 3], w[k, _V + 4], w[k, _V + 5]
         # S (world, about O); v += S qd; dS = v x S
         s0, s1, s2, s3, s4, s5 = joint_motion_world(im, fm, i, (R0, R1, R2, R3, R4, R5, R6, R7, R8), p0, p1, p2)
-        w0, w1, w2, u0, u1, u2 = w0 + s0 * qdi, w1 + s1 * qdi, w2 + s2 * qdi, u0 + s3 * qdi, u1 + s4 * qdi, u2 + s5 * qdi
+        w0, w1, w2, u0, u1, u2 = (w0 + s0 * qdi, w1 + s1 * qdi, w2 + s2 * qdi,
+                                  u0 + s3 * qdi, u1 + s4 * qdi, u2 + s5 * qdi)
         d0, d1, d2, d3, d4, d5 = motion_cross(w0, w1, w2, u0, u1, u2, s0, s1, s2, s3, s4, s5)
         w[i, _S], w[i, _S + 1], w[i, _S + 2], w[i, _S + 3], w[i, _S + 4], w[i, _S + 5] = s0, s1, s2, s3, s4, s5
         m, h0, h1, h2, A00, A01, A02, A11, A12, A22 = _world_inertia(

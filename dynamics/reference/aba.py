@@ -45,7 +45,8 @@ def aba(model: Model, q, qd, tau, f_world=None, armature: bool = True) -> np.nda
         U[..., i, :] = (IA[..., i, :, :] @ S[..., i, :, None])[..., 0]
         D[..., i] = (S[..., i, None, :] @ U[..., i, :, None])[..., 0, 0] + (model.armature[i] if armature else 0.0)
         if not np.all(D[..., i] > tol):
-            raise ModelError(f"{model.source}: cannot solve forward dynamics: joint {model.joint_names[i]!r} moves no mass")
+            raise ModelError(f"{model.source}: cannot solve forward dynamics: "
+                             f"joint {model.joint_names[i]!r} moves no mass")
         u[..., i] = tau[..., i] - (S[..., i, None, :] @ pA[..., i, :, None])[..., 0, 0]
         k = model.parent[i]
         if k >= 0:

@@ -55,6 +55,7 @@ def coriolis_matrix(model: Model, q, qd) -> np.ndarray:
             # C[k, d] = S_k . (IC_d dS_d + BC_d S_d)
             C[..., k, d] = np.einsum("...i,...i->...", S[..., k, :], Fd)
             # C[d, k] = S_d . (IC_d dS_k + BC_d S_k) = (IC_d^T S_d) . dS_k + (BC_d^T S_d) . S_k
-            C[..., d, k] = np.einsum("...i,...i->...", Hd, Sd[..., k, :]) + np.einsum("...i,...i->...", Kd, S[..., k, :])
+            C[..., d, k] = (np.einsum("...i,...i->...", Hd, Sd[..., k, :])
+                            + np.einsum("...i,...i->...", Kd, S[..., k, :]))
             k = model.parent[k]
     return C

@@ -95,7 +95,8 @@ def external_terms(model: Model, R: np.ndarray, p: np.ndarray, f_ext: Mapping[st
             continue
         F = np.asarray(w, dtype=float)[..., :3]
         c = pl[..., k, :] + np.einsum("...ij,j->...i", Rl[..., k, :, :], model.link_com[k])
-        P[..., b, :, :] += np.einsum("...i,...i->...", c, F)[..., None, None] * np.eye(3) - c[..., :, None] * F[..., None, :]
+        P[..., b, :, :] += (np.einsum("...i,...i->...", c, F)[..., None, None] * np.eye(3)
+                            - c[..., :, None] * F[..., None, :])
     return f_world, P
 
 
@@ -148,7 +149,8 @@ def rnea_derivatives(model: Model, q, qd, qdd, f_world=None, P=None, gravity: bo
     for i in range(n):
         j = i
         while j >= 0:  # j = i and its ancestors
-            dq[..., i, j] = dot(rI[..., i, :], alpha[..., j, :]) + dot(rB[..., i, :], psi[..., j, :]) + dot(e[..., i, :], w[..., j, :])
+            dq[..., i, j] = (dot(rI[..., i, :], alpha[..., j, :]) + dot(rB[..., i, :], psi[..., j, :])
+                             + dot(e[..., i, :], w[..., j, :]))
             dqd[..., i, j] = dot(rI[..., i, :], 2.0 * psi[..., j, :]) + dot(rB[..., i, :], S[..., j, :])
             if j != i:
                 dq[..., j, i] = dot(S[..., j, :], Phi[..., i, :])

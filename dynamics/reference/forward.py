@@ -46,6 +46,7 @@ def solve_mass(model: Model, M: np.ndarray, rhs: np.ndarray) -> np.ndarray:
         bad = sorted({model.joint_names[j] for j in np.nonzero(diag <= 1e-12 * scale)[1]})
         hint = (f"joints {bad} move no mass or inertia (links without <inertial>?); give the links they move "
                 "mass and inertia, or add armature" if bad else "it is not positive definite")
-        raise ModelError(f"{model.source}: cannot solve forward dynamics, the mass matrix is singular: {hint}") from None
+        raise ModelError(f"{model.source}: cannot solve forward dynamics, "
+                         f"the mass matrix is singular: {hint}") from None
     y = np.linalg.solve(L, rhs[..., None])
     return np.linalg.solve(np.swapaxes(L, -1, -2), y)[..., 0]

@@ -37,7 +37,8 @@ def jacobian(f: sp.Matrix, theta, point=None) -> sp.Matrix:
             raise ValueError(f"point lacks values for {sorted(s.name for s in missing)}")
         val = complex(sp.N(det.xreplace({k: sp.sympify(v) for k, v in point.items()})))
         if abs(val) < 1e-12:
-            raise ValueError(f"coordinate map {list(f)} has a singular Jacobian at {dict(point)} (det = {val.real:.3g})")
+            raise ValueError(f"coordinate map {list(f)} has a singular Jacobian at {dict(point)} "
+                             f"(det = {val.real:.3g})")
     return J
 
 

@@ -9,7 +9,8 @@ from contextlib import contextmanager
 
 def add_log_options(p) -> None:
     """Add the log and fleet options to the ``torques`` parser."""
-    p.add_argument("--topic", default="/joint_states", help="sensor_msgs/JointState topic of bags (default %(default)s)")
+    p.add_argument("--topic", default="/joint_states",
+                   help="sensor_msgs/JointState topic of bags (default %(default)s)")
     p.add_argument("--stamps", choices=("header", "receive"), default="header",
                    help="bag time base: message header stamps (default) or the time the bag recorded them")
     fleet = p.add_mutually_exclusive_group()

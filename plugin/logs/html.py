@@ -98,7 +98,8 @@ def fleet_html(rows, title: str) -> str:
                            f"<figcaption>{html.escape(row.path)}: {html.escape(row.worst_joint or '')}"
                            "</figcaption></figure>")
     counts = {v: sum(r.verdict == v for r in rows) for v in ("ok", "fail", "error")}
-    summary = f"{len(rows)} log(s): {counts['ok']} within limits, {counts['fail']} exceed a limit, {counts['error']} unreadable"
+    summary = (f"{len(rows)} log(s): {counts['ok']} within limits, {counts['fail']} exceed a limit, "
+               f"{counts['error']} unreadable")
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{html.escape(title)}</title><style>{_STYLE}</style><script>{_SORT_JS}</script></head>\n"
             f"<body><h1>{html.escape(title)}</h1><p>{html.escape(summary)}</p>\n"

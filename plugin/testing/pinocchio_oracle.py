@@ -87,8 +87,10 @@ def loop_constraints(pp: PinPair, robot, loops):
     cms, cds = pin.StdVec_RigidConstraintModel(), pin.StdVec_RigidConstraintData()
     for lp in loops:
         cm = pin.RigidConstraintModel(pin.ContactType.CONTACT_3D, pp.model,
-                                      pp.model.getJointId(joint_of[lp.link_a]), pin.SE3(np.eye(3), np.array(lp.point_a)),
-                                      pp.model.getJointId(joint_of[lp.link_b]), pin.SE3(np.eye(3), np.array(lp.point_b)),
+                                      pp.model.getJointId(joint_of[lp.link_a]),
+                                      pin.SE3(np.eye(3), np.array(lp.point_a)),
+                                      pp.model.getJointId(joint_of[lp.link_b]),
+                                      pin.SE3(np.eye(3), np.array(lp.point_b)),
                                       pin.ReferenceFrame.LOCAL_WORLD_ALIGNED)
         cms.append(cm)
         cds.append(cm.createData())

@@ -109,7 +109,8 @@ def random_urdf(seed: int, n: int, p_fixed: float = 0.2, p_branch: float = 0.35,
             joints.append(_joint(f"f{nf}", "fixed", host, f"w{nf}", rng, False, False, False))
             names.append(f"w{nf}")
             nf += 1
-    return f'<?xml version="1.0"?>\n<robot name="random_{seed}_{n}">\n' + "".join(links) + "".join(joints) + "</robot>\n"
+    return (f'<?xml version="1.0"?>\n<robot name="random_{seed}_{n}">\n' + "".join(links) + "".join(joints)
+            + "</robot>\n")
 
 
 def urdfs(max_joints: int = 30, **kwargs):
