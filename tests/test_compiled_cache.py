@@ -34,12 +34,16 @@ print(json.dumps({"file": composedyn.__file__, "tau": out.tolist(),
 
 
 def copy_installed_package(dest: Path) -> Path:
-    """composedyn's modules copied into dest/composedyn (an installed wheel's layout), no caches."""
+    """composedyn's modules copied into dest/composedyn (an installed wheel's layout), no caches.
+
+    Works for a wheel install (subpackages inside composedyn/) and an editable one
+    (subpackages mapped from the repository's top-level folders)."""
     root = dest / "composedyn"
     skip = shutil.ignore_patterns("__pycache__")
     shutil.copytree(composedyn.__path__[0], root, ignore=skip)
     for sub in ("importers", "dynamics", "robots"):
-        shutil.copytree(importlib.import_module(f"composedyn.{sub}").__path__[0], root / sub, ignore=skip)
+        shutil.copytree(importlib.import_module(f"composedyn.{sub}").__path__[0], root / sub, ignore=skip,
+                        dirs_exist_ok=True)
     return root
 
 
