@@ -1,7 +1,7 @@
-"""Session checks shared by every test.
+"""Checks shared by every test run.
 
 The oracle (Pinocchio and the example-robot-data URDFs) is required: without it
-the session stops with one message instead of skipping the comparisons in
+a test run stops with one message instead of skipping the comparisons in
 silence.  ``COMPOSEDYN_NO_ORACLE=1`` opts out explicitly; the tests that need
 the oracle are then skipped and counted in the summary.  The summary always
 says how many tests compared against Pinocchio.

@@ -1,8 +1,8 @@
 """Pinocchio as the tests' oracle: see :mod:`composedyn.testing.pinocchio_oracle`.
 
-A missing oracle is an error (``tests/conftest.py`` stops the session) unless
+A missing oracle is an error (``tests/conftest.py`` stops the test run) unless
 ``COMPOSEDYN_NO_ORACLE=1`` is set; then the tests that import this module are
-skipped, and the session summary counts them.  ``pin`` is the ``pinocchio``
+skipped, and the summary of the run counts them.  ``pin`` is the ``pinocchio``
 module behind a counter of attribute look-ups (also used by ``PinPair``), so
 that the summary says how many tests compared against Pinocchio.
 """

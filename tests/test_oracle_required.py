@@ -1,4 +1,4 @@
-"""The suite cannot shrink in silence: without Pinocchio the session stops,
+"""The suite cannot shrink in silence: without Pinocchio the test run stops,
 unless ``COMPOSEDYN_NO_ORACLE=1`` opts out, and then the summary counts the skips."""
 
 import os
@@ -17,7 +17,7 @@ def _pytest_without_pinocchio(*args: str, **env: str) -> subprocess.CompletedPro
                           cwd=TESTS.parent, env=environ, capture_output=True, text=True, timeout=600, check=False)
 
 
-def test_missing_oracle_stops_the_session():
+def test_missing_oracle_stops_the_test_run():
     out = _pytest_without_pinocchio(str(TESTS / "test_pinocchio_smoke.py"))
     assert out.returncode == 4, out.stdout + out.stderr
     assert "the test oracle is missing: Pinocchio is not importable" in out.stdout + out.stderr

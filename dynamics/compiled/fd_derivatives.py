@@ -11,8 +11,6 @@ M and triangular solves for -M^-1 d tau / d x and M^-1.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from composedyn.dynamics.compiled.aba import SCRATCH as ABA_SCRATCH
@@ -21,32 +19,13 @@ from composedyn.dynamics.compiled.crba import SCRATCH as CRBA_SCRATCH
 from composedyn.dynamics.compiled.crba import crba_into
 from composedyn.dynamics.compiled.derivatives import SCRATCH as DER_SCRATCH
 from composedyn.dynamics.compiled.derivatives import derivatives_into
+from composedyn.dynamics.compiled.forward import cholesky_factor
 from composedyn.dynamics.compiled.jit import njit, prange
 from composedyn.dynamics.compiled.layout import BLOCKS, NO_FW
 from composedyn.dynamics.compiled.loops import serial_and_parallel
 
 _NO_P = np.empty((0, 9))
 _NO_P.flags.writeable = False
-
-
-@njit(cache=True)
-def _cholesky(L):
-    """Lower Cholesky factor of L (n, n) in place (lower triangle); 1 if not positive definite."""
-    n = L.shape[0]
-    for j in range(n):
-        s = L[j, j]
-        for k in range(j):
-            s -= L[j, k] * L[j, k]
-        if not (s > 0.0 and s < math.inf):
-            return 1
-        d = math.sqrt(s)
-        L[j, j] = d
-        for i in range(j + 1, n):
-            t = L[i, j]
-            for k in range(j):
-                t -= L[i, k] * L[j, k]
-            L[i, j] = t / d
-    return 0
 
 
 @njit(cache=True, fastmath={"contract"})
@@ -88,7 +67,7 @@ def fd_derivatives_into(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, qdd, wa
         return 1
     derivatives_into(im, fm, q, qd, qdd, NO_FW, _NO_P, 1, fric, smooth, aq, aqd, wd)
     crba_into(im, fm, q, 1, L, wc)
-    if _cholesky(L):
+    if cholesky_factor(L):
         return 1
     _solve_columns(L, aq, -1.0)
     _solve_columns(L, aqd, -1.0)

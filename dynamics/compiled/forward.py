@@ -1,34 +1,34 @@
-"""Compiled Cholesky solve of M x = b, for callers that have the mass matrix already.
+"""Compiled Cholesky factorisation and solve, for kernels that hold a mass matrix.
 
-Forward dynamics runs the articulated-body kernel (:mod:`.aba`); this module
-serves ``solve_mass`` of :mod:`composedyn.dynamics.dispatch` (mimic-reduced
-models, whose M is projected before the solve).
-
-``cholesky_solve`` factorises in place and reports failure (M not positive
-definite, or NaN) by its return value, so that the caller can raise the same
-``ModelError`` as :func:`composedyn.dynamics.reference.forward.solve_mass`.
+Forward dynamics runs the articulated-body kernel (:mod:`.aba`); the
+closed-chain kernel (:mod:`.closed`, reduced mass matrix) and the
+forward-dynamics derivatives (:mod:`.fd_derivatives`, M^-1) factorise a mass
+matrix here.  ``cholesky_factor`` and ``cholesky_solve`` work in place and
+report failure (M not positive definite, or NaN / inf) by their return value,
+so that the caller can fall back to the NumPy reference, which raises the
+``ModelError`` of :func:`composedyn.dynamics.reference.forward.solve_mass`.
 """
 
 from __future__ import annotations
 
 import math
 
-from composedyn.dynamics.compiled.jit import njit, prange
-from composedyn.dynamics.compiled.loops import serial_and_parallel
+from composedyn.dynamics.compiled.jit import njit
 
 
 @njit(cache=True)
-def cholesky_solve(M, b, x):
-    """Solve M x = b for symmetric positive-definite M (n, n), overwritten by its factor L.
+def cholesky_factor(M):
+    """Lower Cholesky factor of symmetric M (n, n), in place in its lower triangle.
 
-    Returns 0 on success, 1 when a pivot is not positive (x is then undefined).
+    Returns 0 on success, 1 when a pivot is not positive and finite (M not
+    positive definite, or NaN / inf in it).
     """
-    n = b.shape[0]
+    n = M.shape[0]
     for j in range(n):
         s = M[j, j]
         for k in range(j):
             s -= M[j, k] * M[j, k]
-        if not s > 0.0:
+        if not (s > 0.0 and s < math.inf):
             return 1
         d = math.sqrt(s)
         M[j, j] = d
@@ -37,6 +37,18 @@ def cholesky_solve(M, b, x):
             for k in range(j):
                 t -= M[i, k] * M[j, k]
             M[i, j] = t / d
+    return 0
+
+
+@njit(cache=True)
+def cholesky_solve(M, b, x):
+    """Solve M x = b for symmetric positive-definite M (n, n), overwritten by its factor L.
+
+    Returns 0 on success, 1 when :func:`cholesky_factor` fails (x is then undefined).
+    """
+    n = b.shape[0]
+    if cholesky_factor(M):
+        return 1
     for i in range(n):  # L y = b
         t = b[i]
         for k in range(i):
@@ -48,13 +60,3 @@ def cholesky_solve(M, b, x):
             t -= M[k, i] * x[k]
         x[i] = t / M[i, i]
     return 0
-
-
-def _solve_loop(M, B, X, STATUS):
-    """Batched Cholesky solve of M (N, n, n) X = B (N, n); M is copied per sample."""
-    for s in prange(M.shape[0]):
-        L = M[s].copy()
-        STATUS[s] = cholesky_solve(L, B[s], X[s])
-
-
-solve_serial = serial_and_parallel(_solve_loop)[0]
