@@ -113,13 +113,15 @@ _MODULE_OF = {k: r.module for r in ROUTES.values() for k in (r.one, r.loop + "_s
 
 
 def _kernel(name: str):
-    """The compiled kernel ``name`` (a name in ``ROUTES``); its first call is timed into
-    :func:`compile_times`."""
+    """The compiled kernel ``name``: a kernel named in ``ROUTES``, or ``"module.function"`` of
+    :mod:`composedyn.dynamics.compiled` for one outside the table (the inverse-kinematics
+    solve); its first call is timed into :func:`compile_times`."""
     k = _kernels.get(name)
     if k is None:
         import importlib
 
-        real = getattr(importlib.import_module(f"composedyn.dynamics.compiled.{_MODULE_OF[name]}"), name)
+        module, attr = name.split(".", 1) if "." in name else (_MODULE_OF[name], name)
+        real = getattr(importlib.import_module(f"composedyn.dynamics.compiled.{module}"), attr)
 
         def first_call(*args):
             t0 = time.perf_counter()
@@ -400,37 +402,9 @@ def frame_arrays(model) -> tuple:
     return fa
 
 
-def _task_kernel(name: str):
-    """Compiled kernel ``module.name`` outside ``ROUTES`` (the inverse-kinematics solve), first call timed."""
-    k = _kernels.get(name)
-    if k is None:
-        import importlib
-
-        module, attr = name.split(".", 1)
-        real = getattr(importlib.import_module(f"composedyn.dynamics.compiled.{module}"), attr)
-
-        def first_call(*args):
-            t0 = time.perf_counter()
-            result = real(*args)
-            _compile_s[name] = time.perf_counter() - t0
-            _kernels[name] = real
-            return result
-
-        k = _kernels[name] = first_call
-    return k
-
-
-def _task_numpy(model) -> bool:
-    return _state.get("numpy", True) and backend() == "numpy" or not model.joint_names
-
-
-def _task_loop(name: str, Q: np.ndarray):
-    return _kernel(f"{name}_parallel" if use_parallel(Q.shape[0] * Q.shape[1]) else f"{name}_serial")
-
-
 def frame_pose(model, q, k: int) -> np.ndarray:
     """World <- frame ``k`` (..., 4, 4); contract of :func:`composedyn.dynamics.reference.frames.frame_pose`."""
-    if _task_numpy(model):
+    if _reference(model):
         from composedyn.dynamics.reference import frames
 
         return frames.frame_pose(model, q, k)
@@ -446,13 +420,13 @@ def frame_pose(model, q, k: int) -> np.ndarray:
         return out
     Q = _rows(q, q.shape, 1)
     out = np.empty((Q.shape[0], 4, 4))
-    _task_loop("pose", Q)(im, fm, Q, body[k], T[k], out)
+    _loop("pose", Q)(im, fm, Q, body[k], T[k], out)
     return out.reshape(q.shape[:-1] + (4, 4))
 
 
 def jacobian(model, q, k: int, local: bool = False) -> np.ndarray:
     """Frame Jacobian (..., 6, n), linear rows first; contract of ``frames.jacobian``."""
-    if _task_numpy(model):
+    if _reference(model):
         from composedyn.dynamics.reference import frames
 
         return frames.jacobian(model, q, k, local)
@@ -469,13 +443,13 @@ def jacobian(model, q, k: int, local: bool = False) -> np.ndarray:
         return out
     Q = _rows(q, q.shape, 1)
     out = np.empty((Q.shape[0], 6, n))
-    _task_loop("jacobian", Q)(im, fm, Q, body[k], T[k], int(local), out)
+    _loop("jacobian", Q)(im, fm, Q, body[k], T[k], int(local), out)
     return out.reshape(q.shape[:-1] + (6, n))
 
 
 def frame_velocity(model, q, qd, k: int, local: bool = False) -> np.ndarray:
     """Frame twist J qd (..., 6); contract of ``frames.frame_velocity``."""
-    if _task_numpy(model):
+    if _reference(model):
         from composedyn.dynamics.reference import frames
 
         return frames.frame_velocity(model, q, qd, k, local)
@@ -492,13 +466,13 @@ def frame_velocity(model, q, qd, k: int, local: bool = False) -> np.ndarray:
     shape = np.broadcast_shapes(q.shape, qd.shape)
     Q, QD = _rows(q, shape, 1), _rows(qd, shape, 1)
     out = np.empty((Q.shape[0], 6))
-    _task_loop("velocity", Q)(im, fm, Q, QD, body[k], T[k], int(local), out)
+    _loop("velocity", Q)(im, fm, Q, QD, body[k], T[k], int(local), out)
     return out.reshape(shape[:-1] + (6,))
 
 
 def frame_acceleration(model, q, qd, qdd, k: int, local: bool = False) -> np.ndarray:
     """Classical frame acceleration (..., 6); contract of ``frames.frame_acceleration``."""
-    if _task_numpy(model):
+    if _reference(model):
         from composedyn.dynamics.reference import frames
 
         return frames.frame_acceleration(model, q, qd, qdd, k, local)
@@ -515,7 +489,7 @@ def frame_acceleration(model, q, qd, qdd, k: int, local: bool = False) -> np.nda
     shape = np.broadcast_shapes(q.shape, qd.shape, qdd.shape)
     Q, QD, QDD = (_rows(x, shape, 1) for x in (q, qd, qdd))
     out = np.empty((Q.shape[0], 6))
-    _task_loop("acceleration", Q)(im, fm, Q, QD, QDD, body[k], T[k], int(local), out)
+    _loop("acceleration", Q)(im, fm, Q, QD, QDD, body[k], T[k], int(local), out)
     return out.reshape(shape[:-1] + (6,))
 
 
@@ -533,7 +507,7 @@ def _com_quantity(model, q, name: str, tail: tuple) -> np.ndarray:
     """Kernel ``com.<name>`` (single sample or batch loop) or the NumPy reference."""
     from composedyn.dynamics.reference import frames
 
-    if _task_numpy(model):
+    if _reference(model):
         return (frames.center_of_mass if name == "com" else frames.com_jacobian)(model, q)
     im, fm = packed(model)
     mass = frames.moving_mass(model)
@@ -544,7 +518,7 @@ def _com_quantity(model, q, name: str, tail: tuple) -> np.ndarray:
         return out
     Q = _rows(q, q.shape, 1)
     out = np.empty((Q.shape[0],) + tail)
-    _task_loop(name, Q)(im, fm, Q, mass, out)
+    _loop(name, Q)(im, fm, Q, mass, out)
     return out.reshape(q.shape[:-1] + tail)
 
 

@@ -107,7 +107,7 @@ def inverse_kinematics(robot, frame: str, target, q0=None, position_only: bool =
         mm = robot._mimic
         G, b = (np.eye(n), np.zeros(n)) if mm is None else (np.array(mm.G, float), np.array(mm.b, float))
         q = np.empty(n)
-        ok, it, ep, er = dispatch._task_kernel("ik.solve")(
+        ok, it, ep, er = dispatch._kernel("ik.solve")(
             im, fm, G, b, body[k], Tf[k], T, rows, lower, upper, q0, starts, int(per_start), int(max_iterations),
             float(tol), float(tol_rotation), q)
     else:
