@@ -24,7 +24,14 @@ import numpy as np
 from composedyn.checks import joint_array, smooth_width
 from composedyn.dynamics.errors import ModelError
 from composedyn.dynamics.floating import base as chart
-from composedyn.dynamics.floating.lie import se2_difference, se2_integrate, se3_difference, se3_integrate
+from composedyn.dynamics.floating.lie import (
+    se2_difference,
+    se2_integrate,
+    se2_rate,
+    se3_difference,
+    se3_integrate,
+    se3_rate,
+)
 from composedyn.dynamics.floating.lie import skew as _skew
 from composedyn.robot import Robot
 
@@ -156,6 +163,22 @@ class FloatingRobot:
         nqb = self.base.nq
         log = se3_difference if self.base.kind == "free" else se2_difference
         return np.concatenate([log(q0[..., :nqb], q1[..., :nqb]), q1[..., nqb:] - q0[..., nqb:]], -1)
+
+    def configuration_rate(self, q, v) -> np.ndarray:
+        """dq/dt (..., nq) of the configuration moving with velocity v: the base's quaternion
+        (or planar) kinematics, joint rates unchanged; what an ODE solver integrates."""
+        q, v = self._state(q, v)
+        nqb, nb = self.base.nq, self.base.nv
+        rate = se3_rate if self.base.kind == "free" else se2_rate
+        return np.concatenate([rate(q[..., :nqb], v[..., :nb]), v[..., nb:]], -1)
+
+    def normalize(self, q) -> np.ndarray:
+        """q (..., nq) with the base quaternion (or planar (cos θ, sin θ)) scaled to unit norm."""
+        q = joint_array("q", q, self.nq, self._what_q).copy()
+        chart.base_pose(self.base, q)  # refuses a zero norm
+        k = slice(3, 7) if self.base.kind == "free" else slice(2, 4)
+        q[..., k] /= np.linalg.norm(q[..., k], axis=-1, keepdims=True)
+        return q
 
     # ---- argument handling ----
     def _state(self, q, *rates, names=("v", "a")):

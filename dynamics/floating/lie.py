@@ -153,3 +153,18 @@ def se2_difference(q0: np.ndarray, q1: np.ndarray) -> np.ndarray:
     dx, dy = q1[..., 0] - q0[..., 0], q1[..., 1] - q0[..., 1]
     local = np.stack([c0 * dx + s0 * dy, -s0 * dx + c0 * dy], -1)
     return np.concatenate([np.linalg.solve(_v2(t), local[..., None])[..., 0], t[..., None]], -1)
+
+
+def se3_rate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """dq/dt (..., 7) of a free flyer q moving with the body twist v (..., 6):
+    (R v_linear, ½ quat ⊗ (w, 0)), the quaternion kinematics (Solà et al., eq. (109))."""
+    quat = q[..., 3:7]
+    pd = np.einsum("...ij,...j->...i", quaternion_matrix(quat), v[..., :3])
+    w = np.concatenate([v[..., 3:], np.zeros(v.shape[:-1] + (1,))], -1)
+    return np.concatenate([pd, 0.5 * quaternion_multiply(quat, w)], -1)
+
+
+def se2_rate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """dq/dt (..., 4) of a planar base q = (x, y, cos θ, sin θ) moving with the body twist (vx, vy, w)."""
+    c, s, w = q[..., 2], q[..., 3], v[..., 2]
+    return np.stack([c * v[..., 0] - s * v[..., 1], s * v[..., 0] + c * v[..., 1], -s * w, c * w], -1)
