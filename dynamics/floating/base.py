@@ -14,8 +14,10 @@ engine's fixed frame is taken to coincide with the base frame at that instant
   and the kinetic energy are the engine's at chart coordinates
   ``x = (0, ..., 0, joints)``; the mass matrix depends on the joints only.
 * Gravity is the base acceleration ``-R₀ᵀ g`` (base axes) rather than part of
-  the model: the chart's model has no gravity, so nothing per sample enters
-  the compiled model.
+  the model, so nothing per sample enters the compiled model: the chart's model
+  has no gravity -- except for a planar base, whose chain cannot accelerate
+  along the plane's normal: the normal component of ``R₀ᵀ g``, constant as the
+  base turns in its plane, stays in the model (:func:`chart_gravity`).
 * Pinocchio's ``a`` is the time derivative of the body twist, i.e. the base's
   spatial acceleration in base coordinates.  The chain adds the velocity
   product ``b(v) = Σₖ vₖ × Sₖ v̇ₖ`` (vₖ the velocity of virtual body k) to the
@@ -153,7 +155,7 @@ def virtual_graph(graph: nx.DiGraph, base: Base) -> nx.DiGraph:
     """``graph`` with the virtual chain from a fixed world link to the base link, and no gravity."""
     g = nx.DiGraph()
     g.graph.update(graph.graph)
-    g.graph["gravity"] = np.zeros(3)
+    g.graph["gravity"] = chart_gravity(base)
     names = base.virtual
     world = f"{base.joint}::world"
     add_link(g, world)
@@ -171,6 +173,14 @@ def virtual_graph(graph: nx.DiGraph, base: Base) -> nx.DiGraph:
     g.add_edges_from(graph.edges(data=True))
     g.graph["root"] = world
     return g
+
+
+def chart_gravity(base: Base) -> np.ndarray:
+    """Gravity (3,) of the chart's model, base axes: zero for a free flyer; for a planar base
+    the component of R₀ᵀ g along the plane's normal (the base z axis), the same at every θ."""
+    if base.kind == "free":
+        return np.zeros(3)
+    return np.array([0.0, 0.0, base.origin[:3, 2] @ base.gravity])
 
 
 def base_pose(base: Base, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
