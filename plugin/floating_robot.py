@@ -22,6 +22,8 @@ import networkx as nx
 import numpy as np
 
 from composedyn.checks import joint_array, smooth_width
+from composedyn.dynamics.dispatch import entries as _entry
+from composedyn.dynamics.dispatch import packed as _packed
 from composedyn.dynamics.errors import ModelError
 from composedyn.dynamics.floating import base as chart
 from composedyn.dynamics.floating.lie import (
@@ -39,6 +41,9 @@ from composedyn.robot import Robot
 _NOT_YET = ("composed_vectors", "inverse_kinematics", "regressor", "inertial_parameters", "parameter_names",
             "base_parameters", "inverse_dynamics_derivatives", "forward_dynamics_derivatives", "linearize",
             "fast", "mimic_torques", "full_positions", "mimic_jacobian")
+
+
+_F64 = np.dtype(np.float64)
 
 
 def _rotate_rows(R: np.ndarray, X: np.ndarray) -> np.ndarray:
@@ -68,6 +73,33 @@ class FloatingRobot:
         nb = base.nv
         self._what_q = f"(nq = {base.nq} base + {self.chart.dof - nb} joints)"
         self._what_v = f"(nv = {nb} base + {self.chart.dof - nb} joints)"
+        nv = self.chart.dof
+        self._n1, self._nn = (nv,), (nv, nv)
+        go = base.origin[:3, :3].T @ base.gravity  # gravity in the base joint frame's axes at neutral
+        self._bf = np.array([0.0 if base.kind == "free" else 1.0, *go])
+
+    @property
+    def _lean(self) -> tuple:
+        """``(im, fm, bf)`` for the compiled floating entries, or () (dependent mimic joints)."""
+        lean = self.__dict__.get("_lean_cache")
+        if lean is None:
+            lean = self.__dict__["_lean_cache"] = () if self.chart._mimic is not None else (
+                *_packed(self.model), self._bf)
+        return lean
+
+    def _fast_path(self, entry, shape: tuple, *args):
+        """The result of a compiled floating entry (:mod:`composedyn.dynamics.compiled.floating`)
+        for plain float64 vectors, or None: any other input or a failed check (wrong length,
+        NaN, zero quaternion, singular M) takes the general path, which raises the named error."""
+        lean = self._lean
+        if lean and args[0].__class__ is np.ndarray and args[0].dtype is _F64:
+            out = np.empty(shape)
+            try:
+                if entry(lean[0], lean[1], lean[2], *args, out) == 0:
+                    return out
+            except TypeError:  # a later argument is not a float64 vector
+                pass
+        return None
 
     # ---- description ----
     @property
@@ -213,6 +245,9 @@ class FloatingRobot:
         """Generalised forces (..., nv) = M a + C v + g + friction - J^T f_ext: base wrench (force,
         moment in base axes; zero for a free body), then joint torques.  ``f_ext``: link name ->
         wrench (..., 6) in world axes at the link's centre of mass."""
+        if f_ext is None and (out := self._fast_path(_entry.floating_inverse_dynamics, self._n1, q, v, a,
+                                                     1 if friction else 0)) is not None:
+            return out
         q, v, a = self._state(q, v, a)
         R0, _, x = self._chart(q)
         xdd = chart.chart_acceleration(self.base, v, a, R0)
@@ -222,9 +257,12 @@ class FloatingRobot:
                          smooth_friction: float | None = None) -> np.ndarray:
         """Accelerations a (..., nv) (base: derivative of the body twist) under the generalised
         forces tau (..., nv) (tau[:6] = base wrench, zero in flight)."""
-        q, v, tau = self._state(q, v, tau, names=("v", "tau"))
         if smooth_friction is not None:
             smooth_friction = smooth_width(smooth_friction)
+        if f_ext is None and (out := self._fast_path(_entry.floating_forward_dynamics, self._n1, q, v, tau,
+                                                     1 if friction else 0, smooth_friction or 0.0)) is not None:
+            return out
+        q, v, tau = self._state(q, v, tau, names=("v", "tau"))
         R0, _, x = self._chart(q)
         xdd = self.chart.forward_dynamics(x, v, tau, f_ext=self._wrenches(f_ext, R0), friction=friction,
                                           smooth_friction=smooth_friction)
@@ -232,6 +270,8 @@ class FloatingRobot:
 
     def mass_matrix(self, q) -> np.ndarray:
         """M(q) (..., nv, nv) in free-flyer coordinates (depends on the joints only)."""
+        if (out := self._fast_path(_entry.floating_mass_matrix, self._nn, q)) is not None:
+            return out
         (q,) = self._state(q)
         return self.chart.mass_matrix(self._chart(q)[2])
 
