@@ -129,9 +129,12 @@ def write(out: Path) -> None:
     elbow, z = nominal_pose()
     m, c, inertia = arm_inertial()
     parts = [header(), '<robot name="delta">\n  <link name="base_link">\n  </link>\n']
-    chain = [("plate_x", "prismatic", "1 0 0", "slider_x", (-1, 1)), ("plate_y", "prismatic", "0 1 0", "slider_y", (-1, 1)),
-             ("plate_z", "prismatic", "0 0 1", "slider_z", (-2, 0)), ("plate_rx", "revolute", "1 0 0", "gimbal_x", (-1, 1)),
-             ("plate_ry", "revolute", "0 1 0", "gimbal_y", (-1, 1)), ("plate_rz", "revolute", "0 0 1", "plate", (-1, 1))]
+    chain = [("plate_x", "prismatic", "1 0 0", "slider_x", (-1, 1)),
+             ("plate_y", "prismatic", "0 1 0", "slider_y", (-1, 1)),
+             ("plate_z", "prismatic", "0 0 1", "slider_z", (-2, 0)),
+             ("plate_rx", "revolute", "1 0 0", "gimbal_x", (-1, 1)),
+             ("plate_ry", "revolute", "0 1 0", "gimbal_y", (-1, 1)),
+             ("plate_rz", "revolute", "0 0 1", "plate", (-1, 1))]
     parent = "base_link"
     for name, kind, axis, child, lim in chain:
         parts.append(joint(name, kind, parent, child, axis, limits=lim))
