@@ -195,3 +195,23 @@ def test_delta_parallelograms_keep_the_plate_level():
         for j in ("elbow", "swing"):
             assert np.abs(qa[:, names_.index(f"{j}{leg}a")] - qa[:, names_.index(f"{j}{leg}b")]).max() < 1e-10
     assert np.abs(qa[:, [names_.index(f"swing{leg}a") for leg in "123"]]).max() > 0.01  # the legs did shear
+
+
+def test_delta_geometry_matches_the_published_lengths():
+    """Closing the loops puts the plate where the closed-form inverse kinematics of a Delta with the
+    published lengths (Alikoç et al., RL5-1450 data set: r0 = 0.330, l1 = 0.420, l2 = 1.055,
+    r3 = 0.125 m) says the hips must be: per leg, the pin's midpoint at (r0 + l1 cos t, -l1 sin t)
+    in the leg's vertical plane lies at l2 from the midpoint of the plate's two balls
+    (Williams, "The Delta Parallel Robot: Kinematics Solutions")."""
+    r0, l1, l2, r3 = 0.330, 0.420, 1.055, 0.125
+    ch = cd.load_closed_chain("delta")
+    names_ = ch.all_joint_names
+    hips = ch._last[ch._ind] + np.random.default_rng(5).uniform(-0.4, 0.4, (20, 3))
+    p = ch.assemble(hips)[:, [names_.index(f"plate_{a}") for a in "xyz"]]
+    for i in range(3):
+        phi = 2 * np.pi * i / 3
+        r = p[:, 0] * np.cos(phi) + p[:, 1] * np.sin(phi) + r3
+        y = -p[:, 0] * np.sin(phi) + p[:, 1] * np.cos(phi)
+        t = hips[:, i]
+        gap = (r - r0 - l1 * np.cos(t)) ** 2 + y**2 + (p[:, 2] + l1 * np.sin(t)) ** 2 - l2**2
+        assert np.abs(gap).max() < 1e-10
