@@ -1,7 +1,7 @@
 """Actuator torques of the bundled Delta robot along a pick-and-place cycle, with a plot.
 
 The travelling plate follows the usual pick-and-place test path (Adept cycle): up 25 mm,
-across 305 mm, down 25 mm, and back, here 1.22 m below the base with every segment a
+across 305 mm, down 25 mm, and back, here 1.0 m below the base with every segment a
 minimum-jerk (quintic) motion, 0.4 s for the whole way out and the same back.  The hip angles
 come from the Delta's closed-form inverse kinematics (each leg: the elbow on a circle of radius
 L about the hip axis must lie at distance l from its plate joint), the torques from
@@ -11,8 +11,9 @@ L about the hip axis must lie at distance l from its plate joint), the torques f
     python scripts/delta_pick_and_place.py [--plot delta_pick_and_place.png] [--csv out.csv]
 
 References: R. L. Williams II, "The Delta Parallel Robot: Kinematics Solutions" (2016), for
-the geometry and the inverse kinematics; R. Clavel, "Delta, a fast robot with parallel
-geometry" (1988).
+the inverse kinematics; B. Alikoç et al., "Motion Modelling and Simulation of a 5-Axis Industrial
+Delta Robot" (data set testbedCIIRC/delta-robot-public), for the robot (see scripts/make_delta.py);
+R. Clavel, "Delta, a fast robot with parallel geometry" (1988).
 """
 
 from __future__ import annotations
@@ -20,19 +21,21 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
+from make_delta import L1 as L
+from make_delta import L2 as LF
+from make_delta import R0 as WB
+from make_delta import R3 as WP
 
 import composedyn as cd
 from composedyn.closed_cli import check_closed_trajectory
-
-SB, SP, L, LF = 0.567, 0.076, 0.524, 1.244  # base / plate triangle sides, upper arm, forearm (m)
-WB, WP = SB * np.sqrt(3) / 6, SP * np.sqrt(3) / 6
 
 
 def hip_angles(p: np.ndarray) -> np.ndarray:
     """Hip angles (T, 3) (rad, positive = upper arm below the horizontal) for plate positions p (T, 3).
 
-    Leg i lies in the vertical plane at azimuth 2 pi i / 3: in its frame the elbow is at
-    (WB + L cos t, -L sin t) (radial, vertical) and the plate joint at (r, y, z) with
+    Leg i lies in the vertical plane at azimuth 2 pi i / 3: in its frame the elbow (the pin's
+    midpoint) is at (WB + L cos t, -L sin t) (radial, vertical) and the midpoint of the plate's
+    two ball joints (the parallelogram keeps it at distance LF from the pin's) at (r, y, z) with
     r = WP + radial coordinate of p, y its tangential offset; |elbow - joint| = LF gives
     A cos t + B sin t = C, solved for the elbow-out branch.
     """
@@ -56,7 +59,7 @@ def minimum_jerk(s: np.ndarray) -> np.ndarray:
     return 10 * s**3 - 15 * s**4 + 6 * s**5
 
 
-def cycle(T: int = 801, duration: float = 0.8, depth: float = -1.22,
+def cycle(T: int = 801, duration: float = 0.8, depth: float = -1.0,
           heading: float = 0.5) -> tuple[np.ndarray, np.ndarray]:
     """Times (T,) and plate positions (T, 3): up 25 mm, across 305 mm (horizontal, at ``heading``
     rad from the x axis), down 25 mm, and back."""

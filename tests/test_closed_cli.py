@@ -15,8 +15,8 @@ def test_info_lists_loops_actuated_and_dependent_joints(capsys):
     assert main(["info", "delta"]) == 0
     out = capsys.readouterr().out
     assert "actuated (independent): hip1, hip2, hip3" in out
-    assert "dependent: plate_x, plate_y, plate_z, elbow1_a" in out
-    assert "loop ball2: forearm2 (1.244, 0, 0) m = plate" in out and "[position; rows x, y, z]" in out
+    assert "dependent: plate_x, plate_y, plate_z, plate_rx, plate_ry, plate_rz, elbow1a, swing1a" in out
+    assert "loop ball2a: bar2a (1.055, 0, 0) m = plate" in out and "[position; rows x, y, z]" in out
     lines = closed_info_lines("fourbar")
     assert any("loop pin_C" in s and "planar xz; rows x, z" in s for s in lines)
 

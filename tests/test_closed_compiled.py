@@ -133,7 +133,7 @@ def pinocchio_constraints(ch):
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_delta_matches_pinocchio_constraint_dynamics(seed):
-    """The Delta's tree accelerations and the nine closure forces (world axes) equal Pinocchio's
+    """The Delta's tree accelerations and the 18 closure forces (world axes) equal Pinocchio's
     constraintDynamics on the same URDF with the hip torques applied."""
     ch = cd.load_closed_chain("delta")
     pin, pp, cms, cds = pinocchio_constraints(ch)
@@ -173,9 +173,45 @@ def test_delta_is_symmetric_and_bundled():
 
     assert "delta" in names()
     ch = cd.load_closed_chain("delta")
-    assert ch.dof == 3 and len(ch.rows) == 9
+    assert ch.dof == 3 and len(ch.rows) == 18 and ch.robot.dof == 21
     qa = ch.assemble(np.array([0.4, 0.4, 0.4]))
     names_ = ch.all_joint_names
     assert abs(qa[names_.index("plate_x")]) < 1e-12 and abs(qa[names_.index("plate_y")]) < 1e-12
     g = ch.gravity_torques(np.array([0.4, 0.4, 0.4]))
     assert np.ptp(g) < 1e-11 * np.abs(g).max() and g[0] < 0
+
+
+def test_delta_parallelograms_keep_the_plate_level():
+    """Two equal bars on equal, parallel pins close as a parallelogram: wherever the hips go, the
+    plate does not turn (its three rotation joints stay 0) and the two bars of a leg stay parallel
+    (equal angles at both universal joints) -- the geometric property the Delta is built on."""
+    ch = cd.load_closed_chain("delta")
+    names_ = ch.all_joint_names
+    q = ch._last[ch._ind] + np.random.default_rng(3).uniform(-0.4, 0.4, (20, 3))
+    qa = ch.assemble(q)
+    rot = qa[:, [names_.index(f"plate_r{a}") for a in "xyz"]]
+    assert np.abs(rot).max() < 1e-10
+    for leg in "123":
+        for j in ("elbow", "swing"):
+            assert np.abs(qa[:, names_.index(f"{j}{leg}a")] - qa[:, names_.index(f"{j}{leg}b")]).max() < 1e-10
+    assert np.abs(qa[:, [names_.index(f"swing{leg}a") for leg in "123"]]).max() > 0.01  # the legs did shear
+
+
+def test_delta_geometry_matches_the_published_lengths():
+    """Closing the loops puts the plate where the closed-form inverse kinematics of a Delta with the
+    published lengths (Alikoç et al., RL5-1450 data set: r0 = 0.330, l1 = 0.420, l2 = 1.055,
+    r3 = 0.125 m) says the hips must be: per leg, the pin's midpoint at (r0 + l1 cos t, -l1 sin t)
+    in the leg's vertical plane lies at l2 from the midpoint of the plate's two balls
+    (Williams, "The Delta Parallel Robot: Kinematics Solutions")."""
+    r0, l1, l2, r3 = 0.330, 0.420, 1.055, 0.125
+    ch = cd.load_closed_chain("delta")
+    names_ = ch.all_joint_names
+    hips = ch._last[ch._ind] + np.random.default_rng(5).uniform(-0.4, 0.4, (20, 3))
+    p = ch.assemble(hips)[:, [names_.index(f"plate_{a}") for a in "xyz"]]
+    for i in range(3):
+        phi = 2 * np.pi * i / 3
+        r = p[:, 0] * np.cos(phi) + p[:, 1] * np.sin(phi) + r3
+        y = -p[:, 0] * np.sin(phi) + p[:, 1] * np.cos(phi)
+        t = hips[:, i]
+        gap = (r - r0 - l1 * np.cos(t)) ** 2 + y**2 + (p[:, 2] + l1 * np.sin(t)) ** 2 - l2**2
+        assert np.abs(gap).max() < 1e-10
