@@ -204,3 +204,23 @@ def test_bad_input_one_clear_line():
         robot.regressor(q, v, a)
     with pytest.raises(ValueError, match="floating must be"):
         cd.from_urdf(random_urdf(2, 4), floating="yes")
+
+
+def test_info_tells_floating_and_legged_robots(tmp_path, capsys):
+    from composedyn.cli import main
+
+    anymal = erd_urdf("anymal")
+    assert main(["info", anymal]) == 0
+    out = capsys.readouterr().out
+    assert "looks legged or humanoid (4 limbs" in out and "--floating" in out
+    assert main(["info", anymal, "--floating"]) == 0
+    out = capsys.readouterr().out
+    assert "floating base (free flyer, joint root_joint on link base): nq = 19, nv = 18" in out
+    assert "looks legged" not in out and "gravity [0.0, 0.0, -9.81]" in out
+    path = tmp_path / "flying.urdf"
+    path.write_text(_floating_xml(random_urdf(3, 6, p_fixed=0.3)))
+    assert main(["info", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "floating base (free flyer, joint base_joint on link base)" in out and "world" not in out
+    assert main(["info", "panda"]) == 0
+    assert "looks legged" not in capsys.readouterr().out

@@ -6,6 +6,9 @@ from __future__ import annotations
 def register(sub) -> None:
     p = sub.add_parser("info", help="print a robot's tree, joints, limits and mass")
     p.add_argument("robot", help="URDF file, DH .toml file, or bundled robot name")
+    p.add_argument("--floating", action="store_true",
+                   help="load with a free-flyer base (legged robots, humanoids); a URDF whose root joint "
+                        "is floating or planar loads floating anyway")
     p.set_defaults(run=run)
 
 
@@ -19,10 +22,21 @@ def _fmt(x: float) -> str:
 def run(args) -> int:
     import composedyn as cd
 
-    robot = cd.load(args.robot)
+    robot = cd.load(args.robot, floating=True if getattr(args, "floating", False) else None)
     g, m = robot.graph, robot.model
     print(f"robot {robot.name}  ({m.source})")
-    print(f"  {robot.dof} joint coordinates, {len(m.link_names)} links, total mass {m.total_mass:.4g} kg")
+    if robot.floating:
+        b = robot.base
+        print(f"  floating base ({'free flyer' if b.kind == 'free' else 'planar'}, joint {b.joint} on link {b.link}): "
+              f"nq = {robot.nq}, nv = {robot.nv}")
+        print(f"  {len(robot.joint_names)} joint coordinates, {len(robot.frame_names)} links, "
+              f"total mass {robot.mass:.4g} kg")
+    else:
+        print(f"  {robot.dof} joint coordinates, {len(m.link_names)} links, total mass {m.total_mass:.4g} kg")
+        legs = legged_hint(robot)
+        if legs:
+            print(f"  looks legged or humanoid ({legs}) but was loaded with a fixed base: its root link is "
+                  "welded to the world; use --floating (cd.load(..., floating=True)) for a free base")
     from composedyn.cli import declared_loops
 
     loops = declared_loops(args.robot)
@@ -30,23 +44,42 @@ def run(args) -> int:
         print(f"  closed chain: loop closures in {loops[0]}, actuated joints {loops[1]}; the tree below is cut open")
         from composedyn.closed_cli import closed_info_lines  # closed-chain hook
         print("\n".join(closed_info_lines(args.robot)))
-    print(f"  gravity {[float(x) for x in m.gravity]} m/s^2")
-    for line in tree_lines(g, m):
+    gravity = robot.base.gravity if robot.floating else m.gravity
+    print(f"  gravity {[float(x) for x in gravity]} m/s^2")
+    for line in tree_lines(g, m, root=robot.base.link if robot.floating else None):
         print(line)
     _print_frames(robot)
     return 0
 
 
-def tree_lines(g, m, max_indent: int = MAX_INDENT):
+FEET = ("foot", "sole", "toe", "ankle", "paw")  # link names that end a leg
+
+
+def legged_hint(robot) -> str:
+    """A short reason when a fixed-base robot looks legged or humanoid, else "".
+
+    Heuristic: at least two separate limbs hang from the fixed base and end in
+    links named like feet (``FEET``)."""
+    m = robot.model
+    feet = [name for name, body in zip(m.link_names, m.link_body)
+            if body >= 0 and any(f in name.lower() for f in FEET)]
+    limbs = {m.ancestors(int(m.link_body[m.link_names.index(f)]))[-1] for f in feet}
+    if len(limbs) < 2:
+        return ""
+    shown = ", ".join(feet[:4]) + (", ..." if len(feet) > 4 else "")
+    return f"{len(limbs)} limbs from the base ending in feet: {shown}"
+
+
+def tree_lines(g, m, max_indent: int = MAX_INDENT, root: str | None = None):
     """Lines of the kinematic tree, depth first from the root, children in source order.
 
     Iterative (an explicit stack), so a chain of any length prints.  A link
     ``k`` joints below the root is indented ``2k + 1`` levels, its joint ``2k``;
     indentation stops growing after ``max_indent`` levels, and deeper lines end
-    with ``(depth k)``.
+    with ``(depth k)``.  ``root``: the link to start from (default: the model's root link).
     """
     index = {name: i for i, name in enumerate(m.joint_names)}
-    stack = [(m.link_names[0], None, 0)]  # (link, data of the joint leading to it or None, joints from the root)
+    stack = [(root or m.link_names[0], None, 0)]  # (link, data of the joint leading to it or None, joints from the root)
     while stack:
         link, edge, k = stack.pop()
         if edge is not None:
@@ -71,7 +104,10 @@ def _print_frames(robot) -> None:
     """The task-space frames (``robot.frame_names``) and the body each rides on."""
     m = robot.model
     print(f"  frames ({len(robot.frame_names)}; frame_pose / jacobian take these names):")
-    for name, body in zip(m.link_names, m.link_body):
-        where = "fixed base" if body < 0 else f"body of joint {m.joint_names[body]}"
+    base = robot.base.nv if robot.floating else 0  # the floating base's virtual joints come first
+    for name in robot.frame_names:
+        body = int(m.link_body[m.link_names.index(name)])
+        where = ("fixed base" if body < 0 else "floating base" if body < base
+                 else f"body of joint {m.joint_names[body]}")
         welded = "" if body < 0 or m.body_names[body] == name else f", welded to {m.body_names[body]}"
         print(f"    {name}  ({where}{welded})")
