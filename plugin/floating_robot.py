@@ -22,6 +22,7 @@ import networkx as nx
 import numpy as np
 
 from composedyn.checks import joint_array, smooth_width
+from composedyn.dynamics import dispatch as _dispatch
 from composedyn.dynamics.dispatch import entries as _entry
 from composedyn.dynamics.dispatch import packed as _packed
 from composedyn.dynamics.errors import ModelError
@@ -152,6 +153,20 @@ class FloatingRobot:
             raise ModelError(f"robot {self.name!r}: {name} is not available for a floating base")
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
+    def _batch(self, loop: str, shape: tuple, *arrays, flags: tuple = ()):
+        """A batch (..., k) through the compiled loop ``floating.<loop>`` (one call, parallel for
+        large batches), or None: NumPy backend, dependent mimic joints, or a sample the loop
+        refuses (zero quaternion, singular M), which the general path then names."""
+        lean = self._lean
+        if not lean or _dispatch._reference(self.model):
+            return None
+        lead = arrays[0].shape[:-1]
+        rows = [np.ascontiguousarray(x.reshape(-1, x.shape[-1]), dtype=float) for x in arrays]
+        N = rows[0].shape[0]
+        out, status = np.empty((N,) + shape), np.zeros(N, dtype=np.int64)
+        _dispatch._loop(f"floating.{loop}", rows[0])(*lean, *rows, *flags, out, status)
+        return None if status.any() else out.reshape(lead + shape)
+
     # ---- configuration space ----
     def neutral(self) -> np.ndarray:
         """The neutral configuration (nq,): base at the world origin, identity orientation, joints 0."""
@@ -249,6 +264,9 @@ class FloatingRobot:
                                                      1 if friction else 0)) is not None:
             return out
         q, v, a = self._state(q, v, a)
+        if f_ext is None and q.ndim > 1 and (out := self._batch("id", self._n1, q, v, a,
+                                                                flags=(3 if friction else 1,))) is not None:
+            return out
         R0, _, x = self._chart(q)
         xdd = chart.chart_acceleration(self.base, v, a, R0)
         return self.chart.inverse_dynamics(x, v, xdd, f_ext=self._wrenches(f_ext, R0), friction=friction)
@@ -263,6 +281,9 @@ class FloatingRobot:
                                                      1 if friction else 0, smooth_friction or 0.0)) is not None:
             return out
         q, v, tau = self._state(q, v, tau, names=("v", "tau"))
+        if f_ext is None and q.ndim > 1 and (out := self._batch(
+                "fd", self._n1, q, v, tau, flags=(1 if friction else 0, smooth_friction or 0.0))) is not None:
+            return out
         R0, _, x = self._chart(q)
         xdd = self.chart.forward_dynamics(x, v, tau, f_ext=self._wrenches(f_ext, R0), friction=friction,
                                           smooth_friction=smooth_friction)
@@ -273,6 +294,8 @@ class FloatingRobot:
         if (out := self._fast_path(_entry.floating_mass_matrix, self._nn, q)) is not None:
             return out
         (q,) = self._state(q)
+        if q.ndim > 1 and (out := self._batch("mass", self._nn, q)) is not None:
+            return out
         return self.chart.mass_matrix(self._chart(q)[2])
 
     def coriolis_matrix(self, q, v) -> np.ndarray:

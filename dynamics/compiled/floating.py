@@ -3,8 +3,8 @@
 The same map as :mod:`composedyn.dynamics.floating.base` (read its docstring
 for the derivation), written for one sample in scalars so that the checked
 entries below run a floating robot's inverse dynamics, mass matrix and forward
-dynamics in one compiled call (batches take the NumPy map and the kernels'
-batch loops).
+dynamics in one compiled call, and the batch loops (``*_serial``,
+``*_parallel``) that do the same per sample.
 
 The base is packed as ``bf`` (4,) float64: kind (0 free flyer, 1 planar) and
 ``go = Roᵀ g``, gravity in the axes of the base joint's frame at the neutral
@@ -28,9 +28,10 @@ from composedyn.dynamics.compiled.aba import SCRATCH as ABA_SCRATCH
 from composedyn.dynamics.compiled.aba import aba_into
 from composedyn.dynamics.compiled.crba import SCRATCH as CRBA_SCRATCH
 from composedyn.dynamics.compiled.crba import crba_into
-from composedyn.dynamics.compiled.jit import njit
+from composedyn.dynamics.compiled.jit import njit, prange
+from composedyn.dynamics.compiled.layout import BLOCKS
 from composedyn.dynamics.compiled.layout import NO_FW as _NO_FW
-from composedyn.dynamics.compiled.loops import all_finite
+from composedyn.dynamics.compiled.loops import all_finite, serial_and_parallel
 from composedyn.dynamics.compiled.rnea import SCRATCH as RNEA_SCRATCH
 from composedyn.dynamics.compiled.rnea import rnea_into
 
@@ -165,6 +166,48 @@ def forward_dynamics(im, fm, bf, q, v, tau, fric, smooth, out):
     base_acceleration(bf, q, v, out)
     return 0
 
+
+def _id_loop(im, fm, bf, Q, V, A, extra, OUT, STATUS):
+    """Samples Q (N, nq), V, A (N, nv) -> OUT (N, nv); STATUS (N,) 4 for a zero quaternion.
+    extra: 3 with joint friction, 1 without (the rnea kernel's flags)."""
+    N, n = Q.shape[0], V.shape[1]
+    blocks = min(N, BLOCKS)
+    for b in prange(blocks):
+        w, x, xdd = np.empty((n + 1, RNEA_SCRATCH)), np.empty(n), np.empty(n)
+        for s in range(b * N // blocks, (b + 1) * N // blocks):
+            STATUS[s] = 4 * chart_state(bf, Q[s], V[s], A[s], x, xdd)
+            if STATUS[s] == 0:
+                rnea_into(im, fm, x, V[s], xdd, _NO_FW, 1, extra, OUT[s], w)
+
+
+def _mass_loop(im, fm, bf, Q, OUT, STATUS):
+    """Samples Q (N, nq) -> OUT (N, nv, nv); STATUS as :func:`_id_loop`."""
+    N, n = Q.shape[0], OUT.shape[1]
+    blocks = min(N, BLOCKS)
+    for b in prange(blocks):
+        w, x, xdd, z = np.empty((n, CRBA_SCRATCH)), np.empty(n), np.empty(n), np.zeros(n)
+        for s in range(b * N // blocks, (b + 1) * N // blocks):
+            STATUS[s] = 4 * chart_state(bf, Q[s], z, z, x, xdd)
+            if STATUS[s] == 0:
+                crba_into(im, fm, x, 1, OUT[s], w)
+
+
+def _fd_loop(im, fm, bf, Q, V, TAU, fric, smooth, OUT, STATUS):
+    """Samples -> accelerations OUT (N, nv); STATUS 4 zero quaternion, 1 singular M."""
+    N, n = Q.shape[0], V.shape[1]
+    blocks = min(N, BLOCKS)
+    for b in prange(blocks):
+        w, x, xdd = np.empty((n + 1, ABA_SCRATCH)), np.empty(n), np.empty(n)
+        for s in range(b * N // blocks, (b + 1) * N // blocks):
+            STATUS[s] = 4 * chart_state(bf, Q[s], V[s], V[s], x, xdd)
+            if STATUS[s] == 0:
+                STATUS[s] = aba_into(im, fm, x, V[s], TAU[s], _NO_FW, fric, smooth, OUT[s], w)
+                base_acceleration(bf, Q[s], V[s], OUT[s])
+
+
+id_serial, id_parallel = serial_and_parallel(_id_loop)
+mass_serial, mass_parallel = serial_and_parallel(_mass_loop)
+fd_serial, fd_parallel = serial_and_parallel(_fd_loop)
 
 _IM, _FM, _A, _V, _O = "int64[:, ::1]", "float64[:, ::1]", "float64[:, ::1]", "float64[:]", "float64[::1]"
 SIGNATURES = {
