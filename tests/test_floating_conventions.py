@@ -29,7 +29,7 @@ from pin_oracle import erd_robots_dir, pin, rel_err
 from random_robots import random_urdf
 
 ORACLE_TOL = 1e-9
-FD_TOL = 1e-7
+FD_TOL = 1e-8
 VENDOR = {"solo12": "solo_description/robots/solo12.urdf", "a1": "a1_description/urdf/a1.urdf"}
 RANDOM = {"random_5_10": (5, 10), "random_8_22": (8, 22), "random_3_5": (3, 5)}
 
