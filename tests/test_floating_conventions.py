@@ -17,6 +17,8 @@
 from __future__ import annotations
 
 import itertools
+import re
+from pathlib import Path
 
 import mujoco
 import numpy as np
@@ -256,6 +258,20 @@ def test_mujoco_state_converted_to_pinocchio():
     q_p, v_p, a_p = convert_floating(q_mj, v_mj, a_mj, source="mujoco", target="pinocchio", normalize=True)
     tau = convert_floating_forces(q_mj, pair.md.qfrc_inverse[pair.vadr], source="mujoco", target="pinocchio")
     assert rel_err(tau, pin.rnea(pair.pm, pair.pd, q_p, v_p, a_p)) < ORACLE_TOL
+
+
+# ---- the documentation's example ----
+
+def test_docs_example_runs():
+    text = (Path(__file__).resolve().parent.parent / "docs" / "floating_base.md").read_text(encoding="utf-8")
+    section = text[text.index("## Free-flyer conventions\n"):]
+    end = section.find("\n## ")
+    section = section if end < 0 else section[:end]
+    (block,) = re.findall(r"^```python\n(.*?)^```", section, flags=re.S | re.M)
+    namespace: dict = {}
+    exec(compile(block, "docs/floating_base.md, Free-flyer conventions", "exec"), namespace)
+    assert np.allclose(namespace["v"][:6], [0.0, -0.5, 0.0, 0.0, 0.0, 0.2], rtol=0, atol=1e-15)
+    assert np.allclose(namespace["tau_mujoco"][:3], [0.0, 10.0, 0.0], rtol=0, atol=1e-14)  # base x force -> world y
 
 
 # ---- bad input ----
