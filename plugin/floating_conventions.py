@@ -138,9 +138,10 @@ def convert_floating(q, v=None, a=None, *, source: str = "pinocchio", target: st
 
     Returns
     -------
-    (q, v, a) in ``target`` convention; ``v`` and ``a`` are None where they were given as None.  Joint
-    entries are copied unchanged.  Round trips through any conventions return the input up to
-    rounding (~1e-16 relative), quaternion sign included.
+    (q, v, a) in ``target`` convention: new arrays, ``q`` of the shape of the input ``q``, ``v`` and ``a``
+    of the broadcast batch shape (..., nv), None where they were given as None.  Joint entries are
+    copied unchanged, and everything when source and target are the same convention.  Round trips
+    through any conventions return ``q`` exactly and ``v``, ``a`` up to rounding (~1e-16 relative).
 
     Raises
     ------
@@ -179,6 +180,8 @@ def convert_floating(q, v=None, a=None, *, source: str = "pinocchio", target: st
     v = np.broadcast_to(v, shape + v.shape[-1:])
     a = None if a is None else np.broadcast_to(a, shape + a.shape[-1:])
     R = np.broadcast_to(R, shape + (3, 3))
+    if src == tgt:
+        return q_out, v.copy(), (None if a is None else a.copy())
     base_v, base_a = _base_from_pinocchio(tgt, R, *_base_to_pinocchio(src, R, v, a))
     v_out = np.concatenate([base_v, v[..., 6:]], -1)
     return q_out, v_out, (None if a is None else np.concatenate([base_a, a[..., 6:]], -1))
