@@ -141,6 +141,10 @@ def _reference(model) -> bool:
     return _state.get("numpy", True) and backend() == "numpy" or not model.joint_names
 
 
+# Entries of a floating robot in free-flyer coordinates (compiled.floating: the chart, then the kernels)
+FLOATING_ENTRIES = ("floating_inverse_dynamics", "floating_mass_matrix", "floating_forward_dynamics")
+
+
 class _Entries:
     """The checked entries of :mod:`composedyn.dynamics.compiled.entry` as attributes.
 
@@ -150,7 +154,7 @@ class _Entries:
     returns 4 (entry not used) and stays.  ``set_backend`` resets the stubs.
     """
 
-    NAMES = tuple(e for r in ROUTES.values() for e in r.entries)
+    NAMES = tuple(e for r in ROUTES.values() for e in r.entries) + FLOATING_ENTRIES
 
     def __init__(self):
         self.reset()

@@ -72,7 +72,7 @@ def load_urdf(path_or_xml: str | bytes | os.PathLike, gravity=DEFAULT_GRAVITY) -
     ------
     ModelError
         naming the file and element: malformed XML, DOCTYPE/entities, missing
-        or duplicate names, unknown, floating or planar joint types, missing
+        or duplicate names, unknown joint types, missing
         links, two parents, several roots, cycles, non-finite numbers, zero
         axes, negative mass.
     """

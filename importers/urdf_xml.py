@@ -21,8 +21,7 @@ from lxml import etree
 
 from composedyn.dynamics.errors import ModelError
 
-SUPPORTED = ("revolute", "continuous", "prismatic", "fixed")
-NOT_YET = ("floating", "planar")
+SUPPORTED = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")  # the last two: root joint only
 
 
 def parse_robot_xml(text: bytes, src: str) -> etree._Element:
@@ -139,8 +138,6 @@ def _check_link(el, where: str, src: str) -> None:
 
 def _check_joint_type(el, where: str, src: str) -> None:
     jtype = el.get("type")
-    if jtype in NOT_YET:
-        raise ModelError(f"{src}: {where} is {jtype}; floating and planar joints are not supported yet")
     if jtype not in SUPPORTED:
         raise ModelError(f"{src}: {where} {at(el)} has unknown type {jtype!r} (supported: {', '.join(SUPPORTED)})")
 

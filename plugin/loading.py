@@ -10,30 +10,44 @@ import networkx as nx
 from composedyn.errors import ModelError
 from composedyn.robot import Robot
 
+def make_robot(graph: nx.DiGraph, strict: bool = False, mimic: str = "dependent", floating=None):
+    """A ``Robot`` (fixed base) or a ``FloatingRobot`` from a kinematic graph; see :func:`load`."""
+    from composedyn.dynamics.floating.base import split_base
 
-def from_graph(graph: nx.DiGraph, strict: bool = False, mimic: str = "dependent") -> Robot:
+    graph, base = split_base(graph, floating)
+    if base is None:
+        return Robot(graph, strict=strict, mimic=mimic)
+    from composedyn.floating_robot import FloatingRobot
+
+    return FloatingRobot(graph, base, strict=strict, mimic=mimic)
+
+
+def from_graph(graph: nx.DiGraph, strict: bool = False, mimic: str = "dependent", floating=None) -> Robot:
     """A Robot from a kinematic graph that follows the schema (docs/architecture.md).
 
-    ``mimic``: "dependent" (mimic joints are not coordinates) or "independent" (see :class:`Robot`)."""
+    ``mimic``: "dependent" (mimic joints are not coordinates) or "independent" (see :class:`Robot`).
+    ``floating``: see :func:`load`."""
     if not isinstance(graph, nx.DiGraph):
         raise ModelError(f"from_graph expects a networkx.DiGraph, got {type(graph).__name__}")
-    return Robot(graph, strict=strict, mimic=mimic)
+    return make_robot(graph, strict=strict, mimic=mimic, floating=floating)
 
 
 def from_urdf(path_or_xml: str | os.PathLike, strict: bool = False, mimic: str = "dependent",
-              xacro_args=None, package_dirs=(), **kwargs) -> Robot:
+              xacro_args=None, package_dirs=(), floating=None, **kwargs) -> Robot:
     """A Robot from a URDF file path or an XML string.
 
     ``mimic="dependent"``: ``<mimic>`` joints are dependent coordinates (``robot.joint_names``
     lists the independent joints); ``"independent"``: every joint is a coordinate.
     A ``.xacro`` path is expanded first with ``xacro_args`` and ``package_dirs``
-    (see :mod:`composedyn.importers.xacro`)."""
+    (see :mod:`composedyn.importers.xacro`).  ``floating``: see :func:`load`."""
     from composedyn.importers.urdf import load_urdf
     from composedyn.importers.xacro import load_xacro_urdf
 
     if xacro_args is not None or package_dirs or str(path_or_xml).lower().endswith(".xacro"):
-        return Robot(load_xacro_urdf(path_or_xml, xacro_args, package_dirs, **kwargs), strict=strict, mimic=mimic)
-    return Robot(load_urdf(path_or_xml, **kwargs), strict=strict, mimic=mimic)
+        graph = load_xacro_urdf(path_or_xml, xacro_args, package_dirs, **kwargs)
+    else:
+        graph = load_urdf(path_or_xml, **kwargs)
+    return make_robot(graph, strict=strict, mimic=mimic, floating=floating)
 
 
 def from_dh(rows, convention: str = "standard", name: str = "dh_robot", gravity=(0.0, 0.0, -9.81),
@@ -51,36 +65,44 @@ def from_dh(rows, convention: str = "standard", name: str = "dh_robot", gravity=
     return Robot(dh_graph(rows, convention=convention, name=name, gravity=gravity, **kwargs), strict=strict)
 
 
-def load(name_or_path: str | os.PathLike, strict: bool = False, mimic: str = "dependent", **kwargs) -> Robot:
+def load(name_or_path: str | os.PathLike, strict: bool = False, mimic: str = "dependent", floating=None,
+         **kwargs) -> Robot:
     """A Robot from a ``.urdf`` file, a ``.toml`` DH table, a registered format, or a bundled robot name.
 
     ``mimic``: how mimic joints are treated, see :func:`from_urdf` (every format: a DH
     table has none).  ``kwargs`` (``gravity``) go to the URDF reader; for other formats
-    they raise TypeError."""
+    they raise TypeError.
+
+    ``floating``: None (default) -- a floating base when the URDF's root joint is
+    ``floating`` or ``planar``, else fixed; True (or "free") -- a free-flyer base at the
+    root link (:class:`composedyn.floating_robot.FloatingRobot`, Pinocchio's free-flyer
+    coordinates); "planar" -- a planar base; False -- a fixed base (a floating root
+    joint is welded).
+    """
     if mimic not in ("dependent", "independent"):
         raise ValueError(f"mimic must be one of ('dependent', 'independent'), got {mimic!r}")
     s = str(name_or_path)
     suffix = Path(s).suffix.lower()
     if suffix in (".urdf", ".xacro") or s.lstrip().startswith("<"):
-        return from_urdf(s, strict=strict, mimic=mimic, **kwargs)
+        return from_urdf(s, strict=strict, mimic=mimic, floating=floating, **kwargs)
     if suffix == ".toml":
         from composedyn.importers.dh import load_dh_toml
 
         _urdf_only(s, kwargs)
-        return Robot(load_dh_toml(s), strict=strict, mimic=mimic)
+        return make_robot(load_dh_toml(s), strict=strict, mimic=mimic, floating=floating)
     if suffix:
         from composedyn.plugins import find_importer
 
         importer = find_importer(suffix)  # third-party formats (entry-point group composedyn.importers)
         if importer is not None:
             _urdf_only(s, kwargs)
-            return Robot(importer(s), strict=strict, mimic=mimic)
+            return make_robot(importer(s), strict=strict, mimic=mimic, floating=floating)
     from composedyn.robots import bundled_path
 
     path = bundled_path(s)
     if path is None:
         raise ModelError(f"{s}: not a .urdf or .toml file, nor a bundled robot (see `composedyn robots`)")
-    return load(path, strict=strict, mimic=mimic, **kwargs)
+    return load(path, strict=strict, mimic=mimic, floating=floating, **kwargs)
 
 
 def _urdf_only(source: str, kwargs: dict) -> None:

@@ -103,6 +103,18 @@ class Robot:
     def name(self) -> str:
         return self.model.name
 
+    floating = False  # a fixed base; see composedyn.floating_robot.FloatingRobot
+
+    @property
+    def nq(self) -> int:
+        """Configuration size: ``dof`` for a fixed base."""
+        return self.dof
+
+    @property
+    def nv(self) -> int:
+        """Velocity size: ``dof`` for a fixed base."""
+        return self.dof
+
     @property
     def dof(self) -> int:
         """Number of (independent) joint coordinates n; mimic joints excluded when dependent."""

@@ -4,7 +4,10 @@ The state is (q, qd); each right-hand side call evaluates the applied torque
 and the dynamics.  Written against :class:`DynamicsModel` only, so
 constrained models (mimic joints, closed chains) simulate the same way; a
 model may also offer ``project(q, qd) -> (q, qd)``, applied to every output
-sample to remove constraint drift.
+sample to remove constraint drift.  A floating-base model (``nq != dof``, e.g. a
+:class:`composedyn.floating_robot.FloatingRobot`) integrates its configuration
+through ``configuration_rate(q, v)`` (the base quaternion's kinematics) and
+returns unit quaternions (``normalize``); in flight its momentum is conserved.
 
 Coulomb friction: a :class:`composedyn.Robot` whose joints have Coulomb
 friction is integrated with the event-driven stick-slip model of
@@ -27,7 +30,7 @@ from typing import Callable
 
 import numpy as np
 
-from composedyn.checks import joint_arrays
+from composedyn.checks import joint_array, joint_arrays
 from composedyn.errors import SimulationError
 from composedyn.protocol import DynamicsModel
 from composedyn.stick_slip import StickSlip
@@ -77,7 +80,7 @@ def simulate(robot: DynamicsModel, q0, qd0, t, torque=None, reference: Callable 
     robot : DynamicsModel
         The *true* plant.
     q0, qd0 : arrays (n,)
-        Initial joint positions and velocities.
+        Initial joint positions and velocities ((nq,) and (nv,) for a floating base).
     t : array (T,)
         Strictly increasing output times, s (T >= 2); integration runs from t[0] to t[-1].
     torque : None, array (n,), or callable
@@ -114,12 +117,17 @@ def simulate(robot: DynamicsModel, q0, qd0, t, torque=None, reference: Callable 
     from scipy.integrate import solve_ivp  # imported here: keeps `import composedyn` light
 
     n = robot.dof
+    nq = int(getattr(robot, "nq", n))  # a floating base: q (nq,) on the Lie group, qd (n = nv,)
+    rate = getattr(robot, "configuration_rate", None) if nq != n else None
     t = check_times(t)
     if len(t) < 2:
         raise ValueError("t needs at least 2 samples")
-    q0, qd0 = joint_arrays(n, q0=q0, qd0=qd0)
-    if q0.shape != (n,):
-        raise ValueError(f"q0 and qd0 must have shape ({n},), got {q0.shape}")
+    if rate is None:
+        q0, qd0 = joint_arrays(n, q0=q0, qd0=qd0)
+    else:
+        q0, qd0 = joint_array("q0", q0, nq), joint_array("qd0", qd0, n)
+    if q0.shape != (nq,) or qd0.shape != (n,):
+        raise ValueError(f"q0 and qd0 must have shapes ({nq},) and ({n},), got {q0.shape} and {qd0.shape}")
     tau_fn = _torque_function(torque, reference, n)
     fext_fn = f_ext if callable(f_ext) else (lambda tt, q, qd: f_ext)
     levels = joint_friction(robot) if friction and smooth_friction is None else None
@@ -145,16 +153,18 @@ def simulate(robot: DynamicsModel, q0, qd0, t, torque=None, reference: Callable 
         else:
             def rhs(tt, y):
                 guard(tt)
-                q, qd = y[:n], y[n:]
+                q, qd = y[:nq], y[nq:]
                 qdd = robot.forward_dynamics(q, qd, tau_fn(tt, q, qd), f_ext=fext_fn(tt, q, qd), friction=friction,
                                              **kw)
-                return np.concatenate([qd, qdd])
+                return np.concatenate([qd if rate is None else rate(q, qd), qdd])
 
             sol = solve_ivp(rhs, (t[0], t[-1]), np.concatenate([q0, qd0]), method=method, t_eval=t,
                             rtol=rtol, atol=atol, max_step=max_step)
             if sol.status != 0:
                 raise SimulationError(f"simulate: integration failed at t = {sol.t[-1]:g} s: {sol.message}")
-            q, qd, qdd, switches = sol.y[:n].T.copy(), sol.y[n:].T.copy(), None, 0
+            q, qd, qdd, switches = sol.y[:nq].T.copy(), sol.y[nq:].T.copy(), None, 0
+            if rate is not None:  # back onto the group: unit quaternions
+                q = robot.normalize(q)
     except _Stop as stop:
         why = (f"{max_evaluations} right-hand side evaluations" if count[0] > max_evaluations
                else f"{timeout:g} s of wall time")

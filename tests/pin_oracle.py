@@ -22,6 +22,7 @@ except ImportError:
 
 from composedyn.testing.pinocchio_oracle import (  # noqa: E402, F401
     ERD_URDFS,
+    FreeFlyerPair,
     PinPair,
     erd_robots_dir,
     erd_urdf,

@@ -45,6 +45,7 @@ from composedyn.dynamics.compiled.coriolis import coriolis_one
 from composedyn.dynamics.compiled.crba import SCRATCH as CRBA_SCRATCH
 from composedyn.dynamics.compiled.crba import crba_into
 from composedyn.dynamics.compiled.gravity import gravity_one
+from composedyn.dynamics.compiled.floating import SIGNATURES as FLOATING_SIGNATURES
 from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.layout import NO_FW as _NO_FW
 from composedyn.dynamics.compiled.loops import all_finite
@@ -161,6 +162,8 @@ SIGNATURES = {
     "inverse_dynamics_rigid": (f"int64({_IM}, {_FM}, {_V}, {_V}, {_V}, {_O})", inverse_dynamics_rigid),
     "forward_dynamics_rigid": (f"int64({_IM}, {_FM}, {_V}, {_V}, {_V}, float64, {_O})", forward_dynamics_rigid),
 }
+
+SIGNATURES.update(FLOATING_SIGNATURES)  # free-flyer coordinates: see .floating
 
 
 @functools.cache

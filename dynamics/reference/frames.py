@@ -50,9 +50,14 @@ def frame_index(model: Model, frame: str) -> int:
     try:
         return model.link_names.index(frame)
     except ValueError:
-        close = difflib.get_close_matches(str(frame), model.link_names, n=5, cutoff=0.5)
-        hint = f"; close names: {', '.join(close)}" if close else f"; frames: {', '.join(model.link_names[:12])}"
-        raise ValueError(f"{model.name}: unknown frame {frame!r}{hint}") from None
+        raise unknown_frame(model.name, frame, model.link_names) from None
+
+
+def unknown_frame(robot: str, frame, names: tuple) -> ValueError:
+    """The error for a frame name not in ``names``, listing close names (difflib)."""
+    close = difflib.get_close_matches(str(frame), names, n=5, cutoff=0.5)
+    hint = f"; close names: {', '.join(close)}" if close else f"; frames: {', '.join(names[:12])}"
+    return ValueError(f"{robot}: unknown frame {frame!r}{hint}")
 
 
 def chain_mask(model: Model, body: int) -> np.ndarray:

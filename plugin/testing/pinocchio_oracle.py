@@ -30,6 +30,9 @@ ERD_URDFS = {
     "double_pendulum": "double_pendulum_description/urdf/double_pendulum.urdf",
     "talos": "talos_data/robots/talos_reduced.urdf",
     "anymal": "anymal_b_simple_description/robots/anymal.urdf",
+    "solo12": "solo_description/robots/solo12.urdf",
+    "hyq": "hyq_description/robots/hyq_no_sensors.urdf",
+    "a1": "a1_description/urdf/a1.urdf",
 }
 
 
@@ -71,6 +74,47 @@ class PinPair:
     def mat(self, A: np.ndarray) -> np.ndarray:
         """composedyn (n, n) matrix -> Pinocchio order."""
         return np.asarray(A)[np.ix_(self.perm, self.perm)]
+
+
+class FreeFlyerPair:
+    """A Pinocchio free-flyer (or planar) model of a URDF and the map from a FloatingRobot's arrays.
+
+    ``root``: None -- the URDF's own root joint (floating / planar); else a
+    ``pin.JointModelFreeFlyer()`` (or ``pin.JointModelPlanar()``) added at its root link."""
+
+    def __init__(self, robot, urdf: str, root=None):
+        xml = urdf.lstrip().startswith("<")
+        build = pin.buildModelFromXML if xml else pin.buildModelFromUrdf
+        self.model = build(urdf) if root is None else build(urdf, root)
+        self.data = self.model.createData()
+        self.nb = robot.base.nv
+        ids = [i for i in range(2, self.model.njoints) if self.model.joints[i].nv > 0]
+        names = [self.model.names[i] for i in ids]
+        assert sorted(names) == sorted(robot.joint_names), (names, robot.joint_names)
+        self.two = [self.model.joints[i].nq == 2 for i in ids]
+        self.perm = np.array([robot.joint_names.index(nm) for nm in names], dtype=int)
+        self.nqb = robot.base.nq
+        self.vperm = np.r_[np.arange(self.nb), self.nb + self.perm]
+
+    def q(self, q: np.ndarray) -> np.ndarray:
+        """FloatingRobot configuration (nq,) -> Pinocchio's (continuous joints as cos, sin)."""
+        out = list(q[:self.nqb])
+        for two, i in zip(self.two, self.perm):
+            x = q[self.nqb + i]
+            out += [np.cos(x), np.sin(x)] if two else [x]
+        return np.array(out)
+
+    def v(self, x: np.ndarray) -> np.ndarray:
+        """(nv,) -> Pinocchio order."""
+        return np.asarray(x)[..., self.vperm]
+
+    def mat(self, A: np.ndarray) -> np.ndarray:
+        """(nv, nv) -> Pinocchio order."""
+        return np.asarray(A)[np.ix_(self.vperm, self.vperm)]
+
+    def cols(self, A: np.ndarray) -> np.ndarray:
+        """(r, nv) -> Pinocchio column order."""
+        return np.asarray(A)[..., self.vperm]
 
 
 def rel_err(a, b) -> float:

@@ -1,0 +1,175 @@
+"""Compiled floating-base chart: free-flyer coordinates -> the fixed-base kernels' coordinates.
+
+The same map as :mod:`composedyn.dynamics.floating.base` (read its docstring
+for the derivation), written for one sample in scalars so that the checked
+entries below run a floating robot's inverse dynamics, mass matrix and forward
+dynamics in one compiled call (batches take the NumPy map and the kernels'
+batch loops).
+
+The base is packed as ``bf`` (4,) float64: kind (0 free flyer, 1 planar) and
+``go = Roᵀ g``, gravity in the axes of the base joint's frame at the neutral
+configuration (``Ro`` the joint's origin).  With the base orientation ``R``
+(quaternion, or the planar angle) the base-axes gravity is ``Rᵀ go``.
+
+Velocity products of the virtual chain, coordinates linear first, for the
+body twist (u, w): free flyer ``b = (u × w, (wy wz, -wx wz, wx wy))``; planar
+``b = (uy w, -ux w, 0)``.  The chart's accelerations are
+``ẍ = a - b - (Rᵀ go, 0)`` on the base (the planar base keeps only the
+in-plane part: the normal part is in the chart model's gravity).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from composedyn.dynamics.compiled.aba import SCRATCH as ABA_SCRATCH
+from composedyn.dynamics.compiled.aba import aba_into
+from composedyn.dynamics.compiled.crba import SCRATCH as CRBA_SCRATCH
+from composedyn.dynamics.compiled.crba import crba_into
+from composedyn.dynamics.compiled.jit import njit
+from composedyn.dynamics.compiled.layout import NO_FW as _NO_FW
+from composedyn.dynamics.compiled.loops import all_finite
+from composedyn.dynamics.compiled.rnea import SCRATCH as RNEA_SCRATCH
+from composedyn.dynamics.compiled.rnea import rnea_into
+
+
+@njit(cache=True, inline="always")
+def _gravity(bf, q):
+    """(gx, gy, gz) = Rᵀ go in base axes, and 0 or 1 when the base orientation is invalid (zero norm)."""
+    if bf[0] == 0.0:
+        x, y, z, w = q[3], q[4], q[5], q[6]
+        s = x * x + y * y + z * z + w * w
+        if not s > 1e-24:
+            return 0.0, 0.0, 0.0, 1
+        s = 2.0 / s  # R of the normalised quaternion: R = I + s (w [v] + [v]^2)
+        r00, r01, r02 = 1 - s * (y * y + z * z), s * (x * y - z * w), s * (x * z + y * w)
+        r10, r11, r12 = s * (x * y + z * w), 1 - s * (x * x + z * z), s * (y * z - x * w)
+        r20, r21, r22 = s * (x * z - y * w), s * (y * z + x * w), 1 - s * (x * x + y * y)
+        g0, g1, g2 = bf[1], bf[2], bf[3]
+        return r00 * g0 + r10 * g1 + r20 * g2, r01 * g0 + r11 * g1 + r21 * g2, r02 * g0 + r12 * g1 + r22 * g2, 0
+    c, s = q[2], q[3]
+    r = math.hypot(c, s)
+    if not r > 1e-12:
+        return 0.0, 0.0, 0.0, 1
+    c, s = c / r, s / r
+    return c * bf[1] + s * bf[2], -s * bf[1] + c * bf[2], 0.0, 0
+
+
+@njit(cache=True, inline="always")
+def chart_state(bf, q, v, a, x, xdd):
+    """Chart coordinates x (n,) and accelerations xdd (n,) of one sample (a: accelerations, or
+    None-like zeros); returns 0, or 1 when the base orientation has zero norm."""
+    g0, g1, g2, bad = _gravity(bf, q)
+    if bad:
+        return 1
+    if bf[0] == 0.0:
+        nqb, nb = 7, 6
+        u0, u1, u2, w0, w1, w2 = v[0], v[1], v[2], v[3], v[4], v[5]
+        xdd[0] = a[0] - (u1 * w2 - u2 * w1) - g0
+        xdd[1] = a[1] - (u2 * w0 - u0 * w2) - g1
+        xdd[2] = a[2] - (u0 * w1 - u1 * w0) - g2
+        xdd[3] = a[3] - w1 * w2
+        xdd[4] = a[4] + w0 * w2
+        xdd[5] = a[5] - w0 * w1
+    else:
+        nqb, nb = 4, 3
+        xdd[0] = a[0] - v[1] * v[2] - g0
+        xdd[1] = a[1] + v[0] * v[2] - g1
+        xdd[2] = a[2]
+    for i in range(nb):
+        x[i] = 0.0
+    for i in range(nb, x.shape[0]):
+        x[i] = q[i - nb + nqb]
+        xdd[i] = a[i]
+    return 0
+
+
+@njit(cache=True, inline="always")
+def base_acceleration(bf, q, v, out):
+    """Chart accelerations in ``out`` -> free-flyer accelerations, in place (inverse of :func:`chart_state`)."""
+    g0, g1, g2, _ = _gravity(bf, q)
+    if bf[0] == 0.0:
+        u0, u1, u2, w0, w1, w2 = v[0], v[1], v[2], v[3], v[4], v[5]
+        out[0] += (u1 * w2 - u2 * w1) + g0
+        out[1] += (u2 * w0 - u0 * w2) + g1
+        out[2] += (u0 * w1 - u1 * w0) + g2
+        out[3] += w1 * w2
+        out[4] -= w0 * w2
+        out[5] += w0 * w1
+    else:
+        out[0] += v[1] * v[2] + g0
+        out[1] += -v[0] * v[2] + g1
+
+
+@njit(cache=True, inline="always")
+def _sizes(bf, fm):
+    """(n, nq): chart size nv and configuration size (one more: 7 for 6 free-flyer, 4 for 3 planar)."""
+    n = fm.shape[0]
+    return n, n + 1
+
+
+def inverse_dynamics(im, fm, bf, q, v, a, fric, out):
+    """Generalised forces (nv,) into ``out``; 0 done, 1 wrong length, 2 NaN/inf, 4 zero quaternion."""
+    n, nq = _sizes(bf, fm)
+    if q.shape[0] != nq or v.shape[0] != n or a.shape[0] != n or out.shape[0] != n:
+        return 1
+    if not (all_finite(q) and all_finite(v) and all_finite(a)):
+        return 2
+    x, xdd = np.empty(n), np.empty(n)
+    if chart_state(bf, q, v, a, x, xdd):
+        return 4
+    if fric:
+        rnea_into(im, fm, x, v, xdd, _NO_FW, 1, 3, out, np.empty((n + 1, RNEA_SCRATCH)))
+    else:
+        rnea_into(im, fm, x, v, xdd, _NO_FW, 1, 1, out, np.empty((n + 1, RNEA_SCRATCH)))
+    return 0
+
+
+def mass_matrix(im, fm, bf, q, out):
+    """M (nv, nv) into ``out``; statuses as :func:`inverse_dynamics`."""
+    n, nq = _sizes(bf, fm)
+    if q.shape[0] != nq or out.shape[0] != n or out.shape[1] != n:
+        return 1
+    if not all_finite(q):
+        return 2
+    if _gravity(bf, q)[3]:  # zero-norm orientation
+        return 4
+    x = np.empty(n)
+    nb = 6 if bf[0] == 0.0 else 3
+    for i in range(nb):
+        x[i] = 0.0
+    for i in range(nb, n):
+        x[i] = q[i + 1]
+    crba_into(im, fm, x, 1, out, np.empty((n, CRBA_SCRATCH)))
+    return 0
+
+
+def forward_dynamics(im, fm, bf, q, v, tau, fric, smooth, out):
+    """Accelerations a (nv,) into ``out``; statuses as :func:`inverse_dynamics`, 3 singular M."""
+    n, nq = _sizes(bf, fm)
+    if q.shape[0] != nq or v.shape[0] != n or tau.shape[0] != n or out.shape[0] != n:
+        return 1
+    if not (all_finite(q) and all_finite(v) and all_finite(tau)):
+        return 2
+    x, xdd = np.empty(n), np.empty(n)
+    if chart_state(bf, q, v, v, x, xdd):
+        return 4
+    if fric:
+        status = aba_into(im, fm, x, v, tau, _NO_FW, 1, smooth, out, np.empty((n + 1, ABA_SCRATCH)))
+    else:
+        status = aba_into(im, fm, x, v, tau, _NO_FW, 0, smooth, out, np.empty((n + 1, ABA_SCRATCH)))
+    if status:
+        return 3
+    base_acceleration(bf, q, v, out)
+    return 0
+
+
+_IM, _FM, _A, _V, _O = "int64[:, ::1]", "float64[:, ::1]", "float64[:, ::1]", "float64[:]", "float64[::1]"
+SIGNATURES = {
+    "floating_inverse_dynamics": (f"int64({_IM}, {_FM}, {_O}, {_V}, {_V}, {_V}, int64, {_O})", inverse_dynamics),
+    "floating_mass_matrix": (f"int64({_IM}, {_FM}, {_O}, {_V}, {_A})", mass_matrix),
+    "floating_forward_dynamics": (f"int64({_IM}, {_FM}, {_O}, {_V}, {_V}, {_V}, int64, float64, {_O})",
+                                  forward_dynamics),
+}

@@ -1,0 +1,435 @@
+"""``FloatingRobot``: a robot whose base moves freely (legged robots, humanoids, flying bases).
+
+Coordinates are Pinocchio's free-flyer convention (see CONTRACT conventions):
+``q = (x, y, z, qx, qy, qz, qw, joints...)`` (``nq = 7 + n``), ``v = (base
+linear velocity, base angular velocity, both in base axes, joint rates...)``
+(``nv = 6 + n``), ``a = dv/dt``; the first six entries of a generalised force
+are the wrench on the base (force, moment about the base origin) in base
+axes.  A planar base has ``q = (x, y, cos θ, sin θ, joints...)`` and
+``v = (vx, vy, w, joints...)``.
+
+Each quantity is the fixed-base engine's at the chart coordinates of
+:mod:`composedyn.dynamics.floating.base` (a fixed-base ``Robot`` on the
+virtual chain, ``self.chart``), mapped back to these coordinates and to world
+axes there; nothing is computed twice.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import networkx as nx
+import numpy as np
+
+from composedyn.checks import joint_array, smooth_width
+from composedyn.dynamics.dispatch import entries as _entry
+from composedyn.dynamics.dispatch import packed as _packed
+from composedyn.dynamics.errors import ModelError
+from composedyn.dynamics.floating import base as chart
+from composedyn.dynamics.floating.lie import (
+    se2_difference,
+    se2_integrate,
+    se2_rate,
+    se3_difference,
+    se3_integrate,
+    se3_rate,
+)
+from composedyn.dynamics.floating.lie import skew as _skew
+from composedyn.robot import Robot
+
+# Robot methods that have no floating-base form yet: they raise a one-line error naming the robot.
+_NOT_YET = ("composed_vectors", "inverse_kinematics", "regressor", "inertial_parameters", "parameter_names",
+            "base_parameters", "inverse_dynamics_derivatives", "forward_dynamics_derivatives", "linearize",
+            "fast", "mimic_torques", "full_positions", "mimic_jacobian")
+
+
+_F64 = np.dtype(np.float64)
+
+
+def _rotate_rows(R: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """blockdiag(R, R) X for X (..., 6, k) (linear rows, then angular rows)."""
+    return np.concatenate([R @ X[..., :3, :], R @ X[..., 3:, :]], -2)
+
+
+class FloatingRobot:
+    """A robot with a floating base: kinematic graph + base + dynamics in free-flyer coordinates.
+
+    Build one with ``composedyn.load(path, floating=True)`` (or ``from_urdf``,
+    ``from_graph``); a URDF whose root joint is ``floating`` or ``planar`` loads
+    as one by default.  Array shapes: q (..., nq), v and a (..., nv), generalised
+    forces (..., nv); leading batch axes broadcast.
+    """
+
+    floating = True
+
+    def __init__(self, graph: nx.DiGraph, base: chart.Base, strict: bool = False, mimic: str = "dependent"):
+        self.graph = graph
+        self.base = base
+        self.chart = Robot(chart.virtual_graph(graph, base), strict=strict, mimic=mimic)
+        self.model = self.chart.model
+        self._mimic_mode = mimic
+        hidden = set(base.virtual) | {f"{base.joint}::world"}
+        self._frames = tuple(f for f in self.chart.frame_names if f not in hidden)
+        nb = base.nv
+        self._what_q = f"(nq = {base.nq} base + {self.chart.dof - nb} joints)"
+        self._what_v = f"(nv = {nb} base + {self.chart.dof - nb} joints)"
+        nv = self.chart.dof
+        self._n1, self._nn = (nv,), (nv, nv)
+        go = base.origin[:3, :3].T @ base.gravity  # gravity in the base joint frame's axes at neutral
+        self._bf = np.array([0.0 if base.kind == "free" else 1.0, *go])
+
+    @property
+    def _lean(self) -> tuple:
+        """``(im, fm, bf)`` for the compiled floating entries, or () (dependent mimic joints)."""
+        lean = self.__dict__.get("_lean_cache")
+        if lean is None:
+            lean = self.__dict__["_lean_cache"] = () if self.chart._mimic is not None else (
+                *_packed(self.model), self._bf)
+        return lean
+
+    def _fast_path(self, entry, shape: tuple, *args):
+        """The result of a compiled floating entry (:mod:`composedyn.dynamics.compiled.floating`)
+        for plain float64 vectors, or None: any other input or a failed check (wrong length,
+        NaN, zero quaternion, singular M) takes the general path, which raises the named error."""
+        lean = self._lean
+        if lean and args[0].__class__ is np.ndarray and args[0].dtype is _F64:
+            out = np.empty(shape)
+            try:
+                if entry(lean[0], lean[1], lean[2], *args, out) == 0:
+                    return out
+            except TypeError:  # a later argument is not a float64 vector
+                pass
+        return None
+
+    # ---- description ----
+    @property
+    def name(self) -> str:
+        return self.chart.name
+
+    @property
+    def nq(self) -> int:
+        """Configuration size: base (7 free flyer, 4 planar) + joints."""
+        return self.base.nq + self.chart.dof - self.base.nv
+
+    @property
+    def nv(self) -> int:
+        """Tangent size: base (6 free flyer, 3 planar) + joints."""
+        return self.chart.dof
+
+    @property
+    def dof(self) -> int:
+        """Degrees of freedom = ``nv``."""
+        return self.chart.dof
+
+    @property
+    def joint_names(self) -> tuple:
+        """The joints (coordinates after the base), in array order."""
+        return self.chart.joint_names[self.base.nv:]
+
+    @property
+    def all_joint_names(self) -> tuple:
+        return self.chart.all_joint_names[self.base.nv:]
+
+    @property
+    def mimic_joint_names(self) -> tuple:
+        return self.chart.mimic_joint_names
+
+    @property
+    def frame_names(self) -> tuple:
+        """Every link frame (base link first, links merged by fixed joints included)."""
+        return self._frames
+
+    @property
+    def limits(self) -> dict:
+        """Arrays (nv,) ``lower``, ``upper``, ``velocity``, ``effort``: ±inf on the base, then the joints'."""
+        return self.chart.limits
+
+    def __repr__(self) -> str:
+        return f"FloatingRobot({self.name!r}, base={self.base.kind!r}, nq={self.nq}, nv={self.nv})"
+
+    def __getattr__(self, name: str):
+        if name in _NOT_YET:
+            raise ModelError(f"robot {self.name!r}: {name} is not available for a floating base")
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    # ---- configuration space ----
+    def neutral(self) -> np.ndarray:
+        """The neutral configuration (nq,): base at the world origin, identity orientation, joints 0."""
+        q = np.zeros(self.nq)
+        q[6 if self.base.kind == "free" else 2] = 1.0
+        return q
+
+    def random_configuration(self, size=None, seed: int | None = None, position_range: float = 1.0) -> np.ndarray:
+        """Random configurations (*size, nq): base position uniform in ±``position_range`` m,
+        orientation uniform on SO(3) (or the circle), joints uniform within their limits
+        (±π where a limit is infinite)."""
+        rng = np.random.default_rng(seed)
+        shape = () if size is None else tuple(np.atleast_1d(size))
+        nb = self.base.nv
+        lo, hi = self.limits["lower"][nb:], self.limits["upper"][nb:]
+        lo, hi = np.where(np.isfinite(lo), lo, -np.pi), np.where(np.isfinite(hi), hi, np.pi)
+        joints = rng.uniform(lo, hi, shape + lo.shape)
+        if self.base.kind == "free":
+            quat = rng.normal(size=shape + (4,))
+            quat /= np.linalg.norm(quat, axis=-1, keepdims=True)
+            head = np.concatenate([rng.uniform(-position_range, position_range, shape + (3,)), quat], -1)
+        else:
+            t = rng.uniform(-np.pi, np.pi, shape)
+            head = np.concatenate([rng.uniform(-position_range, position_range, shape + (2,)),
+                                   np.stack([np.cos(t), np.sin(t)], -1)], -1)
+        return np.concatenate([head, joints], -1)
+
+    def integrate(self, q, v, dt: float = 1.0) -> np.ndarray:
+        """q ⊕ v dt (..., nq): the base moved by exp(v_base dt) (right composition), joints + v dt."""
+        q, v = self._state(q, v)
+        nqb, nb, v = self.base.nq, self.base.nv, v * float(dt)
+        step = se3_integrate if self.base.kind == "free" else se2_integrate
+        return np.concatenate([step(q[..., :nqb], v[..., :nb]), q[..., nqb:] + v[..., nb:]], -1)
+
+    def difference(self, q0, q1) -> np.ndarray:
+        """v (..., nv) with integrate(q0, v) = q1: log(q0⁻¹ q1) for the base (body twist), q1 - q0 for joints."""
+        q0 = joint_array("q0", q0, self.nq, self._what_q)
+        q1 = joint_array("q1", q1, self.nq, self._what_q)
+        chart.base_pose(self.base, q0), chart.base_pose(self.base, q1)  # refuses zero-norm quaternions
+        q0, q1 = np.broadcast_arrays(q0, q1)
+        nqb = self.base.nq
+        log = se3_difference if self.base.kind == "free" else se2_difference
+        return np.concatenate([log(q0[..., :nqb], q1[..., :nqb]), q1[..., nqb:] - q0[..., nqb:]], -1)
+
+    def configuration_rate(self, q, v) -> np.ndarray:
+        """dq/dt (..., nq) of the configuration moving with velocity v: the base's quaternion
+        (or planar) kinematics, joint rates unchanged; what an ODE solver integrates."""
+        q, v = self._state(q, v)
+        nqb, nb = self.base.nq, self.base.nv
+        rate = se3_rate if self.base.kind == "free" else se2_rate
+        return np.concatenate([rate(q[..., :nqb], v[..., :nb]), v[..., nb:]], -1)
+
+    def normalize(self, q) -> np.ndarray:
+        """q (..., nq) with the base quaternion (or planar (cos θ, sin θ)) scaled to unit norm."""
+        q = joint_array("q", q, self.nq, self._what_q).copy()
+        chart.base_pose(self.base, q)  # refuses a zero norm
+        k = slice(3, 7) if self.base.kind == "free" else slice(2, 4)
+        q[..., k] /= np.linalg.norm(q[..., k], axis=-1, keepdims=True)
+        return q
+
+    # ---- argument handling ----
+    def _state(self, q, *rates, names=("v", "a")):
+        """Checked q (..., nq) and rates (..., nv), broadcast to one batch shape."""
+        q = joint_array("q", q, self.nq, self._what_q)
+        rates = [joint_array(k, x, self.nv, self._what_v) for k, x in zip(names, rates)]
+        shape = np.broadcast_shapes(q.shape[:-1], *(r.shape[:-1] for r in rates))
+        return (np.broadcast_to(q, shape + q.shape[-1:]),
+                *(np.broadcast_to(r, shape + r.shape[-1:]) for r in rates))
+
+    def _chart(self, q):
+        """(R0, p0, x): base pose in the world and chart coordinates of q."""
+        R0, p0 = chart.base_pose(self.base, q)
+        return R0, p0, chart.chart_positions(self.base, q)
+
+    def _wrenches(self, f_ext: Mapping | None, R0: np.ndarray):
+        """f_ext (world axes) in the chart's axes (the base axes): R0ᵀ on force and moment."""
+        if f_ext is None:
+            return None
+        if not isinstance(f_ext, Mapping):
+            raise ValueError("f_ext must map link names to 6-vectors (fx, fy, fz, tx, ty, tz)")
+        Rt = np.swapaxes(R0, -1, -2)
+        out = {}
+        for name, w in f_ext.items():
+            w = joint_array(f"f_ext[{name!r}]", w, 6, "(fx, fy, fz, tx, ty, tz)")
+            out[name] = np.concatenate([np.einsum("...ij,...j->...i", Rt, w[..., :3]),
+                                        np.einsum("...ij,...j->...i", Rt, w[..., 3:])], -1)
+        return out
+
+    # ---- dynamics ----
+    def inverse_dynamics(self, q, v, a, f_ext: Mapping | None = None, friction: bool = True) -> np.ndarray:
+        """Generalised forces (..., nv) = M a + C v + g + friction - J^T f_ext: base wrench (force,
+        moment in base axes; zero for a free body), then joint torques.  ``f_ext``: link name ->
+        wrench (..., 6) in world axes at the link's centre of mass."""
+        if f_ext is None and (out := self._fast_path(_entry.floating_inverse_dynamics, self._n1, q, v, a,
+                                                     1 if friction else 0)) is not None:
+            return out
+        q, v, a = self._state(q, v, a)
+        R0, _, x = self._chart(q)
+        xdd = chart.chart_acceleration(self.base, v, a, R0)
+        return self.chart.inverse_dynamics(x, v, xdd, f_ext=self._wrenches(f_ext, R0), friction=friction)
+
+    def forward_dynamics(self, q, v, tau, f_ext: Mapping | None = None, friction: bool = True,
+                         smooth_friction: float | None = None) -> np.ndarray:
+        """Accelerations a (..., nv) (base: derivative of the body twist) under the generalised
+        forces tau (..., nv) (tau[:6] = base wrench, zero in flight)."""
+        if smooth_friction is not None:
+            smooth_friction = smooth_width(smooth_friction)
+        if f_ext is None and (out := self._fast_path(_entry.floating_forward_dynamics, self._n1, q, v, tau,
+                                                     1 if friction else 0, smooth_friction or 0.0)) is not None:
+            return out
+        q, v, tau = self._state(q, v, tau, names=("v", "tau"))
+        R0, _, x = self._chart(q)
+        xdd = self.chart.forward_dynamics(x, v, tau, f_ext=self._wrenches(f_ext, R0), friction=friction,
+                                          smooth_friction=smooth_friction)
+        return chart.base_acceleration(self.base, v, xdd, R0)
+
+    def mass_matrix(self, q) -> np.ndarray:
+        """M(q) (..., nv, nv) in free-flyer coordinates (depends on the joints only)."""
+        if (out := self._fast_path(_entry.floating_mass_matrix, self._nn, q)) is not None:
+            return out
+        (q,) = self._state(q)
+        return self.chart.mass_matrix(self._chart(q)[2])
+
+    def coriolis_matrix(self, q, v) -> np.ndarray:
+        """C(q, v) (..., nv, nv) with C v + g = bias forces and Ṁ - 2C skew-symmetric
+        (Pinocchio's ``computeCoriolisMatrix`` for a free flyer)."""
+        q, v = self._state(q, v)
+        x = self._chart(q)[2]
+        M = self.chart.mass_matrix(x)
+        return self.chart.coriolis_matrix(x, v) + chart.coriolis_correction(self.base, M, v)
+
+    def gravity_torques(self, q) -> np.ndarray:
+        """g(q) (..., nv): the generalised forces holding the robot still against gravity."""
+        (q,) = self._state(q)
+        R0, _, x = self._chart(q)
+        xdd = np.zeros(x.shape)
+        xdd[..., :self.base.nv] = -chart.gravity_coordinates(self.base, R0)
+        return self.chart.inverse_dynamics(x, np.zeros(x.shape), xdd, friction=False)
+
+    def bias_torques(self, q, v) -> np.ndarray:
+        """C(q, v) v + g(q) (..., nv), friction not included."""
+        q, v = self._state(q, v)
+        return self.inverse_dynamics(q, v, np.zeros(v.shape), friction=False)
+
+    # ---- energy and momentum ----
+    def kinetic_energy(self, q, v) -> np.ndarray:
+        """1/2 vᵀ M v (...,) in J."""
+        q, v = self._state(q, v)
+        return self.chart.kinetic_energy(self._chart(q)[2], v)
+
+    def potential_energy(self, q) -> np.ndarray:
+        """-m g . c (...,) in J: total mass m (base included), centre of mass c in the world."""
+        return -self.mass * (self.center_of_mass(q) @ self.base.gravity)
+
+    def energy(self, q, v) -> np.ndarray:
+        """Total mechanical energy T + V (...,) in J."""
+        return self.kinetic_energy(q, v) + self.potential_energy(q)
+
+    @property
+    def mass(self) -> float:
+        """Total mass of the moving bodies (base included), kg."""
+        return float(np.sum(self.model.mass))
+
+    def centroidal_momentum_matrix(self, q) -> np.ndarray:
+        """A_G(q) (..., 6, nv): centroidal momentum (linear, then angular about the centre of
+        mass), world axes, h_G = A_G v (Orin, Goswami, Lee, "Centroidal dynamics of a humanoid
+        robot", Auton. Robots 2013, eq. (13)); Pinocchio's ``ccrba``.
+
+        The base rows of M are the spatial momentum about the base origin in base axes
+        (M[:6] v = Σ Iᵢ vᵢ); moving it to the COM and rotating it gives A_G."""
+        if self.base.kind != "free":
+            raise ModelError(f"robot {self.name!r}: centroidal momentum needs a free-flyer base, not planar")
+        (q,) = self._state(q)
+        R0, _, x = self._chart(q)
+        M = self.chart.mass_matrix(x)[..., :6, :]
+        c = self.chart.center_of_mass(x)  # base axes, from the base origin
+        ang = M[..., 3:, :] - _skew(c) @ M[..., :3, :]
+        return _rotate_rows(R0, np.concatenate([M[..., :3, :], ang], -2))
+
+    def centroidal_momentum(self, q, v) -> np.ndarray:
+        """h_G (..., 6) = A_G v: linear momentum (kg m/s), angular momentum about the COM (kg m²/s), world axes."""
+        q, v = self._state(q, v)
+        return np.einsum("...ij,...j->...i", self.centroidal_momentum_matrix(q), v)
+
+    # ---- kinematics and task space ----
+    def link_poses(self, q) -> dict:
+        """World pose (..., 4, 4) of every link frame, keyed by link name."""
+        (q,) = self._state(q)
+        T0 = self._base_transform(q)
+        poses = self.chart.link_poses(self._chart(q)[2])
+        return {k: T0 @ poses[k] for k in self._frames}
+
+    def _base_transform(self, q) -> np.ndarray:
+        R0, p0 = chart.base_pose(self.base, q)
+        T = np.zeros(R0.shape[:-2] + (4, 4))
+        T[..., :3, :3], T[..., :3, 3], T[..., 3, 3] = R0, p0, 1.0
+        return T
+
+    def _frame(self, frame) -> str:
+        if isinstance(frame, str) and frame in self._frames:
+            return frame
+        from composedyn.dynamics.reference.frames import unknown_frame
+
+        raise unknown_frame(self.name, frame, self._frames)
+
+    def frame_pose(self, q, frame: str) -> np.ndarray:
+        """World <- ``frame`` transform (..., 4, 4)."""
+        frame = self._frame(frame)
+        (q,) = self._state(q)
+        return self._base_transform(q) @ self.chart.frame_pose(self._chart(q)[2], frame)
+
+    def jacobian(self, q, frame: str, reference: str = "world") -> np.ndarray:
+        """Frame Jacobian (..., 6, nv), linear rows first (``"world"``: origin velocity and angular
+        velocity in world axes; ``"local"``: frame axes); base columns map the base twist."""
+        frame = self._frame(frame)
+        (q,) = self._state(q)
+        R0, _, x = self._chart(q)
+        J = self.chart.jacobian(x, frame, reference)
+        return _rotate_rows(R0, J) if reference == "world" else J
+
+    def frame_velocity(self, q, v, frame: str, reference: str = "world") -> np.ndarray:
+        """Frame twist (..., 6) = J v, linear first."""
+        frame = self._frame(frame)
+        q, v = self._state(q, v)
+        R0, _, x = self._chart(q)
+        t = self.chart.frame_velocity(x, v, frame, reference)
+        return _rotate_rows(R0, t[..., None])[..., 0] if reference == "world" else t
+
+    def frame_acceleration(self, q, v, a, frame: str, reference: str = "world") -> np.ndarray:
+        """Classical acceleration (..., 6) of the frame origin and angular acceleration: J a + J̇ v."""
+        frame = self._frame(frame)
+        q, v, a = self._state(q, v, a)
+        R0, _, x = self._chart(q)
+        xdd = a.copy()
+        xdd[..., :self.base.nv] -= chart.velocity_bias(self.base, v)
+        t = self.chart.frame_acceleration(x, v, xdd, frame, reference)
+        return _rotate_rows(R0, t[..., None])[..., 0] if reference == "world" else t
+
+    def center_of_mass(self, q) -> np.ndarray:
+        """Centre of mass (..., 3) of the whole robot (base included), world coordinates."""
+        (q,) = self._state(q)
+        R0, p0, x = self._chart(q)
+        return p0 + np.einsum("...ij,...j->...i", R0, self.chart.center_of_mass(x))
+
+    def com_jacobian(self, q) -> np.ndarray:
+        """d com / d v (..., 3, nv): COM velocity in world axes."""
+        (q,) = self._state(q)
+        R0, _, x = self._chart(q)
+        return R0 @ self.chart.com_jacobian(x)
+
+    def task_inertia(self, q, frame: str, reference: str = "world", translational: bool = False,
+                     damping: float = 0.0) -> np.ndarray:
+        """Λ = (J M⁻¹ Jᵀ)⁻¹ (..., 6, 6), or (..., 3, 3) with ``translational``."""
+        from composedyn.dynamics.reference.task_inertia import task_inertia as _lambda
+
+        try:
+            lam = float(damping)
+        except (TypeError, ValueError):
+            lam = float("nan")
+        if not lam >= 0.0:
+            raise ValueError(f"damping must be a number >= 0, got {damping!r}")
+        J = self.jacobian(q, frame, reference)
+        return _lambda(J[..., :3, :] if translational else J, self.mass_matrix(q), frame, lam)
+
+    # ---- model mismatch, export, speed ----
+    def perturbed(self, scale: float = 0.1, seed: int | None = 0) -> "FloatingRobot":
+        """A copy with link masses and inertias off by up to ``scale`` (see :meth:`Robot.perturbed`)."""
+        g = Robot.perturbed(self.chart, scale, seed).graph
+        g.remove_nodes_from([n for n in g if n not in self.graph])
+        g.graph["root"] = self.graph.graph.get("root")
+        return FloatingRobot(g, self.base, mimic=self._mimic_mode)
+
+    def to_urdf(self, path):
+        """Write the robot (base link as the URDF root, no floating joint) as URDF at ``path``."""
+        from composedyn.importers.urdf_export import to_urdf
+
+        return to_urdf(self.graph, path)
+
+    def warm_up(self, batch: bool = False) -> dict:
+        """Compile the kernels now (see :meth:`Robot.warm_up`)."""
+        return self.chart.warm_up(batch=batch)

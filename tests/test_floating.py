@@ -1,0 +1,206 @@
+"""Floating-base dynamics against Pinocchio's free flyer, and identities on random floating trees.
+
+Vendor robots (example-robot-data): Talos, Solo12, HyQ, A1, every quantity
+against ``pinocchio.buildModelFromUrdf(path, JointModelFreeFlyer())``.  Random
+trees: the same against Pinocchio, plus forward ∘ inverse = identity, a free
+body needs no base wrench, Ṁ - 2C skew-symmetric (Ṁ by central differences on
+the group), C v + g = bias forces, momentum balance in flight, batches equal
+single samples.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+from pin_oracle import FreeFlyerPair, erd_urdf, pin, rel_err
+from random_robots import random_urdf
+
+import composedyn as cd
+
+TOL = 1e-9
+VENDOR = ("talos", "solo12", "hyq", "a1")
+
+
+def _load(path, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return cd.load(path, floating=True, **kw)
+
+
+def _state(robot, seed):
+    rng = np.random.default_rng(seed)
+    return robot.random_configuration(seed=seed), rng.normal(size=robot.nv), rng.normal(size=robot.nv)
+
+
+def _mass(pp, qp):
+    M = pin.crba(pp.model, pp.data, qp)
+    return np.triu(M) + np.triu(M, 1).T
+
+
+def _compare_dynamics(robot, pp, seed):
+    q, v, a = _state(robot, seed)
+    qp, vp, ap = pp.q(q), pp.v(v), pp.v(a)
+    tau = robot.inverse_dynamics(q, v, a, friction=False)
+    assert rel_err(pp.v(tau), pin.rnea(pp.model, pp.data, qp, vp, ap)) < TOL
+    assert rel_err(pp.mat(robot.mass_matrix(q)), _mass(pp, qp)) < TOL
+    assert rel_err(pp.v(robot.forward_dynamics(q, v, tau, friction=False)), ap) < 1e-8
+    assert rel_err(pp.v(robot.forward_dynamics(q, v, tau, friction=False)),
+                   pin.aba(pp.model, pp.data, qp, vp, pp.v(tau))) < 1e-8
+    assert rel_err(pp.v(robot.gravity_torques(q)), pin.computeGeneralizedGravity(pp.model, pp.data, qp)) < TOL
+    assert rel_err(pp.v(robot.bias_torques(q, v)), pin.nonLinearEffects(pp.model, pp.data, qp, vp)) < TOL
+    assert rel_err(pp.mat(robot.coriolis_matrix(q, v)), pin.computeCoriolisMatrix(pp.model, pp.data, qp, vp)) < TOL
+    assert rel_err(robot.center_of_mass(q), pin.centerOfMass(pp.model, pp.data, qp)) < TOL
+    assert rel_err(pp.cols(robot.com_jacobian(q)), pin.jacobianCenterOfMass(pp.model, pp.data, qp)) < TOL
+    if robot.base.kind == "free":
+        assert rel_err(pp.cols(robot.centroidal_momentum_matrix(q)),
+                       pin.computeCentroidalMap(pp.model, pp.data, qp)) < TOL
+        h = pin.computeCentroidalMomentum(pp.model, pp.data, qp, vp)
+        assert rel_err(robot.centroidal_momentum(q, v), np.r_[h.linear, h.angular]) < TOL
+    assert rel_err(robot.kinetic_energy(q, v), pin.computeKineticEnergy(pp.model, pp.data, qp, vp)) < TOL
+    assert rel_err(robot.potential_energy(q), pin.computePotentialEnergy(pp.model, pp.data, qp)) < TOL
+    return q, v, a
+
+
+def _compare_frames(robot, pp, q, v, a, frames):
+    qp, vp, ap = pp.q(q), pp.v(v), pp.v(a)
+    pin.forwardKinematics(pp.model, pp.data, qp, vp, ap)
+    pin.computeJointJacobians(pp.model, pp.data, qp)
+    pin.updateFramePlacements(pp.model, pp.data)
+    for frame in frames:
+        fid = pp.model.getFrameId(frame)
+        assert rel_err(robot.frame_pose(q, frame), pp.data.oMf[fid].homogeneous) < TOL
+        for ref, pref in (("world", pin.LOCAL_WORLD_ALIGNED), ("local", pin.LOCAL)):
+            J = pin.getFrameJacobian(pp.model, pp.data, fid, pref)
+            assert rel_err(pp.cols(robot.jacobian(q, frame, ref)), J) < TOL, (frame, ref)
+            assert rel_err(robot.frame_velocity(q, v, frame, ref), J @ vp) < TOL
+            acc = pin.getFrameClassicalAcceleration(pp.model, pp.data, fid, pref).vector
+            assert rel_err(robot.frame_acceleration(q, v, a, frame, ref), acc) < TOL, (frame, ref)
+
+
+def _compare_group(robot, pp, seed):
+    q0, v, _ = _state(robot, seed)
+    q1 = robot.random_configuration(seed=seed + 100)
+    out = robot.integrate(q0, v, 0.7)
+    ref = pin.integrate(pp.model, pp.q(q0), pp.v(v) * 0.7)
+    nqb = robot.base.nq
+    assert rel_err(out[:nqb], ref[:nqb]) < TOL
+    d, ref = pp.v(robot.difference(q0, q1)), pin.difference(pp.model, pp.q(q0), pp.q(q1))
+    assert rel_err(d[:robot.base.nv], ref[:robot.base.nv]) < TOL
+    gap = d - ref  # joints: q1 - q0 here; Pinocchio wraps continuous joints (cos, sin) into [-pi, pi]
+    assert np.abs(np.angle(np.exp(1j * gap))).max() < TOL
+    back = robot.integrate(q0, robot.difference(q0, q1))
+    if robot.base.kind == "free" and back[3:7] @ q1[3:7] < 0:  # the same rotation as -quaternion
+        back[3:7] *= -1.0
+    assert rel_err(back, q1) < TOL
+
+
+@pytest.mark.parametrize("key", VENDOR)
+def test_vendor_robots_equal_pinocchio_free_flyer(key):
+    path = erd_urdf(key)
+    robot = _load(path)
+    assert robot.nq == 7 + len(robot.joint_names) and robot.nv == 6 + len(robot.joint_names)
+    pp = FreeFlyerPair(robot, path, pin.JointModelFreeFlyer())
+    assert abs(robot.mass - sum(i.mass for i in pp.model.inertias)) < 1e-9
+    for seed in range(3):
+        q, v, a = _compare_dynamics(robot, pp, seed)
+    feet = [f for f in robot.frame_names if "foot" in f.lower() or "sole" in f.lower()]
+    assert len(feet) >= 2, robot.frame_names
+    _compare_frames(robot, pp, q, v, a, feet[:4] + [robot.frame_names[0]])
+    _compare_group(robot, pp, 7)
+
+
+def _floating_xml(xml: str, kind: str = "floating") -> str:
+    """The random tree's URDF with a world link and a floating (or planar) root joint."""
+    joint = (f'<link name="world"/><joint name="base_joint" type="{kind}"><parent link="world"/>'
+             '<child link="base"/><origin xyz="0.1 -0.2 0.3" rpy="0.1 0.2 0.3"/><axis xyz="0 0 1"/></joint>')
+    return xml.replace("</robot>", joint + "</robot>")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_floating_trees_equal_pinocchio(seed):
+    xml = random_urdf(seed, 2 + 3 * seed, p_fixed=0.3)
+    robot = cd.from_urdf(xml, floating=True)
+    pp = FreeFlyerPair(robot, xml, pin.JointModelFreeFlyer())
+    q, v, a = _compare_dynamics(robot, pp, seed)
+    _compare_frames(robot, pp, q, v, a, robot.frame_names[-2:])
+    _compare_group(robot, pp, seed)
+
+
+@pytest.mark.parametrize("kind", ["floating", "planar"])
+def test_urdf_root_joint_floating_or_planar_loads_as_floating(kind):
+    xml = _floating_xml(random_urdf(3, 6, p_fixed=0.3), kind)
+    robot = cd.from_urdf(xml)
+    assert robot.floating and robot.base.kind == ("free" if kind == "floating" else "planar")
+    assert robot.base.joint == "base_joint" and "world" not in robot.frame_names
+    assert (robot.nq, robot.nv) == ((13, 12) if kind == "floating" else (10, 9))
+    pp = FreeFlyerPair(robot, xml)  # Pinocchio reads the same root joint (its origin included)
+    q, v, a = _compare_dynamics(robot, pp, 1)
+    _compare_frames(robot, pp, q, v, a, robot.frame_names[-2:])
+    _compare_group(robot, pp, 2)
+    fixed = cd.from_urdf(xml, floating=False)
+    assert not fixed.floating and fixed.dof == 6
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_random_floating_tree_identities(seed):
+    robot = cd.from_urdf(random_urdf(seed, 3 + 2 * seed, p_fixed=0.3, damping=True), floating=True)
+    q, v, a = _state(robot, seed)
+    # forward ∘ inverse = identity; a free body in flight needs no base wrench
+    tau = robot.inverse_dynamics(q, v, a)
+    assert rel_err(robot.forward_dynamics(q, v, tau), a) < 1e-9
+    joints = np.r_[np.zeros(6), np.random.default_rng(seed).normal(size=robot.nv - 6)]
+    free = robot.forward_dynamics(q, v, joints)
+    assert np.abs(robot.inverse_dynamics(q, v, free)[:6]).max() < 1e-9 * max(1.0, np.abs(joints).max())
+    # C v + g = bias forces, and M(q) depends on the joints only (not on the base pose)
+    C = robot.coriolis_matrix(q, v)
+    assert rel_err(C @ v + robot.gravity_torques(q), robot.bias_torques(q, v)) < 1e-10
+    moved = q.copy()
+    moved[:7] = robot.random_configuration(seed=seed + 50)[:7]
+    assert rel_err(robot.mass_matrix(moved), robot.mass_matrix(q)) < 1e-12
+    # Ṁ - 2C skew-symmetric, Ṁ by central differences along q(t) = q ⊕ t v
+    h = 1e-6
+    Md = (robot.mass_matrix(robot.integrate(q, v, h)) - robot.mass_matrix(robot.integrate(q, v, -h))) / (2 * h)
+    N = Md - 2 * C
+    assert np.abs(N + N.T).max() < 1e-6 * max(1.0, np.abs(Md).max())
+    # batches equal single samples
+    Q = np.stack([q, robot.random_configuration(seed=seed + 1)])
+    V, A = np.stack([v, -v]), np.stack([a, 2 * a])
+    batch = robot.inverse_dynamics(Q, V, A)
+    for k in range(2):
+        assert rel_err(batch[k], robot.inverse_dynamics(Q[k], V[k], A[k])) < 1e-14
+        assert rel_err(robot.mass_matrix(Q)[k], robot.mass_matrix(Q[k])) < 1e-14
+        assert rel_err(robot.jacobian(Q, robot.frame_names[-1])[k], robot.jacobian(Q[k], robot.frame_names[-1])) < 1e-14
+
+
+def test_flight_conserves_momentum_and_energy():
+    robot = cd.from_urdf(random_urdf(11, 6, p_fixed=0.2), floating=True)
+    q0, v0, _ = _state(robot, 3)
+    t = np.linspace(0.0, 0.5, 6)
+    sim = cd.simulate(robot, q0, v0, t, friction=False, progress=None)
+    assert sim.q.shape == (6, robot.nq)
+    assert np.allclose(np.linalg.norm(sim.q[:, 3:7], axis=1), 1.0, atol=1e-14)
+    h = robot.centroidal_momentum(sim.q, sim.qd)
+    scale = max(1.0, np.abs(h).max())
+    lin = h[:, :3] - h[0, :3] - robot.mass * np.outer(t - t[0], robot.base.gravity)
+    assert np.abs(lin).max() < 1e-7 * scale  # d(linear momentum)/dt = m g
+    assert np.abs(h[:, 3:] - h[0, 3:]).max() < 1e-7 * scale  # angular momentum about the COM constant
+    assert sim.energy_drift < 1e-7
+
+
+def test_bad_input_one_clear_line():
+    robot = cd.from_urdf(random_urdf(2, 4), floating=True)
+    q, v, a = _state(robot, 0)
+    bad = q.copy()
+    bad[3:7] = 0.0
+    with pytest.raises(ValueError, match="quaternion.*zero norm"):
+        robot.inverse_dynamics(bad, v, a)
+    with pytest.raises(ValueError, match=r"q has shape \(10,\), expected \(\.\.\., 11\).*nq = 7 base"):
+        robot.mass_matrix(q[:-1])
+    with pytest.raises(ValueError, match=r"v has shape \(11,\), expected \(\.\.\., 10\).*nv = 6 base"):
+        robot.inverse_dynamics(q, q, a)  # q passed where v belongs: nq instead of nv
+    with pytest.raises(ValueError, match="unknown frame 'l9'.*close names"):
+        robot.jacobian(q, "l9")
+    with pytest.raises(cd.ModelError, match="not available for a floating base"):
+        robot.regressor(q, v, a)
+    with pytest.raises(ValueError, match="floating must be"):
+        cd.from_urdf(random_urdf(2, 4), floating="yes")
