@@ -42,6 +42,8 @@ import difflib
 
 import numpy as np
 
+from composedyn.dynamics.floating.lie import quaternion_matrix
+
 CONVENTIONS: tuple[str, ...] = ("pinocchio", "mujoco", "drake")
 _ALIASES = {"composedyn": "pinocchio"}
 
@@ -71,12 +73,7 @@ def _rotation(quat_xyzw: np.ndarray) -> np.ndarray:
         where = tuple(int(i) for i in np.argwhere(bad)[0]) if np.ndim(bad) else ()
         at = f" at batch index {where}" if where else ""
         raise ValueError(f"base quaternion{at} has zero norm or is not finite: {quat_xyzw[where]}")
-    x, y, z, w = np.moveaxis(quat_xyzw / norm[..., None], -1, 0)
-    return np.stack([
-        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)], -1),
-        np.stack([2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)], -1),
-        np.stack([2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], -1),
-    ], -2)
+    return quaternion_matrix(quat_xyzw / norm[..., None])
 
 
 def _apply(R: np.ndarray, x: np.ndarray, transpose: bool = False) -> np.ndarray:

@@ -10,7 +10,8 @@
   with a free root joint and in Pinocchio with ``JointModelFreeFlyer``; after the conversion of
   Pinocchio's state, MuJoCo's mass matrix (``mj_fullM``), bias forces (``qfrc_bias``) and inverse
   dynamics (``mj_inverse``) equal Pinocchio's ``crba``, ``nonLinearEffects`` and ``rnea`` carried
-  to MuJoCo's coordinates, to 1e-9 relative (joints matched by name);
+  to MuJoCo's coordinates, to 1e-9 relative (joints matched by name); so do composedyn's own
+  floating robot's ``inverse_dynamics`` and ``mass_matrix``;
 - bad input: one ValueError each.
 """
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import warnings
 from pathlib import Path
 
 import mujoco
@@ -25,6 +27,7 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
+import composedyn as cd
 from composedyn.floating_conventions import CONVENTIONS, convert_floating, convert_floating_forces
 from mujoco_oracle import load_floating, mass_matrix, urdf_link_masses
 from pin_oracle import erd_robots_dir, pin, rel_err
@@ -258,6 +261,31 @@ def test_mujoco_state_converted_to_pinocchio():
     q_p, v_p, a_p = convert_floating(q_mj, v_mj, a_mj, source="mujoco", target="pinocchio", normalize=True)
     tau = convert_floating_forces(q_mj, pair.md.qfrc_inverse[pair.vadr], source="mujoco", target="pinocchio")
     assert rel_err(tau, pin.rnea(pair.pm, pair.pd, q_p, v_p, a_p)) < ORACLE_TOL
+
+
+@pytest.mark.parametrize("name", list(VENDOR) + ["random_5_10"])
+def test_composedyn_floating_robot_equals_mujoco_after_conversion(name):
+    """cd.load(..., floating=True) (Pinocchio's coordinates), batched, converted: mj_inverse and mj_fullM."""
+    urdf = _urdf(name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", cd.ModelWarning)
+        robot = cd.from_urdf(urdf, floating=True)
+    mm, md = load_floating(urdf)
+    ids = [mm.joint(nm).id for nm in robot.joint_names]
+    qadr, vadr = np.r_[0:7, mm.jnt_qposadr[ids]], np.r_[0:6, mm.jnt_dofadr[ids]]
+    rng = np.random.default_rng(6)
+    q = robot.random_configuration(size=5, seed=6)
+    v, a = rng.normal(size=(2, 5, robot.nv))
+    q_mj, v_mj, a_mj = cd.convert_floating(q, v, a, source="composedyn", target="mujoco")
+    tau_mj = cd.convert_floating_forces(q, robot.inverse_dynamics(q, v, a, friction=False), target="mujoco")
+    T = np.stack([velocity_map(qk, "composedyn", "mujoco") for qk in q])
+    M_mj = T @ robot.mass_matrix(q) @ np.swapaxes(T, -1, -2)
+    for k in range(len(q)):
+        md.qpos[qadr], md.qvel[vadr] = q_mj[k], v_mj[k]
+        assert rel_err(mass_matrix(mm, md)[np.ix_(vadr, vadr)], M_mj[k]) < ORACLE_TOL
+        md.qacc[vadr] = a_mj[k]
+        mujoco.mj_inverse(mm, md)
+        assert rel_err(md.qfrc_inverse[vadr], tau_mj[k]) < ORACLE_TOL
 
 
 # ---- the documentation's example ----
