@@ -13,6 +13,7 @@ from composedyn.controller import ComputedTorqueController
 from composedyn.dynamics.constraints.loops import LoopClosure
 from composedyn.errors import ModelError, ModelWarning, SimulationError
 from composedyn.excitation import ExcitationTrajectory, excitation_trajectory
+from composedyn.floating_conventions import convert_floating, convert_floating_forces
 from composedyn.identification import Identification, identify
 from composedyn.ik import IKResult
 from composedyn.loading import from_dh, from_graph, from_urdf, load
@@ -49,6 +50,8 @@ __all__ = [
     "check_chunks",
     "check_many",
     "check_trajectory",
+    "convert_floating",
+    "convert_floating_forces",
     "excitation_trajectory",
     "from_dh",
     "from_graph",
