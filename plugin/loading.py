@@ -10,6 +10,7 @@ import networkx as nx
 from composedyn.errors import ModelError
 from composedyn.robot import Robot
 
+
 def make_robot(graph: nx.DiGraph, strict: bool = False, mimic: str = "dependent", floating=None):
     """A ``Robot`` (fixed base) or a ``FloatingRobot`` from a kinematic graph; see :func:`load`."""
     from composedyn.dynamics.floating.base import split_base

@@ -12,10 +12,10 @@ import warnings
 
 import numpy as np
 import pytest
-from pin_oracle import FreeFlyerPair, erd_urdf, pin, rel_err
-from random_robots import random_urdf
 
 import composedyn as cd
+from pin_oracle import FreeFlyerPair, erd_urdf, pin, rel_err
+from random_robots import random_urdf
 
 TOL = 1e-9
 VENDOR = ("talos", "solo12", "hyq", "a1")

@@ -44,8 +44,8 @@ from composedyn.dynamics.compiled.aba import aba_into
 from composedyn.dynamics.compiled.coriolis import coriolis_one
 from composedyn.dynamics.compiled.crba import SCRATCH as CRBA_SCRATCH
 from composedyn.dynamics.compiled.crba import crba_into
-from composedyn.dynamics.compiled.gravity import gravity_one
 from composedyn.dynamics.compiled.floating import SIGNATURES as FLOATING_SIGNATURES
+from composedyn.dynamics.compiled.gravity import gravity_one
 from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.layout import NO_FW as _NO_FW
 from composedyn.dynamics.compiled.loops import all_finite

@@ -79,7 +79,7 @@ def tree_lines(g, m, max_indent: int = MAX_INDENT, root: str | None = None):
     with ``(depth k)``.  ``root``: the link to start from (default: the model's root link).
     """
     index = {name: i for i, name in enumerate(m.joint_names)}
-    stack = [(root or m.link_names[0], None, 0)]  # (link, data of the joint leading to it or None, joints from the root)
+    stack = [(root or m.link_names[0], None, 0)]  # (link, joint data leading to it or None, depth)
     while stack:
         link, edge, k = stack.pop()
         if edge is not None:
