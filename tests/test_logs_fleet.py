@@ -42,6 +42,12 @@ def test_serial_rows_follow_the_reports(fleet):
     assert {r.verdict for r in rows} == {"ok", "fail"}
 
 
+def _numba_threads() -> int:
+    import numba
+
+    return numba.get_num_threads()
+
+
 def test_local_cluster_equals_serial(fleet):
     from distributed import Client, LocalCluster
 
@@ -54,10 +60,13 @@ def test_local_cluster_equals_serial(fleet):
         rows = cd.check_many(robot, paths + [bad], client=client, errors="report",
                              progress=lambda k, n: done.append((k, n)))
         stats = client.run(kernel_cache_stats)
+        threads = client.gather([client.submit(_numba_threads, pure=False, workers=[w])
+                                 for w in client.scheduler_info()["workers"]])
         with pytest.raises(ValueError, match="bad.mcap: not a readable ROS bag"):
             cd.check_many(robot, [bad], client=client)
     assert rows == serial  # same rows, same order, bit for bit
     assert done[-1] == (len(paths) + 1, len(paths) + 1)
+    assert threads == [1, 1]  # the workers are the parallelism: numba's loops take one thread per task
     assert len(stats) == 2
     assert all(s["compiled"] == 0 for s in stats.values()), stats  # loaded from the disk cache
     assert sum(s["loaded"] for s in stats.values()) > 0, stats

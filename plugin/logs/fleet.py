@@ -4,7 +4,8 @@ On a cluster the robot travels once: its kinematic graph is scattered to every
 worker (``broadcast=True``) and each worker builds the ``Robot`` from it on its
 first task and keeps it for the next ones.  Compiled kernels are loaded from
 numba's on-disk cache in each worker process (:func:`kernel_cache_stats`
-counts loads and compilations), never compiled per task.  Each task returns a
+counts loads and compilations), never compiled per task, and run on one
+thread per task: the workers are the parallelism.  Each task returns a
 small :class:`LogRow`, not the samples.
 """
 
@@ -86,6 +87,11 @@ def _on_cluster(client, robot, paths, plot, errors, progress, options) -> list[L
 
 
 def _check_on_worker(graph, key: str, mimic: str, path: str, plot: bool, errors: str, options: dict) -> LogRow:
+    import numba
+
+    # The cluster's workers are the parallelism: numba's parallel loops run on one thread per
+    # task (its default, every core, in each of N workers would oversubscribe the machine).
+    numba.set_num_threads(1)
     robot = _ROBOTS.get((key, mimic))
     if robot is None:
         from composedyn.robot import Robot
