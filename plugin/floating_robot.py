@@ -44,9 +44,6 @@ _NOT_YET = ("composed_vectors", "inverse_kinematics", "regressor", "inertial_par
             "fast", "mimic_torques", "full_positions", "mimic_jacobian")
 
 
-_F64 = np.dtype(np.float64)
-
-
 def _rotate_rows(R: np.ndarray, X: np.ndarray) -> np.ndarray:
     """blockdiag(R, R) X for X (..., 6, k) (linear rows, then angular rows)."""
     return np.concatenate([R @ X[..., :3, :], R @ X[..., 3:, :]], -2)
@@ -88,19 +85,7 @@ class FloatingRobot:
                 *_packed(self.model), self._bf)
         return lean
 
-    def _fast_path(self, entry, shape: tuple, *args):
-        """The result of a compiled floating entry (:mod:`composedyn.dynamics.compiled.floating`)
-        for plain float64 vectors, or None: any other input or a failed check (wrong length,
-        NaN, zero quaternion, singular M) takes the general path, which raises the named error."""
-        lean = self._lean
-        if lean and args[0].__class__ is np.ndarray and args[0].dtype is _F64:
-            out = np.empty(shape)
-            try:
-                if entry(lean[0], lean[1], lean[2], *args, out) == 0:
-                    return out
-            except TypeError:  # a later argument is not a float64 vector
-                pass
-        return None
+    _fast_path = Robot._fast_path  # the one fast path: entry(im, fm, bf, *args, out)
 
     # ---- description ----
     @property
@@ -428,16 +413,9 @@ class FloatingRobot:
     def task_inertia(self, q, frame: str, reference: str = "world", translational: bool = False,
                      damping: float = 0.0) -> np.ndarray:
         """Λ = (J M⁻¹ Jᵀ)⁻¹ (..., 6, 6), or (..., 3, 3) with ``translational``."""
-        from composedyn.dynamics.reference.task_inertia import task_inertia as _lambda
+        from composedyn.task_space import inertia_of
 
-        try:
-            lam = float(damping)
-        except (TypeError, ValueError):
-            lam = float("nan")
-        if not lam >= 0.0:
-            raise ValueError(f"damping must be a number >= 0, got {damping!r}")
-        J = self.jacobian(q, frame, reference)
-        return _lambda(J[..., :3, :] if translational else J, self.mass_matrix(q), frame, lam)
+        return inertia_of(self.jacobian(q, frame, reference), self.mass_matrix(q), frame, translational, damping)
 
     # ---- model mismatch, export, speed ----
     def perturbed(self, scale: float = 0.1, seed: int | None = 0) -> "FloatingRobot":

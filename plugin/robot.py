@@ -81,18 +81,18 @@ class Robot:
     def _fast_path(self, entry, shape: tuple, *args):
         """The result of a checked compiled entry for plain float64 vectors, or None.
 
-        The one fast path of the methods below: when the first argument is a
-        numpy float64 array, ``entry`` (one of ``dispatch.entries``) checks the
-        arguments' type, length and finiteness in compiled code and computes
-        into a new array of ``shape``.  Any other input, or a failed check,
-        returns None and the method takes its general path, which converts,
-        broadcasts and raises the named error.
+        The one fast path of the methods below (and of ``FloatingRobot``'s, whose
+        ``_lean`` adds the packed base): when the first argument is a numpy float64
+        array, ``entry`` (one of ``dispatch.entries``) checks the arguments' type,
+        length and finiteness in compiled code and computes into a new array of
+        ``shape``.  Any other input, or a failed check, returns None and the method
+        takes its general path, which converts, broadcasts and raises the named error.
         """
         lean = self._lean
         if lean and args[0].__class__ is _ND and args[0].dtype is _F64:
             out = _empty(shape)
             try:
-                if entry(lean[0], lean[1], *args, out) == 0:
+                if entry(*lean, *args, out) == 0:
                     return out
             except TypeError:  # a later argument is not a float64 vector
                 pass

@@ -135,6 +135,12 @@ def task_inertia(robot, q, frame, reference: str = "world", translational: bool 
                  damping: float = 0.0) -> np.ndarray:
     """Lambda = (J M^-1 J^T)^-1 (..., 6, 6) or translational (..., 3, 3); see
     :func:`composedyn.dynamics.reference.task_inertia.task_inertia`."""
+    return inertia_of(jacobian(robot, q, frame, reference), robot.mass_matrix(q), frame, translational, damping)
+
+
+def inertia_of(J: np.ndarray, M: np.ndarray, frame: str, translational: bool, damping) -> np.ndarray:
+    """Lambda from a frame Jacobian J (..., 6, nv) and the mass matrix M (..., nv, nv); ``damping``
+    checked (a number >= 0)."""
     from composedyn.dynamics.reference.task_inertia import task_inertia as _lambda
 
     try:
@@ -143,7 +149,4 @@ def task_inertia(robot, q, frame, reference: str = "world", translational: bool 
         lam = float("nan")
     if not lam >= 0.0:
         raise ValueError(f"damping must be a number >= 0, got {damping!r}")
-    J = jacobian(robot, q, frame, reference)
-    if translational:
-        J = J[..., :3, :]
-    return _lambda(J, robot.mass_matrix(q), frame, lam)
+    return _lambda(J[..., :3, :] if translational else J, M, frame, lam)
