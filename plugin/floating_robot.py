@@ -432,5 +432,18 @@ class FloatingRobot:
         return to_urdf(self.graph, path)
 
     def warm_up(self, batch: bool = False) -> dict:
-        """Compile the kernels now (see :meth:`Robot.warm_up`)."""
-        return self.chart.warm_up(batch=batch)
+        """Compile (or load from the disk cache) the kernels now, the floating entries included
+        (``batch=True``: the batch loops too); returns the seconds each first call took."""
+        import time
+
+        times = self.chart.warm_up(batch=batch)
+        q, z = self.neutral(), np.zeros(self.nv)
+        calls = {"floating_inverse_dynamics": lambda x, y: self.inverse_dynamics(x, y, y),
+                 "floating_mass_matrix": lambda x, y: self.mass_matrix(x),
+                 "floating_forward_dynamics": lambda x, y: self.forward_dynamics(x, y, y)}
+        for name, call in calls.items():
+            for tag, x, y in (("", q, z),) + ((("_batch", np.stack([q, q]), np.stack([z, z])),) if batch else ()):
+                t0 = time.perf_counter()
+                call(x, y)
+                times[name + tag] = time.perf_counter() - t0
+        return times
