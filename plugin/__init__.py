@@ -9,6 +9,7 @@ See the README for the API tour and docs/architecture.md for how the code is org
 
 from composedyn.chunked import check_chunks
 from composedyn.closed_chain import ClosedChain, load_closed_chain
+from composedyn.contact import ContactResult, contact_inverse_dynamics
 from composedyn.controller import ComputedTorqueController
 from composedyn.dynamics.constraints.loops import LoopClosure
 from composedyn.errors import ModelError, ModelWarning, SimulationError
@@ -29,6 +30,7 @@ from composedyn.trajectory import check_trajectory
 __all__ = [
     "ClosedChain",
     "ComputedTorqueController",
+    "ContactResult",
     "DynamicsModel",
     "ExcitationTrajectory",
     "IKResult",
@@ -49,6 +51,7 @@ __all__ = [
     "check_chunks",
     "check_many",
     "check_trajectory",
+    "contact_inverse_dynamics",
     "excitation_trajectory",
     "from_dh",
     "from_graph",
