@@ -94,7 +94,7 @@ def parse_contacts(robot, contacts) -> dict:
         contacts = [contacts]
     if isinstance(contacts, Mapping):
         items = list(contacts.items())
-    elif isinstance(contacts, Sequence) or isinstance(contacts, (set, frozenset, tuple)):
+    elif isinstance(contacts, (Sequence, set, frozenset, np.ndarray)):
         items = [(c, "point") for c in contacts]
     else:
         raise ValueError("contacts must be a sequence of frame names or a mapping frame -> 'point' | 'surface', "

@@ -53,6 +53,9 @@ class LeggedTrajectory:
 def read_legged_csv(path, robot) -> LeggedTrajectory:
     """Parse ``path`` for the floating robot ``robot`` (whole file); ValueError (one line) on bad input."""
     path = str(path)
+    if getattr(robot.base, "kind", None) != "free":
+        raise ValueError(f"{path}: legged trajectory CSVs are for free-flyer bases; robot {robot.name!r} "
+                         f"has a {robot.base.kind} base")
     header_line, header = _header(path)
     where = {}
     for k, name in enumerate(header):

@@ -111,6 +111,18 @@ def test_flight_phase_and_friction_cones_are_reported_as_intervals(solo, sway):
     assert not alone.feasible and abs(alone.residual - slippery.contact_residual[worst]) < 1e-6
 
 
+def test_surface_contacts_carry_moments(solo, sway):
+    t, q, v, a = sway
+    report = cd.check_trajectory(solo, t, q, v, a, contacts=_all_stance(t), surface=("FL_FOOT",))
+    assert report.kinds == {"FL_FOOT": "surface", "FR_FOOT": "point", "HL_FOOT": "point", "HR_FOOT": "point"}
+    assert report.forces["FL_FOOT"].shape == (len(t), 6) and report.forces["HR_FOOT"].shape == (len(t), 3)
+    k = 77
+    one = solo.contact_inverse_dynamics(q[k], v[k], a[k], report.kinds)
+    assert np.abs(report.forces["FL_FOOT"][k] - one.forces["FL_FOOT"]).max() < 1e-9 * solo.mass * 9.81
+    with pytest.raises(ValueError, match="surface contact 'FL_FOT'"):
+        cd.check_trajectory(solo, t, q, v, a, contacts=_all_stance(t), surface=("FL_FOT",))
+
+
 def test_tight_effort_limits_are_violations(solo, sway):
     t, q, v, a = sway
     report = cd.check_trajectory(solo, t, q, v, a, contacts=_all_stance(t), limits={"effort": 0.5})
