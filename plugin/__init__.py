@@ -16,6 +16,7 @@ from composedyn.errors import ModelError, ModelWarning, SimulationError
 from composedyn.excitation import ExcitationTrajectory, excitation_trajectory
 from composedyn.identification import Identification, identify
 from composedyn.ik import IKResult
+from composedyn.legged import LeggedReport
 from composedyn.loading import from_dh, from_graph, from_urdf, load
 from composedyn.logs import JointLog, LogWarning, check_many, read_log
 from composedyn.lqr import LQRController
@@ -37,6 +38,7 @@ __all__ = [
     "Identification",
     "JointLog",
     "LQRController",
+    "LeggedReport",
     "LogWarning",
     "LoopClosure",
     "MinimumJerk",
