@@ -28,10 +28,14 @@ then give ``tau = b_joints - Σ_c J_c[:, nb:]ᵀ f_c`` exactly.
   When the cones admit no solution, the wrenches closest to meeting the base
   rows within the cones are returned (``feasible`` False, ``residual`` > 0).
 
-Limits of the surface model: the cone constrains the force part only; the
-moment is free (no centre-of-pressure bound from a foot size, no torsional
-friction), so a surface contact can realise any moment.  Contact kinematics are
-not checked: the stance frames are assumed not to slide or lift off.
+Limits of the surface model: the cone constrains the force part only, and the
+moment is free unless ``foot=(half_length, half_width)`` is given (with a
+friction coefficient): then the centre of pressure must lie in the rectangle
+``|x| <= half_length``, ``|y| <= half_width`` of the frame's own x, y axes
+about its origin (the frame's z axis being the sole's normal), i.e. with the
+wrench in frame axes ``|m_x| <= half_width f_z`` and ``|m_y| <= half_length
+f_z``.  There is no torsional friction bound.  Contact kinematics are not
+checked: the stance frames are assumed not to slide or lift off.
 
 A result is never forced: ``feasible`` is False and ``residual`` = ``‖A f -
 b_base‖`` (N, N m) reports how far the best wrenches are from realising the
@@ -77,7 +81,8 @@ class ContactResult:
     feasible : bool, or (...) bool array: the wrenches realise the motion (and lie in the cones).
     residual : float or (...) array: ‖A f - b_base‖ of the base rows (N, N m).
     status : "ok", "infeasible" (no contact wrenches meet the base rows) or
-        "outside friction cones" (only wrenches outside the cones do); str or (...) array.
+        "outside friction cones" (only wrenches outside the cones, or with a centre of
+        pressure outside a ``foot``, do); str or (...) array.
     """
 
     tau: np.ndarray
@@ -129,7 +134,7 @@ def _normals(contacts: dict, normal) -> dict:
 
 def contact_inverse_dynamics(robot, q, v, a, contacts, friction_coefficient: float | None = None, *,
                              normal=(0.0, 0.0, 1.0), objective: str = "forces", friction: bool = True,
-                             tolerance: float = TOLERANCE) -> ContactResult:
+                             foot=None, tolerance: float = TOLERANCE) -> ContactResult:
     """Joint torques and contact wrenches realising the motion (q, v, a) of a floating robot.
 
     Parameters
@@ -146,6 +151,9 @@ def contact_inverse_dynamics(robot, q, v, a, contacts, friction_coefficient: flo
         Least squares of the contact wrenches or of the joint torques (module docstring).
     friction : bool
         Include joint friction of the description in the inverse dynamics.
+    foot : (half_length, half_width) or mapping frame -> (half_length, half_width), optional
+        Sole rectangles of surface contacts (m, frame x and y axes): centre-of-pressure
+        bounds; needs ``friction_coefficient``.
     tolerance : float
         Relative tolerance of the feasibility tests.
 
@@ -162,6 +170,7 @@ def contact_inverse_dynamics(robot, q, v, a, contacts, friction_coefficient: flo
         raise ValueError(f"objective must be 'forces' or 'torques', got {objective!r}")
     mu = None if friction_coefficient is None else _coefficient(friction_coefficient)
     normals = _normals(contacts, normal)
+    feet = _feet(contacts, foot, mu)
     q, v, a = robot._state(q, v, a)
     nb = robot.base.nv
     b = robot.inverse_dynamics(q, v, a, friction=friction)
@@ -172,9 +181,12 @@ def contact_inverse_dynamics(robot, q, v, a, contacts, friction_coefficient: flo
     shape = b.shape[:-1]
     f = np.zeros(shape + (A.shape[-1],))
     status = np.full(shape, OK, dtype=object)
+    rots = {fr: robot.frame_pose(q, fr)[..., :3, :3] for fr in feet}
+    setup = _Setup(tuple(contacts.items()), tuple(tuple(n) for n in normals.values()), tuple(feet.items()), mu,
+                   objective)
     for idx in np.ndindex(shape) if (mu is not None or objective == "torques") else ():
-        f[idx], status[idx] = _solve(A[idx], b[idx][:nb], B[idx], b[idx][nb:], contacts, normals, mu, objective,
-                                     scale, tolerance)
+        f[idx], status[idx] = _solve(A[idx], b[idx][:nb], B[idx], b[idx][nb:], setup,
+                                     {fr: R[idx] for fr, R in rots.items()}, scale, tolerance)
     if mu is None and objective == "forces":
         f = np.einsum("...ij,...j->...i", np.linalg.pinv(A, rcond=1e-12), b[..., :nb]) if A.shape[-1] else f
     residual = np.linalg.norm(np.einsum("...ij,...j->...i", A, f) - b[..., :nb], axis=-1)
@@ -201,33 +213,65 @@ def _coefficient(mu) -> float:
     return x
 
 
-def _solve(A, b, B, bj, contacts: dict, normals: dict, mu, objective: str, scale: float, tol: float):
-    """Wrenches (k,) and status of one sample: cones (mu given) and/or the torque objective."""
+@dataclass(frozen=True)
+class _Setup:
+    """What the convex program of a contact set depends on (hashable: one program per setup)."""
+
+    contacts: tuple  # ((frame, kind), ...)
+    normals: tuple  # ((nx, ny, nz), ...) per contact
+    feet: tuple  # ((frame, (half_length, half_width)), ...) surface contacts with a sole rectangle
+    mu: float | None
+    objective: str
+
+
+def _feet(contacts: dict, foot, mu) -> dict:
+    """frame -> (half_length, half_width) for the surface contacts given a sole rectangle."""
+    if foot is None:
+        return {}
+    if mu is None:
+        raise ValueError("foot (centre-of-pressure bounds) needs a friction_coefficient")
+    surfaces = [f for f, k in contacts.items() if k == "surface"]
+    if isinstance(foot, Mapping):
+        extra = [f for f in foot if f not in surfaces]
+        if extra:
+            raise ValueError(f"foot names frame(s) that are not surface contacts: {', '.join(map(str, extra))}")
+        items = foot.items()
+    else:
+        items = [(f, foot) for f in surfaces]
+    out = {}
+    for frame, size in items:
+        size = joint_array(f"foot[{frame!r}]", size, 2, "(half_length, half_width) in m")
+        if size.shape != (2,) or not (size > 0).all():
+            raise ValueError(f"foot of {frame!r} must be (half_length, half_width) > 0 in m, got {size.tolist()}")
+        out[frame] = (float(size[0]), float(size[1]))
+    return out
+
+
+def _solve(A, b, B, bj, setup: _Setup, rots: dict, scale: float, tol: float):
+    """Wrenches (k,) and status of one sample: cones (mu given) and/or the torque objective;
+    ``rots``: frame -> world rotation (3, 3) of the contacts with a foot."""
     k = A.shape[1]
     pinv = np.linalg.pinv(A, rcond=1e-12) if k else np.zeros((0, len(b)))
     f0 = pinv @ b
     if np.linalg.norm(A @ f0 - b) > tol * max(scale, np.linalg.norm(b)):
         return f0, INFEASIBLE  # no wrenches at all meet the base rows
-    if mu is None:  # "torques" objective, equality only: f = f0 + N z, min ‖bj - B f‖
+    if setup.mu is None:  # "torques" objective, equality only: f = f0 + N z, min ‖bj - B f‖
         _, s, Vt = np.linalg.svd(A)
         N = Vt[int(np.sum(s > 1e-12 * max(s.max(initial=0.0), 1.0))):].T
         z = np.linalg.lstsq(B @ N, bj - B @ f0, rcond=None)[0] if N.shape[1] else np.zeros(0)
         return f0 + N @ z, OK
-    problem = _program(tuple(contacts.items()), tuple(tuple(n) for n in normals.values()), A.shape[0], B.shape[0],
-                       mu, objective)
-    exact, closest = problem
-    params = exact.param_dict
-    params["A"].value, params["b"].value = A, b / scale
-    if objective == "torques":
-        params["B"].value, params["bj"].value = B, bj / scale
+    exact, closest = _program(setup, A.shape[0], B.shape[0])
+    values = {"A": A, "b": b / scale, "B": B, "bj": bj / scale} | {f"Rt:{fr}": R.T for fr, R in rots.items()}
+    for problem in (exact, closest):
+        for name, p in problem.param_dict.items():
+            p.value = values[name]
     f = _run(exact)
     if f is None:  # no wrenches in the cones meet the base rows: the closest ones
-        closest.param_dict["A"].value, closest.param_dict["b"].value = A, b / scale
         f = _run(closest)
         return (np.zeros(k) if f is None else f * scale), CONES
     f = f * scale
     f = f + pinv @ (b - A @ f)  # remove the solver's residual in the base rows (~1e-9)
-    worst = _cone_excess(f, contacts, normals, mu)
+    worst = _cone_excess(f, setup, rots)
     return f, (OK if worst <= tol * max(scale, np.linalg.norm(b)) else CONES)
 
 
@@ -244,46 +288,58 @@ def _run(problem):
     return np.array(problem.variables()[0].value, dtype=float)
 
 
-def _cone_excess(f: np.ndarray, contacts: dict, normals: dict, mu: float) -> float:
-    """max over contacts of ‖f_t‖ - mu f_n (N); <= 0 inside every cone."""
-    worst, k = -np.inf, 0
-    for frame, kind in contacts.items():
-        force, n = f[k:k + 3], normals[frame]
+def _cone_excess(f: np.ndarray, setup: _Setup, rots: dict) -> float:
+    """Largest violation (N, N m) of the contact constraints: ‖f_t‖ - mu f_n per contact, and
+    |m_x| - half_width f_z, |m_y| - half_length f_z (frame axes) per foot; <= 0 when all hold."""
+    worst, k, feet = -np.inf, 0, dict(setup.feet)
+    for (frame, kind), n in zip(setup.contacts, setup.normals):
+        force, n = f[k:k + 3], np.asarray(n)
         fn = force @ n
-        worst = max(worst, float(np.linalg.norm(force - fn * n) - mu * fn))
+        worst = max(worst, float(np.linalg.norm(force - fn * n) - setup.mu * fn))
+        if frame in feet:
+            hx, hy = feet[frame]
+            fl, ml = rots[frame].T @ force, rots[frame].T @ f[k + 3:k + 6]
+            worst = max(worst, abs(ml[0]) - hy * fl[2], abs(ml[1]) - hx * fl[2])
         k += KINDS[kind]
     return worst
 
 
 @lru_cache(maxsize=64)
-def _program(contacts: tuple, normals: tuple, nb: int, n: int, mu: float, objective: str):
-    """(exact, closest) cvxpy problems for one contact set, built once (parameters A, b, B, bj;
-    forces scaled by the robot's weight): exact meets A f = b within the cones; closest
-    minimises ‖A f - b‖² within the cones."""
+def _program(setup: _Setup, nb: int, n: int):
+    """(exact, closest) cvxpy problems of a setup, built once (parameters A, b, B, bj and the
+    transposed rotations "Rt:<frame>" of the feet; forces scaled by the robot's weight): exact
+    meets A f = b within the contact constraints; closest minimises ‖A f - b‖² within them."""
     import cvxpy as cp
 
-    k = sum(KINDS[kind] for _, kind in contacts)
+    k = sum(KINDS[kind] for _, kind in setup.contacts)
     f, g = cp.Variable(k, name="f"), cp.Variable(k, name="f")
     A, b, A2, b2 = (cp.Parameter(s, name=nm) for s, nm in (((nb, k), "A"), (nb, "b"), ((nb, k), "A"), (nb, "b")))
-    if objective == "torques":
+    if setup.objective == "torques":
         B, bj = cp.Parameter((n, k), name="B"), cp.Parameter(n, name="bj")
         cost = cp.sum_squares(bj - B @ f) + _REG * cp.sum_squares(f)
     else:
         cost = cp.sum_squares(f)
-    exact = cp.Problem(cp.Minimize(cost), [A @ f == b] + _cones(f, contacts, normals, mu))
+    exact = cp.Problem(cp.Minimize(cost), [A @ f == b] + _constraints(f, setup))
     closest = cp.Problem(cp.Minimize(cp.sum_squares(A2 @ g - b2) + 1e-9 * cp.sum_squares(g)),
-                         _cones(g, contacts, normals, mu))
+                         _constraints(g, setup))
     return exact, closest
 
 
-def _cones(f, contacts: tuple, normals: tuple, mu: float) -> list:
-    """Second-order cones ‖T f_c‖ <= mu nᵀ f_c on the force part of every contact (T: tangent basis)."""
+def _constraints(f, setup: _Setup) -> list:
+    """Second-order cones ‖T f_c‖ <= mu nᵀ f_c on the force part of every contact (T: tangent
+    basis), and the centre-of-pressure bounds of the feet (parameter Rt = frame rotationᵀ)."""
     import cvxpy as cp
 
-    out, j = [], 0
-    for (_, kind), nrm in zip(contacts, normals):
+    out, j, feet = [], 0, dict(setup.feet)
+    for (frame, kind), nrm in zip(setup.contacts, setup.normals):
         nrm = np.asarray(nrm)
         T = np.linalg.svd(nrm[None, :])[2][1:]  # (2, 3): orthonormal, orthogonal to n
-        out.append(cp.SOC(mu * (nrm @ f[j:j + 3]), T @ f[j:j + 3]))
+        force = f[j:j + 3]
+        out.append(cp.SOC(setup.mu * (nrm @ force), T @ force))
+        if frame in feet:
+            hx, hy = feet[frame]
+            Rt = cp.Parameter((3, 3), name=f"Rt:{frame}")
+            fz, m = Rt[2] @ force, f[j + 3:j + 6]
+            out += [cp.abs(Rt[0] @ m) <= hy * fz, cp.abs(Rt[1] @ m) <= hx * fz]
         j += KINDS[kind]
     return out

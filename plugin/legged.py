@@ -59,7 +59,7 @@ def joint_limits(robot, limits=None, margin: float = 1.0) -> JointLimits:
 
 
 def check_legged_trajectory(robot, t, q, v=None, a=None, *, contacts: Mapping, friction_coefficient=None,
-                            surface=(), normal=(0.0, 0.0, 1.0), smoothing: float | str = 0.0, limits=None,
+                            surface=(), foot=None, normal=(0.0, 0.0, 1.0), smoothing: float | str = 0.0, limits=None,
                             margin: float = 1.0, friction: bool = True, source: str = "<array>") -> "LeggedReport":
     """Check a floating-base trajectory against the joint limits and the contact constraints.
 
@@ -72,7 +72,7 @@ def check_legged_trajectory(robot, t, q, v=None, a=None, *, contacts: Mapping, f
     friction_coefficient : float, optional
         mu of the Coulomb cones; None: least-norm wrenches, cones unchecked.
     surface : frames whose contacts are surfaces (6-D wrenches) rather than points.
-    normal, friction : as in :func:`composedyn.contact.contact_inverse_dynamics`.
+    foot, normal, friction : as in :func:`composedyn.contact.contact_inverse_dynamics`.
     smoothing, limits, margin : as in :func:`composedyn.check_trajectory` (joint limits).
 
     Returns
@@ -102,7 +102,8 @@ def check_legged_trajectory(robot, t, q, v=None, a=None, *, contacts: Mapping, f
         if not np.isfinite(x).all():
             raise ValueError(f"{name} is not finite at t = {t[np.argwhere(~np.isfinite(x))[0, 0]]:g} s")
     kinds = {f: ("surface" if f in surface else "point") for f in stance}
-    tau, forces, status, residual = _solve(robot, q, v, a, stance, kinds, friction_coefficient, normal, friction)
+    options = {"normal": normal, "friction": friction, "foot": foot}
+    tau, forces, status, residual = _solve(robot, q, v, a, stance, kinds, friction_coefficient, options)
     return LeggedReport(robot.name, source, robot.joint_names, t, q[:, 7:], v[:, 6:], a[:, 6:], tau, limits=lim,
                         qddd=jerk, base=(q[:, :7], v[:, :6], a[:, :6]), stance=stance, kinds=kinds, forces=forces,
                         status=status, residual=residual, friction_coefficient=friction_coefficient)
@@ -128,7 +129,7 @@ def _stance(robot, contacts, T: int) -> dict:
     return out
 
 
-def _solve(robot, q, v, a, stance: dict, kinds: dict, mu, normal, friction: bool):
+def _solve(robot, q, v, a, stance: dict, kinds: dict, mu, options: dict):
     """Per-sample torques (T, n), wrenches frame -> (T, 3|6) (zero out of stance), status (T,), residual (T,),
     one batched call per distinct stance pattern."""
     T = len(q)
@@ -140,7 +141,12 @@ def _solve(robot, q, v, a, stance: dict, kinds: dict, mu, normal, friction: bool
     for row in np.unique(pattern, axis=0):
         idx = np.flatnonzero((pattern == row).all(1))
         active = {f: kinds[f] for f, on in zip(frames, row) if on}
-        res = contact_inverse_dynamics(robot, q[idx], v[idx], a[idx], active, mu, normal=normal, friction=friction)
+        feet = options["foot"]
+        if isinstance(feet, Mapping):  # the feet of the frames in stance
+            feet = {f: size for f, size in feet.items() if f in active} or None
+        elif feet is not None and "surface" not in active.values():
+            feet = None
+        res = contact_inverse_dynamics(robot, q[idx], v[idx], a[idx], active, mu, **(options | {"foot": feet}))
         tau[idx], status[idx], residual[idx] = res.tau, res.status, res.residual
         for f, w in res.forces.items():
             forces[f][idx] = w

@@ -3,9 +3,10 @@
 :func:`composedyn.legged.check_legged_trajectory`.
 
 A robot is floating when its URDF's root joint is ``floating`` (or with
-``--floating``); ``--mu`` gives the friction coefficient of the Coulomb cones
-and ``--surface FRAME`` makes a contact frame a surface (6-D wrench) rather
-than a point.  Exit status as for fixed-base checks: 0 ok, 1 a joint limit is
+``--floating``); ``--mu`` gives the friction coefficient of the Coulomb cones,
+``--surface FRAME`` makes a contact frame a surface (6-D wrench) rather than a
+point, and ``--foot HALF_LENGTH HALF_WIDTH`` bounds the centre of pressure of
+the surface contacts.  Exit status as for fixed-base checks: 0 ok, 1 a joint limit is
 exceeded or a sample is infeasible or outside the friction cones, 2 bad input.
 """
 
@@ -22,6 +23,9 @@ def add_legged_options(p) -> None:
                    help="floating base: friction coefficient of the contact cones (default: cones unchecked)")
     p.add_argument("--surface", action="append", default=[], metavar="FRAME",
                    help="floating base: FRAME is a surface contact (force and moment), not a point (repeatable)")
+    p.add_argument("--foot", type=float, nargs=2, metavar=("HALF_LENGTH", "HALF_WIDTH"),
+                   help="floating base, with --mu: sole rectangle of the surface contacts (m, frame x and y axes); "
+                        "the centre of pressure must stay inside")
 
 
 def load_robot(args, command: str):
@@ -38,8 +42,8 @@ def load_robot(args, command: str):
         import composedyn as cd
 
         robot = cd.load(args.robot, floating=True)
-    if not getattr(robot, "floating", False) and (args.mu is not None or args.surface):
-        raise ValueError(f"{args.robot}: --mu and --surface apply to floating-base robots (add --floating)")
+    if not getattr(robot, "floating", False) and (args.mu is not None or args.surface or args.foot):
+        raise ValueError(f"{args.robot}: --mu, --surface and --foot apply to floating-base robots (add --floating)")
     return robot
 
 
@@ -55,6 +59,8 @@ def run_legged(args, robot, smoothing) -> int:
         raise ValueError(f"{args.robot}: --workers, --scheduler and --html check fixed-base robots only")
     if args.mu is not None and not 0 < args.mu < float("inf"):
         raise ValueError(f"--mu must be a positive friction coefficient, got {args.mu:g}")
+    if args.foot is not None and (args.mu is None or not args.surface):
+        raise ValueError("--foot bounds the centre of pressure of surface contacts: give --mu and --surface FRAME")
     try:
         limits = joint_limits(robot, read_limit_options(args), args.margin)
     except ValueError as e:
@@ -70,6 +76,7 @@ def run_legged(args, robot, smoothing) -> int:
                 traj = read_legged_csv(path, robot)
                 report = check_legged_trajectory(robot, traj.t, traj.q, traj.v, traj.a, contacts=traj.stance,
                                                  friction_coefficient=args.mu, surface=args.surface,
+                                                 foot=None if args.foot is None else tuple(args.foot),
                                                  smoothing=smoothing, limits=limits, source=str(path))
             except ValueError as e:
                 msg = str(e)

@@ -219,6 +219,42 @@ def test_pulling_or_sideways_motion_is_infeasible_with_friction():
     assert not one_foot.feasible and one_foot.status == "infeasible" and one_foot.residual > 0.01
 
 
+def test_foot_size_bounds_the_centre_of_pressure_zmp_of_a_pushed_humanoid():
+    """Talos standing, whole body accelerated forward (base a_x, joints still): the zero-moment
+    point of the contact wrenches is x_com - z_com a_x / g (cart-table model, exact here: no
+    change of angular momentum; COM from Pinocchio); each sole's centre of pressure stays in
+    its rectangle, and a push beyond the support polygon is outside the contact constraints."""
+    robot, pp, soles = _load("talos")
+    q = _standing(robot, soles)
+    zero = np.zeros(robot.nv)
+    foot = (0.1, 0.05)
+    com = pin.centerOfMass(pp.model, pp.data, pp.q(q))
+    for ax in (0.5, 1.0, 2.0):
+        a = zero.copy()
+        a[0] = ax
+        res = robot.contact_inverse_dynamics(q, zero, a, soles, friction_coefficient=2.0, foot=foot)
+        free = robot.contact_inverse_dynamics(q, zero, a, soles, friction_coefficient=2.0)
+        assert free.feasible
+        zmp = com[0] - com[2] * ax / 9.81
+        soles_x = [robot.frame_pose(q, f)[0, 3] for f in soles]
+        inside = min(soles_x) - foot[0] <= zmp <= max(soles_x) + foot[0]
+        assert res.feasible == inside, (ax, zmp)
+        if not inside:
+            assert res.status == "outside friction cones" and res.residual > 1.0
+            continue
+        F = sum(w[:3] for w in res.forces.values())
+        M = sum(np.cross(robot.frame_pose(q, f)[:3, 3], w[:3]) + w[3:] for f, w in res.forces.items())
+        assert abs(-M[1] / F[2] - zmp) < 1e-9
+        for f, w in res.forces.items():
+            R = robot.frame_pose(q, f)[:3, :3]
+            fl, ml = R.T @ w[:3], R.T @ w[3:]
+            assert abs(ml[1]) <= foot[0] * fl[2] + 1e-7 and abs(ml[0]) <= foot[1] * fl[2] + 1e-7
+    with pytest.raises(ValueError, match="needs a friction_coefficient"):
+        robot.contact_inverse_dynamics(q, zero, zero, soles, foot=foot)
+    with pytest.raises(ValueError, match="not surface contacts"):
+        robot.contact_inverse_dynamics(q, zero, zero, soles, 0.5, foot={"torso_2_link": foot})
+
+
 def test_flight_without_contacts():
     robot, _, _ = _load("solo12")
     q, zero = robot.neutral(), np.zeros(robot.nv)

@@ -119,6 +119,12 @@ def test_surface_contacts_carry_moments(solo, sway):
     k = 77
     one = solo.contact_inverse_dynamics(q[k], v[k], a[k], report.kinds)
     assert np.abs(report.forces["FL_FOOT"][k] - one.forces["FL_FOOT"]).max() < 1e-9 * solo.mass * 9.81
+    small = cd.check_trajectory(solo, t, q, v, a, contacts=_all_stance(t), surface=("FL_FOOT",), foot=(0.01, 0.01),
+                                friction_coefficient=0.8)
+    for k in np.flatnonzero(small.contact_status == "ok"):
+        R = solo.frame_pose(q[k], "FL_FOOT")[:3, :3]
+        fl, ml = R.T @ small.forces["FL_FOOT"][k, :3], R.T @ small.forces["FL_FOOT"][k, 3:]
+        assert abs(ml[0]) <= 0.01 * fl[2] + 1e-7 and abs(ml[1]) <= 0.01 * fl[2] + 1e-7
     with pytest.raises(ValueError, match="surface contact 'FL_FOT'"):
         cd.check_trajectory(solo, t, q, v, a, contacts=_all_stance(t), surface=("FL_FOT",))
 
@@ -192,6 +198,7 @@ def test_cli_bad_input_is_one_line_exit_2(csv_file, tmp_path):
                                                     + text[1:]) + "\n")
     _one_line_exit_2(run("torques", URDF, tmp_path / "unknown.csv", "--floating"), "HR_FOT_contact", "HR_FOOT")
     _one_line_exit_2(run("torques", URDF, csv_file, "--mu", "0.5"), "--floating")
+    _one_line_exit_2(run("torques", URDF, csv_file, "--floating", "--foot", "0.1", "0.05"), "--mu and --surface")
 
 
 def test_api_bad_input(solo, sway):
