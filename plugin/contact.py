@@ -56,6 +56,7 @@ distribution of contact forces with inverse-dynamics control", IJRR 32(3),
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Mapping, Sequence
@@ -69,6 +70,7 @@ OBJECTIVES = ("forces", "torques")
 TOLERANCE = 1e-6
 OK, INFEASIBLE, CONES = "ok", "infeasible", "outside friction cones"
 _REG = 1e-6  # weight of the wrenches in the "torques" objective
+_LOCK = threading.Lock()  # the cached programs' parameters are set, then solved: one sample at a time
 
 
 @dataclass(frozen=True)
@@ -260,15 +262,16 @@ def _solve(A, b, B, bj, setup: _Setup, rots: dict, scale: float, tol: float):
         N = Vt[int(np.sum(s > 1e-12 * max(s.max(initial=0.0), 1.0))):].T
         z = np.linalg.lstsq(B @ N, bj - B @ f0, rcond=None)[0] if N.shape[1] else np.zeros(0)
         return f0 + N @ z, OK
-    exact, closest = _program(setup, A.shape[0], B.shape[0])
     values = {"A": A, "b": b / scale, "B": B, "bj": bj / scale} | {f"Rt:{fr}": R.T for fr, R in rots.items()}
-    for problem in (exact, closest):
-        for name, p in problem.param_dict.items():
-            p.value = values[name]
-    f = _run(exact)
-    if f is None:  # no wrenches in the cones meet the base rows: the closest ones
-        f = _run(closest)
-        return (np.zeros(k) if f is None else f * scale), CONES
+    with _LOCK:
+        exact, closest = _program(setup, A.shape[0], B.shape[0])
+        for problem in (exact, closest):
+            for name, p in problem.param_dict.items():
+                p.value = values[name]
+        f = _run(exact)
+        if f is None:  # no wrenches in the cones meet the base rows: the closest ones
+            f = _run(closest)
+            return (np.zeros(k) if f is None else f * scale), CONES
     f = f * scale
     f = f + pinv @ (b - A @ f)  # remove the solver's residual in the base rows (~1e-9)
     worst = _cone_excess(f, setup, rots)
