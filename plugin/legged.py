@@ -104,8 +104,10 @@ def check_legged_trajectory(robot, t, q, v=None, a=None, *, contacts: Mapping, f
     kinds = {f: ("surface" if f in surface else "point") for f in stance}
     options = {"normal": normal, "friction": friction, "foot": foot}
     tau, forces, status, residual = _solve(robot, q, v, a, stance, kinds, friction_coefficient, options)
+    slip = stance_motion(robot, q, v, a, stance)
     return LeggedReport(robot.name, source, robot.joint_names, t, q[:, 7:], v[:, 6:], a[:, 6:], tau, limits=lim,
                         qddd=jerk, base=(q[:, :7], v[:, :6], a[:, :6]), stance=stance, kinds=kinds, forces=forces,
+                        slip=slip,
                         status=status, residual=residual, friction_coefficient=friction_coefficient)
 
 
@@ -153,6 +155,19 @@ def _solve(robot, q, v, a, stance: dict, kinds: dict, mu, options: dict):
     return tau, forces, status, residual
 
 
+def stance_motion(robot, q, v, a, stance: dict) -> tuple:
+    """(speed (T,), acceleration (T,)): the largest linear velocity and classical acceleration
+    (m/s, m/s^2, world) of a frame origin in stance at each sample (0 without stance): a
+    planted foot gives ~0; large values point at wrong stance flags or a sliding foot."""
+    speed, acc = np.zeros(len(q)), np.zeros(len(q))
+    for f, on in stance.items():
+        if on.any():
+            speed[on] = np.maximum(speed[on], np.linalg.norm(robot.frame_velocity(q[on], v[on], f)[:, :3], axis=1))
+            acc[on] = np.maximum(acc[on], np.linalg.norm(
+                robot.frame_acceleration(q[on], v[on], a[on], f)[:, :3], axis=1))
+    return speed, acc
+
+
 def contact_intervals(t: np.ndarray, status: np.ndarray, residual: np.ndarray, stance: dict) -> list:
     """Runs of consecutive samples with the same status other than "ok", as ContactIntervals."""
     out, k, T = [], 0, len(t)
@@ -176,11 +191,14 @@ class LeggedReport(TrajectoryReport):
     Extra attributes: ``base`` (q (T, 7), v (T, 6), a (T, 6)), ``stance`` (frame -> (T,) bool),
     ``kinds`` (frame -> "point" | "surface"), ``forces`` (frame -> (T, 3 | 6), world axes, zero
     out of stance), ``contact_status`` (T,), ``contact_residual`` (T,), ``friction_coefficient``,
-    ``contact_violations`` (tuple of :class:`ContactInterval`).
+    ``contact_violations`` (tuple of :class:`ContactInterval`), ``stance_speed`` and
+    ``stance_acceleration`` (T,) (:func:`stance_motion`; reported, not checked).
     """
 
-    def __init__(self, *args, base, stance, kinds, forces, status, residual, friction_coefficient, **kwargs):
+    def __init__(self, *args, base, stance, kinds, forces, status, residual, friction_coefficient, slip,
+                 **kwargs):
         super().__init__(*args, **kwargs)
+        self.stance_speed, self.stance_acceleration = slip
         self.base, self.stance, self.kinds, self.forces = base, stance, kinds, forces
         self.contact_status, self.contact_residual = status, residual
         self.friction_coefficient = friction_coefficient
@@ -217,6 +235,8 @@ class LeggedReport(TrajectoryReport):
         cones = (f"friction coefficient {mu:g}" if mu is not None
                  else "friction cones UNCHECKED (no friction coefficient)")
         lines.append(f"  contacts: {kinds}; {cones}")
+        lines.append(f"  stance frames move up to {self.stance_speed.max():.3g} m/s, "
+                     f"{self.stance_acceleration.max():.3g} m/s^2 while in contact (not checked)")
         for c in self.contact_violations[:max_lines]:
             what = "no contact wrenches realise the motion" if c.kind == INFEASIBLE else (
                 f"the motion needs wrenches outside the friction cones (mu {mu:g})")
@@ -233,6 +253,8 @@ class LeggedReport(TrajectoryReport):
         counts = self._counts()
         d.update({"floating": True, "contacts": dict(self.kinds), "friction_coefficient": self.friction_coefficient,
                   "infeasible_samples": counts[INFEASIBLE], "friction_cone_samples": counts[CONES],
+                  "peak_stance_speed": float(self.stance_speed.max()),
+                  "peak_stance_acceleration": float(self.stance_acceleration.max()),
                   "contact_violations": [asdict(c) | {"stance": list(c.stance)} for c in self.contact_violations]})
         return d
 

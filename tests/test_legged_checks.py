@@ -83,6 +83,10 @@ def test_standing_sway_api_matches_per_sample_contact_dynamics_and_pinocchio(sol
         weight = solo.mass * 9.81
         assert np.abs(np.concatenate([free.forces[f][k] for f in FEET]) - f_pin).max() < 1e-5 * weight
     assert not free.complete and "friction cones UNCHECKED" in free.summary()
+    assert free.stance_speed.max() < 1e-6 and free.stance_acceleration[INNER].max() < 1e-3  # planted feet
+    assert exact.stance_speed.max() < 1e-12 and exact.stance_acceleration.max() < 1e-10
+    knees = cd.check_trajectory(solo, t, q, v, a, contacts={"FL_LOWER_LEG": np.ones(len(t))})
+    assert knees.stance_speed.max() > 0.01 and "stance frames move up to" in knees.summary()
 
 
 def test_flight_phase_and_friction_cones_are_reported_as_intervals(solo, sway):
