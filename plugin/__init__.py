@@ -9,6 +9,7 @@ See the README for the API tour and docs/architecture.md for how the code is org
 
 from composedyn.chunked import check_chunks
 from composedyn.closed_chain import ClosedChain, load_closed_chain
+from composedyn.contact import ContactResult, contact_inverse_dynamics
 from composedyn.controller import ComputedTorqueController
 from composedyn.dynamics.constraints.loops import LoopClosure
 from composedyn.errors import ModelError, ModelWarning, SimulationError
@@ -16,6 +17,7 @@ from composedyn.excitation import ExcitationTrajectory, excitation_trajectory
 from composedyn.floating_conventions import convert_floating, convert_floating_forces
 from composedyn.identification import Identification, identify
 from composedyn.ik import IKResult
+from composedyn.legged import LeggedReport
 from composedyn.loading import from_dh, from_graph, from_urdf, load
 from composedyn.logs import JointLog, LogWarning, check_many, read_log
 from composedyn.lqr import LQRController
@@ -30,12 +32,14 @@ from composedyn.trajectory import check_trajectory
 __all__ = [
     "ClosedChain",
     "ComputedTorqueController",
+    "ContactResult",
     "DynamicsModel",
     "ExcitationTrajectory",
     "IKResult",
     "Identification",
     "JointLog",
     "LQRController",
+    "LeggedReport",
     "LogWarning",
     "LoopClosure",
     "MinimumJerk",
@@ -50,6 +54,7 @@ __all__ = [
     "check_chunks",
     "check_many",
     "check_trajectory",
+    "contact_inverse_dynamics",
     "convert_floating",
     "convert_floating_forces",
     "excitation_trajectory",

@@ -447,3 +447,14 @@ class FloatingRobot:
                 call(x, y)
                 times[name + tag] = time.perf_counter() - t0
         return times
+
+    # ---- contact inverse dynamics ----
+    def contact_inverse_dynamics(self, q, v, a, contacts, friction_coefficient: float | None = None, **options):
+        """Joint torques and contact wrenches realising the motion (q, v, a) with the given contacts:
+        ``inverse_dynamics(q, v, a) = Sᵀ tau + Σ J_cᵀ f_c`` (world-axes Jacobians, no base actuation).
+        Least-norm wrenches without ``friction_coefficient``, Coulomb cones with it; options
+        ``normal``, ``objective``, ``friction``, ``tolerance``.  See
+        :func:`composedyn.contact.contact_inverse_dynamics`; returns a :class:`ContactResult`."""
+        from composedyn.contact import contact_inverse_dynamics
+
+        return contact_inverse_dynamics(self, q, v, a, contacts, friction_coefficient, **options)

@@ -121,7 +121,8 @@ def differentiate(t: np.ndarray, q: np.ndarray, smoothing: float | str = 0.0):
 
 def check_trajectory(robot: DynamicsModel, t, q, qd=None, qdd=None, smoothing: float | str = 0.0,
                      f_ext=None, friction: bool = True, source: str = "<array>", *, limits=None,
-                     margin: float = 1.0) -> TrajectoryReport:
+                     margin: float = 1.0, contacts=None, friction_coefficient: float | None = None,
+                     surface=(), foot=None) -> TrajectoryReport:
     """Check a sampled joint trajectory against every limit of the robot (and the user's).
 
     Parameters
@@ -141,6 +142,11 @@ def check_trajectory(robot: DynamicsModel, t, q, qd=None, qdd=None, smoothing: f
         Extra or overriding limits (acceleration, jerk, ...; see :mod:`composedyn.limits`).
     margin : float
         Factor 0 < margin <= 1 tightening every limit.
+    contacts, friction_coefficient, surface, foot
+        Floating-base robots only: q (T, nq) free-flyer configurations, qd and
+        qdd (T, nv), ``contacts`` maps frames to (T,) stance flags; checked by
+        :func:`composedyn.legged.check_legged_trajectory` (joint limits, infeasible
+        samples, friction cones), which returns a :class:`LeggedReport`.
 
     Returns
     -------
@@ -151,6 +157,17 @@ def check_trajectory(robot: DynamicsModel, t, q, qd=None, qdd=None, smoothing: f
     """
     from composedyn.chunked import check_chunks
 
+    if getattr(robot, "floating", False):
+        if f_ext is not None:
+            raise ValueError("f_ext: a floating-base check takes the contact wrenches from the stance frames")
+        from composedyn.legged import check_legged_trajectory
+
+        return check_legged_trajectory(robot, t, q, qd, qdd, contacts=contacts, surface=surface, foot=foot,
+                                       friction_coefficient=friction_coefficient, smoothing=smoothing,
+                                       limits=limits, margin=margin, friction=friction, source=source)
+    if contacts is not None or friction_coefficient is not None or surface or foot is not None:
+        raise ValueError(f"{getattr(robot, 'name', 'robot')}: contacts and friction_coefficient apply to "
+                         "floating-base robots (cd.load(..., floating=True))")
     t = check_times(t)
     n, T = robot.dof, len(t)
     if T < 2:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 
 def register(sub) -> None:
+    from composedyn.legged_cli import add_legged_options
     from composedyn.logs.cli import add_log_options
 
     p = sub.add_parser("torques", help="check trajectories and robot logs against the joint limits",
@@ -28,6 +29,7 @@ def register(sub) -> None:
     add_output_options(p)
     add_limit_options(p)
     add_log_options(p)
+    add_legged_options(p)
     p.add_argument("--smoothing", default="0", metavar="LAMBDA",
                    help='spline for missing derivatives: 0 interpolate (default), "gcv" or lambda > 0 smooth')
     p.set_defaults(run=run)
@@ -101,7 +103,8 @@ def run(args) -> int:
     import composedyn as cd
     from composedyn.chunked import check_chunks
     from composedyn.closed_chain import ClosedChain
-    from composedyn.closed_cli import check_closed_trajectory, load_model
+    from composedyn.closed_cli import check_closed_trajectory
+    from composedyn.legged_cli import load_robot, run_legged
     from composedyn.limits import resolve_limits
     from composedyn.logs.check import check_log, log_warnings
     from composedyn.logs.cli import fleet_requested, run_fleet
@@ -111,7 +114,9 @@ def run(args) -> int:
 
     check_plot_available(args)
     smoothing = args.smoothing if args.smoothing == "gcv" else _float(args.smoothing)
-    robot = load_model(args.robot, "torques")  # a tree, or a closed chain at its actuated joints
+    robot = load_robot(args, "torques")  # a tree, a closed chain at its actuated joints, or a floating base
+    if getattr(robot, "floating", False):  # legged trajectory CSVs: contact inverse dynamics per sample
+        return run_legged(args, robot, smoothing)
     closed = isinstance(robot, ClosedChain)
     try:
         limits = resolve_limits(robot, read_limit_options(args), args.margin)
