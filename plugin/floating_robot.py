@@ -146,7 +146,7 @@ class FloatingRobot:
         if not lean or _dispatch._reference(self.model):
             return None
         lead = arrays[0].shape[:-1]
-        rows = [np.ascontiguousarray(x.reshape(-1, x.shape[-1]), dtype=float) for x in arrays]
+        rows = [np.require(x.reshape(-1, x.shape[-1]), float, ("C", "W")) for x in arrays]
         N = rows[0].shape[0]
         out, status = np.empty((N,) + shape), np.zeros(N, dtype=np.int64)
         _dispatch._loop(f"floating.{loop}", rows[0])(*lean, *rows, *flags, out, status)
@@ -218,6 +218,8 @@ class FloatingRobot:
         q = joint_array("q", q, self.nq, self._what_q)
         rates = [joint_array(k, x, self.nv, self._what_v) for k, x in zip(names, rates)]
         shape = np.broadcast_shapes(q.shape[:-1], *(r.shape[:-1] for r in rates))
+        if all(x.shape[:-1] == shape for x in (q, *rates)):  # common case: nothing to broadcast
+            return (q, *rates)
         return (np.broadcast_to(q, shape + q.shape[-1:]),
                 *(np.broadcast_to(r, shape + r.shape[-1:]) for r in rates))
 
@@ -249,7 +251,7 @@ class FloatingRobot:
                                                      1 if friction else 0)) is not None:
             return out
         q, v, a = self._state(q, v, a)
-        if f_ext is None and q.ndim > 1 and (out := self._batch("id", self._n1, q, v, a,
+        if f_ext is None and (out := self._batch("id", self._n1, q, v, a,
                                                                 flags=(3 if friction else 1,))) is not None:
             return out
         R0, _, x = self._chart(q)
@@ -266,7 +268,7 @@ class FloatingRobot:
                                                      1 if friction else 0, smooth_friction or 0.0)) is not None:
             return out
         q, v, tau = self._state(q, v, tau, names=("v", "tau"))
-        if f_ext is None and q.ndim > 1 and (out := self._batch(
+        if f_ext is None and (out := self._batch(
                 "fd", self._n1, q, v, tau, flags=(1 if friction else 0, smooth_friction or 0.0))) is not None:
             return out
         R0, _, x = self._chart(q)
@@ -279,7 +281,7 @@ class FloatingRobot:
         if (out := self._fast_path(_entry.floating_mass_matrix, self._nn, q)) is not None:
             return out
         (q,) = self._state(q)
-        if q.ndim > 1 and (out := self._batch("mass", self._nn, q)) is not None:
+        if (out := self._batch("mass", self._nn, q)) is not None:
             return out
         return self.chart.mass_matrix(self._chart(q)[2])
 
