@@ -16,6 +16,7 @@ axes there; nothing is computed twice.
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Mapping
 
 import networkx as nx
@@ -76,14 +77,10 @@ class FloatingRobot:
         go = base.origin[:3, :3].T @ base.gravity  # gravity in the base joint frame's axes at neutral
         self._bf = np.array([0.0 if base.kind == "free" else 1.0, *go])
 
-    @property
+    @cached_property
     def _lean(self) -> tuple:
         """``(im, fm, bf)`` for the compiled floating entries, or () (dependent mimic joints)."""
-        lean = self.__dict__.get("_lean_cache")
-        if lean is None:
-            lean = self.__dict__["_lean_cache"] = () if self.chart._mimic is not None else (
-                *_packed(self.model), self._bf)
-        return lean
+        return () if self.chart._mimic is not None else (*_packed(self.model), self._bf)
 
     _fast_path = Robot._fast_path  # the one fast path: entry(im, fm, bf, *args, out)
 
