@@ -62,11 +62,15 @@ R. Featherstone, *Rigid Body Dynamics Algorithms*, Springer 2008, eq. (2.23)
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Mapping
 
 import numpy as np
 
 from composedyn.checks import smooth_width
+from composedyn.dynamics import dispatch
+from composedyn.dynamics.compiled.parallel import use_parallel
+from composedyn.dynamics.dispatch import _kernel
 from composedyn.dynamics.errors import ModelError
 from composedyn.dynamics.floating import base as chart
 
@@ -74,16 +78,18 @@ if TYPE_CHECKING:
     from composedyn.floating_robot import FloatingRobot
 
 
-def _products(base: chart.Base) -> np.ndarray:
+@functools.cache
+def _products(kind: str) -> np.ndarray:
     """P (nvb, nvb, nvb): P[:, j, k] = coordinates of Sⱼ × Sₖ (motion cross product of the virtual axes)."""
-    S = base.axes
+    S = chart._axes(kind)
+    base = chart.Base(kind, "", "", np.eye(4), np.zeros(3), S)
     return np.stack([np.stack([chart.coordinates(base, chart._cross(S[j], S[k])) for k in range(len(S))], -1)
                      for j in range(len(S))], 1)
 
 
 def bias_jacobian(base: chart.Base, v: np.ndarray) -> np.ndarray:
     """db/dv_base (..., nvb, nvb) of the chain's velocity product b(v) = Σ_{j<k} vⱼ vₖ Sⱼ × Sₖ."""
-    P = _products(base)
+    P = _products(base.kind)
     upper = np.triu(np.ones(P.shape[1:]), 1)  # j < k
     # d b / d v_m = Σ_{k>m} v_k P[:, m, k] + Σ_{j<m} v_j P[:, j, m]
     T = P * upper + np.swapaxes(P * upper, 1, 2)  # T[:, m, k]: coefficient of v_k in column m
@@ -105,6 +111,45 @@ def twist_adjoint(base: chart.Base, v: np.ndarray) -> np.ndarray:
     return np.stack([chart.coordinates(base, chart._cross(V, s)) for s in S], -1)
 
 
+_ND, _F64 = np.ndarray, np.dtype(np.float64)
+
+
+def _compiled(robot: "FloatingRobot", forward: bool, q, v, x, friction: bool, smooth: float | None):
+    """The compiled derivatives (:mod:`composedyn.dynamics.compiled.floating_derivatives`) of plain
+    float64 arrays, or None: other input, the NumPy backend, dependent mimic joints or a
+    sample the kernels refuse (wrong size, zero quaternion, singular M) take the general
+    path, which raises the named error."""
+    lean = robot._lean
+    if not lean or dispatch.backend() != "numba" or not all(y.__class__ is _ND and y.dtype is _F64 for y in (q, v, x)):
+        return None
+    im, fm, bf = lean
+    n, k, fric, sm = fm.shape[0], 3 if forward else 2, int(bool(friction)), smooth or 0.0
+    if q.ndim == v.ndim == x.ndim == 1:
+        outs = tuple(np.empty((n, n)) for _ in range(k))
+        entry = (dispatch.entries.floating_forward_dynamics_derivatives if forward
+                 else dispatch.entries.floating_inverse_dynamics_derivatives)
+        try:
+            return outs if entry(im, fm, bf, q, v, x, fric, sm, *outs) == 0 else None
+        except TypeError:  # a read-only or non-float64 vector
+            return None
+    try:
+        shape = np.broadcast_shapes(q.shape[:-1], v.shape[:-1], x.shape[:-1])
+    except ValueError:
+        return None
+    if q.shape[-1] != n + 1 or v.shape[-1] != n or x.shape[-1] != n:
+        return None
+    Q, V, X = (dispatch._rows(y, shape + y.shape[-1:], 1) for y in (q, v, x))
+    N = Q.shape[0]
+    outs = tuple(np.empty((N, n, n)) for _ in range(k))
+    status = np.zeros(N, dtype=np.int64)
+    name = "forward" if forward else "inverse"
+    loop = _kernel(f"floating_derivatives.{name}_{'parallel' if use_parallel(N * n) else 'serial'}")
+    loop(im, fm, bf, Q, V, X, fric, sm, *outs, status)
+    if status.any():
+        return None
+    return tuple(o.reshape(shape + (n, n)) for o in outs)
+
+
 def _refuse_f_ext(robot: "FloatingRobot", f_ext) -> None:
     if f_ext is not None:
         raise ModelError(f"robot {robot.name!r}: dynamics derivatives of a floating base take no f_ext "
@@ -117,6 +162,8 @@ def inverse_dynamics_derivatives(robot: "FloatingRobot", q, v, a, f_ext: Mapping
     on the group (see the module docstring)."""
     _refuse_f_ext(robot, f_ext)
     smooth = None if smooth_friction is None else smooth_width(smooth_friction)
+    if (out := _compiled(robot, False, q, v, a, friction, smooth)) is not None:
+        return out
     q, v, a = robot._state(q, v, a)
     base, nb = robot.base, robot.base.nv
     R0, _, x = robot._chart(q)
@@ -135,6 +182,8 @@ def forward_dynamics_derivatives(robot: "FloatingRobot", q, v, tau, f_ext: Mappi
     q perturbed on the group (see the module docstring)."""
     _refuse_f_ext(robot, f_ext)
     smooth = None if smooth_friction is None else smooth_width(smooth_friction)
+    if (out := _compiled(robot, True, q, v, tau, friction, smooth)) is not None:
+        return out
     q, v, tau = robot._state(q, v, tau, names=("v", "tau"))
     base, nb = robot.base, robot.base.nv
     R0, _, x = robot._chart(q)
