@@ -9,7 +9,8 @@ then, with g = R₀ᵀ g_world in base axes and the body twist (u, w):
 * G = d(g_b, 0)/d dq_base: free flyer [g]× in rows 0:3, columns 3:6; planar (g_y, -g_x) in rows 0:2, column 2;
 * Bv = db/dv_base: free flyer rows 0:3 (-[w]×, [u]×), rows 3:6 columns 3:6
   [[0, wz, wy], [-wz, 0, -wx], [wy, wx, 0]]; planar rows (0, w, u_y), (-w, 0, -u_x);
-* inverse: dtau/dq[:, base] = -M[:, base] G, dtau/dv[:, base] -= M[:, base] Bv;
+* inverse: dtau/dq[:, base] = -M[:, base] G, dtau/dv[:, base] -= M[:, base] Bv, the base
+  columns of M read off the derivative kernel's composite inertias (no CRBA, see :func:`inverse_into`);
 * forward: da/dq[:, base] = G (zero off the base rows), da/dv[base, base] += Bv.
 
 ``bf`` packs the base as in :mod:`.floating`.  Statuses: 0 done, 1 wrong
@@ -22,9 +23,8 @@ import numpy as np
 
 from composedyn.dynamics.compiled.aba import SCRATCH as ABA_SCRATCH
 from composedyn.dynamics.compiled.crba import SCRATCH as CRBA_SCRATCH
-from composedyn.dynamics.compiled.crba import crba_into
+from composedyn.dynamics.compiled.derivatives import RI, S, _dot, _get, derivatives_into
 from composedyn.dynamics.compiled.derivatives import SCRATCH as DER_SCRATCH
-from composedyn.dynamics.compiled.derivatives import derivatives_into
 from composedyn.dynamics.compiled.fd_derivatives import fd_derivatives_into
 from composedyn.dynamics.compiled.floating import _gravity, chart_state
 from composedyn.dynamics.compiled.jit import njit, prange
@@ -56,20 +56,27 @@ def _base_terms(bf, q, v, G, Bv):
 
 
 @njit(cache=True)
-def inverse_into(im, fm, bf, q, v, a, fric, smooth, dq, dv, x, xdd, M, G, Bv, wd, wc):
-    """dtau/dq, dtau/dv (n, n) of one sample; scratch x, xdd (n,), M (n, n), G, Bv (6, 6),
-    wd (n, derivatives SCRATCH), wc (n, crba SCRATCH).  Returns 0, or 4 (zero quaternion)."""
+def inverse_into(im, fm, bf, q, v, a, fric, smooth, dq, dv, x, xdd, Mb, G, Bv, wd):
+    """dtau/dq, dtau/dv (n, n) of one sample; scratch x, xdd (n,), Mb (n, 6), G, Bv (6, 6),
+    wd (n, derivatives SCRATCH).  Returns 0, or 4 (zero quaternion).
+
+    The base columns of M come from the derivative kernel's scratch: M[i, k] = (ICᵢ Sᵢ) · Sₖ
+    for k <= i (every body i >= k hangs below virtual joint k; no armature off the diagonal
+    or on the virtual joints), M[i, k] = M[k, i] for i < k."""
     if chart_state(bf, q, v, a, x, xdd):
         return 4
     derivatives_into(im, fm, x, v, xdd, NO_FW, _NO_P, 1, fric, smooth, dq, dv, wd)
-    crba_into(im, fm, x, 1, M, wc)
     nb = _base_terms(bf, q, v, G, Bv)
+    for i in range(x.shape[0]):
+        for k in range(nb):
+            r, c = (i, k) if k <= i else (k, i)
+            Mb[i, k] = _dot(_get(wd, r, RI), _get(wd, c, S))
     for i in range(x.shape[0]):
         for c in range(nb):
             sg, sb = 0.0, 0.0
             for r in range(nb):
-                sg += M[i, r] * G[r, c]
-                sb += M[i, r] * Bv[r, c]
+                sg += Mb[i, r] * G[r, c]
+                sb += Mb[i, r] * Bv[r, c]
             dq[i, c] = -sg
             dv[i, c] -= sb
     return 0
@@ -114,8 +121,8 @@ def floating_inverse_dynamics_derivatives(im, fm, bf, q, v, a, fric, smooth, dq,
     if status:
         return status
     n = fm.shape[0]
-    return inverse_into(im, fm, bf, q, v, a, fric, smooth, dq, dv, np.empty(n), np.empty(n), np.empty((n, n)),
-                        np.empty((6, 6)), np.empty((6, 6)), np.empty((n, DER_SCRATCH)), np.empty((n, CRBA_SCRATCH)))
+    return inverse_into(im, fm, bf, q, v, a, fric, smooth, dq, dv, np.empty(n), np.empty(n), np.empty((n, 6)),
+                        np.empty((6, 6)), np.empty((6, 6)), np.empty((n, DER_SCRATCH)))
 
 
 def floating_forward_dynamics_derivatives(im, fm, bf, q, v, tau, fric, smooth, aq, av, minv):
@@ -134,11 +141,10 @@ def _inverse_loop(im, fm, bf, Q, V, A, fric, smooth, DQ, DV, STATUS):
     N, n = V.shape[0], V.shape[1]
     blocks = min(N, BLOCKS)
     for b in prange(blocks):
-        x, xdd, M, G, Bv = np.empty(n), np.empty(n), np.empty((n, n)), np.empty((6, 6)), np.empty((6, 6))
-        wd, wc = np.empty((n, DER_SCRATCH)), np.empty((n, CRBA_SCRATCH))
+        x, xdd, Mb, G, Bv = np.empty(n), np.empty(n), np.empty((n, 6)), np.empty((6, 6)), np.empty((6, 6))
+        wd = np.empty((n, DER_SCRATCH))
         for s in range(b * N // blocks, (b + 1) * N // blocks):
-            STATUS[s] = inverse_into(im, fm, bf, Q[s], V[s], A[s], fric, smooth, DQ[s], DV[s], x, xdd, M, G, Bv,
-                                     wd, wc)
+            STATUS[s] = inverse_into(im, fm, bf, Q[s], V[s], A[s], fric, smooth, DQ[s], DV[s], x, xdd, Mb, G, Bv, wd)
 
 
 def _forward_loop(im, fm, bf, Q, V, TAU, fric, smooth, AQ, AV, MINV, STATUS):
