@@ -32,8 +32,11 @@ A planar base is the same with its three virtual joints (x, y, rotation about z)
 
 Friction is the chart's joint friction (the base has none); Coulomb friction
 as in :mod:`composedyn.derivatives` (its tanh form with ``smooth_friction``,
-else derivative 0).  External wrenches are not supported here: they turn with
-the base, a term this module does not compute (a ``ModelError`` says so).
+else derivative 0).  External wrenches (``f_ext``, link name -> (force,
+moment) at the link's centre of mass, world axes) are held fixed in world axes:
+the chart sees them in base axes, so moving the joints is the chart's own
+derivative and turning the base turns them (:func:`_wrench_columns`); the
+compiled path serves calls without them.
 
 ``linearize``: state x = (q, v) perturbed as (q ⊕ δq, v + δv) about the
 reference motion, δq in the tangent space at the current reference
@@ -71,7 +74,6 @@ from composedyn.checks import smooth_width
 from composedyn.dynamics import dispatch
 from composedyn.dynamics.compiled.parallel import use_parallel
 from composedyn.dynamics.dispatch import _kernel
-from composedyn.dynamics.errors import ModelError
 from composedyn.dynamics.floating import base as chart
 
 if TYPE_CHECKING:
@@ -150,27 +152,42 @@ def _compiled(robot: "FloatingRobot", forward: bool, q, v, x, friction: bool, sm
     return tuple(o.reshape(shape + (n, n)) for o in outs)
 
 
-def _refuse_f_ext(robot: "FloatingRobot", f_ext) -> None:
-    if f_ext is not None:
-        raise ModelError(f"robot {robot.name!r}: dynamics derivatives of a floating base take no f_ext "
-                         "(wrenches fixed in world axes turn with the base, a term not implemented)")
+def _wrench_columns(robot: "FloatingRobot", x: np.ndarray, fc: dict) -> np.ndarray:
+    """d(-Σ Jᵀ f)/d dq_base (..., nv, nvb) of the external wrenches fc (chart axes = base axes):
+    turning the base by dθ turns them by exp(dθ)ᵀ in base axes, f + f × dθ for the force and
+    the moment (about the centre of mass: the base position does not enter); the term is
+    linear in f, so each column is the chart's inverse dynamics at rest under d f / d θₖ
+    minus that under no wrench (the planar chart keeps its normal gravity)."""
+    zero = np.zeros(x.shape)
+    rest = robot.chart.inverse_dynamics(x, zero, zero, friction=False)
+    cols = []
+    for S in robot.base.axes:
+        if not S[:3].any():
+            cols.append(np.zeros(x.shape))
+            continue
+        df = {k: np.concatenate([np.cross(f[..., :3], S[:3]), np.cross(f[..., 3:], S[:3])], -1) for k, f in fc.items()}
+        cols.append(robot.chart.inverse_dynamics(x, zero, zero, f_ext=df, friction=False) - rest)
+    return np.stack(cols, -1)
 
 
 def inverse_dynamics_derivatives(robot: "FloatingRobot", q, v, a, f_ext: Mapping | None = None,
                                  friction: bool = True, smooth_friction: float | None = None):
     """(dtau/dq, dtau/dv), each (..., nv, nv), of :meth:`FloatingRobot.inverse_dynamics`, q perturbed
     on the group (see the module docstring)."""
-    _refuse_f_ext(robot, f_ext)
     smooth = None if smooth_friction is None else smooth_width(smooth_friction)
-    if (out := _compiled(robot, False, q, v, a, friction, smooth)) is not None:
+    if f_ext is None and (out := _compiled(robot, False, q, v, a, friction, smooth)) is not None:
         return out
     q, v, a = robot._state(q, v, a)
     base, nb = robot.base, robot.base.nv
     R0, _, x = robot._chart(q)
     xdd = chart.chart_acceleration(base, v, a, R0)
-    dq, dv = robot.chart.inverse_dynamics_derivatives(x, v, xdd, friction=friction, smooth_friction=smooth)
+    fc = robot._wrenches(f_ext, R0)
+    dq, dv = robot.chart.inverse_dynamics_derivatives(x, v, xdd, f_ext=fc, friction=friction, smooth_friction=smooth)
     Mb = robot.chart.mass_matrix(x)[..., :, :nb]
-    dq = np.concatenate([-Mb @ gravity_jacobian(base, R0), dq[..., :, nb:]], -1)
+    head = -Mb @ gravity_jacobian(base, R0)
+    if fc:
+        head = head + _wrench_columns(robot, x, fc)
+    dq = np.concatenate([head, dq[..., :, nb:]], -1)
     dv = np.array(dv, copy=True)
     dv[..., :, :nb] -= Mb @ bias_jacobian(base, v)
     return dq, dv
@@ -180,16 +197,20 @@ def forward_dynamics_derivatives(robot: "FloatingRobot", q, v, tau, f_ext: Mappi
                                  friction: bool = True, smooth_friction: float | None = None):
     """(da/dq, da/dv, da/dtau = M⁻¹), each (..., nv, nv), of :meth:`FloatingRobot.forward_dynamics`,
     q perturbed on the group (see the module docstring)."""
-    _refuse_f_ext(robot, f_ext)
     smooth = None if smooth_friction is None else smooth_width(smooth_friction)
-    if (out := _compiled(robot, True, q, v, tau, friction, smooth)) is not None:
+    if f_ext is None and (out := _compiled(robot, True, q, v, tau, friction, smooth)) is not None:
         return out
     q, v, tau = robot._state(q, v, tau, names=("v", "tau"))
     base, nb = robot.base, robot.base.nv
     R0, _, x = robot._chart(q)
-    aq, av, Minv = robot.chart.forward_dynamics_derivatives(x, v, tau, friction=friction, smooth_friction=smooth)
-    aq = np.concatenate([np.zeros(aq.shape[:-1] + (nb,)), aq[..., :, nb:]], -1)
-    aq[..., :nb, :nb] = gravity_jacobian(base, R0)
+    fc = robot._wrenches(f_ext, R0)
+    aq, av, Minv = robot.chart.forward_dynamics_derivatives(x, v, tau, f_ext=fc, friction=friction,
+                                                            smooth_friction=smooth)
+    head = np.zeros(aq.shape[:-1] + (nb,))
+    if fc:
+        head = -Minv @ _wrench_columns(robot, x, fc)
+    aq = np.concatenate([head, aq[..., :, nb:]], -1)
+    aq[..., :nb, :nb] += gravity_jacobian(base, R0)
     av = np.array(av, copy=True)
     av[..., :nb, :nb] += bias_jacobian(base, v)
     return aq, av, Minv

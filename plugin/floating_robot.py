@@ -438,7 +438,7 @@ class FloatingRobot:
     def inverse_dynamics_derivatives(self, q, v, a, f_ext: Mapping | None = None, friction: bool = True,
                                      smooth_friction: float | None = None):
         """(dtau/dq, dtau/dv) (..., nv, nv) of :meth:`inverse_dynamics`, q perturbed on the group
-        (q ⊕ dq = integrate(q, dq), Pinocchio's convention); no ``f_ext``.
+        (q ⊕ dq = integrate(q, dq), Pinocchio's convention); ``f_ext`` held fixed in world axes.
         See :mod:`composedyn.floating_derivatives`."""
         from composedyn.floating_derivatives import inverse_dynamics_derivatives
 

@@ -5,7 +5,7 @@ free flyer (``buildModelFromUrdf(path, JointModelFreeFlyer())``) on Solo12,
 Talos and random trees, and with the URDF's own planar root joint (friction
 off); central finite differences on the group (q ⊕ ±h e_k via
 ``robot.integrate``) of composedyn's own inverse and forward dynamics with
-viscous and smoothed Coulomb friction; finite differences of the simulated
+viscous and smoothed Coulomb friction and with external wrenches; finite differences of the simulated
 flow (``cd.simulate``) for ``linearize``; batches equal loops of single samples.
 """
 
@@ -231,13 +231,31 @@ def test_batches_broadcast_and_equal_loops():
             assert rel_err(La[i, j], a1) < 1e-13 and rel_err(Lb[i, j], b1) < 1e-13
 
 
+@pytest.mark.parametrize("kind", ["floating", "planar"])
+def test_external_wrenches_fixed_in_world_axes_match_group_finite_differences(kind):
+    """Wrenches fixed in world axes turn in base axes when the base turns: the base columns."""
+    robot = cd.from_urdf(_rooted(random_urdf(9, 5, p_fixed=0.2, damping=True), kind))
+    q, v, a = _state(robot, 5)
+    rng = np.random.default_rng(5)
+    f_ext = {robot.frame_names[0]: rng.normal(size=6) * 5, robot.frame_names[-1]: rng.normal(size=6) * 5}
+    dq, dv = robot.inverse_dynamics_derivatives(q, v, a, f_ext=f_ext)
+    assert rel_err(dq, _group_central(robot, lambda y: robot.inverse_dynamics(y, v, a, f_ext=f_ext), q)) < 1e-6
+    assert rel_err(dv, _central(lambda w: robot.inverse_dynamics(q, w, a, f_ext=f_ext), v)) < 1e-6
+    free = robot.inverse_dynamics_derivatives(q, v, a)[0]
+    assert np.abs(dq - free)[:, :robot.base.nv].max() > 1e-3  # the wrenches' base columns are not zero
+    tau = robot.inverse_dynamics(q, v, a)
+    fq, fv, Minv = robot.forward_dynamics_derivatives(q, v, tau, f_ext=f_ext)
+    assert rel_err(fq, _group_central(robot, lambda y: robot.forward_dynamics(y, v, tau, f_ext=f_ext), q)) < 1e-6
+    assert rel_err(fv, _central(lambda w: robot.forward_dynamics(q, w, tau, f_ext=f_ext), v)) < 1e-6
+    A, _ = robot.linearize(q, v, tau, f_ext=f_ext)
+    assert rel_err(A[robot.nv:, :robot.nv], fq) < 1e-15
+
+
 def test_bad_input_one_clear_error():
     robot = _damped_floating(8, 3)
     q, v, a = _state(robot, 0)
-    with pytest.raises(cd.ModelError, match="f_ext"):
-        robot.inverse_dynamics_derivatives(q, v, a, f_ext={robot.frame_names[0]: np.ones(6)})
-    with pytest.raises(cd.ModelError, match="f_ext"):
-        robot.linearize(q, v, a, f_ext={robot.frame_names[0]: np.ones(6)})
+    with pytest.raises(ValueError, match="f_ext"):
+        robot.inverse_dynamics_derivatives(q, v, a, f_ext={robot.frame_names[0]: np.ones(5)})
     with pytest.raises(ValueError, match="q"):
         robot.forward_dynamics_derivatives(q[:-1], v, a)
     bad = q.copy()
