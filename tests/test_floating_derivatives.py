@@ -264,8 +264,12 @@ def test_bad_input_one_clear_error():
         robot.inverse_dynamics_derivatives(bad, v, a)
     with pytest.raises(ValueError, match="dt"):
         robot.linearize(q, v, a, dt=-1.0)
-    with pytest.raises(ValueError, match="v"):
-        robot.inverse_dynamics_derivatives(q, np.r_[v, np.nan][:-1] * np.nan, a)
+    nan = v.copy()
+    nan[-1] = np.nan
+    for call in (robot.inverse_dynamics_derivatives, robot.forward_dynamics_derivatives, robot.linearize):
+        for args in ((q, nan, a), (np.stack([q, q]), np.stack([v, nan]), a)):  # one sample, a batch
+            with pytest.raises(ValueError, match="v contains NaN"):
+                call(*args)
 
 
 @pytest.mark.parametrize("kind", ["floating", "planar"])
