@@ -294,3 +294,30 @@ def test_compiled_equals_numpy_backend(kind):
     for f, s in zip(fast, slow):
         for mine, ref in zip(f[0] + f[1], s[0] + s[1]):
             assert mine.shape == ref.shape and rel_err(mine, ref) < 1e-12
+
+
+def test_lqr_holds_a_fully_actuated_floating_base():
+    """LQR on the error-state linearisation (base wrench as an input, as a thrust-vectored
+    body): stable poles, and the simulated closed loop returns from q_ref ⊕ δq to q_ref."""
+    robot = _damped_floating(4, 3)
+    q_ref = robot.random_configuration(seed=6)
+    n = robot.nv
+    lqr = cd.LQRController(robot, q_ref, Q=np.r_[np.full(n, 100.0), np.ones(n)], R=0.1)
+    assert lqr.K.shape == (n, 2 * n) and lqr.poles.real.max() < 0
+    dq0 = np.random.default_rng(6).normal(size=n) * 0.05
+    q0 = robot.integrate(q_ref, dq0)
+    t = np.linspace(0.0, 5.0, 11)
+    sim = cd.simulate(robot, q0, np.zeros(n), t, torque=lqr, reference=lqr.reference)
+    err = [np.abs(robot.difference(q_ref, q)).max() for q in sim.q]
+    assert err[0] > 0.01 and err[-1] < 1e-3 * err[0], err
+    assert rel_err(lqr(q_ref, np.zeros(n)), robot.gravity_torques(q_ref)) < 1e-12
+    # the closed loop follows its linearisation to first order in the perturbation
+    from scipy.linalg import expm
+
+    for scale in (1.0, 0.5):
+        x0 = np.r_[dq0 * 0.2 * scale, np.zeros(n)]
+        sim = cd.simulate(robot, robot.integrate(q_ref, x0[:n]), np.zeros(n), [0.0, 0.5], torque=lqr,
+                          reference=lqr.reference, rtol=1e-11, atol=1e-12)
+        x = np.r_[robot.difference(q_ref, sim.q[-1]), sim.qd[-1]]
+        lin = expm((lqr.A - lqr.B @ lqr.K) * 0.5) @ x0
+        assert np.abs(x - lin).max() < 0.02 * np.abs(lin).max() * scale, (scale, np.abs(x - lin).max())
