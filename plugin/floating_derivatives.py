@@ -54,11 +54,11 @@ difference(q_ref(t + dt), q(t + dt)).
 References
 ----------
 J. Carpentier, N. Mansard, "Analytical derivatives of rigid body dynamics
-algorithms", Robotics: Science and Systems 2018, Sec. III-V (derivatives on the
-configuration Lie group, forward from inverse dynamics).
+algorithms", Robotics: Science and Systems 2018 (derivatives with respect to
+the tangent space of the configuration; forward from inverse dynamics, Sec. V).
 J. Solà, J. Deray, D. Atchuthan, "A micro Lie theory for state estimation in
-robotics", arXiv:1812.01537, eq. (41) and Sec. IV (right perturbations, the
-adjoint in the error dynamics).
+robotics", arXiv:1812.01537, 2018 (right perturbations q ⊕ δ and the adjoint
+that moves them along the motion).
 R. Featherstone, *Rigid Body Dynamics Algorithms*, Springer 2008, eq. (2.23)
 (the motion cross product).
 """
