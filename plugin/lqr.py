@@ -37,6 +37,14 @@ class LinearizableModel(DynamicsModel, Protocol):
         ...
 
 
+def _stack(dq: np.ndarray, dqd: np.ndarray) -> np.ndarray:
+    """dx (..., 2n) = (dq, dqd), their batch axes broadcast together."""
+    try:
+        return np.concatenate(np.broadcast_arrays(dq, dqd), axis=-1)
+    except ValueError:
+        raise ValueError(f"batch shapes do not broadcast: q {dq.shape[:-1]}, qd {dqd.shape[:-1]}") from None
+
+
 def _weight(name: str, W, m: int) -> np.ndarray:
     """A scalar, a diagonal (m,) or a full (m, m) symmetric weight as an (m, m) matrix."""
     try:
@@ -139,7 +147,7 @@ class LQRController:
                              "torque=ctrl, reference=ctrl.reference")
         if q_des is None:
             (q,), (qd,) = joint_arrays(self._nq, q=q), joint_arrays(n, qd=qd)
-            dx = np.concatenate([self._dq(q, self.q_ref), qd], axis=-1)
+            dx = _stack(self._dq(q, self.q_ref), qd)
             return self.tau_ref - dx @ self.K.T
         zero = np.zeros(n)
         qd_des = zero if qd_des is None else qd_des
@@ -147,7 +155,7 @@ class LQRController:
         q, q_des = joint_arrays(self._nq, q=q, q_des=q_des)
         qd, qd_des, qdd_des = joint_arrays(n, qd=qd, qd_des=qd_des, qdd_des=qdd_des)
         tau_ff = self.robot.inverse_dynamics(q_des, qd_des, qdd_des, friction=self.friction)
-        dx = np.concatenate([self._dq(q, q_des), qd - qd_des], axis=-1)
+        dx = _stack(self._dq(q, q_des), qd - qd_des)
         return tau_ff - dx @ self.K.T
 
     def __repr__(self) -> str:
