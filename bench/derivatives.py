@@ -32,9 +32,15 @@ ROBOTS = {"UR5": erd_urdf("ur5"), "Panda": erd_urdf("panda"),
           "xArm 7": str(erd_robots_dir() / "xarm_description/urdf/xarm7.urdf")}
 
 
-def single(robot, pp, rng):
-    """Per quantity: (composedyn, Pinocchio) zero-argument callables at one random state."""
-    q, qd, x = rng.uniform(-1, 1, (3, robot.dof))
+def joint_states(robot, rng, N=None):
+    """(q, qd, x) uniform in [-1, 1], each (n,) or (N, n)."""
+    return rng.uniform(-1, 1, (3, robot.dof) if N is None else (3, N, robot.dof))
+
+
+def single(robot, pp, rng, states=joint_states):
+    """Per quantity: (composedyn, Pinocchio) zero-argument callables at one random state
+    ``states(robot, rng)``."""
+    q, qd, x = states(robot, rng)
     m, d = pp.model, pp.data
     pq, pv, px = pp.q(q), pp.v(qd), pp.v(x)
     return {
@@ -45,9 +51,9 @@ def single(robot, pp, rng):
     }
 
 
-def batch(robot, pp, rng, N):
-    """Per quantity: (composedyn batch call, Pinocchio Python loop)."""
-    Q, QD, X = rng.uniform(-1, 1, (3, N, robot.dof))
+def batch(robot, pp, rng, N, states=joint_states):
+    """Per quantity: (composedyn batch call, Pinocchio Python loop) on ``states(robot, rng, N)``."""
+    Q, QD, X = states(robot, rng, N)
     m, d = pp.model, pp.data
     PQ = [pp.q(x) for x in Q]
     PV, PX = [pp.v(x) for x in QD], [pp.v(x) for x in X]
@@ -60,8 +66,9 @@ def batch(robot, pp, rng, N):
     }
 
 
-def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def arguments(argv, doc: str) -> argparse.Namespace:
+    """--batch, --repeat, --quick of a derivative bench; prints the machine line."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("--batch", type=int, default=10_000)
     ap.add_argument("--repeat", type=int, default=9)
     ap.add_argument("--quick", action="store_true", help="fewer repeats, smaller batch (smoke run)")
@@ -69,29 +76,41 @@ def main(argv=None) -> None:
     if a.quick:
         a.batch, a.repeat = 1000, 3
     print(f"Machine: {machine()}\n")
+    return a
+
+
+def main(argv=None) -> None:
+    a = arguments(argv, __doc__)
     robots = {}
     for name, urdf in ROBOTS.items():
         with warnings.catch_warnings():  # xArm 7: a massless end-effector link
             warnings.simplefilter("ignore", cd.ModelWarning)
             robot = cd.from_urdf(urdf, mimic="independent")
         robots[name] = (robot, PinPair(robot, urdf))
+    tables(robots, single, batch, a.batch, a.repeat)
+
+
+def tables(robots: dict, single, batch, N: int, repeat: int, method: str = "`Robot` method", size: str = "n",
+           number: int = 2000) -> None:
+    """Print the per-call and batch tables: ``robots`` name -> (robot, Pinocchio pair); ``single`` and
+    ``batch`` give (composedyn, Pinocchio) callables per quantity (see :func:`single`, :func:`batch`)."""
     print("### Per call (µs, median; ratio = composedyn / Pinocchio, < 1 is faster)\n")
-    print("| robot | n | quantity | Pinocchio | `Robot` method | ratio |")
+    print(f"| robot | {size} | quantity | Pinocchio | {method} | ratio |")
     print("|---|---|---|---|---|---|")
     for name, (robot, pp) in robots.items():
         for qty, (ours, ref) in single(robot, pp, np.random.default_rng(0)).items():
-            t = interleaved({"ours": ours, "pin": ref}, number=2000, repeat=a.repeat)
+            ours()  # compile or load the kernels outside the timing
+            t = interleaved({"ours": ours, "pin": ref}, number=number, repeat=repeat)
             print(f"| {name} | {robot.dof} | {qty} | {t['pin'] * 1e6:.2f} | {t['ours'] * 1e6:.2f} "
                   f"| {t['ours'] / t['pin']:.2f} |")
-    print(f"\n### Batch of {a.batch} samples (µs per sample, median; speed-up = Pinocchio loop / composedyn)\n")
+    print(f"\n### Batch of {N} samples (µs per sample, median; speed-up = Pinocchio loop / composedyn)\n")
     print("| robot | quantity | Pinocchio loop | composedyn batch | speed-up |")
     print("|---|---|---|---|---|")
     for name, (robot, pp) in robots.items():
-        for qty, (ours, ref) in batch(robot, pp, np.random.default_rng(1), a.batch).items():
-            t = interleaved({"ours": ours, "pin": ref}, number=1, repeat=max(3, a.repeat // 3))
-            p, o = t["pin"] / a.batch * 1e6, t["ours"] / a.batch * 1e6
+        for qty, (ours, ref) in batch(robot, pp, np.random.default_rng(1), N).items():
+            t = interleaved({"ours": ours, "pin": ref}, number=1, repeat=max(3, repeat // 3))
+            p, o = t["pin"] / N * 1e6, t["ours"] / N * 1e6
             print(f"| {name} | {qty} | {p:.2f} | {o:.3f} | {p / o:.1f}× |")
-
 
 if __name__ == "__main__":
     main()

@@ -131,8 +131,13 @@ def linearize(robot: "Robot", q, qd, tau, dt: float | None = None, f_ext: Mappin
     A[..., n:, :n], A[..., n:, n:] = dqdd_dq, dqdd_dqd
     B = np.zeros(batch + (2 * n, n))
     B[..., n:, :] = Minv
-    if dt is None:
-        return A, B
+    return (A, B) if dt is None else discretize(A, B, dt)
+
+
+def discretize(A: np.ndarray, B: np.ndarray, dt) -> tuple[np.ndarray, np.ndarray]:
+    """(A_d, B_d) (..., m, m), (..., m, k): the exact zero-order-hold discretisation of
+    xdot = A x + B u over ``dt`` seconds, expm([[A, B], [0, 0]] dt) = [[A_d, B_d], [0, 1]]
+    (Van Loan, IEEE TAC 23(3), 1978)."""
     try:
         step = float(dt)
     except (TypeError, ValueError):
@@ -142,7 +147,8 @@ def linearize(robot: "Robot", q, qd, tau, dt: float | None = None, f_ext: Mappin
     dt = step
     from scipy.linalg import expm  # imported here: keeps `import composedyn` light
 
-    aug = np.zeros(batch + (3 * n, 3 * n))
-    aug[..., :2 * n, :2 * n], aug[..., :2 * n, 2 * n:] = A * dt, B * dt
+    m, k = B.shape[-2:]
+    aug = np.zeros(B.shape[:-2] + (m + k, m + k))
+    aug[..., :m, :m], aug[..., :m, m:] = A * dt, B * dt
     E = expm(aug)
-    return E[..., :2 * n, :2 * n].copy(), E[..., :2 * n, 2 * n:].copy()
+    return E[..., :m, :m].copy(), E[..., :m, m:].copy()

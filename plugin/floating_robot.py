@@ -41,8 +41,7 @@ from composedyn.robot import Robot
 
 # Robot methods that have no floating-base form yet: they raise a one-line error naming the robot.
 _NOT_YET = ("composed_vectors", "inverse_kinematics", "regressor", "inertial_parameters", "parameter_names",
-            "base_parameters", "inverse_dynamics_derivatives", "forward_dynamics_derivatives", "linearize",
-            "fast", "mimic_torques", "full_positions", "mimic_jacobian")
+            "base_parameters", "fast", "mimic_torques", "full_positions", "mimic_jacobian")
 
 
 def _rotate_rows(R: np.ndarray, X: np.ndarray) -> np.ndarray:
@@ -457,3 +456,29 @@ class FloatingRobot:
         from composedyn.contact import contact_inverse_dynamics
 
         return contact_inverse_dynamics(self, q, v, a, contacts, friction_coefficient, **options)
+
+    # ---- derivatives ----
+    def inverse_dynamics_derivatives(self, q, v, a, f_ext: Mapping | None = None, friction: bool = True,
+                                     smooth_friction: float | None = None):
+        """(dtau/dq, dtau/dv) (..., nv, nv) of :meth:`inverse_dynamics`, q perturbed on the group
+        (q ⊕ dq = integrate(q, dq), Pinocchio's convention); ``f_ext`` held fixed in world axes.
+        See :mod:`composedyn.floating_derivatives`."""
+        from composedyn.floating_derivatives import inverse_dynamics_derivatives
+
+        return inverse_dynamics_derivatives(self, q, v, a, f_ext, friction, smooth_friction)
+
+    def forward_dynamics_derivatives(self, q, v, tau, f_ext: Mapping | None = None, friction: bool = True,
+                                     smooth_friction: float | None = None):
+        """(da/dq, da/dv, M⁻¹) (..., nv, nv) of :meth:`forward_dynamics`, q perturbed on the group.
+        See :mod:`composedyn.floating_derivatives`."""
+        from composedyn.floating_derivatives import forward_dynamics_derivatives
+
+        return forward_dynamics_derivatives(self, q, v, tau, f_ext, friction, smooth_friction)
+
+    def linearize(self, q, v, tau, dt: float | None = None, f_ext: Mapping | None = None, friction: bool = True,
+                  smooth_friction: float | None = None):
+        """(A, B) of the flow in the error state (q ⊕ δq, v + δv), (..., 2 nv, 2 nv) and (..., 2 nv, nv);
+        with ``dt`` (s) the zero-order-hold pair.  See :func:`composedyn.floating_derivatives.linearize`."""
+        from composedyn.floating_derivatives import linearize
+
+        return linearize(self, q, v, tau, dt, f_ext, friction, smooth_friction)

@@ -37,6 +37,14 @@ class LinearizableModel(DynamicsModel, Protocol):
         ...
 
 
+def _stack(dq: np.ndarray, dqd: np.ndarray) -> np.ndarray:
+    """dx (..., 2n) = (dq, dqd), their batch axes broadcast together."""
+    try:
+        return np.concatenate(np.broadcast_arrays(dq, dqd), axis=-1)
+    except ValueError:
+        raise ValueError(f"batch shapes do not broadcast: q {dq.shape[:-1]}, qd {dqd.shape[:-1]}") from None
+
+
 def _weight(name: str, W, m: int) -> np.ndarray:
     """A scalar, a diagonal (m,) or a full (m, m) symmetric weight as an (m, m) matrix."""
     try:
@@ -60,7 +68,9 @@ class LQRController:
     robot : LinearizableModel
         The model the controller believes (e.g. a :class:`composedyn.Robot`).
     q_ref : array (n,)
-        Set point (rad, m); the reference velocity is zero.
+        Set point (rad, m); the reference velocity is zero.  A floating base
+        (``robot.nq`` != ``robot.dof``): q_ref (nq,) and dx = (difference(q_ref, q), qd),
+        the error state of :meth:`FloatingRobot.linearize`.
     Q : number, (2n,) or (2n, 2n)
         State weight on dx = (q - q_ref, qd) (positive semidefinite).
     R : number, (n,) or (n, n)
@@ -91,9 +101,10 @@ class LQRController:
         from scipy.linalg import solve_continuous_are, solve_discrete_are
 
         n = robot.dof
-        (q_ref,) = joint_arrays(n, q_ref=q_ref)
-        if q_ref.shape != (n,):
-            raise ValueError(f"q_ref must have shape ({n},), got {q_ref.shape}")
+        nq = self._nq = int(getattr(robot, "nq", n))  # a floating base: q on the group (nq,), qd (n,)
+        (q_ref,) = joint_arrays(nq, q_ref=q_ref)
+        if q_ref.shape != (nq,):
+            raise ValueError(f"q_ref must have shape ({nq},), got {q_ref.shape}")
         self.robot, self.q_ref, self.dt = robot, q_ref.copy(), dt
         self.friction, self.smooth_friction = friction, smooth_friction
         self.Q, self.R = _weight("Q", Q, 2 * n), _weight("R", R, n)
@@ -120,8 +131,13 @@ class LQRController:
 
     def reference(self, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The set point as a reference for :func:`composedyn.simulate`: (q_ref, 0, 0) at every t."""
-        zero = np.zeros_like(self.q_ref)
+        zero = np.zeros(self.robot.dof)
         return self.q_ref, zero, zero
+
+    def _dq(self, q, q_ref) -> np.ndarray:
+        """The position part of dx: q - q_ref, or for a floating base the tangent vector
+        robot.difference(q_ref, q) (q = q_ref ⊕ dq, the error state of its ``linearize``)."""
+        return q - q_ref if self._nq == self.robot.dof else self.robot.difference(q_ref, q)
 
     def __call__(self, q, qd, q_des=None, qd_des=None, qdd_des=None) -> np.ndarray:
         """Joint torques (..., n) for the state (q, qd) (and optionally a reference near the set point)."""
@@ -130,15 +146,16 @@ class LQRController:
             raise ValueError("LQRController is called as ctrl(q, qd, ...); with composedyn.simulate pass "
                              "torque=ctrl, reference=ctrl.reference")
         if q_des is None:
-            q, qd = joint_arrays(n, q=q, qd=qd)
-            dx = np.concatenate([q - self.q_ref, qd], axis=-1)
+            (q,), (qd,) = joint_arrays(self._nq, q=q), joint_arrays(n, qd=qd)
+            dx = _stack(self._dq(q, self.q_ref), qd)
             return self.tau_ref - dx @ self.K.T
         zero = np.zeros(n)
         qd_des = zero if qd_des is None else qd_des
         qdd_des = zero if qdd_des is None else qdd_des
-        q, qd, q_des, qd_des, qdd_des = joint_arrays(n, q=q, qd=qd, q_des=q_des, qd_des=qd_des, qdd_des=qdd_des)
+        q, q_des = joint_arrays(self._nq, q=q, q_des=q_des)
+        qd, qd_des, qdd_des = joint_arrays(n, qd=qd, qd_des=qd_des, qdd_des=qdd_des)
         tau_ff = self.robot.inverse_dynamics(q_des, qd_des, qdd_des, friction=self.friction)
-        dx = np.concatenate([q - q_des, qd - qd_des], axis=-1)
+        dx = _stack(self._dq(q, q_des), qd - qd_des)
         return tau_ff - dx @ self.K.T
 
     def __repr__(self) -> str:

@@ -45,6 +45,7 @@ from composedyn.dynamics.compiled.coriolis import coriolis_one
 from composedyn.dynamics.compiled.crba import SCRATCH as CRBA_SCRATCH
 from composedyn.dynamics.compiled.crba import crba_into
 from composedyn.dynamics.compiled.floating import SIGNATURES as FLOATING_SIGNATURES
+from composedyn.dynamics.compiled.floating_derivatives import SIGNATURES as FLOATING_DERIVATIVE_SIGNATURES
 from composedyn.dynamics.compiled.gravity import gravity_one
 from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.layout import NO_FW as _NO_FW
@@ -164,6 +165,7 @@ SIGNATURES = {
 }
 
 SIGNATURES.update(FLOATING_SIGNATURES)  # free-flyer coordinates: see .floating
+SIGNATURES.update(FLOATING_DERIVATIVE_SIGNATURES)  # their derivatives: see .floating_derivatives
 
 
 @functools.cache

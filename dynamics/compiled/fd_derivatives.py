@@ -5,8 +5,8 @@ so d qdd / d x = -M^-1 d tau / d x at qdd = FD (Carpentier & Mansard,
 "Analytical derivatives of rigid body dynamics algorithms", RSS 2018, Sec. V).
 :func:`fd_derivatives_into` chains the existing kernels: the articulated-body
 kernel (qdd), :func:`.derivatives.derivatives_into` (d tau / d q, d tau / d qd
-at that qdd), the CRBA (M with armature), then one Cholesky factorisation of
-M and triangular solves for -M^-1 d tau / d x and M^-1.
+at that qdd), the CRBA (M with armature), then the tree-sparse factorisation
+M = L^T L of :mod:`.ltl` and its solves for -M^-1 d tau / d x and M^-1.
 """
 
 from __future__ import annotations
@@ -19,39 +19,13 @@ from composedyn.dynamics.compiled.crba import SCRATCH as CRBA_SCRATCH
 from composedyn.dynamics.compiled.crba import crba_into
 from composedyn.dynamics.compiled.derivatives import SCRATCH as DER_SCRATCH
 from composedyn.dynamics.compiled.derivatives import derivatives_into
-from composedyn.dynamics.compiled.forward import cholesky_factor
 from composedyn.dynamics.compiled.jit import njit, prange
 from composedyn.dynamics.compiled.layout import BLOCKS, NO_FW
 from composedyn.dynamics.compiled.loops import serial_and_parallel
+from composedyn.dynamics.compiled.ltl import ltl_factor, ltl_solve_columns
 
 _NO_P = np.empty((0, 9))
 _NO_P.flags.writeable = False
-
-
-@njit(cache=True, fastmath={"contract"})
-def _solve_columns(L, X, scale):
-    """X := scale * M^-1 X with M = L L^T: forward then back substitution, row by row on
-    all columns at once (contiguous inner loops)."""
-    n, m = L.shape[0], X.shape[1]
-    for i in range(n):  # L Y = scale X
-        for c in range(m):
-            X[i, c] *= scale
-        for k in range(i):
-            lik = L[i, k]
-            for c in range(m):
-                X[i, c] -= lik * X[k, c]
-        d = 1.0 / L[i, i]
-        for c in range(m):
-            X[i, c] *= d
-    for j in range(n):  # L^T Z = Y
-        i = n - 1 - j
-        for k in range(i + 1, n):
-            lki = L[k, i]
-            for c in range(m):
-                X[i, c] -= lki * X[k, c]
-        d = 1.0 / L[i, i]
-        for c in range(m):
-            X[i, c] *= d
 
 
 @njit(cache=True)
@@ -67,14 +41,14 @@ def fd_derivatives_into(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, qdd, wa
         return 1
     derivatives_into(im, fm, q, qd, qdd, NO_FW, _NO_P, 1, fric, smooth, aq, aqd, wd)
     crba_into(im, fm, q, 1, L, wc)
-    if cholesky_factor(L):
+    if ltl_factor(im, L):
         return 1
-    _solve_columns(L, aq, -1.0)
-    _solve_columns(L, aqd, -1.0)
+    ltl_solve_columns(im, L, aq, -1.0)
+    ltl_solve_columns(im, L, aqd, -1.0)
     for i in range(n):
         for j in range(n):
             minv[i, j] = 1.0 if i == j else 0.0
-    _solve_columns(L, minv, 1.0)
+    ltl_solve_columns(im, L, minv, 1.0)
     for i in range(n):  # exact symmetry
         for j in range(i):
             x = 0.5 * (minv[i, j] + minv[j, i])

@@ -1,0 +1,236 @@
+"""Derivatives and linearisation of a ``FloatingRobot``'s dynamics (the methods delegate here).
+
+Configurations move on the group: a perturbation ``dq`` (nv,) of q is
+``q ⊕ dq = robot.integrate(q, dq)`` (the base moved by exp(dq_base) on the
+right, in base axes; joints added), so every d/dq here is (..., nv, nv),
+Pinocchio's convention for ``computeRNEADerivatives`` / ``computeABADerivatives``.
+v and a are the body twist of the base (linear first, base axes) and its time
+derivative, then the joint rates.
+
+The dynamics is the fixed-base engine's on the chart (see
+:mod:`composedyn.dynamics.floating.base`): with the virtual base joints at
+zero, x = (0, joints), the engine's accelerations are
+
+    ẍ = a - b(v) - (g_b, 0) on the base coordinates,   g_b = R₀ᵀ g,
+
+    b(v) = Σₖ vₖ (Vₖ × Sₖ),  Vₖ = Σ_{j≤k} vⱼ Sⱼ   (free flyer: (u × w, (wy wz, -wx wz, wx wy))),
+
+and tau = ID_chart(x, v, ẍ).  Hence, with M the mass matrix (the same in both):
+
+* joint columns of dtau/dq: the chart's dtau/dx columns (ẍ does not depend on the joints);
+* base columns: the whole robot moved rigidly changes only the direction of
+  gravity in base axes: g_b(q ⊕ dq) = exp(dθ)ᵀ g_b = g_b + g_b × dθ, so
+  dtau/dq_base = -M[:, base] G with G = d(g_b, 0)/d dq_base (free flyer:
+  [g_b]× on the linear rows, angular columns; the position columns are zero);
+* dtau/dv = dtau_chart/dẋ - M[:, base] db/dv;
+* forward dynamics a = ẍ_chart(x, v, tau) + (b(v) + (g_b, 0)) on the base rows:
+  da/dq = (chart's dẍ/dx on the joint columns, G on the base block),
+  da/dv = chart's dẍ/dẋ + db/dv on the base block, da/dtau = M⁻¹
+  (equal to -M⁻¹ dtau/dx at a = forward dynamics).
+
+A planar base is the same with its three virtual joints (x, y, rotation about z).
+
+Friction is the chart's joint friction (the base has none); Coulomb friction
+as in :mod:`composedyn.derivatives` (its tanh form with ``smooth_friction``,
+else derivative 0).  External wrenches (``f_ext``, link name -> (force,
+moment) at the link's centre of mass, world axes) are held fixed in world axes:
+the chart sees them in base axes, so moving the joints is the chart's own
+derivative and turning the base turns them (:func:`_wrench_columns`); the
+compiled path serves calls without them.
+
+``linearize``: state x = (q, v) perturbed as (q ⊕ δq, v + δv) about the
+reference motion, δq in the tangent space at the current reference
+configuration (the error state of a Lie-group Kalman filter or iLQR).  The flow
+q̇ = q v (body twist) gives δq̇ = δv - ad_v δq on the base (ad_v the twist
+cross product v ×, linear first: ad_(u,w)(p, θ) = (w × p + u × θ, w × θ)),
+δq̇ = δv on the joints, so
+
+    A = [[-ad_v ⊕ 0, 1], [da/dq, da/dv]],   B = [[0], [M⁻¹]],
+
+and with ``dt`` the zero-order-hold pair expm of the augmented matrix, as for
+a fixed base; it maps (δq, δv) at t to (δq, δv) at t + dt, δq(t + dt) =
+difference(q_ref(t + dt), q(t + dt)).
+
+References
+----------
+J. Carpentier, N. Mansard, "Analytical derivatives of rigid body dynamics
+algorithms", Robotics: Science and Systems 2018 (derivatives with respect to
+the tangent space of the configuration; forward from inverse dynamics, Sec. V).
+J. Solà, J. Deray, D. Atchuthan, "A micro Lie theory for state estimation in
+robotics", arXiv:1812.01537, 2018 (right perturbations q ⊕ δ and the adjoint
+that moves them along the motion).
+R. Featherstone, *Rigid Body Dynamics Algorithms*, Springer 2008, eq. (2.23)
+(the motion cross product).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import TYPE_CHECKING, Mapping
+
+import numpy as np
+
+from composedyn.checks import smooth_width
+from composedyn.dynamics import dispatch
+from composedyn.dynamics.compiled.parallel import use_parallel
+from composedyn.dynamics.dispatch import _kernel
+from composedyn.dynamics.floating import base as chart
+
+if TYPE_CHECKING:
+    from composedyn.floating_robot import FloatingRobot
+
+
+@functools.cache
+def _products(kind: str) -> np.ndarray:
+    """P (nvb, nvb, nvb): P[:, j, k] = coordinates of Sⱼ × Sₖ (motion cross product of the virtual axes)."""
+    S = chart._axes(kind)
+    base = chart.Base(kind, "", "", np.eye(4), np.zeros(3), S)
+    return np.stack([np.stack([chart.coordinates(base, chart._cross(S[j], S[k])) for k in range(len(S))], -1)
+                     for j in range(len(S))], 1)
+
+
+def bias_jacobian(base: chart.Base, v: np.ndarray) -> np.ndarray:
+    """db/dv_base (..., nvb, nvb) of the chain's velocity product b(v) = Σ_{j<k} vⱼ vₖ Sⱼ × Sₖ."""
+    P = _products(base.kind)
+    upper = np.triu(np.ones(P.shape[1:]), 1)  # j < k
+    # d b / d v_m = Σ_{k>m} v_k P[:, m, k] + Σ_{j<m} v_j P[:, j, m]
+    T = P * upper + np.swapaxes(P * upper, 1, 2)  # T[:, m, k]: coefficient of v_k in column m
+    return np.einsum("imk,...k->...im", T, v[..., :base.nv])
+
+
+def gravity_jacobian(base: chart.Base, R0: np.ndarray) -> np.ndarray:
+    """G (..., nvb, nvb) = d (R₀ᵀ g in base coordinates) / d dq_base for q ⊕ dq: column k is
+    the coordinates of (0, g_b × ωₖ) for a rotation axis ωₖ, zero for a translation."""
+    g = np.einsum("...ji,j->...i", R0, base.gravity)
+    cols = [chart.coordinates(base, np.concatenate([np.zeros(g.shape), np.cross(g, S[:3])], -1)) for S in base.axes]
+    return np.stack(cols, -1)
+
+
+def twist_adjoint(base: chart.Base, v: np.ndarray) -> np.ndarray:
+    """ad_v (..., nvb, nvb): the base twist's cross product v × (.) in base coordinates."""
+    S = base.axes
+    V = np.einsum("...k,ki->...i", v[..., :base.nv], S)
+    return np.stack([chart.coordinates(base, chart._cross(V, s)) for s in S], -1)
+
+
+_ND, _F64 = np.ndarray, np.dtype(np.float64)
+
+
+def _compiled(robot: "FloatingRobot", forward: bool, q, v, x, friction: bool, smooth: float | None):
+    """The compiled derivatives (:mod:`composedyn.dynamics.compiled.floating_derivatives`) of plain
+    float64 arrays, or None: other input, the NumPy backend, dependent mimic joints or a
+    sample the kernels refuse (wrong size, zero quaternion, singular M) take the general
+    path, which raises the named error."""
+    lean = robot._lean
+    if not lean or dispatch.backend() != "numba" or not all(y.__class__ is _ND and y.dtype is _F64 for y in (q, v, x)):
+        return None
+    im, fm, bf = lean
+    n, k, fric, sm = fm.shape[0], 3 if forward else 2, int(bool(friction)), smooth or 0.0
+    if q.ndim == v.ndim == x.ndim == 1:
+        outs = tuple(np.empty((n, n)) for _ in range(k))
+        entry = (dispatch.entries.floating_forward_dynamics_derivatives if forward
+                 else dispatch.entries.floating_inverse_dynamics_derivatives)
+        try:
+            return outs if entry(im, fm, bf, q, v, x, fric, sm, *outs) == 0 else None
+        except TypeError:  # a read-only or non-float64 vector
+            return None
+    try:
+        shape = np.broadcast_shapes(q.shape[:-1], v.shape[:-1], x.shape[:-1])
+    except ValueError:
+        return None
+    if q.shape[-1] != n + 1 or v.shape[-1] != n or x.shape[-1] != n:
+        return None
+    Q, V, X = (dispatch._rows(y, shape + y.shape[-1:], 1) for y in (q, v, x))
+    N = Q.shape[0]
+    outs = tuple(np.empty((N, n, n)) for _ in range(k))
+    status = np.zeros(N, dtype=np.int64)
+    name = "forward" if forward else "inverse"
+    loop = _kernel(f"floating_derivatives.{name}_{'parallel' if use_parallel(N * n) else 'serial'}")
+    loop(im, fm, bf, Q, V, X, fric, sm, *outs, status)
+    if status.any():
+        return None
+    return tuple(o.reshape(shape + (n, n)) for o in outs)
+
+
+def _wrench_columns(robot: "FloatingRobot", x: np.ndarray, fc: dict) -> np.ndarray:
+    """d(-Σ Jᵀ f)/d dq_base (..., nv, nvb) of the external wrenches fc (chart axes = base axes):
+    turning the base by dθ turns them by exp(dθ)ᵀ in base axes, f + f × dθ for the force and
+    the moment (about the centre of mass: the base position does not enter); the term is
+    linear in f, so each column is the chart's inverse dynamics at rest under d f / d θₖ
+    minus that under no wrench (the planar chart keeps its normal gravity)."""
+    zero = np.zeros(x.shape)
+    rest = robot.chart.inverse_dynamics(x, zero, zero, friction=False)
+    cols = []
+    for S in robot.base.axes:
+        if not S[:3].any():
+            cols.append(np.zeros(x.shape))
+            continue
+        df = {k: np.concatenate([np.cross(f[..., :3], S[:3]), np.cross(f[..., 3:], S[:3])], -1) for k, f in fc.items()}
+        cols.append(robot.chart.inverse_dynamics(x, zero, zero, f_ext=df, friction=False) - rest)
+    return np.stack(cols, -1)
+
+
+def inverse_dynamics_derivatives(robot: "FloatingRobot", q, v, a, f_ext: Mapping | None = None,
+                                 friction: bool = True, smooth_friction: float | None = None):
+    """(dtau/dq, dtau/dv), each (..., nv, nv), of :meth:`FloatingRobot.inverse_dynamics`, q perturbed
+    on the group (see the module docstring)."""
+    smooth = None if smooth_friction is None else smooth_width(smooth_friction)
+    if f_ext is None and (out := _compiled(robot, False, q, v, a, friction, smooth)) is not None:
+        return out
+    q, v, a = robot._state(q, v, a)
+    base, nb = robot.base, robot.base.nv
+    R0, _, x = robot._chart(q)
+    xdd = chart.chart_acceleration(base, v, a, R0)
+    fc = robot._wrenches(f_ext, R0)
+    dq, dv = robot.chart.inverse_dynamics_derivatives(x, v, xdd, f_ext=fc, friction=friction, smooth_friction=smooth)
+    Mb = robot.chart.mass_matrix(x)[..., :, :nb]
+    head = -Mb @ gravity_jacobian(base, R0)
+    if fc:
+        head = head + _wrench_columns(robot, x, fc)
+    dq = np.concatenate([head, dq[..., :, nb:]], -1)
+    dv = np.array(dv, copy=True)
+    dv[..., :, :nb] -= Mb @ bias_jacobian(base, v)
+    return dq, dv
+
+
+def forward_dynamics_derivatives(robot: "FloatingRobot", q, v, tau, f_ext: Mapping | None = None,
+                                 friction: bool = True, smooth_friction: float | None = None):
+    """(da/dq, da/dv, da/dtau = M⁻¹), each (..., nv, nv), of :meth:`FloatingRobot.forward_dynamics`,
+    q perturbed on the group (see the module docstring)."""
+    smooth = None if smooth_friction is None else smooth_width(smooth_friction)
+    if f_ext is None and (out := _compiled(robot, True, q, v, tau, friction, smooth)) is not None:
+        return out
+    q, v, tau = robot._state(q, v, tau, names=("v", "tau"))
+    base, nb = robot.base, robot.base.nv
+    R0, _, x = robot._chart(q)
+    fc = robot._wrenches(f_ext, R0)
+    aq, av, Minv = robot.chart.forward_dynamics_derivatives(x, v, tau, f_ext=fc, friction=friction,
+                                                            smooth_friction=smooth)
+    head = np.zeros(aq.shape[:-1] + (nb,))
+    if fc:
+        head = -Minv @ _wrench_columns(robot, x, fc)
+    aq = np.concatenate([head, aq[..., :, nb:]], -1)
+    aq[..., :nb, :nb] += gravity_jacobian(base, R0)
+    av = np.array(av, copy=True)
+    av[..., :nb, :nb] += bias_jacobian(base, v)
+    return aq, av, Minv
+
+
+def linearize(robot: "FloatingRobot", q, v, tau, dt: float | None = None, f_ext: Mapping | None = None,
+              friction: bool = True, smooth_friction: float | None = None):
+    """(A, B), (..., 2 nv, 2 nv) and (..., 2 nv, nv): the linearisation of the flow in the error
+    state (δq, δv) (see the module docstring); with ``dt`` (s) the zero-order-hold pair."""
+    from composedyn.derivatives import discretize
+
+    aq, av, Minv = forward_dynamics_derivatives(robot, q, v, tau, f_ext=f_ext, friction=friction,
+                                                smooth_friction=smooth_friction)
+    n, nb = robot.nv, robot.base.nv
+    q, v = robot._state(q, v)
+    batch = Minv.shape[:-2]
+    A = np.zeros(batch + (2 * n, 2 * n))
+    A[..., :n, n:] = np.eye(n)
+    A[..., :nb, :nb] = -np.broadcast_to(twist_adjoint(robot.base, v), batch + (nb, nb))
+    A[..., n:, :n], A[..., n:, n:] = aq, av
+    B = np.zeros(batch + (2 * n, n))
+    B[..., n:, :] = Minv
+    return (A, B) if dt is None else discretize(A, B, dt)
