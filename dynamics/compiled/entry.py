@@ -207,3 +207,64 @@ SIGNATURES["inverse_dynamics_derivatives"] = (
     f"int64({_IM}, {_FM}, {_V}, {_V}, {_V}, int64, float64, {_A}, {_A})", inverse_dynamics_derivatives)
 SIGNATURES["forward_dynamics_derivatives"] = (
     f"int64({_IM}, {_FM}, {_V}, {_V}, {_V}, int64, float64, {_A}, {_A}, {_A})", forward_dynamics_derivatives)
+
+
+# ---- task space: one frame, given with its reference as code = 2 k + local (see .frames) ----
+from composedyn.dynamics.compiled import frames as _frames  # noqa: E402
+
+
+@njit(cache=True, inline="always")
+def _frame_code(im, fx, code):
+    """Whether ``code`` names a frame of ``fx`` (n body rows, then one row per frame)."""
+    return 0 <= code < 2 * (fx.shape[0] - im.shape[0])
+
+
+def frame_pose(im, fx, q, code, out):
+    """World <- frame transform into out (4, 4)."""
+    n = im.shape[0]
+    if q.shape[0] != n or out.shape[0] != 4 or out.shape[1] != 4 or not _frame_code(im, fx, code):
+        return 1
+    if not all_finite(q):
+        return 2
+    _frames.pose_into(im, fx, q, code, out, np.empty((6, n)))
+    return 0
+
+
+def jacobian(im, fx, q, code, out):
+    """Frame Jacobian into out (6, n), linear rows first."""
+    n = im.shape[0]
+    if q.shape[0] != n or out.shape[0] != 6 or out.shape[1] != n or not _frame_code(im, fx, code):
+        return 1
+    if not all_finite(q):
+        return 2
+    _frames.jacobian_into(im, fx, q, code, out)
+    return 0
+
+
+def frame_velocity(im, fx, q, qd, code, out):
+    """Frame twist J qd into out (6,)."""
+    n = im.shape[0]
+    if q.shape[0] != n or qd.shape[0] != n or out.shape[0] != 6 or not _frame_code(im, fx, code):
+        return 1
+    if not (all_finite(q) and all_finite(qd)):
+        return 2
+    _frames.velocity_into(im, fx, q, qd, code, out, np.empty((6, n)))
+    return 0
+
+
+def frame_acceleration(im, fx, q, qd, qdd, code, out):
+    """Classical acceleration of the frame origin and angular acceleration into out (6,)."""
+    n = im.shape[0]
+    if (q.shape[0] != n or qd.shape[0] != n or qdd.shape[0] != n or out.shape[0] != 6
+            or not _frame_code(im, fx, code)):
+        return 1
+    if not (all_finite(q) and all_finite(qd) and all_finite(qdd)):
+        return 2
+    _frames.acceleration_into(im, fx, q, qd, qdd, code, out, np.empty((6, n)))
+    return 0
+
+
+SIGNATURES["frame_pose"] = (f"int64({_IM}, {_FM}, {_V}, int64, {_A})", frame_pose)
+SIGNATURES["jacobian"] = (f"int64({_IM}, {_FM}, {_V}, int64, {_A})", jacobian)
+SIGNATURES["frame_velocity"] = (f"int64({_IM}, {_FM}, {_V}, {_V}, int64, {_O})", frame_velocity)
+SIGNATURES["frame_acceleration"] = (f"int64({_IM}, {_FM}, {_V}, {_V}, {_V}, int64, {_O})", frame_acceleration)
