@@ -153,9 +153,13 @@ class _Entries:
     def __init__(self):
         self.reset()
 
+    @property
+    def NAMES(self) -> tuple:
+        """The entries named in ``ROUTES`` (as the table stands now)."""
+        return tuple(e for r in ROUTES.values() for e in r.entries)
+
     def reset(self) -> None:
-        """A stub for every entry named in ``ROUTES`` (as the table stands now)."""
-        for name in (e for r in ROUTES.values() for e in r.entries):
+        for name in self.NAMES:
             setattr(self, name, self._stub(name))
 
     def _stub(self, name: str):

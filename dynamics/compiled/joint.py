@@ -33,10 +33,9 @@ the calling kernel (no arrays created, no reference counting).
 
 from __future__ import annotations
 
-import math
-
 from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.layout import AX, RA, TA, TK, TP, TR
+from composedyn.dynamics.compiled.sincos import sincos
 
 REVOLUTE, PRISMATIC = 0, 1
 
@@ -77,7 +76,7 @@ def joint_angle(im, i, qi):
     """(sin, cos) of joint i's rotation angle at coordinate qi: (sin qi, cos qi) revolute,
     (0, 1) prismatic.  Kernels may compute these first for all joints (they pipeline)."""
     if im[i, 1] == REVOLUTE:
-        return math.sin(qi), math.cos(qi)
+        return sincos(qi)
     return 0.0, 1.0
 
 
