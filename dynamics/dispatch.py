@@ -146,7 +146,9 @@ class _Entries:
 
     Each attribute starts as a stub: its first call compiles the entry (or loads
     it from the disk cache), times that into :func:`compile_times`, puts the
-    compiled entry in its place and calls it.  Under the NumPy backend a stub
+    compiled entry in its place and calls it.  The task-space entries are put in
+    place without numba's type dispatch (``entry.undispatched``): their one caller,
+    ``Robot._frame_path``, passes exactly their signature's types.  Under the NumPy backend a stub
     returns 4 (entry not used) and stays.  ``set_backend`` resets the stubs.
     """
 
@@ -169,7 +171,7 @@ class _Entries:
             from composedyn.dynamics.compiled import entry
 
             t0 = time.perf_counter()
-            k = entry.compiled(name)
+            k = entry.undispatched(name) if name in entry.UNDISPATCHED else entry.compiled(name)
             _compile_s["entry_" + name] = time.perf_counter() - t0
             setattr(self, name, k)
             return k(*args)

@@ -41,6 +41,7 @@ if TYPE_CHECKING:  # names in annotations only
 
 _ND, _F64, _empty = np.ndarray, np.dtype(np.float64), np.empty  # the lean path's input type
 _LOCAL, _POSE, _TWIST = {"world": 0, "local": 1}, (4, 4), (6,)  # task-space lean path
+_ABSENT = object()  # no qd / qdd argument
 
 
 class Robot:
@@ -355,27 +356,36 @@ class Robot:
         codes = {name: 2 * k for k, name in enumerate(self.model.link_names)}
         return (*packed_frames(self.model), codes, (6, self.model.n))
 
-    def _frame_path(self, entry, shape, q, frame, reference, *rates):
+    def _frame_path(self, entry, shape, q, frame, reference, qd=_ABSENT, qdd=_ABSENT):
         """The result of a checked task-space entry, or None: ``_fast_path`` for one frame.
 
-        Taken when q is a numpy float64 array, ``frame`` one of ``frame_names`` and
-        ``reference`` "world" or "local": the entry checks the lengths and finiteness
-        in compiled code and computes into a new array of ``shape`` (None: (6, n)).
-        Anything else returns None and the method's general path
-        (:mod:`composedyn.task_space`) converts and raises the named error.
+        Taken when q (and qd, qdd when passed) are 1-D numpy float64 arrays (checked here:
+        the entries run without numba's type dispatch, see ``entry.undispatched``),
+        ``frame`` one of ``frame_names`` and ``reference`` "world" or "local": the entry
+        checks the lengths and finiteness in compiled code and computes into a new
+        array of ``shape`` (None: (6, n)).  Anything else returns None and the method's
+        general path (:mod:`composedyn.task_space`) converts and raises the named error.
+        Explicit arguments rather than ``*rates``: unpacking costs more than the checks.
         """
         lean = self._frame_lean
-        if lean and q.__class__ is _ND and q.dtype is _F64:
+        if lean and q.__class__ is _ND and q.dtype is _F64 and q.ndim == 1:
             try:
                 code = lean[2][frame] + _LOCAL[reference]
             except (KeyError, TypeError):  # unknown or unhashable: the general path names it
                 return None
             out = _empty(lean[3] if shape is None else shape)
-            try:
-                if entry(lean[0], lean[1], q, *rates, code, out) == 0:
-                    return out
-            except TypeError:  # a rate is not a float64 vector
-                pass
+            if qd is _ABSENT:
+                status = entry(lean[0], lean[1], q, code, out)
+            elif not (qd.__class__ is _ND and qd.dtype is _F64 and qd.ndim == 1):
+                return None
+            elif qdd is _ABSENT:
+                status = entry(lean[0], lean[1], q, qd, code, out)
+            elif qdd.__class__ is _ND and qdd.dtype is _F64 and qdd.ndim == 1:
+                status = entry(lean[0], lean[1], q, qd, qdd, code, out)
+            else:
+                return None
+            if status == 0:
+                return out
         return None
 
     @property
