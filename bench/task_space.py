@@ -9,9 +9,10 @@ loaded as independent coordinates, frame ``panda_hand``) and the UR5
 4x4 array, and ``robot.jacobian`` against ``pin.computeFrameJacobian``
 (LOCAL_WORLD_ALIGNED); best of ``--repeat`` rounds, timed in alternation.
 Batch: one ``robot.jacobian`` call on ``--batch`` random configurations against
-a Python loop of ``pin.computeFrameJacobian``, once with the default loop
-(parallel from ``parallel.PARALLEL_WORK`` samples x joints) and once forced
-onto one thread.  Ratios > 1: composedyn slower.
+a Python loop of ``pin.computeFrameJacobian``, with the default loop (parallel
+from ``parallel.PARALLEL_WORK`` samples x joints when a core is idle, see
+``parallel.use_parallel``), then forced onto one thread, then forced onto all
+threads whatever the load.  Ratios > 1: composedyn slower.
 Inverse kinematics: ``--ik`` targets ``frame_pose(q)`` at random in-limit q,
 each solved from q0 = 0 (projected on the limits) with the default
 tolerances (1e-9 m, 1e-9 rad); success rate, limits respected, median and
@@ -95,12 +96,14 @@ def main() -> None:
 
         ours, theirs = paired(lambda: robot.jacobian(Q, frame), pin_loop, 2 * args.repeat, 1)
         rows.append(line(f"{key} jacobian, {args.batch} samples vs Python loop", ours, theirs, "ms"))
-        work, parallel.PARALLEL_WORK = parallel.PARALLEL_WORK, 1 << 62  # the same batch on one thread
-        try:
-            ours, theirs = paired(lambda: robot.jacobian(Q, frame), pin_loop, 2 * args.repeat, 1)
-        finally:
-            parallel.PARALLEL_WORK = work
-        rows.append(line(f"{key} jacobian, {args.batch} samples, one thread, vs Python loop", ours, theirs, "ms"))
+        work, idle = parallel.PARALLEL_WORK, parallel.PARALLEL_IDLE
+        for label, forced in (("one thread", (1 << 62, idle)), ("two threads (forced)", (0, -np.inf))):
+            parallel.PARALLEL_WORK, parallel.PARALLEL_IDLE = forced  # the same batch, loop chosen
+            try:
+                ours, theirs = paired(lambda: robot.jacobian(Q, frame), pin_loop, 2 * args.repeat, 1)
+            finally:
+                parallel.PARALLEL_WORK, parallel.PARALLEL_IDLE = work, idle
+            rows.append(line(f"{key} jacobian, {args.batch} samples, {label}, vs Python loop", ours, theirs, "ms"))
         targets = [robot.frame_pose(x, frame) for x in Q[:args.ik]]
         robot.inverse_kinematics(frame, targets[0])  # compile
         lim = robot.limits

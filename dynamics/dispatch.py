@@ -35,7 +35,7 @@ import numpy as np
 
 from composedyn.dynamics.compiled.layout import NO_FW as _NONE_FW
 from composedyn.dynamics.compiled.layout import NO_FW3, pack, pack_frames
-from composedyn.dynamics.compiled.parallel import use_parallel
+from composedyn.dynamics.compiled.parallel import parallel_safe, use_parallel
 from composedyn.dynamics.reference import coriolis as _np_coriolis
 from composedyn.dynamics.reference import crba as _np_crba
 from composedyn.dynamics.reference import forward as _np_forward
@@ -384,7 +384,7 @@ def warm_up(model, batch: bool = False, entries_too: bool = True) -> dict:
 def _warm_up_task_space(model, batch: bool, entries_too: bool) -> None:
     """The task-space part of :func:`warm_up`: frame and centre-of-mass kernels, the checked
     entries of the ``Robot`` methods, and with ``batch`` the frame loops, parallel ones included
-    (where this thread may run them, see :func:`use_parallel`)."""
+    (where this thread may run them, see ``parallel.parallel_safe``)."""
     n = model.n
     z, Z = np.zeros(n), np.zeros((2, n))
     frame_pose(model, z, 0)
@@ -402,7 +402,7 @@ def _warm_up_task_space(model, batch: bool, entries_too: bool) -> None:
     if batch:
         center_of_mass(model, Z)
         com_jacobian(model, Z)
-        loops = ("serial", "parallel") if use_parallel(1 << 62) else ("serial",)
+        loops = ("serial", "parallel") if parallel_safe() else ("serial",)
         for kind in loops:
             _kernel(f"pose_{kind}")(im, fx, Z, 0, np.empty((2, 4, 4)))
             _kernel(f"jacobian_{kind}")(im, fx, Z, 0, np.empty((2, 6, n)))

@@ -10,6 +10,7 @@ backend switch (``COMPOSEDYN_BACKEND=numpy``).  Speed is measured in
 
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 import sys
@@ -103,6 +104,7 @@ def test_joint_terms_on_both_backends(numpy_backend):
 
 def test_parallel_loop_equals_numpy(monkeypatch):
     monkeypatch.setattr(parallel, "PARALLEL_WORK", 1)
+    monkeypatch.setattr(parallel, "PARALLEL_IDLE", -math.inf)  # whatever the load
     robot = robot_for(5, 10)
     m = robot.model
     rng = np.random.default_rng(1)
@@ -227,6 +229,7 @@ def test_robot_without_moving_joints():
 def test_forked_child_loops_serially(monkeypatch):
     """GNU OpenMP aborts a forked child entering a parallel region: children loop serially."""
     monkeypatch.setattr(parallel, "PARALLEL_WORK", 1)
+    monkeypatch.setattr(parallel, "PARALLEL_IDLE", -math.inf)  # whatever the load
     robot = robot_for(2, 3)
     Q = np.zeros((70, robot.dof))
     tau = robot.inverse_dynamics(Q, Q, Q)  # parallel loop in this process
@@ -241,8 +244,10 @@ def test_forked_child_loops_serially(monkeypatch):
     assert os.read(r, 1) == b"1"
 
 
-def test_threads_loop_serially():
+def test_threads_loop_serially(monkeypatch):
     import threading
+
+    monkeypatch.setattr(parallel, "PARALLEL_IDLE", -math.inf)  # whatever the load
 
     seen = []
     t = threading.Thread(target=lambda: seen.append(parallel.use_parallel(10**9)))
