@@ -3,26 +3,30 @@
 Forward dynamics qdd = FD(q, qd, tau) satisfies ID(q, qd, FD(q, qd, tau)) = tau,
 so d qdd / d x = -M^-1 d tau / d x at qdd = FD (Carpentier & Mansard,
 "Analytical derivatives of rigid body dynamics algorithms", RSS 2018, Sec. V).
-:func:`fd_derivatives_into` chains the existing kernels: the articulated-body
-kernel (qdd), :func:`.derivatives.derivatives_into` (d tau / d q, d tau / d qd
-at that qdd), the CRBA (M with armature), then one Cholesky factorisation of
-M and triangular solves for -M^-1 d tau / d x and M^-1.
+:func:`fd_derivatives_into` chains the existing kernels: the CRBA (M with
+armature) and its Cholesky factor L, the RNEA at qdd = 0 (the bias h), then
+qdd = M^-1 (tau - h - friction) by the factor (cheaper than a separate
+articulated-body pass: the factor is needed anyway, and the RNEA costs half of
+the ABA), :func:`.derivatives.derivatives_into` (d tau / d q, d tau / d qd at
+that qdd), and triangular solves for -M^-1 d tau / d x and M^-1.
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from composedyn.dynamics.compiled.aba import SCRATCH as ABA_SCRATCH
-from composedyn.dynamics.compiled.aba import aba_into
 from composedyn.dynamics.compiled.crba import SCRATCH as CRBA_SCRATCH
 from composedyn.dynamics.compiled.crba import crba_into
 from composedyn.dynamics.compiled.derivatives import SCRATCH as DER_SCRATCH
 from composedyn.dynamics.compiled.derivatives import derivatives_into
 from composedyn.dynamics.compiled.forward import cholesky_factor
 from composedyn.dynamics.compiled.jit import njit, prange
-from composedyn.dynamics.compiled.layout import BLOCKS, NO_FW
+from composedyn.dynamics.compiled.layout import BLOCKS, DAMP, FRIC, NO_FW
 from composedyn.dynamics.compiled.loops import serial_and_parallel
+from composedyn.dynamics.compiled.rnea import SCRATCH as RNEA_SCRATCH
+from composedyn.dynamics.compiled.rnea import rnea_into
 
 _NO_P = np.empty((0, 9))
 _NO_P.flags.writeable = False
@@ -55,20 +59,34 @@ def _solve_columns(L, X, scale):
 
 
 @njit(cache=True)
-def fd_derivatives_into(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, qdd, wa, wc, wd, L):
-    """d qdd / d q, d qdd / d qd, M^-1 (n, n) into ``aq``, ``aqd``, ``minv`` (qdd into ``qdd``).
+def fd_derivatives_into(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, qdd, wr, wc, wd, L):
+    """d qdd / d q, d qdd / d qd, M^-1 (n, n) into ``aq``, ``aqd``, ``minv``.
 
     fric: 1 includes friction (tanh Coulomb model when smooth > 0).  Scratch:
-    wa (n + 1, aba SCRATCH), wc (n, crba SCRATCH), wd (n, derivatives SCRATCH),
-    L (n, n).  Returns 0, or 1 when M(q) is not positive definite.
+    qdd (2, n) (row 1: the accelerations), wr (n + 1, rnea SCRATCH), wc (n, crba
+    SCRATCH), wd (n, derivatives SCRATCH), L (n, n).  Returns 0, or 1 when M(q) is
+    not positive definite.
     """
     n = q.shape[0]
-    if aba_into(im, fm, q, qd, tau, NO_FW, fric, smooth, qdd, wa):
-        return 1
-    derivatives_into(im, fm, q, qd, qdd, NO_FW, _NO_P, 1, fric, smooth, aq, aqd, wd)
     crba_into(im, fm, q, 1, L, wc)
     if cholesky_factor(L):
         return 1
+    z, a = qdd[0], qdd[1]
+    for i in range(n):
+        z[i] = 0.0
+    rnea_into(im, fm, q, qd, z, NO_FW, 1, 0, a, wr)  # h = C qd + g
+    for i in range(n):  # tau - h - damping qd - friction sgn(qd) (or tanh(qd / smooth))
+        x = tau[i] - a[i]
+        if fric:
+            v = qd[i]
+            if smooth > 0.0:
+                sgn = math.tanh(v / smooth)
+            else:
+                sgn = 1.0 if v > 0.0 else (-1.0 if v < 0.0 else 0.0)
+            x -= fm[i, DAMP] * v + fm[i, FRIC] * sgn
+        a[i] = x
+    _solve_columns(L, a.reshape((n, 1)), 1.0)  # qdd = M^-1 (tau - h - friction), as one column
+    derivatives_into(im, fm, q, qd, a, NO_FW, _NO_P, 1, fric, smooth, aq, aqd, wd)
     _solve_columns(L, aq, -1.0)
     _solve_columns(L, aqd, -1.0)
     for i in range(n):
@@ -87,8 +105,8 @@ def fd_derivatives_into(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, qdd, wa
 def fd_derivatives_one(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv):
     """:func:`fd_derivatives_into` with its own scratch; returns its status."""
     n = q.shape[0]
-    return fd_derivatives_into(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, np.empty(n),
-                               np.empty((n + 1, ABA_SCRATCH)), np.empty((n, CRBA_SCRATCH)),
+    return fd_derivatives_into(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, np.empty((2, n)),
+                               np.empty((n + 1, RNEA_SCRATCH)), np.empty((n, CRBA_SCRATCH)),
                                np.empty((n, DER_SCRATCH)), np.empty((n, n)))
 
 
@@ -97,11 +115,11 @@ def _fd_derivatives_loop(im, fm, Q, QD, TAU, fric, smooth, AQ, AQD, MINV, STATUS
     N, n = Q.shape[0], Q.shape[1]
     blocks = min(N, BLOCKS)
     for b in prange(blocks):
-        qdd, L = np.empty(n), np.empty((n, n))
-        wa, wc, wd = np.empty((n + 1, ABA_SCRATCH)), np.empty((n, CRBA_SCRATCH)), np.empty((n, DER_SCRATCH))
+        qdd, L = np.empty((2, n)), np.empty((n, n))
+        wr, wc, wd = np.empty((n + 1, RNEA_SCRATCH)), np.empty((n, CRBA_SCRATCH)), np.empty((n, DER_SCRATCH))
         for s in range(b * N // blocks, (b + 1) * N // blocks):
             STATUS[s] = fd_derivatives_into(im, fm, Q[s], QD[s], TAU[s], fric, smooth, AQ[s], AQD[s], MINV[s],
-                                            qdd, wa, wc, wd, L)
+                                            qdd, wr, wc, wd, L)
 
 
 fd_derivatives_serial, fd_derivatives_parallel = serial_and_parallel(_fd_derivatives_loop)
