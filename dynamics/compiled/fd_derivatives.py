@@ -8,7 +8,8 @@ armature) and its Cholesky factor L, the RNEA at qdd = 0 (the bias h), then
 qdd = M^-1 (tau - h - friction) by the factor (cheaper than a separate
 articulated-body pass: the factor is needed anyway, and the RNEA costs half of
 the ABA), :func:`.derivatives.derivatives_into` (d tau / d q, d tau / d qd at
-that qdd), and triangular solves for -M^-1 d tau / d x and M^-1.
+that qdd), and one triangular solve on the 3 n columns of -d tau / d q,
+-d tau / d qd and the identity (-M^-1 d tau / d x and M^-1).
 """
 
 from __future__ import annotations
@@ -59,13 +60,13 @@ def _solve_columns(L, X, scale):
 
 
 @njit(cache=True)
-def fd_derivatives_into(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, qdd, wr, wc, wd, L):
+def fd_derivatives_into(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, qdd, wr, wc, wd, L, X):
     """d qdd / d q, d qdd / d qd, M^-1 (n, n) into ``aq``, ``aqd``, ``minv``.
 
     fric: 1 includes friction (tanh Coulomb model when smooth > 0).  Scratch:
     qdd (2, n) (row 1: the accelerations), wr (n + 1, rnea SCRATCH), wc (n, crba
-    SCRATCH), wd (n, derivatives SCRATCH), L (n, n).  Returns 0, or 1 when M(q) is
-    not positive definite.
+    SCRATCH), wd (n, derivatives SCRATCH), L (n, n), X (n, 3 n).  Returns 0, or 1
+    when M(q) is not positive definite.
     """
     n = q.shape[0]
     crba_into(im, fm, q, 1, L, wc)
@@ -87,15 +88,16 @@ def fd_derivatives_into(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, qdd, wr
         a[i] = x
     _solve_columns(L, a.reshape((n, 1)), 1.0)  # qdd = M^-1 (tau - h - friction), as one column
     derivatives_into(im, fm, q, qd, a, NO_FW, _NO_P, 1, fric, smooth, aq, aqd, wd)
-    _solve_columns(L, aq, -1.0)
-    _solve_columns(L, aqd, -1.0)
+    for i in range(n):  # X = [-d tau / d q, -d tau / d qd, 1]: one solve on 3 n columns
+        for j in range(n):
+            X[i, j], X[i, n + j], X[i, 2 * n + j] = -aq[i, j], -aqd[i, j], 1.0 if i == j else 0.0
+    _solve_columns(L, X, 1.0)
     for i in range(n):
         for j in range(n):
-            minv[i, j] = 1.0 if i == j else 0.0
-    _solve_columns(L, minv, 1.0)
-    for i in range(n):  # exact symmetry
-        for j in range(i):
-            x = 0.5 * (minv[i, j] + minv[j, i])
+            aq[i, j], aqd[i, j] = X[i, j], X[i, n + j]
+    for i in range(n):  # M^-1, exactly symmetric
+        for j in range(i + 1):
+            x = 0.5 * (X[i, 2 * n + j] + X[j, 2 * n + i])
             minv[i, j] = x
             minv[j, i] = x
     return 0
@@ -107,7 +109,7 @@ def fd_derivatives_one(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv):
     n = q.shape[0]
     return fd_derivatives_into(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, np.empty((2, n)),
                                np.empty((n + 1, RNEA_SCRATCH)), np.empty((n, CRBA_SCRATCH)),
-                               np.empty((n, DER_SCRATCH)), np.empty((n, n)))
+                               np.empty((n, DER_SCRATCH)), np.empty((n, n)), np.empty((n, 3 * n)))
 
 
 def _fd_derivatives_loop(im, fm, Q, QD, TAU, fric, smooth, AQ, AQD, MINV, STATUS):
@@ -115,11 +117,11 @@ def _fd_derivatives_loop(im, fm, Q, QD, TAU, fric, smooth, AQ, AQD, MINV, STATUS
     N, n = Q.shape[0], Q.shape[1]
     blocks = min(N, BLOCKS)
     for b in prange(blocks):
-        qdd, L = np.empty((2, n)), np.empty((n, n))
+        qdd, L, X = np.empty((2, n)), np.empty((n, n)), np.empty((n, 3 * n))
         wr, wc, wd = np.empty((n + 1, RNEA_SCRATCH)), np.empty((n, CRBA_SCRATCH)), np.empty((n, DER_SCRATCH))
         for s in range(b * N // blocks, (b + 1) * N // blocks):
             STATUS[s] = fd_derivatives_into(im, fm, Q[s], QD[s], TAU[s], fric, smooth, AQ[s], AQD[s], MINV[s],
-                                            qdd, wr, wc, wd, L)
+                                            qdd, wr, wc, wd, L, X)
 
 
 fd_derivatives_serial, fd_derivatives_parallel = serial_and_parallel(_fd_derivatives_loop)
