@@ -27,7 +27,7 @@ raises ``TypeError`` at the call (slow: ~0.1 ms), which the method answers
 with its general path; the methods therefore send input whose first vector is
 not float64 to the general path before calling.
 
-``SIGNATURES`` maps entry names to (signature, Python function);
+``SIGNATURES`` maps entry names to (signature, Python function[, njit options]);
 ``compiled(name)`` compiles one (or loads it from the disk cache) when it is
 first needed, once per process, so a process pays only for the entries it
 calls; the ``Robot`` methods and ``robot.fast`` share them.
@@ -166,8 +166,8 @@ SIGNATURES = {
 @functools.cache
 def compiled(name: str):
     """The compiled entry ``name`` (compiled now, or loaded from the disk cache; once per process)."""
-    sig, func = SIGNATURES[name]
-    return njit(sig, cache=True)(func)
+    sig, func, *options = SIGNATURES[name]  # (signature, function[, njit options])
+    return njit(sig, cache=True, **(options[0] if options else {}))(func)
 
 
 # ---- derivatives ----
@@ -281,7 +281,9 @@ def undispatched(name: str):
     return getattr(cres, "entry_point", None) or k
 
 
-SIGNATURES["frame_pose"] = (f"int64({_IM}, {_FM}, {_V}, int64, {_A})", frame_pose)
-SIGNATURES["jacobian"] = (f"int64({_IM}, {_FM}, {_V}, int64, {_A})", jacobian)
-SIGNATURES["frame_velocity"] = (f"int64({_IM}, {_FM}, {_V}, {_V}, int64, {_O})", frame_velocity)
-SIGNATURES["frame_acceleration"] = (f"int64({_IM}, {_FM}, {_V}, {_V}, {_V}, int64, {_O})", frame_acceleration)
+_FRAMES = {"fastmath": _frames.FASTMATH}  # as the frame kernels
+SIGNATURES["frame_pose"] = (f"int64({_IM}, {_FM}, {_V}, int64, {_A})", frame_pose, _FRAMES)
+SIGNATURES["jacobian"] = (f"int64({_IM}, {_FM}, {_V}, int64, {_A})", jacobian, _FRAMES)
+SIGNATURES["frame_velocity"] = (f"int64({_IM}, {_FM}, {_V}, {_V}, int64, {_O})", frame_velocity, _FRAMES)
+SIGNATURES["frame_acceleration"] = (f"int64({_IM}, {_FM}, {_V}, {_V}, {_V}, int64, {_O})", frame_acceleration,
+                                    _FRAMES)

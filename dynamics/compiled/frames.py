@@ -32,6 +32,11 @@ r = p_j - p_k::
                acc_j = acc_k + dw_k x r + w_k x (w_k x r) + 2 w_k x a qd + a qdd
 
 and finally from body b's origin to the frame origin the same rigid-body step.
+
+The compiled functions that run these (single samples, sample loops, the
+checked entries of :mod:`.entry`) let LLVM fuse multiplications and additions
+(``fastmath={"contract"}``, :data:`FASTMATH`: no other fast-math licence): about
+10 % less time per sample, results within a few ulps of the unfused ones.
 """
 
 from __future__ import annotations
@@ -42,6 +47,8 @@ from composedyn.dynamics.compiled.jit import njit, prange
 from composedyn.dynamics.compiled.joint import REVOLUTE, cross, joint_angle, joint_rotation_row, joint_translation
 from composedyn.dynamics.compiled.layout import AX, BLOCKS, FBODY
 from composedyn.dynamics.compiled.loops import all_finite, serial_and_parallel
+
+FASTMATH = {"contract"}  # fused multiply-add only (see the module docstring)
 
 
 @njit(cache=True, inline="always")
@@ -191,7 +198,7 @@ def acceleration_into(im, fx, q, qd, qdd, code, out, C):
 
 
 # ---- single samples (the general path; the Robot methods call the checked entries of .entry) ----
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def pose_one(im, fx, q, code, out):
     """Single sample of :func:`pose_into`; returns 1 (nothing computed) for non-finite q, else 0."""
     if not all_finite(q):
@@ -200,7 +207,7 @@ def pose_one(im, fx, q, code, out):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def jacobian_one(im, fx, q, code, out):
     """Single sample of :func:`jacobian_into`; status as :func:`pose_one`."""
     if not all_finite(q):
@@ -209,7 +216,7 @@ def jacobian_one(im, fx, q, code, out):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def velocity_one(im, fx, q, qd, code, out):
     """Single sample of :func:`velocity_into`; status as :func:`pose_one`."""
     if not (all_finite(q) and all_finite(qd)):
@@ -218,7 +225,7 @@ def velocity_one(im, fx, q, qd, code, out):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=FASTMATH)
 def acceleration_one(im, fx, q, qd, qdd, code, out):
     """Single sample of :func:`acceleration_into`; status as :func:`pose_one`."""
     if not (all_finite(q) and all_finite(qd) and all_finite(qdd)):
@@ -264,7 +271,7 @@ def _acceleration_loop(im, fx, Q, QD, QDD, code, OUT):
             acceleration_into(im, fx, Q[s], QD[s], QDD[s], code, OUT[s], C)
 
 
-pose_serial, pose_parallel = serial_and_parallel(_pose_loop)
-jacobian_serial, jacobian_parallel = serial_and_parallel(_jacobian_loop)
-velocity_serial, velocity_parallel = serial_and_parallel(_velocity_loop)
-acceleration_serial, acceleration_parallel = serial_and_parallel(_acceleration_loop)
+pose_serial, pose_parallel = serial_and_parallel(_pose_loop, fastmath=FASTMATH)
+jacobian_serial, jacobian_parallel = serial_and_parallel(_jacobian_loop, fastmath=FASTMATH)
+velocity_serial, velocity_parallel = serial_and_parallel(_velocity_loop, fastmath=FASTMATH)
+acceleration_serial, acceleration_parallel = serial_and_parallel(_acceleration_loop, fastmath=FASTMATH)
