@@ -268,18 +268,23 @@ def lean_calls(robot, q, qd, qdd):
             robot.inverse_dynamics(q, qd, qdd, friction=False), robot.forward_dynamics(q, qd, qdd, friction=False)]
 
 
-@pytest.fixture
-def spy_entries(monkeypatch):
-    """Count the calls of each checked compiled entry (``dispatch.entries``)."""
-    counts = dict.fromkeys(LEAN, 0)
-    for name in LEAN:
-        real = getattr(dispatch.entries, name)
+def count_calls(monkeypatch, owner, names) -> dict:
+    """Replace each attribute ``names`` of ``owner`` by a wrapper counting its calls; the counts."""
+    counts = dict.fromkeys(names, 0)
+    for name in names:
+        real = getattr(owner, name)
 
         def spy(*args, _name=name, _real=real):
             counts[_name] += 1
             return _real(*args)
-        monkeypatch.setattr(dispatch.entries, name, spy)
+        monkeypatch.setattr(owner, name, spy)
     return counts
+
+
+@pytest.fixture
+def spy_entries(monkeypatch):
+    """Count the calls of each checked compiled entry (``dispatch.entries``)."""
+    return count_calls(monkeypatch, dispatch.entries, LEAN)
 
 
 def test_public_methods_take_the_lean_path_for_plain_vectors(spy_entries):
@@ -352,15 +357,7 @@ def spy_fast_entries(monkeypatch):
     """Count the calls of each checked compiled entry made by ``robot.fast``."""
     from composedyn.dynamics.compiled import fast
 
-    counts = dict.fromkeys(LEAN, 0)
-    for name in LEAN:
-        real = getattr(fast._ENTRIES, name)
-
-        def spy(*args, _name=name, _real=real):
-            counts[_name] += 1
-            return _real(*args)
-        monkeypatch.setattr(fast._ENTRIES, name, spy)
-    return counts
+    return count_calls(monkeypatch, fast._ENTRIES, LEAN)
 
 
 def test_fast_entry_gives_nan_for_nan_and_takes_the_checked_entry(spy_fast_entries):

@@ -16,7 +16,7 @@ import pytest
 import composedyn as cd
 from composedyn.dynamics import dispatch
 from random_robots import random_urdf
-from test_compiled import rel
+from test_compiled import count_calls, rel
 
 TOL = 1e-12
 ENTRIES = ("frame_pose", "jacobian", "frame_velocity", "frame_acceleration")
@@ -27,15 +27,7 @@ def spy(monkeypatch):
     """Count the calls of each task-space entry of ``dispatch.entries`` (compiled first, so
     that no stub replaces the spy on its first call)."""
     cd.from_urdf(random_urdf(1, 2)).warm_up()
-    counts = dict.fromkeys(ENTRIES, 0)
-    for name in ENTRIES:
-        real = getattr(dispatch.entries, name)
-
-        def wrapped(*args, _name=name, _real=real):
-            counts[_name] += 1
-            return _real(*args)
-        monkeypatch.setattr(dispatch.entries, name, wrapped)
-    return counts
+    return count_calls(monkeypatch, dispatch.entries, ENTRIES)
 
 
 def calls(robot, frame, reference, q, qd, qdd):

@@ -14,8 +14,6 @@ that qdd), and one triangular solve on the 3 n columns of -d tau / d q,
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from composedyn.dynamics.compiled.crba import SCRATCH as CRBA_SCRATCH
@@ -24,7 +22,8 @@ from composedyn.dynamics.compiled.derivatives import SCRATCH as DER_SCRATCH
 from composedyn.dynamics.compiled.derivatives import derivatives_into
 from composedyn.dynamics.compiled.forward import cholesky_factor
 from composedyn.dynamics.compiled.jit import njit, prange
-from composedyn.dynamics.compiled.layout import BLOCKS, DAMP, FRIC, NO_FW
+from composedyn.dynamics.compiled.joint import joint_friction
+from composedyn.dynamics.compiled.layout import BLOCKS, NO_FW
 from composedyn.dynamics.compiled.loops import serial_and_parallel
 from composedyn.dynamics.compiled.rnea import SCRATCH as RNEA_SCRATCH
 from composedyn.dynamics.compiled.rnea import rnea_into
@@ -79,12 +78,7 @@ def fd_derivatives_into(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, qdd, wr
     for i in range(n):  # tau - h - damping qd - friction sgn(qd) (or tanh(qd / smooth))
         x = tau[i] - a[i]
         if fric:
-            v = qd[i]
-            if smooth > 0.0:
-                sgn = math.tanh(v / smooth)
-            else:
-                sgn = 1.0 if v > 0.0 else (-1.0 if v < 0.0 else 0.0)
-            x -= fm[i, DAMP] * v + fm[i, FRIC] * sgn
+            x -= joint_friction(fm, i, qd[i], smooth)
         a[i] = x
     _solve_columns(L, a.reshape((n, 1)), 1.0)  # qdd = M^-1 (tau - h - friction), as one column
     derivatives_into(im, fm, q, qd, a, NO_FW, _NO_P, 1, fric, smooth, aq, aqd, wd)
