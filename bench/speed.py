@@ -93,12 +93,12 @@ def batch_table(robots: dict, N: int, repeat: int) -> None:
     print("|---|---|---|---|---|---|---|---|")
     for name, (robot, pp) in robots.items():
         for qty, (ours, ref) in calls(robot, pp, np.random.default_rng(1), N).items():
-            keep = parallel.PARALLEL_WORK
-            parallel.PARALLEL_WORK = 0  # force the parallel loop
+            keep = parallel.PARALLEL_WORK, parallel.PARALLEL_IDLE
+            parallel.PARALLEL_WORK, parallel.PARALLEL_IDLE = 0, -np.inf  # force the parallel loop
             par = interleaved({"ours": ours, "pin": ref}, number=1, repeat=repeat)
             parallel.PARALLEL_WORK = 1 << 62  # force the serial loop
             ser = interleaved({"ours": ours}, number=1, repeat=repeat)["ours"]
-            parallel.PARALLEL_WORK = keep
+            parallel.PARALLEL_WORK, parallel.PARALLEL_IDLE = keep
             ref_np = "–"
             if qty in ("ID", "M"):
                 dispatch.set_backend("numpy")

@@ -1,6 +1,7 @@
 """Time composedyn's task-space kinematics and inverse kinematics against Pinocchio, same run.
 
     python bench/task_space.py [--batch 10000] [--repeat 7] [--ik 1000]
+    python bench/task_space.py --floor     # where a Panda Jacobian call's time goes
 
 Robots: the Panda URDF of example-robot-data (7 arm joints + 2 finger joints
 loaded as independent coordinates, frame ``panda_hand``) and the UR5
@@ -9,9 +10,10 @@ loaded as independent coordinates, frame ``panda_hand``) and the UR5
 4x4 array, and ``robot.jacobian`` against ``pin.computeFrameJacobian``
 (LOCAL_WORLD_ALIGNED); best of ``--repeat`` rounds, timed in alternation.
 Batch: one ``robot.jacobian`` call on ``--batch`` random configurations against
-a Python loop of ``pin.computeFrameJacobian``, once with the default loop
-(parallel from ``parallel.PARALLEL_WORK`` samples x joints) and once forced
-onto one thread.  Ratios > 1: composedyn slower.
+a Python loop of ``pin.computeFrameJacobian``, with the default loop (parallel
+from ``parallel.PARALLEL_WORK`` samples x joints when a core is idle, see
+``parallel.use_parallel``), then forced onto one thread, then forced onto all
+threads whatever the load.  Ratios > 1: composedyn slower.
 Inverse kinematics: ``--ik`` targets ``frame_pose(q)`` at random in-limit q,
 each solved from q0 = 0 (projected on the limits) with the default
 tolerances (1e-9 m, 1e-9 rad); success rate, limits respected, median and
@@ -32,6 +34,14 @@ from composedyn.ik import random_configurations
 from composedyn.testing.pinocchio_oracle import PinPair, erd_urdf, pin
 
 ROBOTS = (("panda", "panda_hand"), ("ur5", "tool0"))
+FLOOR = '''
+Where a ``robot.jacobian`` call's time goes (``--floor``, Panda, frame
+``panda_hand``): the whole call against Pinocchio's, then its parts -- the
+same Python path calling an empty compiled entry of the entry's signature, that
+empty entry alone (without and with numba's type dispatch), the result
+allocation, the Jacobian entry alone, and one Jacobian inside the compiled
+sample loop.  Best of 9 rounds of 50,000 calls, ns.
+'''
 
 
 def _run(f, number: int) -> float:
@@ -58,12 +68,69 @@ def line(label: str, ours: float, theirs: float, unit: str = "us") -> str:
     return f"| {label} | {ours * s:.2f} {unit} | {theirs * s:.2f} {unit} | {ours / theirs:.2f} |"
 
 
+def floor() -> None:
+    """Print the table of :data:`FLOOR`."""
+    import timeit
+
+    from composedyn.dynamics import dispatch
+    from composedyn.dynamics.compiled import entry
+    from composedyn.dynamics.compiled.jit import njit
+
+    urdf = erd_urdf("panda")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", cd.ModelWarning)
+        robot = cd.from_urdf(urdf, mimic="independent")
+    pp = PinPair(robot, urdf)
+    m, d = pp.model, pp.data
+    fid = m.getFrameId("panda_hand", pin.BODY)
+    q = np.random.default_rng(0).uniform(-1, 1, robot.dof)
+    qp = pp.q(q)
+    im, fx = dispatch.packed_frames(robot.model)
+    code, n = 2 * robot.frame_names.index("panda_hand"), robot.dof
+    robot.warm_up(batch=True)
+    out = np.empty((6, n))
+
+    @njit(entry.SIGNATURES["jacobian"][0])
+    def empty(im, fx, q, code, out):
+        return 0
+
+    bare = empty.overloads[empty.signatures[0]].entry_point
+    Q = np.repeat(q[None], 10_000, axis=0)
+    OUT = np.empty((10_000, 6, n))
+    loop = dispatch._kernel("jacobian_serial")
+    world = pin.LOCAL_WORLD_ALIGNED
+
+    def best(f, number=50_000):
+        f()
+        return min(timeit.repeat(f, number=number, repeat=9)) / number * 1e9
+
+    rows = {
+        "pin.computeFrameJacobian (whole call)": best(lambda: pin.computeFrameJacobian(m, d, qp, fid, world)),
+        "robot.jacobian (whole call)": best(lambda: robot.jacobian(q, "panda_hand")),
+        "the same Python path calling an empty entry": best(
+            lambda: robot._frame_path(bare, None, q, "panda_hand", "world")),
+        "the empty entry alone, undispatched": best(lambda: bare(im, fx, q, code, out)),
+        "the empty entry alone, numba dispatcher": best(lambda: empty(im, fx, q, code, out)),
+        "np.empty((6, n)) for the result": best(lambda: np.empty((6, n))),
+        "the Jacobian entry alone, undispatched, out reused": best(
+            lambda: dispatch.entries.jacobian(im, fx, q, code, out)),
+        "one Jacobian in the compiled sample loop": best(lambda: loop(im, fx, Q, code, OUT), 5) / len(Q),
+    }
+    print("| part | ns |")
+    print("|---|---|")
+    print("\n".join(f"| {k} | {v:.0f} |" for k, v in rows.items()))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--batch", type=int, default=10_000)
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--ik", type=int, default=1000)
+    ap.add_argument("--floor", action="store_true", help="only the breakdown of one Jacobian call")
     args = ap.parse_args()
+    if args.floor:
+        floor()
+        return
     rows, ik_rows = [], []
     for key, frame in ROBOTS:
         urdf = erd_urdf(key)
@@ -95,12 +162,14 @@ def main() -> None:
 
         ours, theirs = paired(lambda: robot.jacobian(Q, frame), pin_loop, 2 * args.repeat, 1)
         rows.append(line(f"{key} jacobian, {args.batch} samples vs Python loop", ours, theirs, "ms"))
-        work, parallel.PARALLEL_WORK = parallel.PARALLEL_WORK, 1 << 62  # the same batch on one thread
-        try:
-            ours, theirs = paired(lambda: robot.jacobian(Q, frame), pin_loop, 2 * args.repeat, 1)
-        finally:
-            parallel.PARALLEL_WORK = work
-        rows.append(line(f"{key} jacobian, {args.batch} samples, one thread, vs Python loop", ours, theirs, "ms"))
+        work, idle = parallel.PARALLEL_WORK, parallel.PARALLEL_IDLE
+        for label, forced in (("one thread", (1 << 62, idle)), ("two threads (forced)", (0, -np.inf))):
+            parallel.PARALLEL_WORK, parallel.PARALLEL_IDLE = forced  # the same batch, loop chosen
+            try:
+                ours, theirs = paired(lambda: robot.jacobian(Q, frame), pin_loop, 2 * args.repeat, 1)
+            finally:
+                parallel.PARALLEL_WORK, parallel.PARALLEL_IDLE = work, idle
+            rows.append(line(f"{key} jacobian, {args.batch} samples, {label}, vs Python loop", ours, theirs, "ms"))
         targets = [robot.frame_pose(x, frame) for x in Q[:args.ik]]
         robot.inverse_kinematics(frame, targets[0])  # compile
         lim = robot.limits

@@ -34,8 +34,8 @@ from typing import NamedTuple
 import numpy as np
 
 from composedyn.dynamics.compiled.layout import NO_FW as _NONE_FW
-from composedyn.dynamics.compiled.layout import NO_FW3, pack
-from composedyn.dynamics.compiled.parallel import use_parallel
+from composedyn.dynamics.compiled.layout import NO_FW3, pack, pack_frames
+from composedyn.dynamics.compiled.parallel import parallel_safe, use_parallel
 from composedyn.dynamics.reference import coriolis as _np_coriolis
 from composedyn.dynamics.reference import crba as _np_crba
 from composedyn.dynamics.reference import forward as _np_forward
@@ -151,14 +151,19 @@ class _Entries:
 
     Each attribute starts as a stub: its first call compiles the entry (or loads
     it from the disk cache), times that into :func:`compile_times`, puts the
-    compiled entry in its place and calls it.  Under the NumPy backend a stub
+    compiled entry in its place and calls it.  The task-space entries are put in
+    place without numba's type dispatch (``entry.undispatched``): their one caller,
+    ``Robot._frame_path``, passes exactly their signature's types.  Under the NumPy backend a stub
     returns 4 (entry not used) and stays.  ``set_backend`` resets the stubs.
     """
 
-    NAMES = tuple(e for r in ROUTES.values() for e in r.entries) + FLOATING_ENTRIES
-
     def __init__(self):
         self.reset()
+
+    @property
+    def NAMES(self) -> tuple:
+        """The entries named in ``ROUTES`` (as the table stands now), then the floating ones."""
+        return tuple(e for r in ROUTES.values() for e in r.entries) + FLOATING_ENTRIES
 
     def reset(self) -> None:
         for name in self.NAMES:
@@ -171,7 +176,7 @@ class _Entries:
             from composedyn.dynamics.compiled import entry
 
             t0 = time.perf_counter()
-            k = entry.compiled(name)
+            k = entry.undispatched(name) if name in entry.UNDISPATCHED else entry.compiled(name)
             _compile_s["entry_" + name] = time.perf_counter() - t0
             setattr(self, name, k)
             return k(*args)
@@ -346,8 +351,8 @@ def _reference_forward(model, Q, QD, TAU, FW, friction, smooth):
 
 
 def warm_up(model, batch: bool = False, entries_too: bool = True) -> dict:
-    """Compile (or load from the disk cache) the kernels a controller calls, before
-    the control loop starts; ``batch=True`` also the trajectory loops;
+    """Compile (or load from the disk cache) the kernels a controller calls (dynamics and
+    task space), before the control loop starts; ``batch=True`` also the trajectory loops;
     ``entries_too`` also the checked entries of the ``Robot`` methods' lean path.
     Returns :func:`compile_times`."""
     if _reference(model):
@@ -377,124 +382,146 @@ def warm_up(model, batch: bool = False, entries_too: bool = True) -> dict:
         gravity(model, Z)
         crba(model, Z)
         coriolis_matrix(model, Z, Z)
+    _warm_up_task_space(model, batch, entries_too)
     return compile_times()
+
+
+def _warm_up_task_space(model, batch: bool, entries_too: bool) -> None:
+    """The task-space part of :func:`warm_up`: frame and centre-of-mass kernels, the checked
+    entries of the ``Robot`` methods, and with ``batch`` the frame loops, parallel ones included
+    (where this thread may run them, see ``parallel.parallel_safe``)."""
+    n = model.n
+    z, Z = np.zeros(n), np.zeros((2, n))
+    frame_pose(model, z, 0)
+    jacobian(model, z, 0)
+    frame_velocity(model, z, z, 0)
+    frame_acceleration(model, z, z, z, 0)
+    center_of_mass(model, z)
+    com_jacobian(model, z)
+    im, fx = packed_frames(model)
+    if entries_too:
+        entries.frame_pose(im, fx, z, 0, np.empty((4, 4)))
+        entries.jacobian(im, fx, z, 0, np.empty((6, n)))
+        entries.frame_velocity(im, fx, z, z, 0, np.empty(6))
+        entries.frame_acceleration(im, fx, z, z, z, 0, np.empty(6))
+    if batch:
+        center_of_mass(model, Z)
+        com_jacobian(model, Z)
+        loops = ("serial", "parallel") if parallel_safe() else ("serial",)
+        for kind in loops:
+            _kernel(f"pose_{kind}")(im, fx, Z, 0, np.empty((2, 4, 4)))
+            _kernel(f"jacobian_{kind}")(im, fx, Z, 0, np.empty((2, 6, n)))
+            _kernel(f"velocity_{kind}")(im, fx, Z, Z, 0, np.empty((2, 6)))
+            _kernel(f"acceleration_{kind}")(im, fx, Z, Z, Z, 0, np.empty((2, 6)))
 
 
 # ---- task space: frames, Jacobians, centre of mass ----------------------------------------------
 # Routes as above: the NumPy reference (composedyn.dynamics.reference.frames) under the NumPy
 # backend or without moving joints, else one compiled kernel per quantity (compiled/frames.py,
 # compiled/com.py), a single sample directly, batches by one sample loop.  A frame is given by
-# its index k in model.link_names.
+# its index k in model.link_names; the frame kernels take it with the reference as one integer,
+# code = 2 k + local, and read the frames from packed_frames(model).
 ROUTES.update({
-    "frame_pose": Route("frames.frame_pose", "frames", "pose_one", "pose", ()),
-    "jacobian": Route("frames.jacobian", "frames", "jacobian_one", "jacobian", ()),
-    "frame_velocity": Route("frames.frame_velocity", "frames", "velocity_one", "velocity", ()),
-    "frame_acceleration": Route("frames.frame_acceleration", "frames", "acceleration_one", "acceleration", ()),
+    "frame_pose": Route("frames.frame_pose", "frames", "pose_one", "pose", ("frame_pose",)),
+    "jacobian": Route("frames.jacobian", "frames", "jacobian_one", "jacobian", ("jacobian",)),
+    "frame_velocity": Route("frames.frame_velocity", "frames", "velocity_one", "velocity", ("frame_velocity",)),
+    "frame_acceleration": Route("frames.frame_acceleration", "frames", "acceleration_one", "acceleration",
+                                ("frame_acceleration",)),
     "center_of_mass": Route("frames.center_of_mass", "com", "com_one", "com", ()),
     "com_jacobian": Route("frames.com_jacobian", "com", "com_jacobian_one", "com_jacobian", ()),
 })
 _MODULE_OF.update({k: r.module for r in ROUTES.values() for k in (r.one, r.loop + "_serial", r.loop + "_parallel")})
+entries.reset()  # stubs for the task-space entries too
 
-_frame_arrays: dict = {}
+_frame_packs: dict = {}
 
 
-def frame_arrays(model) -> tuple:
-    """(link_body (L,) int64, link_T (L, 4, 4) writeable C-contiguous) of ``model``, built once."""
-    fa = _frame_arrays.get(id(model))
-    if fa is None:
-        fa = _frame_arrays[id(model)] = (np.array(model.link_body, dtype=np.int64), np.array(model.link_T, float))
-        weakref.finalize(model, _frame_arrays.pop, id(model), None)
-    return fa
+def packed_frames(model) -> tuple[np.ndarray, np.ndarray]:
+    """``(im, fx)`` of ``model`` for the frame kernels (``compiled.layout.pack_frames``), built once."""
+    p = _frame_packs.get(id(model))
+    if p is None:
+        im, fm = packed(model)
+        p = _frame_packs[id(model)] = (im, pack_frames(model, fm))
+        weakref.finalize(model, _frame_packs.pop, id(model), None)
+    return p
+
+
+def _frames_reference(name: str, model, *args):
+    from composedyn.dynamics.reference import frames
+
+    return getattr(frames, name)(model, *args)
 
 
 def frame_pose(model, q, k: int) -> np.ndarray:
     """World <- frame ``k`` (..., 4, 4); contract of :func:`composedyn.dynamics.reference.frames.frame_pose`."""
     if _reference(model):
-        from composedyn.dynamics.reference import frames
-
-        return frames.frame_pose(model, q, k)
-    im, fm = packed(model)
-    body, T = frame_arrays(model)
+        return _frames_reference("frame_pose", model, q, k)
+    im, fx = packed_frames(model)
     q = np.asarray(q, float)
     if q.ndim == 1:
         out = np.empty((4, 4))
-        if _kernel("pose_one")(im, fm, q, body[k], T[k], out):  # non-finite q
-            from composedyn.dynamics.reference import frames
-
-            return frames.frame_pose(model, q, k)
+        if _kernel("pose_one")(im, fx, q, 2 * k, out):  # non-finite q
+            return _frames_reference("frame_pose", model, q, k)
         return out
     Q = _rows(q, q.shape, 1)
     out = np.empty((Q.shape[0], 4, 4))
-    _loop("pose", Q)(im, fm, Q, body[k], T[k], out)
+    _loop("pose", Q)(im, fx, Q, 2 * k, out)
     return out.reshape(q.shape[:-1] + (4, 4))
 
 
 def jacobian(model, q, k: int, local: bool = False) -> np.ndarray:
     """Frame Jacobian (..., 6, n), linear rows first; contract of ``frames.jacobian``."""
     if _reference(model):
-        from composedyn.dynamics.reference import frames
-
-        return frames.jacobian(model, q, k, local)
-    im, fm = packed(model)
-    body, T = frame_arrays(model)
+        return _frames_reference("jacobian", model, q, k, local)
+    im, fx = packed_frames(model)
     q = np.asarray(q, float)
-    n = model.n
+    n, code = model.n, 2 * k + int(local)
     if q.ndim == 1:
         out = np.empty((6, n))
-        if _kernel("jacobian_one")(im, fm, q, body[k], T[k], int(local), out):
-            from composedyn.dynamics.reference import frames
-
-            return frames.jacobian(model, q, k, local)
+        if _kernel("jacobian_one")(im, fx, q, code, out):
+            return _frames_reference("jacobian", model, q, k, local)
         return out
     Q = _rows(q, q.shape, 1)
     out = np.empty((Q.shape[0], 6, n))
-    _loop("jacobian", Q)(im, fm, Q, body[k], T[k], int(local), out)
+    _loop("jacobian", Q)(im, fx, Q, code, out)
     return out.reshape(q.shape[:-1] + (6, n))
 
 
 def frame_velocity(model, q, qd, k: int, local: bool = False) -> np.ndarray:
     """Frame twist J qd (..., 6); contract of ``frames.frame_velocity``."""
     if _reference(model):
-        from composedyn.dynamics.reference import frames
-
-        return frames.frame_velocity(model, q, qd, k, local)
-    im, fm = packed(model)
-    body, T = frame_arrays(model)
+        return _frames_reference("frame_velocity", model, q, qd, k, local)
+    im, fx = packed_frames(model)
     q, qd = np.asarray(q, float), np.asarray(qd, float)
+    code = 2 * k + int(local)
     if q.ndim == 1 and q.shape == qd.shape:
         out = np.empty(6)
-        if _kernel("velocity_one")(im, fm, q, qd, body[k], T[k], int(local), out):
-            from composedyn.dynamics.reference import frames
-
-            return frames.frame_velocity(model, q, qd, k, local)
+        if _kernel("velocity_one")(im, fx, q, qd, code, out):
+            return _frames_reference("frame_velocity", model, q, qd, k, local)
         return out
     shape = np.broadcast_shapes(q.shape, qd.shape)
     Q, QD = _rows(q, shape, 1), _rows(qd, shape, 1)
     out = np.empty((Q.shape[0], 6))
-    _loop("velocity", Q)(im, fm, Q, QD, body[k], T[k], int(local), out)
+    _loop("velocity", Q)(im, fx, Q, QD, code, out)
     return out.reshape(shape[:-1] + (6,))
 
 
 def frame_acceleration(model, q, qd, qdd, k: int, local: bool = False) -> np.ndarray:
     """Classical frame acceleration (..., 6); contract of ``frames.frame_acceleration``."""
     if _reference(model):
-        from composedyn.dynamics.reference import frames
-
-        return frames.frame_acceleration(model, q, qd, qdd, k, local)
-    im, fm = packed(model)
-    body, T = frame_arrays(model)
+        return _frames_reference("frame_acceleration", model, q, qd, qdd, k, local)
+    im, fx = packed_frames(model)
     q, qd, qdd = np.asarray(q, float), np.asarray(qd, float), np.asarray(qdd, float)
+    code = 2 * k + int(local)
     if q.ndim == 1 and q.shape == qd.shape == qdd.shape:
         out = np.empty(6)
-        if _kernel("acceleration_one")(im, fm, q, qd, qdd, body[k], T[k], int(local), out):
-            from composedyn.dynamics.reference import frames
-
-            return frames.frame_acceleration(model, q, qd, qdd, k, local)
+        if _kernel("acceleration_one")(im, fx, q, qd, qdd, code, out):
+            return _frames_reference("frame_acceleration", model, q, qd, qdd, k, local)
         return out
     shape = np.broadcast_shapes(q.shape, qd.shape, qdd.shape)
     Q, QD, QDD = (_rows(x, shape, 1) for x in (q, qd, qdd))
     out = np.empty((Q.shape[0], 6))
-    _loop("acceleration", Q)(im, fm, Q, QD, QDD, body[k], T[k], int(local), out)
+    _loop("acceleration", Q)(im, fx, Q, QD, QDD, code, out)
     return out.reshape(shape[:-1] + (6,))
 
 

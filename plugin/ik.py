@@ -102,13 +102,12 @@ def inverse_kinematics(robot, frame: str, target, q0=None, position_only: bool =
     rows = 3 if position_only else 6
     model = robot.model
     if model.n and dispatch.backend() == "numba":
-        im, fm = dispatch.packed(model)
-        body, Tf = dispatch.frame_arrays(model)
+        im, fx = dispatch.packed_frames(model)
         mm = robot._mimic
         G, b = (np.eye(n), np.zeros(n)) if mm is None else (np.array(mm.G, float), np.array(mm.b, float))
         q = np.empty(n)
         ok, it, ep, er = dispatch._kernel("ik.solve")(
-            im, fm, G, b, body[k], Tf[k], T, rows, lower, upper, q0, starts, int(per_start), int(max_iterations),
+            im, fx, G, b, 2 * k, T, rows, lower, upper, q0, starts, int(per_start), int(max_iterations),
             float(tol), float(tol_rotation), q)
     else:
         from composedyn.dynamics.reference.ik import solve

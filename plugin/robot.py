@@ -40,6 +40,8 @@ if TYPE_CHECKING:  # names in annotations only
 
 
 _ND, _F64, _empty = np.ndarray, np.dtype(np.float64), np.empty  # the lean path's input type
+_LOCAL, _POSE, _TWIST = {"world": 0, "local": 1}, (4, 4), (6,)  # task-space lean path
+_ABSENT = object()  # no qd / qdd argument
 
 
 class Robot:
@@ -336,8 +338,8 @@ class Robot:
 
     # ---- speed ---------------------------------------------------------
     def warm_up(self, batch: bool = False) -> dict:
-        """Compile (or load from the on-disk cache) the compiled dynamics kernels now,
-        so that a controller's first call does not pause; ``batch=True`` also the
+        """Compile (or load from the on-disk cache) the compiled dynamics and task-space
+        kernels now, so that a controller's first call does not pause; ``batch=True`` also the
         trajectory loops.  Returns the seconds each kernel's first call took."""
         from composedyn.dynamics.dispatch import warm_up
 
@@ -355,6 +357,49 @@ class Robot:
         return fd
 
     # ---- task space ----
+    @cached_property
+    def _frame_lean(self) -> tuple:
+        """``(im, fx, {frame: 2 k}, (6, n))`` for the checked task-space entries of
+        ``dispatch.entries`` (frame k of ``frame_names``, code = 2 k + local), or () like ``_lean``."""
+        if not self._lean:
+            return ()
+        from composedyn.dynamics.dispatch import packed_frames
+
+        codes = {name: 2 * k for k, name in enumerate(self.model.link_names)}
+        return (*packed_frames(self.model), codes, (6, self.model.n))
+
+    def _frame_path(self, entry, shape, q, frame, reference, qd=_ABSENT, qdd=_ABSENT):
+        """The result of a checked task-space entry, or None: ``_fast_path`` for one frame.
+
+        Taken when q (and qd, qdd when passed) are 1-D numpy float64 arrays (checked here:
+        the entries run without numba's type dispatch, see ``entry.undispatched``),
+        ``frame`` one of ``frame_names`` and ``reference`` "world" or "local": the entry
+        checks the lengths and finiteness in compiled code and computes into a new
+        array of ``shape`` (None: (6, n)).  Anything else returns None and the method's
+        general path (:mod:`composedyn.task_space`) converts and raises the named error.
+        Explicit arguments rather than ``*rates``: unpacking costs more than the checks.
+        """
+        lean = self._frame_lean
+        if lean and q.__class__ is _ND and q.dtype is _F64 and q.ndim == 1:
+            try:
+                code = lean[2][frame] + _LOCAL[reference]
+            except (KeyError, TypeError):  # unknown or unhashable: the general path names it
+                return None
+            out = _empty(lean[3] if shape is None else shape)
+            if qd is _ABSENT:
+                status = entry(lean[0], lean[1], q, code, out)
+            elif not (qd.__class__ is _ND and qd.dtype is _F64 and qd.ndim == 1):
+                return None
+            elif qdd is _ABSENT:
+                status = entry(lean[0], lean[1], q, qd, code, out)
+            elif qdd.__class__ is _ND and qdd.dtype is _F64 and qdd.ndim == 1:
+                status = entry(lean[0], lean[1], q, qd, qdd, code, out)
+            else:
+                return None
+            if status == 0:
+                return out
+        return None
+
     @property
     def frame_names(self) -> tuple:
         """Every link frame (links merged by fixed joints included; DH links as in the table)."""
@@ -362,20 +407,28 @@ class Robot:
 
     def frame_pose(self, q, frame: str) -> np.ndarray:
         """World <- ``frame`` homogeneous transform (..., 4, 4) at q (..., dof)."""
+        if (out := self._frame_path(_entry.frame_pose, _POSE, q, frame, "world")) is not None:
+            return out
         return _task_space.frame_pose(self, q, frame)
 
     def jacobian(self, q, frame: str, reference: str = "world") -> np.ndarray:
         """Frame Jacobian (..., 6, dof), linear rows first: ``"world"`` = origin velocity and
         angular velocity in world axes (Pinocchio LOCAL_WORLD_ALIGNED), ``"local"`` = frame axes."""
+        if (out := self._frame_path(_entry.jacobian, None, q, frame, reference)) is not None:
+            return out
         return _task_space.jacobian(self, q, frame, reference)
 
     def frame_velocity(self, q, qd, frame: str, reference: str = "world") -> np.ndarray:
         """Frame twist (..., 6) = J(q) qd, linear first (m/s, rad/s)."""
+        if (out := self._frame_path(_entry.frame_velocity, _TWIST, q, frame, reference, qd)) is not None:
+            return out
         return _task_space.frame_velocity(self, q, qd, frame, reference)
 
     def frame_acceleration(self, q, qd, qdd, frame: str, reference: str = "world") -> np.ndarray:
         """Classical acceleration (..., 6) of the frame origin and angular acceleration:
         J qdd + Jdot qd (qdd = 0 gives Jdot qd)."""
+        if (out := self._frame_path(_entry.frame_acceleration, _TWIST, q, frame, reference, qd, qdd)) is not None:
+            return out
         return _task_space.frame_acceleration(self, q, qd, qdd, frame, reference)
 
     def center_of_mass(self, q) -> np.ndarray:

@@ -10,6 +10,7 @@ backend switch (``COMPOSEDYN_BACKEND=numpy``).  Speed is measured in
 
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 import sys
@@ -103,6 +104,7 @@ def test_joint_terms_on_both_backends(numpy_backend):
 
 def test_parallel_loop_equals_numpy(monkeypatch):
     monkeypatch.setattr(parallel, "PARALLEL_WORK", 1)
+    monkeypatch.setattr(parallel, "PARALLEL_IDLE", -math.inf)  # whatever the load
     robot = robot_for(5, 10)
     m = robot.model
     rng = np.random.default_rng(1)
@@ -227,6 +229,7 @@ def test_robot_without_moving_joints():
 def test_forked_child_loops_serially(monkeypatch):
     """GNU OpenMP aborts a forked child entering a parallel region: children loop serially."""
     monkeypatch.setattr(parallel, "PARALLEL_WORK", 1)
+    monkeypatch.setattr(parallel, "PARALLEL_IDLE", -math.inf)  # whatever the load
     robot = robot_for(2, 3)
     Q = np.zeros((70, robot.dof))
     tau = robot.inverse_dynamics(Q, Q, Q)  # parallel loop in this process
@@ -241,8 +244,10 @@ def test_forked_child_loops_serially(monkeypatch):
     assert os.read(r, 1) == b"1"
 
 
-def test_threads_loop_serially():
+def test_threads_loop_serially(monkeypatch):
     import threading
+
+    monkeypatch.setattr(parallel, "PARALLEL_IDLE", -math.inf)  # whatever the load
 
     seen = []
     t = threading.Thread(target=lambda: seen.append(parallel.use_parallel(10**9)))
@@ -263,18 +268,23 @@ def lean_calls(robot, q, qd, qdd):
             robot.inverse_dynamics(q, qd, qdd, friction=False), robot.forward_dynamics(q, qd, qdd, friction=False)]
 
 
-@pytest.fixture
-def spy_entries(monkeypatch):
-    """Count the calls of each checked compiled entry (``dispatch.entries``)."""
-    counts = dict.fromkeys(LEAN, 0)
-    for name in LEAN:
-        real = getattr(dispatch.entries, name)
+def count_calls(monkeypatch, owner, names) -> dict:
+    """Replace each attribute ``names`` of ``owner`` by a wrapper counting its calls; the counts."""
+    counts = dict.fromkeys(names, 0)
+    for name in names:
+        real = getattr(owner, name)
 
         def spy(*args, _name=name, _real=real):
             counts[_name] += 1
             return _real(*args)
-        monkeypatch.setattr(dispatch.entries, name, spy)
+        monkeypatch.setattr(owner, name, spy)
     return counts
+
+
+@pytest.fixture
+def spy_entries(monkeypatch):
+    """Count the calls of each checked compiled entry (``dispatch.entries``)."""
+    return count_calls(monkeypatch, dispatch.entries, LEAN)
 
 
 def test_public_methods_take_the_lean_path_for_plain_vectors(spy_entries):
@@ -347,15 +357,7 @@ def spy_fast_entries(monkeypatch):
     """Count the calls of each checked compiled entry made by ``robot.fast``."""
     from composedyn.dynamics.compiled import fast
 
-    counts = dict.fromkeys(LEAN, 0)
-    for name in LEAN:
-        real = getattr(fast._ENTRIES, name)
-
-        def spy(*args, _name=name, _real=real):
-            counts[_name] += 1
-            return _real(*args)
-        monkeypatch.setattr(fast._ENTRIES, name, spy)
-    return counts
+    return count_calls(monkeypatch, fast._ENTRIES, LEAN)
 
 
 def test_fast_entry_gives_nan_for_nan_and_takes_the_checked_entry(spy_fast_entries):

@@ -9,6 +9,7 @@ against the Jacobians, and of ``frame_velocity`` along a path against
 
 from __future__ import annotations
 
+import math
 import warnings
 import xml.etree.ElementTree as ET
 
@@ -58,6 +59,7 @@ def test_compiled_kernels_equal_numpy_reference(seed, n):
 
 def test_parallel_loops_equal_numpy_reference(monkeypatch):
     monkeypatch.setattr(parallel, "PARALLEL_WORK", 1)
+    monkeypatch.setattr(parallel, "PARALLEL_IDLE", -math.inf)  # whatever the load
     robot = cd.from_urdf(random_urdf(4, 7))
     m, k = robot.model, len(robot.model.link_names) - 1
     Q, QD, QDD = np.random.default_rng(0).uniform(-2, 2, (3, 200, 7))

@@ -10,7 +10,8 @@ Layout:
   cache on the source of this whole package;
 * :mod:`.joint` -- the joint model: pose, motion subspace S, S^T f and the
   velocity product of a joint, plus the shared 3-vector and spatial helpers.
-  The only place that looks at the joint type;
+  The only place that looks at the joint type; :mod:`.sincos` its sine and
+  cosine of a joint angle (one reduction, no C-library call);
 * one kernel per algorithm, each ``<name>_one`` (one sample),
   ``<name>_into`` (caller-provided scratch) and ``<name>_serial`` /
   ``<name>_parallel`` (sample loops, :mod:`.loops`):
@@ -20,7 +21,8 @@ Layout:
   given M);
 * :mod:`.entry` -- checked single-sample entries (lengths, NaN and inf
   tested in compiled code, the kernel inlined) for the ``Robot`` methods and
-  ``robot.fast``; :mod:`.fast` -- ``robot.fast``, the control-loop entry;
+  ``robot.fast``, the task-space ones on :mod:`.frames` (a frame and its
+  reference as one integer, the frames packed after the bodies); :mod:`.fast` -- ``robot.fast``, the control-loop entry;
   :mod:`.parallel` -- when a batch loop uses all cores.
 
 Importing this package, :mod:`.layout` or :mod:`.parallel` does not import

@@ -55,11 +55,12 @@ from composedyn.dynamics.compiled.joint import (
     joint_angle,
     joint_bias,
     joint_force,
+    joint_friction,
     joint_motion,
     joint_rotation_row,
     joint_translation,
 )
-from composedyn.dynamics.compiled.layout import ARM, BLOCKS, DAMP, FRIC, GRAV, IO, MASS, H
+from composedyn.dynamics.compiled.layout import ARM, BLOCKS, GRAV, IO, MASS, H
 from composedyn.dynamics.compiled.loops import all_finite, serial_and_parallel
 
 # columns of a body's scratch row (row n is the base): pose row X 0:12, world pose Xw
@@ -348,12 +349,7 @@ def aba_into(im, fm, q, qd, tau, fw, fric, smooth, out, w):
     for i in range(n - 1, -1, -1):  # pass 2, leaves -> base
         ui = tau[i]
         if fric:  # tau - damping qd - friction sgn(qd)
-            x = qd[i]
-            if smooth > 0.0:
-                sgn = math.tanh(x / smooth)
-            else:
-                sgn = 1.0 if x > 0.0 else (-1.0 if x < 0.0 else 0.0)
-            ui -= fm[i, DAMP] * x + fm[i, FRIC] * sgn
+            ui -= joint_friction(fm, i, qd[i], smooth)
         k = im[i, 0]
         D = _articulate(im, fm, i, ui, w, k < 0)
         if not (D > 0.0 and D < math.inf):

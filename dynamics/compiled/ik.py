@@ -98,18 +98,18 @@ def damped_step(J, e, lam, A, b, y, dq):
 
 
 @njit(cache=True)
-def solve(im, fm, G, b, body, Tf, target, rows, lower, upper, q0, starts, per_start, max_iter, tol_p, tol_r, q):
+def solve(im, fx, G, b, code, target, rows, lower, upper, q0, starts, per_start, max_iter, tol_p, tol_r, q):
     """Solve from q0, then from each row of ``starts``; the best q goes into ``q``.
 
     Coordinates q (n,) map to the model's joints by q_all = G q + b (dependent
-    mimic joints; G = I, b = 0 without), so the Jacobian is J_all G.
+    mimic joints; G = I, b = 0 without), so the Jacobian is J_all G.  ``fx`` and
+    ``code`` (= 2 k, world axes) as in :mod:`.frames`.
     Returns (converged 0/1, iterations, position error, rotation error).
     """
     n, na = q0.shape[0], G.shape[0]
     J, Ja, T, e = np.empty((6, n)), np.empty((6, na)), np.empty((4, 4)), np.empty(6)
     A, b6, y = np.empty((rows, rows)), np.empty(rows), np.empty(rows)
     dq, qc, qa = np.empty(n), np.empty(n), np.empty(na)
-    path, W = np.empty(max(na, 1), np.int64), np.empty((max(na, 1), 12))
     best_p, best_r, best = np.inf, np.inf, np.inf
     total = 0
     for start in range(starts.shape[0] + 1):
@@ -122,7 +122,10 @@ def solve(im, fm, G, b, body, Tf, target, rows, lower, upper, q0, starts, per_st
                 for c in range(n):
                     s += G[i, c] * qc[c]
                 qa[i] = s
-            jacobian_into(im, fm, qa, body, Tf, 0, Ja, T, path, W)
+            F = jacobian_into(im, fx, qa, code, Ja)
+            T[0, 0], T[0, 1], T[0, 2], T[0, 3] = F[0], F[1], F[2], F[9]
+            T[1, 0], T[1, 1], T[1, 2], T[1, 3] = F[3], F[4], F[5], F[10]
+            T[2, 0], T[2, 1], T[2, 2], T[2, 3] = F[6], F[7], F[8], F[11]
             for i in range(rows):
                 for c in range(n):
                     s = 0.0

@@ -20,8 +20,9 @@ coordinate qi:
   frame: S = (a, 0) revolute, (0, a) prismatic;
 * :func:`joint_force` -- S^T (n, f), the generalised force of a body-frame
   spatial force;
-* :func:`joint_bias` (the velocity product v x S qd) and
-  :func:`joint_motion_world` (S in world axes).
+* :func:`joint_bias` (the velocity product v x S qd),
+  :func:`joint_motion_world` (S in world axes) and :func:`joint_friction`
+  (damping and Coulomb friction, sign or tanh).
 
 Only the ``joint_*`` functions look at the joint type: a new joint type is
 added there (and in :mod:`composedyn.dynamics.model` and :mod:`.layout`),
@@ -36,7 +37,8 @@ from __future__ import annotations
 import math
 
 from composedyn.dynamics.compiled.jit import njit
-from composedyn.dynamics.compiled.layout import AX, RA, TA, TK, TP, TR
+from composedyn.dynamics.compiled.layout import AX, DAMP, FRIC, RA, TA, TK, TP, TR
+from composedyn.dynamics.compiled.sincos import sincos
 
 REVOLUTE, PRISMATIC = 0, 1
 
@@ -77,7 +79,7 @@ def joint_angle(im, i, qi):
     """(sin, cos) of joint i's rotation angle at coordinate qi: (sin qi, cos qi) revolute,
     (0, 1) prismatic.  Kernels may compute these first for all joints (they pipeline)."""
     if im[i, 1] == REVOLUTE:
-        return math.sin(qi), math.cos(qi)
+        return sincos(qi)
     return 0.0, 1.0
 
 
@@ -185,3 +187,14 @@ def joint_motion_world(im, fm, i, R, p0, p1, p2):
     b0, b1, b2 = rot(R, s3, s4, s5)
     c0, c1, c2 = cross(p0, p1, p2, a0, a1, a2)
     return a0, a1, a2, b0 + c0, b1 + c1, b2 + c2
+
+
+@njit(cache=True)
+def joint_friction(fm, i, x, smooth):
+    """Friction torque (or force) of joint i at rate x: damping x + friction sgn(x), or with
+    smooth > 0 the tanh model damping x + friction tanh(x / smooth)."""
+    if smooth > 0.0:
+        sgn = math.tanh(x / smooth)
+    else:
+        sgn = 1.0 if x > 0.0 else (-1.0 if x < 0.0 else 0.0)
+    return fm[i, DAMP] * x + fm[i, FRIC] * sgn

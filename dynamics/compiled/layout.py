@@ -52,3 +52,22 @@ def pack(model: Model) -> tuple[np.ndarray, np.ndarray]:
     fm[:, TA:TA + 9] = (Ra[:, :, None] * a[:, None, :]).reshape(n, 9)
     fm[:, RA:RA + 3] = Ra
     return np.ascontiguousarray(im), np.ascontiguousarray(fm)
+
+
+# ---- frames ----
+FBODY = 12  # frame rows of ``fx``: pose in the body frame (R row-major 0:9, p 9:12), body index 12
+
+
+def pack_frames(model: Model, fm: np.ndarray) -> np.ndarray:
+    """``fx`` (n + L, NCOL) for the frame kernels: the n body rows of ``fm``, then one row per
+    frame k (``model.link_names[k]``): its pose in its body's frame, ``link_T[k]`` (rotation
+    row-major in columns 0:9, origin in 9:12), and the body index ``link_body[k]`` (-1: the
+    fixed base) in column :data:`FBODY`.  One array instead of three keeps the call cheap."""
+    n, L = fm.shape[0], len(model.link_names)
+    fx = np.zeros((n + L, NCOL))
+    fx[:n] = fm
+    T = np.asarray(model.link_T, float).reshape(L, 4, 4)
+    fx[n:, 0:9] = T[:, :3, :3].reshape(L, 9)
+    fx[n:, 9:12] = T[:, :3, 3]
+    fx[n:, FBODY] = model.link_body
+    return fx

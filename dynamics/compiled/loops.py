@@ -8,8 +8,9 @@ import types
 from composedyn.dynamics.compiled.jit import njit
 
 
-def serial_and_parallel(loop):
-    """Compile a sample loop (written with ``prange``) twice: serial and parallel.
+def serial_and_parallel(loop, **options):
+    """Compile a sample loop (written with ``prange``) twice: serial and parallel (``options``:
+    more ``njit`` options for both, e.g. ``fastmath``).
 
     The two copies get distinct names because numba's on-disk cache keys its
     entries by function name and line only, not by the ``parallel`` flag: one
@@ -20,7 +21,8 @@ def serial_and_parallel(loop):
                                loop.__defaults__, loop.__closure__)
         f.__qualname__, f.__doc__ = loop.__qualname__ + suffix, loop.__doc__
         return f
-    return njit(cache=True)(renamed("_serial")), njit(cache=True, parallel=True)(renamed("_parallel"))
+    return (njit(cache=True, **options)(renamed("_serial")),
+            njit(cache=True, parallel=True, **options)(renamed("_parallel")))
 
 
 @njit(cache=True, inline="always")
