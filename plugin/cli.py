@@ -48,15 +48,24 @@ def declared_loops(name_or_path: str) -> tuple[str, list[str]] | None:
     return str(side), list(read_loops(side)[1])
 
 
+FLOATING_COMMANDS = ("torques",)  # the commands that take a floating-base robot
+
+
 def load_open_tree(name_or_path: str, command: str):
-    """``cd.load`` for commands that handle open trees only; ModelError for a closed chain."""
+    """``cd.load`` for commands that handle open trees only; ModelError for a closed chain, and for
+    a floating base (a URDF whose root joint is floating or planar) unless ``command`` takes one."""
     import composedyn as cd
 
     loops = declared_loops(name_or_path)
     if loops is not None:
         raise ModelError(f"{name_or_path}: a closed chain (loops in {loops[0]}); `composedyn {command}` "
                          "handles open trees only, use composedyn.load_closed_chain from Python")
-    return cd.load(name_or_path)
+    robot = cd.load(name_or_path)
+    if robot.floating and command not in FLOATING_COMMANDS:
+        raise ModelError(f"{name_or_path}: a floating base (root joint {robot.base.joint!r}); `composedyn {command}` "
+                         f"handles fixed-base robots (floating bases: {', '.join(FLOATING_COMMANDS)}, info, "
+                         "and composedyn.load(..., floating=True) from Python)")
+    return robot
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -224,3 +224,16 @@ def test_info_tells_floating_and_legged_robots(tmp_path, capsys):
     assert "floating base (free flyer, joint base_joint on link base)" in out and "world" not in out
     assert main(["info", "panda"]) == 0
     assert "looks legged" not in capsys.readouterr().out
+
+
+def test_fixed_base_commands_refuse_a_floating_urdf_in_one_line(tmp_path, capsys):
+    from composedyn.cli import main
+
+    path = tmp_path / "flying.urdf"
+    path.write_text(_floating_xml(random_urdf(3, 6, p_fixed=0.3)))
+    for argv in (["simulate", str(path)], ["demo", str(path)], ["equations", str(path)],
+                 ["excite", str(path), "--duration", "2", "--out", str(tmp_path / "x.csv")]):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "floating base (root joint 'base_joint')" in err[0], (argv, err)
+    assert not (tmp_path / "x.csv").exists()
