@@ -11,7 +11,8 @@ Prints Markdown tables (paste them into ``docs/performance.md``, section
    Pinocchio's ``rnea``, ``crba``, ``aba`` on ``buildModelFromUrdf(path,
    JointModelFreeFlyer())`` called from Python (ratio < 1: composedyn faster);
 2. batches of ``--batch`` samples in one call against Pinocchio in a Python
-   loop, as speed-ups.
+   loop, as speed-ups; the compiled loop on both cores (the parallel copy forced,
+   as on a machine with an idle core: ``parallel.PARALLEL_IDLE``) and on one.
 
 Medians of interleaved repeats (the machine may be shared).  Speed is never
 asserted in tests.
@@ -25,6 +26,7 @@ import warnings
 import numpy as np
 
 import composedyn as cd
+from composedyn.dynamics.compiled import parallel
 from composedyn.testing.pinocchio_oracle import FreeFlyerPair, erd_urdf, pin
 from timing import interleaved, machine
 
@@ -68,6 +70,16 @@ def batch(robot, pp, rng, N, repeat):
     def loop(f, *arrays):
         return lambda: [f(m, d, *row) for row in zip(*arrays)]
 
+    def forced(f, work, idle):
+        def run():
+            keep = parallel.PARALLEL_WORK, parallel.PARALLEL_IDLE
+            parallel.PARALLEL_WORK, parallel.PARALLEL_IDLE = work, idle
+            try:
+                return f()
+            finally:
+                parallel.PARALLEL_WORK, parallel.PARALLEL_IDLE = keep
+        return run
+
     pairs = {
         "ID": (lambda: robot.inverse_dynamics(q, v, a), loop(pin.rnea, pq, pv, pa)),
         "M": (lambda: robot.mass_matrix(q), loop(pin.crba, pq)),
@@ -75,8 +87,9 @@ def batch(robot, pp, rng, N, repeat):
     }
     out = {}
     for k, (ours, theirs) in pairs.items():
-        t = interleaved({"ours": ours, "pin": theirs}, 1, repeat)
-        out[k] = (t["ours"], t["pin"])
+        t = interleaved({"two": forced(ours, 0, -np.inf), "one": forced(ours, 1 << 62, 0.5), "pin": theirs},
+                        1, repeat)
+        out[k] = (t["two"], t["one"], t["pin"])
     return out
 
 
@@ -101,11 +114,13 @@ def main() -> None:
             f"{pc[k][0] * 1e6:.2f} µs / {pc[k][1] * 1e6:.2f} µs = **{pc[k][0] / pc[k][1]:.2f}x**" for k in pc) + " |")
         bt = batch(robot, pp, rng, args.batch, max(3, args.repeat // 5))
         rows_batch.append(f"| {label} | " + " | ".join(
-            f"{bt[k][0] * 1e3:.1f} ms vs {bt[k][1] * 1e3:.1f} ms = **{bt[k][1] / bt[k][0]:.1f}x**" for k in bt) + " |")
+            f"{bt[k][0] * 1e3:.1f} / {bt[k][1] * 1e3:.1f} ms vs {bt[k][2] * 1e3:.1f} ms = "
+            f"**{bt[k][2] / bt[k][0]:.1f}x** / {bt[k][2] / bt[k][1]:.1f}x" for k in bt) + " |")
     print("\nPer call (composedyn / Pinocchio; < 1: composedyn faster)\n")
     print("| robot | ID (rnea) | M (crba) | FD (aba) |\n|---|---|---|---|")
     print("\n".join(rows_call))
-    print(f"\nBatch of {args.batch} samples: one composedyn call vs a Pinocchio Python loop (speed-up)\n")
+    print(f"\nBatch of {args.batch} samples: one composedyn call (two cores / one core) vs a Pinocchio Python "
+          "loop (speed-up two cores / one core)\n")
     print("| robot | ID | M | FD |\n|---|---|---|---|")
     print("\n".join(rows_batch))
 
