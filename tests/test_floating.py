@@ -237,3 +237,9 @@ def test_fixed_base_commands_refuse_a_floating_urdf_in_one_line(tmp_path, capsys
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and "floating base (root joint 'base_joint')" in err[0], (argv, err)
     assert not (tmp_path / "x.csv").exists()
+
+
+def test_check_many_refuses_a_floating_robot(tmp_path):
+    robot = cd.from_urdf(random_urdf(2, 4), floating=True)
+    with pytest.raises(ValueError, match="floating base; joint-state logs carry no base motion"):
+        cd.check_many(robot, [str(tmp_path / "x.mcap")])

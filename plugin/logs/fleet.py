@@ -46,6 +46,9 @@ def check_many(robot, paths, client=None, plot: bool = False, errors: str = "rai
         import composedyn as cd
 
         robot = cd.load(robot)
+    if getattr(robot, "floating", False):
+        raise ValueError(f"check_many: robot {robot.name!r} has a floating base; joint-state logs carry no base "
+                         "motion (check legged trajectories with composedyn.check_trajectory)")
     if errors not in ("raise", "report"):
         raise ValueError(f'errors must be "raise" or "report", got {errors!r}')
     paths = [str(p) for p in paths]
