@@ -27,7 +27,7 @@ import numpy as np
 from composedyn.dynamics.compiled.aba import SCRATCH as ABA_SCRATCH
 from composedyn.dynamics.compiled.aba import aba_into
 from composedyn.dynamics.compiled.crba import SCRATCH as CRBA_SCRATCH
-from composedyn.dynamics.compiled.crba import crba_into
+from composedyn.dynamics.compiled.crba import crba_chart_into
 from composedyn.dynamics.compiled.jit import njit, prange
 from composedyn.dynamics.compiled.layout import BLOCKS
 from composedyn.dynamics.compiled.layout import NO_FW as _NO_FW
@@ -143,7 +143,7 @@ def mass_matrix(im, fm, bf, q, out):
         x[i] = 0.0
     for i in range(nb, n):
         x[i] = q[i + 1]
-    crba_into(im, fm, x, 1, out, np.empty((n, CRBA_SCRATCH)))
+    crba_chart_into(im, fm, nb, x, out, np.empty((n, CRBA_SCRATCH)))
     return 0
 
 
@@ -186,10 +186,11 @@ def _mass_loop(im, fm, bf, Q, OUT, STATUS):
     blocks = min(N, BLOCKS)
     for b in prange(blocks):
         w, x, xdd, z = np.empty((n, CRBA_SCRATCH)), np.empty(n), np.empty(n), np.zeros(n)
+        nb = 6 if bf[0] == 0.0 else 3
         for s in range(b * N // blocks, (b + 1) * N // blocks):
             STATUS[s] = 4 * chart_state(bf, Q[s], z, z, x, xdd)
             if STATUS[s] == 0:
-                crba_into(im, fm, x, 1, OUT[s], w)
+                crba_chart_into(im, fm, nb, x, OUT[s], w)
 
 
 def _fd_loop(im, fm, bf, Q, V, TAU, fric, smooth, OUT, STATUS):
