@@ -29,6 +29,13 @@ def _gain(name: str, k, n: int) -> np.ndarray:
     return arr.copy()
 
 
+def refuse_floating(robot, what: str) -> None:
+    """ValueError when ``robot`` has a floating base: ``what`` drives joint coordinates of a fixed base."""
+    if getattr(robot, "floating", False):
+        raise ValueError(f"{what} drives the joints of a fixed-base robot; {robot.name!r} has a floating base "
+                         "(its base is moved by contact forces: see contact_inverse_dynamics, or LQRController)")
+
+
 class ComputedTorqueController:
     """Computed-torque controller ``tau = ctrl(q, qd, q_des, qd_des, qdd_des)``.
 
@@ -51,6 +58,7 @@ class ComputedTorqueController:
 
     def __init__(self, robot: DynamicsModel, kp, kd, saturate: bool = False, effort=None,
                  friction: bool = True):
+        refuse_floating(robot, "the computed-torque controller")
         n = robot.dof
         self.robot = robot
         self.kp, self.kd = _gain("kp", kp, n), _gain("kd", kd, n)

@@ -87,6 +87,9 @@ class OperationalSpaceController:
     def __init__(self, robot: TaskSpaceModel, frame: str, kp, kd, position_only: bool = False, posture=None,
                  kp_posture: float = 25.0, kd_posture: float = 10.0, saturate: bool = False, effort=None,
                  friction: bool = True, damping: float = 0.0):
+        from composedyn.controller import refuse_floating
+
+        refuse_floating(robot, "the operational-space controller")
         if frame not in robot.frame_names:
             robot.frame_pose(np.zeros(robot.dof), frame)  # raises the one-line error with close names
         self.robot, self.frame, self.rows = robot, frame, 3 if position_only else 6

@@ -243,3 +243,11 @@ def test_check_many_refuses_a_floating_robot(tmp_path):
     robot = cd.from_urdf(random_urdf(2, 4), floating=True)
     with pytest.raises(ValueError, match="floating base; joint-state logs carry no base motion"):
         cd.check_many(robot, [str(tmp_path / "x.mcap")])
+
+
+def test_joint_space_and_task_space_controllers_refuse_a_floating_robot():
+    robot = cd.from_urdf(random_urdf(2, 4), floating=True)
+    with pytest.raises(ValueError, match="computed-torque controller drives the joints of a fixed-base robot"):
+        cd.ComputedTorqueController(robot, kp=10.0, kd=5.0)
+    with pytest.raises(ValueError, match="operational-space controller drives the joints of a fixed-base robot"):
+        cd.OperationalSpaceController(robot, robot.frame_names[-1], kp=10.0, kd=5.0)
