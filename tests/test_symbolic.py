@@ -18,7 +18,7 @@ ROBOTS = ("two_link", "planar3r", "puma560", "stanford")
 
 @pytest.fixture(scope="module")
 def derived():
-    """Robot, equations and NumPy functions, derived once per session per robot."""
+    """Robot, equations and NumPy functions of each robot, derived once for this module."""
     out = {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
