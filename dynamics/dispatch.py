@@ -205,18 +205,35 @@ def _rows(x: np.ndarray, shape: tuple, n: int) -> np.ndarray:
     return x.reshape((-1,) + shape[len(shape) - n:])
 
 
+def _target(out: np.ndarray | None, shape: tuple) -> np.ndarray:
+    """Where a compiled route writes its result: a new array of ``shape``, or the caller's
+    ``out`` (checked by the facade: C-contiguous, of the result's shape) viewed as ``shape``."""
+    if out is None:
+        return np.empty(shape)
+    return out if out.shape == shape else out.reshape(shape)
+
+
+def deliver(result: np.ndarray, out: np.ndarray | None) -> np.ndarray:
+    """``result``, copied into ``out`` when the caller gave one (routes that cannot write in place)."""
+    if out is None:
+        return result
+    out[...] = result
+    return out
+
+
 def _loop(name: str, Q: np.ndarray):
     """The serial or parallel loop kernel for samples Q (N, n), see :func:`use_parallel`."""
     return _kernel(f"{name}_parallel" if use_parallel(Q.shape[0] * Q.shape[1]) else f"{name}_serial")
 
 
 def rnea(model, q, qd, qdd, f_world=None, gravity: bool = True, armature: bool = False,
-         friction: bool = False) -> np.ndarray:
+         friction: bool = False, out: np.ndarray | None = None) -> np.ndarray:
     """Rigid-body inverse dynamics; same contract as :func:`composedyn.dynamics.reference.rnea.rnea`.
 
     ``armature=True`` adds armature * qdd and ``friction=True`` adds damping * qd +
     friction * sgn(qd) (:func:`composedyn.dynamics.reference.friction.friction_torques`) inside the
-    kernel: with both, the ``Robot``'s inverse dynamics in one call.
+    kernel: with both, the ``Robot``'s inverse dynamics in one call.  ``out``: an array of the
+    result's shape to write into and return (see :func:`composedyn.checks.output_array`).
     """
     extra = (1 if armature else 0) + (2 if friction else 0)
     if _reference(model):
@@ -227,21 +244,21 @@ def rnea(model, q, qd, qdd, f_world=None, gravity: bool = True, armature: bool =
             from composedyn.dynamics.reference.friction import friction_torques
 
             tau = tau + friction_torques(model, qd)
-        return tau
+        return deliver(tau, out)
     im, fm = _packs.get(id(model)) or packed(model)
     q, qd, qdd = np.asarray(q, float), np.asarray(qd, float), np.asarray(qdd, float)
     fw = _NONE_FW if f_world is None else np.asarray(f_world, float)
     if q.ndim == 1 and q.shape == qd.shape == qdd.shape and fw.ndim == 2:
-        out = np.empty(q.shape[0])
-        (_kernels.get("rnea_one") or _kernel("rnea_one"))(im, fm, q, qd, qdd, fw, 1 if gravity else 0, extra, out)
-        return out
+        res = _target(out, q.shape)
+        (_kernels.get("rnea_one") or _kernel("rnea_one"))(im, fm, q, qd, qdd, fw, 1 if gravity else 0, extra, res)
+        return res
     n = model.n
     shape = np.broadcast_shapes(q.shape, qd.shape, qdd.shape, fw.shape[:-2] + (n,) if f_world is not None else ())
     Q, QD, QDD = (_rows(x, shape, 1) for x in (q, qd, qdd))
     FW = _rows(fw, shape + (6,), 2) if f_world is not None else NO_FW3
-    out = np.empty(Q.shape)
-    _loop("rnea", Q)(im, fm, Q, QD, QDD, FW, int(gravity), extra, out)
-    return out.reshape(shape)
+    res = _target(out, Q.shape)
+    _loop("rnea", Q)(im, fm, Q, QD, QDD, FW, int(gravity), extra, res)
+    return res.reshape(shape) if out is None else out
 
 
 def gravity(model, q) -> np.ndarray:
@@ -262,24 +279,25 @@ def gravity(model, q) -> np.ndarray:
     return out.reshape(q.shape)
 
 
-def crba(model, q, armature: bool = False) -> np.ndarray:
+def crba(model, q, armature: bool = False, out: np.ndarray | None = None) -> np.ndarray:
     """Mass matrix; same contract as :func:`composedyn.dynamics.reference.crba.crba` (no armature),
-    or with the armature on the diagonal when ``armature=True`` (the ``Robot``'s M)."""
+    or with the armature on the diagonal when ``armature=True`` (the ``Robot``'s M); ``out``
+    as in :func:`rnea`."""
     if _reference(model):
         M = _np_crba.crba(model, q)
-        return M + np.diag(model.armature) if armature else M
+        return deliver(M + np.diag(model.armature) if armature else M, out)
     im, fm = _packs.get(id(model)) or packed(model)
     q = np.asarray(q, float)
     n = q.shape[-1]
     arm = 1 if armature else 0
     if q.ndim == 1:
-        out = np.empty((n, n))
-        (_kernels.get("crba_one") or _kernel("crba_one"))(im, fm, q, arm, out)
-        return out
+        res = _target(out, (n, n))
+        (_kernels.get("crba_one") or _kernel("crba_one"))(im, fm, q, arm, res)
+        return res
     Q = _rows(q, q.shape, 1)
-    out = np.empty((Q.shape[0], n, n))
-    _loop("crba", Q)(im, fm, Q, arm, out)
-    return out.reshape(q.shape + (n,))
+    res = _target(out, (Q.shape[0], n, n))
+    _loop("crba", Q)(im, fm, Q, arm, res)
+    return res.reshape(q.shape + (n,)) if out is None else out
 
 
 def coriolis_matrix(model, q, qd) -> np.ndarray:
@@ -306,36 +324,38 @@ def solve_mass(model, M, rhs) -> np.ndarray:
     return _np_forward.solve_mass(model, M, rhs)
 
 
-def forward_dynamics(model, q, qd, tau, f_world=None, friction: bool = True, smooth: float | None = None) -> np.ndarray:
+def forward_dynamics(model, q, qd, tau, f_world=None, friction: bool = True, smooth: float | None = None,
+                     out: np.ndarray | None = None) -> np.ndarray:
     """qdd = M^-1 (tau - rnea(q, qd, 0, f_world) - friction) in one compiled call (M with armature).
 
     All-joint coordinates of ``model`` (no mimic reduction); q, qd, tau (..., n),
     f_world (..., n, 6); same contract as ``composedyn.dynamics.reference.forward.forward_dynamics``.
-    Raises ModelError like ``solve_mass``.
+    Raises ModelError like ``solve_mass``.  ``out`` as in :func:`rnea`.
     """
     if _reference(model):
-        return _np_forward.forward_dynamics(model, q, qd, tau, f_world=f_world, friction=friction, smooth=smooth)
+        return deliver(_np_forward.forward_dynamics(model, q, qd, tau, f_world=f_world, friction=friction,
+                                                     smooth=smooth), out)
     im, fm = packed(model)
     q, qd, tau = np.asarray(q, float), np.asarray(qd, float), np.asarray(tau, float)
     fw = _NONE_FW if f_world is None else np.asarray(f_world, float)
     fric, sm = int(friction), float(smooth or 0.0)
     if q.ndim == 1 and q.shape == qd.shape == tau.shape and fw.ndim == 2:
-        out = np.empty(q.shape[0])
-        if _kernel("aba_one")(im, fm, q, qd, tau, fw, fric, sm, out):
-            out = _reference_forward(model, q[None], qd[None], tau[None], fw[None] if f_world is not None else None,
-                                     friction, smooth)[0]
-        return out
+        res = _target(out, q.shape)
+        if _kernel("aba_one")(im, fm, q, qd, tau, fw, fric, sm, res):
+            res[...] = _reference_forward(model, q[None], qd[None], tau[None],
+                                          fw[None] if f_world is not None else None, friction, smooth)[0]
+        return res
     n = model.n
     shape = np.broadcast_shapes(q.shape, qd.shape, tau.shape, fw.shape[:-2] + (n,) if f_world is not None else ())
     Q, QD, TAU = (_rows(x, shape, 1) for x in (q, qd, tau))
     FW = _rows(fw, shape + (6,), 2) if f_world is not None else NO_FW3
-    out, status = np.empty(Q.shape), np.zeros(Q.shape[0], dtype=np.int64)
-    _loop("aba", Q)(im, fm, Q, QD, TAU, FW, fric, sm, out, status)
+    res, status = _target(out, Q.shape), np.zeros(Q.shape[0], dtype=np.int64)
+    _loop("aba", Q)(im, fm, Q, QD, TAU, FW, fric, sm, res, status)
     if status.any():
         b = np.nonzero(status)[0]
         fwb = FW[b] if f_world is not None else None
-        out[b] = _reference_forward(model, Q[b], QD[b], TAU[b], fwb, friction, smooth)
-    return out.reshape(shape)
+        res[b] = _reference_forward(model, Q[b], QD[b], TAU[b], fwb, friction, smooth)
+    return res.reshape(shape) if out is None else out
 
 
 def _reference_forward(model, Q, QD, TAU, FW, friction, smooth):

@@ -61,6 +61,25 @@ def joint_arrays(n: int, **arrays) -> list[np.ndarray]:
                          "whose leading axes broadcast together") from None
 
 
+def output_array(out, shape: tuple, *inputs) -> np.ndarray:
+    """``out`` checked as the destination of a result of ``shape``: a writeable, C-contiguous
+    float64 ndarray of exactly that shape sharing no memory with the ``inputs`` (a kernel
+    reading an input while writing the result would read its own output).  ValueError naming
+    what is wrong otherwise."""
+    shape = tuple(shape)
+    if not isinstance(out, np.ndarray):
+        raise ValueError(f"out must be a numpy array of shape {shape}, got {type(out).__name__}")
+    wrong = [what for what, bad in (
+        (f"shape {out.shape}", out.shape != shape), (f"dtype {out.dtype}", out.dtype != np.float64),
+        ("not C-contiguous", not out.flags.c_contiguous), ("read-only", not out.flags.writeable)) if bad]
+    if wrong:
+        raise ValueError(f"out must be a writeable C-contiguous float64 array of shape {shape}; "
+                         f"got {', '.join(wrong)}")
+    if any(isinstance(x, np.ndarray) and np.may_share_memory(out, x) for x in inputs):
+        raise ValueError("out shares memory with an input array; pass a separate array")
+    return out
+
+
 def wrenches(f_ext: Mapping | None, links: tuple) -> dict | None:
     """Check the f_ext mapping: known link names, (..., 6) finite wrenches."""
     if f_ext is None:

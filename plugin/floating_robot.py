@@ -22,8 +22,9 @@ from typing import Mapping
 import networkx as nx
 import numpy as np
 
-from composedyn.checks import joint_array, smooth_width
+from composedyn.checks import joint_array, output_array, smooth_width
 from composedyn.dynamics import dispatch as _dispatch
+from composedyn.dynamics.dispatch import deliver
 from composedyn.dynamics.dispatch import entries as _entry
 from composedyn.dynamics.dispatch import packed as _packed
 from composedyn.dynamics.errors import ModelError
@@ -134,19 +135,27 @@ class FloatingRobot:
             raise ModelError(f"robot {self.name!r}: {name} is not available for a floating base")
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
-    def _batch(self, loop: str, shape: tuple, *arrays, flags: tuple = ()):
+    def _batch(self, loop: str, shape: tuple, *arrays, flags: tuple = (), out: np.ndarray | None = None):
         """A batch (..., k) through the compiled loop ``floating.<loop>`` (one call, parallel for
-        large batches), or None: NumPy backend, dependent mimic joints, or a sample the loop
-        refuses (zero quaternion, singular M), which the general path then names."""
+        large batches), into ``out`` when given, or None: NumPy backend, dependent mimic joints,
+        or a sample the loop refuses (zero quaternion, singular M), which the general path then
+        names."""
         lean = self._lean
         if not lean or _dispatch._reference(self.model):
             return None
         lead = arrays[0].shape[:-1]
         rows = [np.require(x.reshape(-1, x.shape[-1]), float, ("C", "W")) for x in arrays]
         N = rows[0].shape[0]
-        out, status = np.empty((N,) + shape), np.zeros(N, dtype=np.int64)
-        _dispatch._loop(f"floating.{loop}", rows[0])(*lean, *rows, *flags, out, status)
-        return None if status.any() else out.reshape(lead + shape)
+        res = np.empty((N,) + shape) if out is None else out.reshape((N,) + shape)
+        status = np.zeros(N, dtype=np.int64)
+        _dispatch._loop(f"floating.{loop}", rows[0])(*lean, *rows, *flags, res, status)
+        if status.any():
+            return None
+        return res.reshape(lead + shape) if out is None else out
+
+    def _destination(self, out, shape: tuple, *inputs):
+        """``out`` checked for a result of ``shape`` (see ``checks.output_array``), or None."""
+        return None if out is None else output_array(out, shape, *inputs)
 
     # ---- configuration space ----
     def neutral(self) -> np.ndarray:
@@ -239,47 +248,57 @@ class FloatingRobot:
         return out
 
     # ---- dynamics ----
-    def inverse_dynamics(self, q, v, a, f_ext: Mapping | None = None, friction: bool = True) -> np.ndarray:
+    def inverse_dynamics(self, q, v, a, f_ext: Mapping | None = None, friction: bool = True,
+                         out: np.ndarray | None = None) -> np.ndarray:
         """Generalised forces (..., nv) = M a + C v + g + friction - J^T f_ext: base wrench (force,
         moment in base axes; zero for a free body), then joint torques.  ``f_ext``: link name ->
-        wrench (..., 6) in world axes at the link's centre of mass."""
-        if f_ext is None and (out := self._fast_path(_entry.floating_inverse_dynamics, self._n1, q, v, a,
-                                                     1 if friction else 0)) is not None:
-            return out
+        wrench (..., 6) in world axes at the link's centre of mass.  ``out``: a float64
+        C-contiguous array of the result's shape to write into and return (as for
+        :meth:`forward_dynamics` and :meth:`mass_matrix`)."""
+        if out is None and f_ext is None and (res := self._fast_path(
+                _entry.floating_inverse_dynamics, self._n1, q, v, a, 1 if friction else 0)) is not None:
+            return res
         q, v, a = self._state(q, v, a)
-        if f_ext is None and (out := self._batch("id", self._n1, q, v, a,
-                                                                flags=(3 if friction else 1,))) is not None:
-            return out
+        out = self._destination(out, v.shape, q, v, a)
+        if f_ext is None and (res := self._batch("id", self._n1, q, v, a, flags=(3 if friction else 1,),
+                                                 out=out)) is not None:
+            return res
         R0, _, x = self._chart(q)
         xdd = chart.chart_acceleration(self.base, v, a, R0)
-        return self.chart.inverse_dynamics(x, v, xdd, f_ext=self._wrenches(f_ext, R0), friction=friction)
+        return deliver(self.chart.inverse_dynamics(x, v, xdd, f_ext=self._wrenches(f_ext, R0), friction=friction),
+                       out)
 
     def forward_dynamics(self, q, v, tau, f_ext: Mapping | None = None, friction: bool = True,
-                         smooth_friction: float | None = None) -> np.ndarray:
+                         smooth_friction: float | None = None, out: np.ndarray | None = None) -> np.ndarray:
         """Accelerations a (..., nv) (base: derivative of the body twist) under the generalised
-        forces tau (..., nv) (tau[:6] = base wrench, zero in flight)."""
+        forces tau (..., nv) (tau[:6] = base wrench, zero in flight); ``out`` as in
+        :meth:`inverse_dynamics`."""
         if smooth_friction is not None:
             smooth_friction = smooth_width(smooth_friction)
-        if f_ext is None and (out := self._fast_path(_entry.floating_forward_dynamics, self._n1, q, v, tau,
-                                                     1 if friction else 0, smooth_friction or 0.0)) is not None:
-            return out
+        if out is None and f_ext is None and (res := self._fast_path(
+                _entry.floating_forward_dynamics, self._n1, q, v, tau, 1 if friction else 0,
+                smooth_friction or 0.0)) is not None:
+            return res
         q, v, tau = self._state(q, v, tau, names=("v", "tau"))
-        if f_ext is None and (out := self._batch(
-                "fd", self._n1, q, v, tau, flags=(1 if friction else 0, smooth_friction or 0.0))) is not None:
-            return out
+        out = self._destination(out, v.shape, q, v, tau)
+        if f_ext is None and (res := self._batch(
+                "fd", self._n1, q, v, tau, flags=(1 if friction else 0, smooth_friction or 0.0), out=out)) is not None:
+            return res
         R0, _, x = self._chart(q)
         xdd = self.chart.forward_dynamics(x, v, tau, f_ext=self._wrenches(f_ext, R0), friction=friction,
                                           smooth_friction=smooth_friction)
-        return chart.base_acceleration(self.base, v, xdd, R0)
+        return deliver(chart.base_acceleration(self.base, v, xdd, R0), out)
 
-    def mass_matrix(self, q) -> np.ndarray:
-        """M(q) (..., nv, nv) in free-flyer coordinates (depends on the joints only)."""
-        if (out := self._fast_path(_entry.floating_mass_matrix, self._nn, q)) is not None:
-            return out
+    def mass_matrix(self, q, out: np.ndarray | None = None) -> np.ndarray:
+        """M(q) (..., nv, nv) in free-flyer coordinates (depends on the joints only); ``out`` as
+        in :meth:`inverse_dynamics`."""
+        if out is None and (res := self._fast_path(_entry.floating_mass_matrix, self._nn, q)) is not None:
+            return res
         (q,) = self._state(q)
-        if (out := self._batch("mass", self._nn, q)) is not None:
-            return out
-        return self.chart.mass_matrix(self._chart(q)[2])
+        out = self._destination(out, q.shape[:-1] + self._nn, q)
+        if (res := self._batch("mass", self._nn, q, out=out)) is not None:
+            return res
+        return deliver(self.chart.mass_matrix(self._chart(q)[2]), out)
 
     def coriolis_matrix(self, q, v) -> np.ndarray:
         """C(q, v) (..., nv, nv) with C v + g = bias forces and Ṁ - 2C skew-symmetric

@@ -14,11 +14,12 @@ import networkx as nx
 import numpy as np
 
 from composedyn import task_space as _task_space  # task-space methods (end of the class)
-from composedyn.checks import joint_arrays, smooth_width, wrenches
+from composedyn.checks import joint_arrays, output_array, smooth_width, wrenches
 from composedyn.dynamics.constraints.mimic import select_mimic
 from composedyn.dynamics.dispatch import (  # the route choice: compiled or NumPy
     coriolis_matrix,
     crba,
+    deliver,
     forward_dynamics,
     gravity,
     rnea,
@@ -158,11 +159,11 @@ class Robot:
         tau = self._full_inverse_dynamics(*self._expand(q, qd, qdd), f_ext, friction)
         return tau[..., self._mimic.dependent] if self._mimic is not None else tau[..., :0]
 
-    def _full_inverse_dynamics(self, q, qd, qdd, f_ext, friction: bool) -> np.ndarray:
-        """Inverse dynamics of all joints (mimic joints as free coordinates) at all-joint arrays."""
-        m = self.model
-        tau = rnea(m, q, qd, qdd, f_world=self._body_forces(q, f_ext)) + m.armature * qdd
-        return tau + friction_torques(m, qd) if friction else tau
+    def _full_inverse_dynamics(self, q, qd, qdd, f_ext, friction: bool, out: np.ndarray | None = None) -> np.ndarray:
+        """Inverse dynamics of all joints (mimic joints as free coordinates) at all-joint arrays,
+        armature and (with ``friction``) joint friction included; into ``out`` when given."""
+        return rnea(self.model, q, qd, qdd, f_world=self._body_forces(q, f_ext), armature=True,
+                    friction=friction, out=out)
 
     @property
     def limits(self) -> dict:
@@ -188,7 +189,8 @@ class Robot:
         return {name: T[..., k, :, :] for k, name in enumerate(self.model.link_names)}
 
     # ---- dynamics ----------------------------------------------------
-    def inverse_dynamics(self, q, qd, qdd, f_ext: Mapping | None = None, friction: bool = True) -> np.ndarray:
+    def inverse_dynamics(self, q, qd, qdd, f_ext: Mapping | None = None, friction: bool = True,
+                         out: np.ndarray | None = None) -> np.ndarray:
         """Joint torques tau (..., n) = M(q) qdd + C(q, qd) qd + g(q) + tau_friction - J^T f_ext.
 
         M includes the armature (rotor inertia) on its diagonal.  ``f_ext``:
@@ -196,16 +198,24 @@ class Robot:
         the link's centre of mass.  ``friction=False`` drops joint friction.
         With dependent mimic joints: the generalised forces G^T tau_all of the
         independent joints (Kolev eq. 2.20); see :meth:`mimic_torques`.
+
+        ``out``: a float64 C-contiguous array of the result's shape to write into and
+        return (no new array: for batches called again and again); the same for
+        :meth:`forward_dynamics` and :meth:`mass_matrix`.
         """
-        if f_ext is None and (out := self._fast_path(
+        if out is None and f_ext is None and (res := self._fast_path(
                 _entry.inverse_dynamics if friction else _entry.inverse_dynamics_rigid, self._n1,
                 q, qd, qdd)) is not None:
-            return out
+            return res
         q, qd, qdd = joint_arrays(self.dof, q=q, qd=qd, qdd=qdd)
-        return self._reduce(self._full_inverse_dynamics(*self._expand(q, qd, qdd), f_ext, friction))
+        if out is not None:
+            out = output_array(out, q.shape, q, qd, qdd)
+        if self._mimic is None:
+            return self._full_inverse_dynamics(q, qd, qdd, f_ext, friction, out)
+        return deliver(self._reduce(self._full_inverse_dynamics(*self._expand(q, qd, qdd), f_ext, friction)), out)
 
     def forward_dynamics(self, q, qd, tau, f_ext: Mapping | None = None, friction: bool = True,
-                         smooth_friction: float | None = None) -> np.ndarray:
+                         smooth_friction: float | None = None, out: np.ndarray | None = None) -> np.ndarray:
         """Joint accelerations qdd (..., n) solving M qdd = tau - C qd - g - tau_friction + J^T f_ext.
 
         ``smooth_friction`` (rad/s): replace sgn(qd) in Coulomb friction by
@@ -214,31 +224,35 @@ class Robot:
         """
         if smooth_friction is not None:
             smooth_friction = smooth_width(smooth_friction)
-        if f_ext is None and (out := self._fast_path(
+        if out is None and f_ext is None and (res := self._fast_path(
                 _entry.forward_dynamics if friction else _entry.forward_dynamics_rigid, self._n1,
                 q, qd, tau, smooth_friction or 0.0)) is not None:
-            return out
+            return res
         q, qd, tau = joint_arrays(self.dof, q=q, qd=qd, tau=tau)
+        if out is not None:
+            out = output_array(out, q.shape, q, qd, tau)
         if self._mimic is None:
             return forward_dynamics(self.model, q, qd, tau, f_world=self._body_forces(q, f_ext),
-                                    friction=friction, smooth=smooth_friction)
+                                    friction=friction, smooth=smooth_friction, out=out)
         M = self.mass_matrix(q)
         m = self.model
         q, qd = self._expand(q, qd)
         h = rnea(m, q, qd, np.zeros_like(q), f_world=self._body_forces(q, f_ext))
         if friction:
             h = h + friction_torques(m, qd, smooth=smooth_friction)
-        return solve_mass(self._mimic.solve_view(m), M, tau - self._reduce(h))
+        return deliver(solve_mass(self._mimic.solve_view(m), M, tau - self._reduce(h)), out)
 
-    def mass_matrix(self, q) -> np.ndarray:
-        """Joint-space inertia M(q) (..., n, n), armature on the diagonal."""
-        if (out := self._fast_path(_entry.mass_matrix, self._nn, q)) is not None:
-            return out
+    def mass_matrix(self, q, out: np.ndarray | None = None) -> np.ndarray:
+        """Joint-space inertia M(q) (..., n, n), armature on the diagonal; ``out`` as in
+        :meth:`inverse_dynamics`."""
+        if out is None and (res := self._fast_path(_entry.mass_matrix, self._nn, q)) is not None:
+            return res
         (q,) = joint_arrays(self.dof, q=q)
-        M = crba(self.model, self._expand(q)[0])
-        idx = np.arange(self.model.n)
-        M[..., idx, idx] += self.model.armature
-        return self._reduce(M, matrix=True)
+        if out is not None:
+            out = output_array(out, q.shape + (self.dof,), q)
+        if self._mimic is None:
+            return crba(self.model, q, armature=True, out=out)
+        return deliver(self._reduce(crba(self.model, self._expand(q)[0], armature=True), matrix=True), out)
 
     def coriolis_matrix(self, q, qd) -> np.ndarray:
         """Coriolis matrix C(q, qd) (..., n, n) in Christoffel form: dM/dt - 2C is skew."""
