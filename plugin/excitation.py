@@ -31,6 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
+from composedyn.parameters import refuse_floating
+
 MARGIN = 0.9  # share of each limit the trajectory may use
 RANGE = np.pi  # position half-range assumed for joints without limits (rad or m)
 SPEED = 1.0  # velocity limit assumed for joints without one (rad/s or m/s)
@@ -118,6 +120,7 @@ def excitation_trajectory(robot, duration: float, harmonics: int = 5, base_frequ
     """
     from scipy.optimize import minimize
 
+    refuse_floating(robot, "excitation_trajectory")
     if criterion not in ("condition", "d-optimal"):
         raise ValueError(f"criterion must be 'condition' or 'd-optimal', got {criterion!r}")
     duration, base_frequency = float(duration), float(base_frequency)

@@ -41,8 +41,7 @@ from composedyn.dynamics.floating.lie import skew as _skew
 from composedyn.robot import Robot
 
 # Robot methods that have no floating-base form yet: they raise a one-line error naming the robot.
-_NOT_YET = ("composed_vectors", "inverse_kinematics", "regressor", "inertial_parameters", "parameter_names",
-            "base_parameters", "fast", "mimic_torques", "full_positions", "mimic_jacobian")
+_NOT_YET = ("composed_vectors", "inverse_kinematics", "fast", "mimic_torques", "full_positions", "mimic_jacobian")
 
 
 def _rotate_rows(R: np.ndarray, X: np.ndarray) -> np.ndarray:
@@ -464,6 +463,31 @@ class FloatingRobot:
                 call(x, y)
                 times[name + tag] = time.perf_counter() - t0
         return times
+
+    # ---- identification ----
+    def regressor(self, q, v, a, joint_terms: bool = False, offset: bool = False) -> np.ndarray:
+        """Y (..., nv, 10 bodies [+ 3 or 4 per joint]) with ``regressor(q, v, a) @
+        inertial_parameters()`` = the inverse dynamics without friction and armature: the base
+        body first (Pinocchio's ``computeJointTorqueRegressor`` with a free flyer), then the
+        joints' bodies; ``joint_terms`` / ``offset`` as for :meth:`Robot.regressor`, for the
+        joints only (see :mod:`composedyn.parameters`)."""
+        from composedyn.parameters import floating_regressor
+
+        return floating_regressor(self, q, v, a, joint_terms=joint_terms, offset=offset)
+
+    def inertial_parameters(self) -> np.ndarray:
+        """Standard inertial parameters (10 bodies,) in the regressor's column order, base first."""
+        from composedyn.parameters import parameters
+
+        return parameters(self)
+
+    def parameter_names(self, joint_terms: bool = False, offset: bool = False) -> tuple:
+        """Names of the regressor columns (``"m1"`` the base's mass, ..., ``"fv2"``, ...)."""
+        from composedyn.parameters import parameter_names
+
+        return parameter_names(self, joint_terms=joint_terms, offset=offset)
+
+    base_parameters = Robot.base_parameters  # Gautier's QR on the regressor at random states
 
     # ---- contact inverse dynamics ----
     def contact_inverse_dynamics(self, q, v, a, contacts, friction_coefficient: float | None = None, **options):

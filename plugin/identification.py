@@ -43,7 +43,7 @@ from composedyn.errors import ModelError
 from composedyn.ident_logs import as_joint_log, check_logs
 from composedyn.ident_physical import fit_physical, inconsistent_bodies
 from composedyn.ident_signals import CUTOFF, ORDER, process
-from composedyn.parameters import parameters
+from composedyn.parameters import parameters, refuse_floating
 
 METHODS = ("ols", "wls", "physical")
 MAX_CONDITION = 1e8  # base regressor of the logs: beyond this the fit is noise (refused)
@@ -206,6 +206,7 @@ def identify(robot, logs, method: str = "wls", offset: bool = False, cutoff: flo
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+    refuse_floating(robot, "identify")
     say = progress or (lambda label: None)
     names = robot.joint_names
     say("reading logs")

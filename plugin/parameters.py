@@ -9,6 +9,15 @@ joint of the model (mimic joints included), ``[fv, fc, Ia]`` (viscous,
 Coulomb, armature) and with ``offset=True`` a fourth ``off`` (a constant
 torque offset).  Names number bodies and joints from 1 in model order:
 ``Izz2`` is body 2's Izz, ``fv3`` joint 3's viscous coefficient.
+
+A floating robot (:class:`composedyn.floating_robot.FloatingRobot`) has the
+rows of its nv generalised forces (base wrench in base axes first) and the
+columns of its bodies: the base first (body 1, as Pinocchio's free-flyer joint
+1), then the joints' bodies; joint terms for its joints only (numbered by their
+bodies, from 2).  It is the regressor of its chart (the fixed-base model with
+the base's virtual joints, see :mod:`composedyn.dynamics.floating.base`) at the
+chart's state, without the virtual joints' massless placeholder bodies and
+without joint terms of the virtual joints.
 """
 
 from __future__ import annotations
@@ -21,6 +30,13 @@ from composedyn.dynamics.reference.base_parameters import BaseParameters, base_p
 from composedyn.dynamics.reference.regressor import JOINT_TERM_NAMES, PARAM_NAMES, joint_regressor
 
 BASE_SAMPLES = 60  # random states stacked for the base parameters (x dof rows, >> the columns)
+
+
+def refuse_floating(robot, what: str) -> None:
+    """ValueError when ``robot`` has a floating base: ``what`` reads joint logs, which carry no base motion."""
+    if getattr(robot, "floating", False):
+        raise ValueError(f"{what}: {robot.name!r} has a floating base and joint logs carry no base motion; "
+                         "build the regressor from base-and-joint states with robot.regressor(q, v, a)")
 
 
 def regressor(robot, q, qd, qdd, joint_terms: bool = False, offset: bool = False) -> np.ndarray:
@@ -42,6 +58,8 @@ def regressor(robot, q, qd, qdd, joint_terms: bool = False, offset: bool = False
 
 def parameters(robot, joint_terms: bool = False, offset: bool = False) -> np.ndarray:
     """The robot's own parameter vector (P,) in the columns' order (offset 0)."""
+    if robot.floating:
+        return parameters(robot.chart, joint_terms, offset)[floating_columns(robot, joint_terms, offset)]
     from composedyn.dynamics.reference.regressor import inertial_parameters, joint_parameters
 
     pi = inertial_parameters(robot.model)
@@ -49,19 +67,43 @@ def parameters(robot, joint_terms: bool = False, offset: bool = False) -> np.nda
 
 
 def parameter_names(robot, joint_terms: bool = False, offset: bool = False) -> tuple:
-    """Names (P,) of the columns, e.g. ``("m1", "mx1", ..., "Izz7", "fv1", "fc1", "Ia1", ...)``."""
-    n = robot.model.n
-    out = [f"{p}{i + 1}" for i in range(n) for p in PARAM_NAMES]
+    """Names (P,) of the columns, e.g. ``("m1", "mx1", ..., "Izz7", "fv1", "fc1", "Ia1", ...)``
+    (floating robot: joint terms from ``fv2``, the first joint's body)."""
+    bodies = robot.model.n if not robot.floating else robot.chart.model.n - robot.base.nv + 1
+    out = [f"{p}{i + 1}" for i in range(bodies) for p in PARAM_NAMES]
     if joint_terms:
         k = 4 if offset else 3
-        out += [f"{p}{j + 1}" for j in range(n) for p in JOINT_TERM_NAMES[:k]]
+        out += [f"{p}{j + 1}" for j in range(int(robot.floating), bodies) for p in JOINT_TERM_NAMES[:k]]
     return tuple(out)
 
 
+def floating_columns(robot, joint_terms: bool = False, offset: bool = False) -> np.ndarray:
+    """Indices of the chart's regressor columns that the floating ``robot`` keeps (module docstring)."""
+    B, nb = robot.chart.model.n, robot.base.nv
+    cols = list(range(10 * (nb - 1), 10 * B))
+    if joint_terms:
+        k = 4 if offset else 3
+        cols += [10 * B + k * j + c for j in range(nb, B) for c in range(k)]
+    return np.array(cols, dtype=np.intp)
+
+
+def floating_regressor(robot, q, v, a, joint_terms: bool = False, offset: bool = False) -> np.ndarray:
+    """Y (..., nv, P) of a floating robot at free-flyer coordinates: tau = Y @ parameters."""
+    from composedyn.dynamics.floating import base as chart
+
+    q, v, a = robot._state(q, v, a)
+    R0, _, x = robot._chart(q)
+    Y = robot.chart.regressor(x, v, chart.chart_acceleration(robot.base, v, a, R0), joint_terms, offset)
+    return Y[..., floating_columns(robot, joint_terms, offset)]
+
+
 def random_states(robot, count: int, seed: int | None = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """q, qd, qdd (count, dof): q uniform within position limits (+-pi where absent), qd and qdd
-    standard normal (rad/s, rad/s^2); qd never zero (keeps Coulomb columns informative)."""
+    """q (count, nq), qd, qdd (count, nv): q uniform within position limits (+-pi where absent;
+    a floating robot's ``random_configuration``), qd and qdd standard normal (rad/s, rad/s^2);
+    qd never zero (keeps Coulomb columns informative)."""
     rng = np.random.default_rng(seed)
+    if robot.floating:
+        return robot.random_configuration(size=count, seed=seed), *rng.normal(size=(2, count, robot.nv))
     lim = robot.limits
     lo = np.where(np.isfinite(lim["lower"]), lim["lower"], -np.pi)
     hi = np.where(np.isfinite(lim["upper"]), lim["upper"], np.pi)
@@ -73,5 +115,5 @@ def random_states(robot, count: int, seed: int | None = 0) -> tuple[np.ndarray, 
 def robot_base_parameters(robot, joint_terms: bool = False, offset: bool = False,
                           samples: int = BASE_SAMPLES, seed: int | None = 0) -> BaseParameters:
     """Base parameters of ``robot`` (Gautier's QR on the regressor at ``samples`` random states)."""
-    Y = regressor(robot, *random_states(robot, samples, seed), joint_terms=joint_terms, offset=offset)
+    Y = robot.regressor(*random_states(robot, samples, seed), joint_terms=joint_terms, offset=offset)
     return base_parameters(Y.reshape(-1, Y.shape[-1]), parameter_names(robot, joint_terms, offset))
