@@ -345,15 +345,25 @@ class FloatingRobot:
         robot", Auton. Robots 2013, eq. (13)); Pinocchio's ``ccrba``.
 
         The base rows of M are the spatial momentum about the base origin in base axes
-        (M[:6] v = Σ Iᵢ vᵢ); moving it to the COM and rotating it gives A_G."""
-        if self.base.kind != "free":
-            raise ModelError(f"robot {self.name!r}: centroidal momentum needs a free-flyer base, not planar")
+        (M[:6] v = Σ Iᵢ vᵢ); moving it to the COM and rotating it gives A_G.  A planar base
+        takes them from a chart with six virtual joints (its motions are three of them)."""
         (q,) = self._state(q)
         R0, _, x = self._chart(q)
-        M = self.chart.mass_matrix(x)[..., :6, :]
-        c = self.chart.center_of_mass(x)  # base axes, from the base origin
+        free, nb = self._free_chart, self.base.nv
+        if nb != 6:
+            x = np.concatenate([np.zeros(x.shape[:-1] + (6,)), x[..., nb:]], -1)
+        M = free.mass_matrix(x)[..., :6, :]
+        c = free.center_of_mass(x)  # base axes, from the base origin
         ang = M[..., 3:, :] - _skew(c) @ M[..., :3, :]
-        return _rotate_rows(R0, np.concatenate([M[..., :3, :], ang], -2))
+        A = _rotate_rows(R0, np.concatenate([M[..., :3, :], ang], -2))
+        return A if nb == 6 else A[..., np.r_[chart.IN_FREE[self.base.kind], 6:A.shape[-1]]]
+
+    @cached_property
+    def _free_chart(self) -> Robot:
+        """The chart with a free flyer's six virtual joints (``chart`` itself for a free flyer)."""
+        if self.base.kind == "free":
+            return self.chart
+        return Robot(chart.virtual_graph(self.graph, chart.as_free_flyer(self.base)), mimic=self._mimic_mode)
 
     def centroidal_momentum(self, q, v) -> np.ndarray:
         """h_G (..., 6) = A_G v: linear momentum (kg m/s), angular momentum about the COM (kg m²/s), world axes."""
