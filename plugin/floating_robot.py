@@ -75,6 +75,7 @@ class FloatingRobot:
         self._n1, self._nn = (nv,), (nv, nv)
         go = base.origin[:3, :3].T @ base.gravity  # gravity in the base joint frame's axes at neutral
         self._bf = np.array([0.0 if base.kind == "free" else 1.0, *go])
+        chart.check_base_inertia(base, self.model, strict)
 
     @cached_property
     def _lean(self) -> tuple:

@@ -249,3 +249,15 @@ def test_joint_space_and_task_space_controllers_refuse_a_floating_robot():
         cd.ComputedTorqueController(robot, kp=10.0, kd=5.0)
     with pytest.raises(ValueError, match="operational-space controller drives the joints of a fixed-base robot"):
         cd.OperationalSpaceController(robot, robot.frame_names[-1], kp=10.0, kd=5.0)
+
+
+def test_singular_floating_mass_matrix_is_reported_at_load_naming_the_motion():
+    # two_link: a massless base link, point masses on one line, joint1 turning about z.
+    with pytest.warns(cd.ModelWarning, match=r"mass matrix is singular.*'base rz', 'joint1'.*base link 'link0'"):
+        robot = cd.load("two_link", floating=True)
+    assert np.linalg.eigvalsh(robot.mass_matrix(robot.random_configuration(seed=3)))[0] < 1e-12
+    with pytest.raises(cd.ModelError, match="strict"):
+        cd.load("two_link", floating=True, strict=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", cd.ModelWarning)
+        cd.from_urdf(random_urdf(2, 5), floating=True)  # bodies with mass and inertia: no report

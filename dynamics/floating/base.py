@@ -184,6 +184,28 @@ def virtual_graph(graph: nx.DiGraph, base: Base) -> nx.DiGraph:
     return g
 
 
+def check_base_inertia(base: Base, model, strict: bool = False) -> None:
+    """Report (``ModelWarning``; ModelError when ``strict``) a floating robot whose mass matrix
+    is singular at two joint configurations (zero and a fixed random one) -- some base or
+    joint motion moves no inertia (e.g. point masses on one line, a massless base link whose
+    first joint turns only itself) -- naming the coordinates of that motion: forward dynamics
+    and simulation would refuse every state.  ``model``: the chart's (all-joint) model."""
+    from composedyn.dynamics.reference.crba import crba
+    from composedyn.dynamics.schema import report_suspicious
+
+    n, nb = model.n, base.nv
+    x = np.zeros((2, n))
+    x[1, nb:] = np.random.default_rng(0).uniform(-1.0, 1.0, n - nb)
+    w, V = np.linalg.eigh(crba(model, x) + np.diag(model.armature))
+    if np.all(w[:, 0] > 1e-12 * np.maximum(w[:, -1], 1e-300)):
+        return
+    v = np.abs(V[0, :, 0])
+    names = [f"base {c}" for c in _CHAIN[base.kind]] + list(model.joint_names[nb:])
+    report_suspicious(f"{model.source}: with a floating base the mass matrix is singular: the motion along "
+                      f"{[names[i] for i in np.flatnonzero(v > 0.1 * v.max())]} moves no inertia (base link "
+                      f"{base.link!r}); forward dynamics and simulation will refuse every state", strict)
+
+
 def chart_gravity(base: Base) -> np.ndarray:
     """Gravity (3,) of the chart's model, base axes: zero for a free flyer; for a planar base
     the component of R₀ᵀ g along the plane's normal (the base z axis), the same at every θ."""
