@@ -41,7 +41,7 @@ from composedyn.dynamics.floating.lie import skew as _skew
 from composedyn.robot import Robot
 
 # Robot methods that have no floating-base form yet: they raise a one-line error naming the robot.
-_NOT_YET = ("composed_vectors", "inverse_kinematics", "fast", "mimic_torques", "full_positions", "mimic_jacobian")
+_NOT_YET = ("inverse_kinematics", "fast", "mimic_torques", "full_positions", "mimic_jacobian")
 
 
 def _rotate_rows(R: np.ndarray, X: np.ndarray) -> np.ndarray:
@@ -307,6 +307,21 @@ class FloatingRobot:
         x = self._chart(q)[2]
         M = self.chart.mass_matrix(x)
         return self.chart.coriolis_matrix(x, v) + chart.coriolis_correction(self.base, M, v)
+
+    def composed_vectors(self, q):
+        """The composed vectors of Giacaglia & Lamas in free-flyer coordinates, world axes, for
+        the base and the joints' bodies: vω_α, PL_α, XY_βγ (the chart's), a_γα (no armature) and
+        brackets with ``coriolis_matrix(v)`` = :meth:`coriolis_matrix` without friction (see
+        :mod:`composedyn.dynamics.floating.composed`).  Gravity acts as FN = (m_i g, 0) with
+        g = ``robot.base.gravity``: ``generalized_forces(FN)`` = -:meth:`gravity_torques`."""
+        from composedyn.dynamics.floating.composed import floating_composed_vectors
+
+        if self.chart._mimic is not None:
+            raise ModelError(f"robot {self.name!r}: composed vectors of a floating base with dependent mimic "
+                             "joints are not available (load with mimic='independent')")
+        (q,) = self._state(q)
+        R0, p0, x = self._chart(q)
+        return floating_composed_vectors(self.base, self.model, R0, p0, x)
 
     def gravity_torques(self, q) -> np.ndarray:
         """g(q) (..., nv): the generalised forces holding the robot still against gravity."""

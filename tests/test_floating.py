@@ -199,7 +199,7 @@ def test_bad_input_one_clear_line():
     with pytest.raises(ValueError, match="unknown frame 'l9'.*close names"):
         robot.jacobian(q, "l9")
     with pytest.raises(cd.ModelError, match="not available for a floating base"):
-        robot.composed_vectors(q)
+        robot.inverse_kinematics(robot.frame_names[-1], np.eye(4))
     with pytest.raises(ValueError, match="floating must be"):
         cd.from_urdf(random_urdf(2, 4), floating="yes")
 
