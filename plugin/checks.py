@@ -53,12 +53,13 @@ def joint_arrays(n: int, **arrays) -> list[np.ndarray]:
     shape = checked[0].shape
     if all(a.shape == shape for a in checked):  # common case (one sample): nothing to broadcast
         return checked
-    try:
-        return list(np.broadcast_arrays(*checked))
+    try:  # read-only broadcast views (np.broadcast_arrays' would warn when a route checks them)
+        shape = np.broadcast_shapes(*(a.shape for a in checked))
     except ValueError:
         shapes = ", ".join(f"{k} {a.shape}" for k, a in zip(arrays, checked))
         raise ValueError(f"batch shapes do not broadcast: {shapes}; expected (..., {n}) arrays "
                          "whose leading axes broadcast together") from None
+    return [a if a.shape == shape else np.broadcast_to(a, shape) for a in checked]
 
 
 def output_array(out, shape: tuple, *inputs) -> np.ndarray:
