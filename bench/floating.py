@@ -10,6 +10,9 @@ Prints Markdown tables (paste them into ``docs/performance.md``, section
    ``forward_dynamics`` (FD) of the public ``FloatingRobot`` methods as ratios to
    Pinocchio's ``rnea``, ``crba``, ``aba`` on ``buildModelFromUrdf(path,
    JointModelFreeFlyer())`` called from Python (ratio < 1: composedyn faster);
+   and for the last frame of ``FEET`` (a foot, a sole): ``frame_pose`` against
+   ``framesForwardKinematics`` + reading ``oMf``, ``jacobian`` against
+   ``computeFrameJacobian`` (``LOCAL_WORLD_ALIGNED``);
 2. batches of ``--batch`` samples in one call against Pinocchio in a Python
    loop, as speed-ups; the compiled loop on both cores (the parallel copy forced,
    as on a machine with an idle core: ``parallel.PARALLEL_IDLE``) returning a new
@@ -35,6 +38,7 @@ from composedyn.testing.pinocchio_oracle import FreeFlyerPair, erd_urdf, pin
 from timing import interleaved, machine
 
 ROBOTS = {"Solo12": "solo12", "A1": "a1", "Talos reduced": "talos"}
+FEET = {"Solo12": "FL_FOOT", "A1": "FL_foot", "Talos reduced": "left_sole_link"}
 
 
 def _states(robot, pp, rng, batch):
@@ -49,14 +53,23 @@ def _states(robot, pp, rng, batch):
     return q, v, a, pq, pv, pa
 
 
-def per_call(robot, pp, rng, number, repeat):
+def per_call(robot, pp, rng, number, repeat, foot):
     q, v, a, pq, pv, pa = _states(robot, pp, rng, None)
     tau = robot.inverse_dynamics(q, v, a)
     m, d = pp.model, pp.data
+    fid = m.getFrameId(foot)
+
+    def pin_pose():
+        pin.framesForwardKinematics(m, d, pq)
+        return d.oMf[fid].homogeneous
+
     pairs = {
         "ID": (lambda: robot.inverse_dynamics(q, v, a), lambda: pin.rnea(m, d, pq, pv, pa)),
         "M": (lambda: robot.mass_matrix(q), lambda: pin.crba(m, d, pq)),
         "FD": (lambda: robot.forward_dynamics(q, v, tau), lambda: pin.aba(m, d, pq, pv, pp.v(tau))),
+        "pose": (lambda: robot.frame_pose(q, foot), pin_pose),
+        "J": (lambda: robot.jacobian(q, foot),
+              lambda: pin.computeFrameJacobian(m, d, pq, fid, pin.LOCAL_WORLD_ALIGNED)),
     }
     out = {}
     for k, (ours, theirs) in pairs.items():
@@ -114,7 +127,7 @@ def main() -> None:
             robot = cd.load(path, floating=True)
         pp = FreeFlyerPair(robot, path, pin.JointModelFreeFlyer())
         robot.warm_up()
-        pc = per_call(robot, pp, rng, args.number, args.repeat)
+        pc = per_call(robot, pp, rng, args.number, args.repeat, FEET[label])
         rows_call.append(f"| {label} ({robot.nv} dof) | " + " | ".join(
             f"{pc[k][0] * 1e6:.2f} µs / {pc[k][1] * 1e6:.2f} µs = **{pc[k][0] / pc[k][1]:.2f}x**" for k in pc) + " |")
         bt = batch(robot, pp, rng, args.batch, max(5, args.repeat // 2))
@@ -123,7 +136,8 @@ def main() -> None:
             f"**{bt[k][3] / bt[k][0]:.1f}x** / **{bt[k][3] / bt[k][1]:.1f}x** / {bt[k][3] / bt[k][2]:.1f}x"
             for k in bt) + " |")
     print("\nPer call (composedyn / Pinocchio; < 1: composedyn faster)\n")
-    print("| robot | ID (rnea) | M (crba) | FD (aba) |\n|---|---|---|---|")
+    print("| robot | ID (rnea) | M (crba) | FD (aba) | frame_pose (foot) | jacobian (foot) |")
+    print("|---|---|---|---|---|---|")
     print("\n".join(rows_call))
     print(f"\nBatch of {args.batch} samples: one composedyn call (two cores, new array / two cores, out= / "
           "one core, new array) vs a Pinocchio Python loop (speed-ups in the same order)\n")

@@ -144,6 +144,8 @@ def _reference(model) -> bool:
 # Entries of a floating robot in free-flyer coordinates (compiled.floating: the chart, then the kernels)
 FLOATING_ENTRIES = ("floating_inverse_dynamics", "floating_mass_matrix", "floating_forward_dynamics")
 FLOATING_ENTRIES += ("floating_inverse_dynamics_derivatives", "floating_forward_dynamics_derivatives")
+FLOATING_ENTRIES += ("floating_frame_pose", "floating_jacobian", "floating_frame_velocity",
+                     "floating_frame_acceleration")
 
 
 class _Entries:

@@ -74,7 +74,8 @@ class FloatingRobot:
         nv = self.chart.dof
         self._n1, self._nn = (nv,), (nv, nv)
         go = base.origin[:3, :3].T @ base.gravity  # gravity in the base joint frame's axes at neutral
-        self._bf = np.array([0.0 if base.kind == "free" else 1.0, *go])
+        self._bf = np.array([0.0 if base.kind == "free" else 1.0, *go, *base.origin[:3, :3].ravel(),
+                             *base.origin[:3, 3]])  # see dynamics/compiled/floating.py
         chart.check_base_inertia(base, self.model, strict)
 
     @cached_property
@@ -83,6 +84,16 @@ class FloatingRobot:
         return () if self.chart._mimic is not None else (*_packed(self.model), self._bf)
 
     _fast_path = Robot._fast_path  # the one fast path: entry(im, fm, bf, *args, out)
+
+    @cached_property
+    def _frame_lean(self) -> tuple:
+        """``((im, fx, bf), {frame: code}, (6, nv))`` for the floating task-space entries, or ()."""
+        lean = self.chart._frame_lean
+        if not lean:
+            return ()
+        return (*lean[0], self._bf), {k: c for k, c in lean[1].items() if k in self._frames}, lean[2]
+
+    _frame_path = Robot._frame_path  # the same lean path for one frame
 
     # ---- description ----
     @property
@@ -409,6 +420,8 @@ class FloatingRobot:
 
     def frame_pose(self, q, frame: str) -> np.ndarray:
         """World <- ``frame`` transform (..., 4, 4)."""
+        if (out := self._frame_path(_entry.floating_frame_pose, (4, 4), q, frame, "world")) is not None:
+            return out
         frame = self._frame(frame)
         (q,) = self._state(q)
         return self._base_transform(q) @ self.chart.frame_pose(self._chart(q)[2], frame)
@@ -416,6 +429,8 @@ class FloatingRobot:
     def jacobian(self, q, frame: str, reference: str = "world") -> np.ndarray:
         """Frame Jacobian (..., 6, nv), linear rows first (``"world"``: origin velocity and angular
         velocity in world axes; ``"local"``: frame axes); base columns map the base twist."""
+        if (out := self._frame_path(_entry.floating_jacobian, None, q, frame, reference)) is not None:
+            return out
         frame = self._frame(frame)
         (q,) = self._state(q)
         R0, _, x = self._chart(q)
@@ -424,6 +439,8 @@ class FloatingRobot:
 
     def frame_velocity(self, q, v, frame: str, reference: str = "world") -> np.ndarray:
         """Frame twist (..., 6) = J v, linear first."""
+        if (out := self._frame_path(_entry.floating_frame_velocity, (6,), q, frame, reference, v)) is not None:
+            return out
         frame = self._frame(frame)
         q, v = self._state(q, v)
         R0, _, x = self._chart(q)
@@ -432,6 +449,9 @@ class FloatingRobot:
 
     def frame_acceleration(self, q, v, a, frame: str, reference: str = "world") -> np.ndarray:
         """Classical acceleration (..., 6) of the frame origin and angular acceleration: J a + J̇ v."""
+        if (out := self._frame_path(_entry.floating_frame_acceleration, (6,), q, frame, reference, v,
+                                    a)) is not None:
+            return out
         frame = self._frame(frame)
         q, v, a = self._state(q, v, a)
         R0, _, x = self._chart(q)
@@ -483,6 +503,14 @@ class FloatingRobot:
         calls = {"floating_inverse_dynamics": lambda x, y: self.inverse_dynamics(x, y, y),
                  "floating_mass_matrix": lambda x, y: self.mass_matrix(x),
                  "floating_forward_dynamics": lambda x, y: self.forward_dynamics(x, y, y)}
+        frame = self._frames[-1]
+        for name, call in {"floating_frame_pose": lambda: self.frame_pose(q, frame),
+                           "floating_jacobian": lambda: self.jacobian(q, frame),
+                           "floating_frame_velocity": lambda: self.frame_velocity(q, z, frame),
+                           "floating_frame_acceleration": lambda: self.frame_acceleration(q, z, z, frame)}.items():
+            t0 = time.perf_counter()
+            call()
+            times[name] = time.perf_counter() - t0
         for name, call in calls.items():
             for tag, x, y in (("", q, z),) + ((("_batch", np.stack([q, q]), np.stack([z, z])),) if batch else ()):
                 t0 = time.perf_counter()

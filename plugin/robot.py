@@ -373,14 +373,14 @@ class Robot:
     # ---- task space ----
     @cached_property
     def _frame_lean(self) -> tuple:
-        """``(im, fx, {frame: 2 k}, (6, n))`` for the checked task-space entries of
+        """``((im, fx), {frame: 2 k}, (6, n))`` for the checked task-space entries of
         ``dispatch.entries`` (frame k of ``frame_names``, code = 2 k + local), or () like ``_lean``."""
         if not self._lean:
             return ()
         from composedyn.dynamics.dispatch import packed_frames
 
         codes = {name: 2 * k for k, name in enumerate(self.model.link_names)}
-        return (*packed_frames(self.model), codes, (6, self.model.n))
+        return packed_frames(self.model), codes, (6, self.model.n)
 
     def _frame_path(self, entry, shape, q, frame, reference, qd=_ABSENT, qdd=_ABSENT):
         """The result of a checked task-space entry, or None: ``_fast_path`` for one frame.
@@ -396,18 +396,18 @@ class Robot:
         lean = self._frame_lean
         if lean and q.__class__ is _ND and q.dtype is _F64 and q.ndim == 1:
             try:
-                code = lean[2][frame] + _LOCAL[reference]
+                code = lean[1][frame] + _LOCAL[reference]
             except (KeyError, TypeError):  # unknown or unhashable: the general path names it
                 return None
-            out = _empty(lean[3] if shape is None else shape)
+            out = _empty(lean[2] if shape is None else shape)
             if qd is _ABSENT:
-                status = entry(lean[0], lean[1], q, code, out)
+                status = entry(*lean[0], q, code, out)
             elif not (qd.__class__ is _ND and qd.dtype is _F64 and qd.ndim == 1):
                 return None
             elif qdd is _ABSENT:
-                status = entry(lean[0], lean[1], q, qd, code, out)
+                status = entry(*lean[0], q, qd, code, out)
             elif qdd.__class__ is _ND and qdd.dtype is _F64 and qdd.ndim == 1:
-                status = entry(lean[0], lean[1], q, qd, qdd, code, out)
+                status = entry(*lean[0], q, qd, qdd, code, out)
             else:
                 return None
             if status == 0:

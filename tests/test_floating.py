@@ -261,3 +261,31 @@ def test_singular_floating_mass_matrix_is_reported_at_load_naming_the_motion():
     with warnings.catch_warnings():
         warnings.simplefilter("error", cd.ModelWarning)
         cd.from_urdf(random_urdf(2, 5), floating=True)  # bodies with mass and inertia: no report
+
+
+def test_task_space_lean_path_equals_the_general_path_and_refuses_bad_input():
+    robot = cd.from_urdf(random_urdf(4, 7, p_fixed=0.3), floating=True)
+    times = robot.warm_up()
+    assert {"floating_frame_pose", "floating_jacobian", "floating_frame_velocity",
+            "floating_frame_acceleration"} <= set(times)
+    q, v, a = _state(robot, 3)
+    for frame in robot.frame_names:
+        for ref in ("world", "local"):
+            calls = {robot.jacobian: (q, frame, ref), robot.frame_velocity: (q, v, frame, ref),
+                     robot.frame_acceleration: (q, v, a, frame, ref)}
+            if ref == "world":
+                calls[robot.frame_pose] = (q, frame)
+            for method, args in calls.items():  # one sample (compiled entry) vs a batch of one (NumPy)
+                batch = [x[None] if isinstance(x, np.ndarray) else x for x in args]
+                assert rel_err(method(*args), method(*batch)[0]) < 1e-12, (method.__name__, frame, ref)
+    frame = robot.frame_names[-1]
+    zero, nan = q.copy(), q.copy()
+    zero[3:7], nan[-1] = 0.0, np.nan
+    for bad, match in ((zero, "zero norm"), (nan, "NaN"), (q[:-1], r"nq = 7 base")):
+        for call in (lambda x: robot.frame_pose(x, frame), lambda x: robot.jacobian(x, frame),
+                     lambda x: robot.frame_velocity(x, v, frame), lambda x: robot.frame_acceleration(x, v, a, frame)):
+            with pytest.raises(ValueError, match=match):
+                call(bad)
+    for name in ("root_joint::x", "nope"):  # the chart's virtual links are not frames of the robot
+        with pytest.raises(ValueError, match="unknown frame"):
+            robot.jacobian(q, name)

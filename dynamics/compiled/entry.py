@@ -46,6 +46,7 @@ from composedyn.dynamics.compiled.crba import SCRATCH as CRBA_SCRATCH
 from composedyn.dynamics.compiled.crba import crba_into
 from composedyn.dynamics.compiled.floating import SIGNATURES as FLOATING_SIGNATURES
 from composedyn.dynamics.compiled.floating_derivatives import SIGNATURES as FLOATING_DERIVATIVE_SIGNATURES
+from composedyn.dynamics.compiled.floating_frames import SIGNATURES as FLOATING_FRAME_SIGNATURES
 from composedyn.dynamics.compiled.gravity import gravity_one
 from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.layout import NO_FW as _NO_FW
@@ -166,6 +167,7 @@ SIGNATURES = {
 
 SIGNATURES.update(FLOATING_SIGNATURES)  # free-flyer coordinates: see .floating
 SIGNATURES.update(FLOATING_DERIVATIVE_SIGNATURES)  # their derivatives: see .floating_derivatives
+SIGNATURES.update(FLOATING_FRAME_SIGNATURES)  # their task space: see .floating_frames
 
 
 @functools.cache
@@ -270,6 +272,7 @@ def frame_acceleration(im, fx, q, qd, qdd, code, out):
 
 
 UNDISPATCHED = frozenset({"frame_pose", "jacobian", "frame_velocity", "frame_acceleration"})
+UNDISPATCHED |= {"floating_" + name for name in UNDISPATCHED}  # the same guarantee (FloatingRobot)
 
 
 def undispatched(name: str):

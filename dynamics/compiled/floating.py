@@ -6,9 +6,10 @@ entries below run a floating robot's inverse dynamics, mass matrix and forward
 dynamics in one compiled call, and the batch loops (``*_serial``,
 ``*_parallel``) that do the same per sample.
 
-The base is packed as ``bf`` (4,) float64: kind (0 free flyer, 1 planar) and
+The base is packed as ``bf`` (16,) float64: kind (0 free flyer, 1 planar),
 ``go = Roᵀ g``, gravity in the axes of the base joint's frame at the neutral
-configuration (``Ro`` the joint's origin).  With the base orientation ``R``
+configuration, then that frame's rotation ``Ro`` (row-major) and origin ``po``
+in the world (used by the task-space entries of :mod:`.floating_frames`).  With the base orientation ``R``
 (quaternion, or the planar angle) the base-axes gravity is ``Rᵀ go``.
 
 Velocity products of the virtual chain, coordinates linear first, for the
