@@ -9,9 +9,11 @@ Prints Markdown tables (for docs/performance.md, "Derivatives"):
    ``pin.computeRNEADerivatives`` and ``robot.forward_dynamics_derivatives``
    against ``pin.computeABADerivatives``, both called from Python with
    friction off (ratio = composedyn / Pinocchio; target <= 2);
-2. a batch of ``--batch`` samples in one ``Robot`` call (compiled loop,
-   parallel when the dispatcher picks it) against Pinocchio in a Python loop
-   (speed-up = Pinocchio / composedyn; target >= 3).
+2. a batch of ``--batch`` samples in one ``Robot`` call (compiled loop) against
+   Pinocchio in a Python loop (speed-up = Pinocchio / composedyn; target >= 3):
+   the parallel loop forced (two cores, as on a machine with an idle core:
+   ``parallel.PARALLEL_IDLE``) and the serial one (what the default runs when
+   the load average leaves less than half a core idle).
 
 Medians of interleaved repeats (the machine may be shared); speed is never
 asserted in tests.
@@ -25,6 +27,7 @@ import warnings
 import numpy as np
 
 import composedyn as cd
+from composedyn.dynamics.compiled import parallel
 from composedyn.testing.pinocchio_oracle import PinPair, erd_robots_dir, erd_urdf, pin
 from timing import interleaved, machine
 
@@ -104,13 +107,26 @@ def tables(robots: dict, single, batch, N: int, repeat: int, method: str = "`Rob
             print(f"| {name} | {robot.dof} | {qty} | {t['pin'] * 1e6:.2f} | {t['ours'] * 1e6:.2f} "
                   f"| {t['ours'] / t['pin']:.2f} |")
     print(f"\n### Batch of {N} samples (µs per sample, median; speed-up = Pinocchio loop / composedyn)\n")
-    print("| robot | quantity | Pinocchio loop | composedyn batch | speed-up |")
-    print("|---|---|---|---|---|")
+    print("| robot | quantity | Pinocchio loop | composedyn, two cores | speed-up | composedyn, one core | speed-up |")
+    print("|---|---|---|---|---|---|---|")
     for name, (robot, pp) in robots.items():
         for qty, (ours, ref) in batch(robot, pp, np.random.default_rng(1), N).items():
-            t = interleaved({"ours": ours, "pin": ref}, number=1, repeat=max(3, repeat // 3))
-            p, o = t["pin"] / N * 1e6, t["ours"] / N * 1e6
-            print(f"| {name} | {qty} | {p:.2f} | {o:.3f} | {p / o:.1f}× |")
+            t = interleaved({"two": forced(ours, 0, -np.inf), "one": forced(ours, 1 << 62, 0.5), "pin": ref},
+                            number=1, repeat=max(5, repeat // 2))
+            p, two, one = (t[k] / N * 1e6 for k in ("pin", "two", "one"))
+            print(f"| {name} | {qty} | {p:.2f} | {two:.3f} | {p / two:.1f}× | {one:.3f} | {p / one:.1f}× |")
+
+
+def forced(f, work: int, idle: float):
+    """``f`` run with the dispatcher's parallel thresholds set (see ``parallel.use_parallel``)."""
+    def run():
+        keep = parallel.PARALLEL_WORK, parallel.PARALLEL_IDLE
+        parallel.PARALLEL_WORK, parallel.PARALLEL_IDLE = work, idle
+        try:
+            return f()
+        finally:
+            parallel.PARALLEL_WORK, parallel.PARALLEL_IDLE = keep
+    return run
 
 if __name__ == "__main__":
     main()

@@ -254,7 +254,7 @@ def _backward(w, i, ext):
     _put(w, i, PHI, phi)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath={"contract"})
 def derivatives_into(im, fm, q, qd, qdd, fw, P, grav, fric, smooth, dq, dqd, w):
     """d tau / d q and d tau / d qd (n, n) into ``dq``, ``dqd`` for one sample.
 
