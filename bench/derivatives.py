@@ -27,9 +27,8 @@ import warnings
 import numpy as np
 
 import composedyn as cd
-from composedyn.dynamics.compiled import parallel
 from composedyn.testing.pinocchio_oracle import PinPair, erd_robots_dir, erd_urdf, pin
-from timing import interleaved, machine
+from timing import forced, interleaved, machine
 
 ROBOTS = {"UR5": erd_urdf("ur5"), "Panda": erd_urdf("panda"),
           "xArm 7": str(erd_robots_dir() / "xarm_description/urdf/xarm7.urdf")}
@@ -116,17 +115,6 @@ def tables(robots: dict, single, batch, N: int, repeat: int, method: str = "`Rob
             p, two, one = (t[k] / N * 1e6 for k in ("pin", "two", "one"))
             print(f"| {name} | {qty} | {p:.2f} | {two:.3f} | {p / two:.1f}× | {one:.3f} | {p / one:.1f}× |")
 
-
-def forced(f, work: int, idle: float):
-    """``f`` run with the dispatcher's parallel thresholds set (see ``parallel.use_parallel``)."""
-    def run():
-        keep = parallel.PARALLEL_WORK, parallel.PARALLEL_IDLE
-        parallel.PARALLEL_WORK, parallel.PARALLEL_IDLE = work, idle
-        try:
-            return f()
-        finally:
-            parallel.PARALLEL_WORK, parallel.PARALLEL_IDLE = keep
-    return run
 
 if __name__ == "__main__":
     main()

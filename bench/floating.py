@@ -33,9 +33,8 @@ import warnings
 import numpy as np
 
 import composedyn as cd
-from composedyn.dynamics.compiled import parallel
 from composedyn.testing.pinocchio_oracle import FreeFlyerPair, erd_urdf, pin
-from timing import interleaved, machine
+from timing import forced, interleaved, machine
 
 ROBOTS = {"Solo12": "solo12", "A1": "a1", "Talos reduced": "talos"}
 FEET = {"Solo12": "FL_FOOT", "A1": "FL_foot", "Talos reduced": "left_sole_link"}
@@ -86,16 +85,6 @@ def batch(robot, pp, rng, N, repeat):
 
     def loop(f, *arrays):
         return lambda: [f(m, d, *row) for row in zip(*arrays)]
-
-    def forced(f, work, idle):
-        def run():
-            keep = parallel.PARALLEL_WORK, parallel.PARALLEL_IDLE
-            parallel.PARALLEL_WORK, parallel.PARALLEL_IDLE = work, idle
-            try:
-                return f()
-            finally:
-                parallel.PARALLEL_WORK, parallel.PARALLEL_IDLE = keep
-        return run
 
     vec, mat = np.empty(v.shape), np.empty(v.shape + v.shape[-1:])
     pairs = {

@@ -29,6 +29,22 @@ def interleaved(funcs: dict, number: int, repeat: int) -> dict:
     return {k: float(np.median(v)) for k, v in runs.items()}
 
 
+def forced(f, work: int, idle: float):
+    """``f`` run with the batch dispatcher's thresholds set (``parallel.PARALLEL_WORK``,
+    ``PARALLEL_IDLE``, see ``parallel.use_parallel``): ``forced(f, 0, -inf)`` runs the parallel
+    loop whatever the load, ``forced(f, 1 << 62, 0.5)`` the serial one."""
+    from composedyn.dynamics.compiled import parallel
+
+    def run():
+        keep = parallel.PARALLEL_WORK, parallel.PARALLEL_IDLE
+        parallel.PARALLEL_WORK, parallel.PARALLEL_IDLE = work, idle
+        try:
+            return f()
+        finally:
+            parallel.PARALLEL_WORK, parallel.PARALLEL_IDLE = keep
+    return run
+
+
 def machine() -> str:
     """One line: date (UTC), CPU model, core count, load, library versions."""
     cpu = platform.processor() or "?"
