@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from composedyn.dynamics.compiled.aba import SCRATCH as ABA_SCRATCH
 from composedyn.dynamics.compiled.derivatives import (
     ALPHA,
     PHI,
@@ -44,6 +43,8 @@ from composedyn.dynamics.compiled.layout import ARM, BLOCKS, NO_FW
 from composedyn.dynamics.compiled.loops import serial_and_parallel
 from composedyn.dynamics.compiled.ltl import ltl_factor, ltl_inverse, ltl_solve_columns
 
+SCRATCH = 12  # columns of the scratch wa: per body the change of its acceleration and a subtree sum
+
 _NO_P = np.empty((0, 9))
 _NO_P.flags.writeable = False
 
@@ -53,7 +54,7 @@ def fd_derivatives_into(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, qdd, wa
     """d qdd / d q, d qdd / d qd, M^-1 (n, n) into ``aq``, ``aqd``, ``minv`` (qdd into ``qdd``).
 
     fric: 1 includes friction (tanh Coulomb model when smooth > 0).  Scratch:
-    wa (n, >= 12), wd (n, derivatives SCRATCH), L (n, n).  Returns 0, or 1 when
+    wa (n, SCRATCH), wd (n, derivatives SCRATCH), L (n, n).  Returns 0, or 1 when
     M(q) is not positive definite.
 
     One pass of the derivative kernel at qdd = 0 gives the bias h_i = S_i . F_i, the
@@ -114,7 +115,7 @@ def fd_derivatives_one(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv):
     """:func:`fd_derivatives_into` with its own scratch; returns its status."""
     n = q.shape[0]
     return fd_derivatives_into(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, np.empty(n),
-                               np.empty((n + 1, ABA_SCRATCH)), np.empty((n, DER_SCRATCH)), np.empty((n, n)))
+                               np.empty((n, SCRATCH)), np.empty((n, DER_SCRATCH)), np.empty((n, n)))
 
 
 def _fd_derivatives_loop(im, fm, Q, QD, TAU, fric, smooth, AQ, AQD, MINV, STATUS):
@@ -123,7 +124,7 @@ def _fd_derivatives_loop(im, fm, Q, QD, TAU, fric, smooth, AQ, AQD, MINV, STATUS
     blocks = min(N, BLOCKS)
     for b in prange(blocks):
         qdd, L = np.empty(n), np.empty((n, n))
-        wa, wd = np.empty((n + 1, ABA_SCRATCH)), np.empty((n, DER_SCRATCH))
+        wa, wd = np.empty((n, SCRATCH)), np.empty((n, DER_SCRATCH))
         for s in range(b * N // blocks, (b + 1) * N // blocks):
             STATUS[s] = fd_derivatives_into(im, fm, Q[s], QD[s], TAU[s], fric, smooth, AQ[s], AQD[s], MINV[s],
                                             qdd, wa, wd, L)
