@@ -264,6 +264,15 @@ def derivatives_into(im, fm, q, qd, qdd, fw, P, grav, fric, smooth, dq, dqd, w):
     include gravity.  fric: 1 adds the friction derivative on the diagonal of
     ``dqd`` (tanh model when smooth > 0).  w: scratch (n, SCRATCH).
     """
+    derivative_passes(im, fm, q, qd, qdd, fw, P, grav, w)
+    derivative_pairs(im, fm, qd, fric, smooth, dq, dqd, w)
+
+
+@njit(cache=True, fastmath={"contract"})
+def derivative_passes(im, fm, q, qd, qdd, fw, P, grav, w):
+    """Steps 1 and 2 of the module docstring into the scratch w (n, SCRATCH); arguments as
+    :func:`derivatives_into`.  Afterwards w holds, per body i, the subtree sums IC_i, BC_i,
+    F_i and the vectors of step 2 (so M[i, j] = IC_i S_i . S_j for j = i or an ancestor)."""
     n = q.shape[0]
     ext = fw.shape[0] == n and n > 0
     for i in range(n):
@@ -282,6 +291,13 @@ def derivatives_into(im, fm, q, qd, qdd, fw, P, grav, fric, smooth, dq, dqd, w):
             if ext:
                 for c in range(15):  # X, PC
                     w[k, X + c] += w[i, X + c]
+
+
+@njit(cache=True, fastmath={"contract"})
+def derivative_pairs(im, fm, qd, fric, smooth, dq, dqd, w):
+    """Step 3 of the module docstring: d tau / d q and d tau / d qd (n, n) from the scratch w
+    that :func:`derivative_passes` filled (friction as in :func:`derivatives_into`)."""
+    n = qd.shape[0]
     for i in range(n):
         for j in range(n):
             dq[i, j] = 0.0

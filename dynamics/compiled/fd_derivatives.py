@@ -3,64 +3,110 @@
 Forward dynamics qdd = FD(q, qd, tau) satisfies ID(q, qd, FD(q, qd, tau)) = tau,
 so d qdd / d x = -M^-1 d tau / d x at qdd = FD (Carpentier & Mansard,
 "Analytical derivatives of rigid body dynamics algorithms", RSS 2018, Sec. V).
-:func:`fd_derivatives_into` chains the existing kernels: the CRBA (M with
-armature) and its tree-sparse factorisation M = L^T L (:mod:`.ltl`); qdd =
-M^-1 (tau - h - friction) with the bias h from the RNEA at zero acceleration
-(cheaper than a separate articulated-body pass, since the factor is needed
-anyway); :func:`.derivatives.derivatives_into` (d tau / d q, d tau / d qd at
-that qdd); the solves for -M^-1 d tau / d x and M^-1.
+:func:`fd_derivatives_into` runs the passes of :mod:`.derivatives` once at
+qdd = 0, reads the mass matrix off their composite inertias (M[i, j] =
+S_j . IC_i S_i for j = i or an ancestor of i, plus the armature on the diagonal)
+and the bias h_i = S_i . F_i, solves qdd = M^-1 (tau - h - friction) with the
+tree-sparse factorisation M = L^T L of :mod:`.ltl`, corrects the passes' terms
+that depend on qdd (no articulated-body or CRBA pass), then the pairs of
+:mod:`.derivatives` give d tau / d x at that qdd and the same factor
+-M^-1 d tau / d x and M^-1.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from composedyn.dynamics.compiled.crba import SCRATCH as CRBA_SCRATCH
-from composedyn.dynamics.compiled.crba import crba_into
+from composedyn.dynamics.compiled.derivatives import (
+    ALPHA,
+    PHI,
+    PSI,
+    RI,
+    F,
+    S,
+    _add,
+    _bmul,
+    _dot,
+    _fcross,
+    _get,
+    _inertia,
+    _mcross,
+    _put,
+    _scale,
+    derivative_pairs,
+    derivative_passes,
+)
 from composedyn.dynamics.compiled.derivatives import SCRATCH as DER_SCRATCH
-from composedyn.dynamics.compiled.derivatives import derivatives_into
 from composedyn.dynamics.compiled.jit import njit, prange
 from composedyn.dynamics.compiled.joint import joint_friction
-from composedyn.dynamics.compiled.layout import BLOCKS, NO_FW
+from composedyn.dynamics.compiled.layout import ARM, BLOCKS, NO_FW
 from composedyn.dynamics.compiled.loops import serial_and_parallel
-from composedyn.dynamics.compiled.ltl import ltl_factor, ltl_solve_columns
-from composedyn.dynamics.compiled.rnea import SCRATCH as RNEA_SCRATCH
-from composedyn.dynamics.compiled.rnea import rnea_into
+from composedyn.dynamics.compiled.ltl import ltl_factor, ltl_inverse, ltl_solve_columns
+
+SCRATCH = 12  # columns of the scratch wa: per body the change of its acceleration and a subtree sum
 
 _NO_P = np.empty((0, 9))
 _NO_P.flags.writeable = False
 
 
 @njit(cache=True)
-def fd_derivatives_into(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, qdd, wa, wc, wd, L):
+def fd_derivatives_into(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, qdd, wa, wd, L):
     """d qdd / d q, d qdd / d qd, M^-1 (n, n) into ``aq``, ``aqd``, ``minv`` (qdd into ``qdd``).
 
     fric: 1 includes friction (tanh Coulomb model when smooth > 0).  Scratch:
-    wa (n + 1, >= rnea SCRATCH columns), wc (n, crba SCRATCH), wd (n, derivatives
-    SCRATCH), L (n, n).  Returns 0, or 1 when M(q) is not positive definite.
+    wa (n, SCRATCH), wd (n, derivatives SCRATCH), L (n, n).  Returns 0, or 1 when
+    M(q) is not positive definite.
+
+    One pass of the derivative kernel at qdd = 0 gives the bias h_i = S_i . F_i, the
+    composite inertias (M) and every term that does not depend on qdd; with
+    qdd = M^-1 (tau - h - friction) from the L^T L factor, the terms that do are
+    corrected in place: da_i = da_parent + S_i qdd_i, alpha_i += da_parent x S_i and
+    F_i += IC_i da_i + sum over the proper subtree of i of IC_c S_c qdd_c (since
+    a_c - a_parent(c) changes by S_c qdd_c), then Phi_i from the new F_i and alpha_i.
     """
     n = q.shape[0]
-    crba_into(im, fm, q, 1, L, wc)
+    for i in range(n):
+        qdd[i] = 0.0
+    derivative_passes(im, fm, q, qd, qdd, NO_FW, _NO_P, 1, wd)
+    for i in range(n):  # the lower triangle of M (ltl_factor reads no other entry), tau - h
+        ri = _get(wd, i, RI)
+        j = i
+        while j >= 0:
+            L[i, j] = _dot(ri, _get(wd, j, S))
+            j = im[j, 0]
+        L[i, i] += fm[i, ARM]
+        qdd[i] = tau[i] - _dot(_get(wd, i, S), _get(wd, i, F))
+        if fric:
+            qdd[i] -= joint_friction(fm, i, qd[i], smooth)
     if ltl_factor(im, L):
         return 1
-    for i in range(n):  # aq[0]: zero accelerations (aq is written below)
-        aq[0, i] = 0.0
-    rnea_into(im, fm, q, qd, aq[0], NO_FW, 1, 0, qdd, wa)  # the bias h, in qdd
-    for i in range(n):
-        qdd[i] = tau[i] - qdd[i] - (joint_friction(fm, i, qd[i], smooth) if fric else 0.0)
     ltl_solve_columns(im, L, qdd.reshape((n, 1)), 1.0)
-    derivatives_into(im, fm, q, qd, qdd, NO_FW, _NO_P, 1, fric, smooth, aq, aqd, wd)
+    for i in range(n):  # wa[i, 0:6] = da_i, wa[i, 6:12] = sum over the subtree of IC_c S_c qdd_c
+        s = _get(wd, i, S)
+        k = im[i, 0]
+        da = _scale(s, qdd[i])
+        if k >= 0:
+            dap = _get(wa, k, 0)
+            _put(wd, i, ALPHA, _add(_get(wd, i, ALPHA), _mcross(dap, s)))
+            da = _add(da, dap)
+        _put(wa, i, 0, da)
+        _put(wa, i, 6, _scale(_get(wd, i, RI), qdd[i]))
+    for jj in range(n):
+        i = n - 1 - jj
+        y = _get(wa, i, 6)
+        k = im[i, 0]
+        if k >= 0:
+            _put(wa, k, 6, _add(_get(wa, k, 6), y))
+        df = _add(_inertia(wd, i, _get(wa, i, 0)), _add(y, _scale(_get(wd, i, RI), -qdd[i])))
+        f = _add(_get(wd, i, F), df)
+        _put(wd, i, F, f)
+        s = _get(wd, i, S)
+        _put(wd, i, PHI, _add(_add(_fcross(s, f), _inertia(wd, i, _get(wd, i, ALPHA))),
+                              _bmul(wd, i, _get(wd, i, PSI), False)))
+    derivative_pairs(im, fm, qd, fric, smooth, aq, aqd, wd)
     ltl_solve_columns(im, L, aq, -1.0)
     ltl_solve_columns(im, L, aqd, -1.0)
-    for i in range(n):
-        for j in range(n):
-            minv[i, j] = 1.0 if i == j else 0.0
-    ltl_solve_columns(im, L, minv, 1.0)
-    for i in range(n):  # exact symmetry
-        for j in range(i):
-            x = 0.5 * (minv[i, j] + minv[j, i])
-            minv[i, j] = x
-            minv[j, i] = x
+    ltl_inverse(im, L, minv)
     return 0
 
 
@@ -69,8 +115,7 @@ def fd_derivatives_one(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv):
     """:func:`fd_derivatives_into` with its own scratch; returns its status."""
     n = q.shape[0]
     return fd_derivatives_into(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, np.empty(n),
-                               np.empty((n + 1, RNEA_SCRATCH)), np.empty((n, CRBA_SCRATCH)),
-                               np.empty((n, DER_SCRATCH)), np.empty((n, n)))
+                               np.empty((n, SCRATCH)), np.empty((n, DER_SCRATCH)), np.empty((n, n)))
 
 
 def _fd_derivatives_loop(im, fm, Q, QD, TAU, fric, smooth, AQ, AQD, MINV, STATUS):
@@ -79,10 +124,10 @@ def _fd_derivatives_loop(im, fm, Q, QD, TAU, fric, smooth, AQ, AQD, MINV, STATUS
     blocks = min(N, BLOCKS)
     for b in prange(blocks):
         qdd, L = np.empty(n), np.empty((n, n))
-        wa, wc, wd = np.empty((n + 1, RNEA_SCRATCH)), np.empty((n, CRBA_SCRATCH)), np.empty((n, DER_SCRATCH))
+        wa, wd = np.empty((n, SCRATCH)), np.empty((n, DER_SCRATCH))
         for s in range(b * N // blocks, (b + 1) * N // blocks):
             STATUS[s] = fd_derivatives_into(im, fm, Q[s], QD[s], TAU[s], fric, smooth, AQ[s], AQD[s], MINV[s],
-                                            qdd, wa, wc, wd, L)
+                                            qdd, wa, wd, L)
 
 
 fd_derivatives_serial, fd_derivatives_parallel = serial_and_parallel(_fd_derivatives_loop)

@@ -21,15 +21,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from composedyn.dynamics.compiled.crba import SCRATCH as CRBA_SCRATCH
 from composedyn.dynamics.compiled.derivatives import RI, S, _dot, _get, derivatives_into
 from composedyn.dynamics.compiled.derivatives import SCRATCH as DER_SCRATCH
+from composedyn.dynamics.compiled.fd_derivatives import SCRATCH as FD_SCRATCH
 from composedyn.dynamics.compiled.fd_derivatives import fd_derivatives_into
 from composedyn.dynamics.compiled.floating import _gravity, chart_state
 from composedyn.dynamics.compiled.jit import njit, prange
 from composedyn.dynamics.compiled.layout import BLOCKS, NO_FW
 from composedyn.dynamics.compiled.loops import all_finite, serial_and_parallel
-from composedyn.dynamics.compiled.rnea import SCRATCH as RNEA_SCRATCH
 
 _NO_P = np.empty((0, 9))
 _NO_P.flags.writeable = False
@@ -83,12 +82,12 @@ def inverse_into(im, fm, bf, q, v, a, fric, smooth, dq, dv, x, xdd, Mb, G, Bv, w
 
 
 @njit(cache=True)
-def forward_into(im, fm, bf, q, v, tau, fric, smooth, aq, av, minv, x, xdd, G, Bv, wa, wc, wd, L):
+def forward_into(im, fm, bf, q, v, tau, fric, smooth, aq, av, minv, x, xdd, G, Bv, wa, wd, L):
     """da/dq, da/dv, M⁻¹ (n, n) of one sample; scratch as :func:`inverse_into` plus wa
-    (n + 1, rnea SCRATCH) and L (n, n).  Returns 0, 3 (M not positive definite) or 4."""
+    (n, fd_derivatives SCRATCH) and L (n, n).  Returns 0, 3 (M not positive definite) or 4."""
     if chart_state(bf, q, v, v, x, xdd):
         return 4
-    if fd_derivatives_into(im, fm, x, v, tau, fric, smooth, aq, av, minv, xdd, wa, wc, wd, L):
+    if fd_derivatives_into(im, fm, x, v, tau, fric, smooth, aq, av, minv, xdd, wa, wd, L):
         return 3
     nb = _base_terms(bf, q, v, G, Bv)
     for i in range(x.shape[0]):
@@ -132,8 +131,8 @@ def floating_forward_dynamics_derivatives(im, fm, bf, q, v, tau, fric, smooth, a
         return status
     n = fm.shape[0]
     return forward_into(im, fm, bf, q, v, tau, fric, smooth, aq, av, minv, np.empty(n), np.empty(n),
-                        np.empty((6, 6)), np.empty((6, 6)), np.empty((n + 1, RNEA_SCRATCH)),
-                        np.empty((n, CRBA_SCRATCH)), np.empty((n, DER_SCRATCH)), np.empty((n, n)))
+                        np.empty((6, 6)), np.empty((6, 6)), np.empty((n, FD_SCRATCH)),
+                        np.empty((n, DER_SCRATCH)), np.empty((n, n)))
 
 
 def _inverse_loop(im, fm, bf, Q, V, A, fric, smooth, DQ, DV, STATUS):
@@ -156,13 +155,13 @@ def _forward_loop(im, fm, bf, Q, V, TAU, fric, smooth, AQ, AV, MINV, STATUS):
     blocks = min(N, BLOCKS)
     for b in prange(blocks):
         x, xdd, G, Bv, L = np.empty(n), np.empty(n), np.empty((6, 6)), np.empty((6, 6)), np.empty((n, n))
-        wa, wc, wd = np.empty((n + 1, RNEA_SCRATCH)), np.empty((n, CRBA_SCRATCH)), np.empty((n, DER_SCRATCH))
+        wa, wd = np.empty((n, FD_SCRATCH)), np.empty((n, DER_SCRATCH))
         for s in range(b * N // blocks, (b + 1) * N // blocks):
             if not (all_finite(Q[s]) and all_finite(V[s]) and all_finite(TAU[s])):
                 STATUS[s] = 2
                 continue
             STATUS[s] = forward_into(im, fm, bf, Q[s], V[s], TAU[s], fric, smooth, AQ[s], AV[s], MINV[s], x, xdd,
-                                     G, Bv, wa, wc, wd, L)
+                                     G, Bv, wa, wd, L)
 
 
 inverse_serial, inverse_parallel = serial_and_parallel(_inverse_loop)

@@ -80,3 +80,39 @@ def ltl_solve_columns(im, L, X, scale):
         d = 1.0 / L[i, i]
         for c in range(m):
             X[i, c] *= d
+
+
+@njit(cache=True, fastmath={"contract"})
+def ltl_inverse(im, L, X):
+    """X := M⁻¹ (n, n), exactly symmetric, with M = Lᵀ L from :func:`ltl_factor`.
+
+    :func:`ltl_solve_columns` on the identity, skipping the zeros: Y = L⁻ᵀ has Y[i, c] = 0
+    for c < i (row i only gathers rows below it), and the upper triangle of Z = L⁻¹ Y
+    needs only rows j < i of columns c >= i > j; the lower triangle is its mirror."""
+    n = L.shape[0]
+    for i in range(n):
+        for c in range(n):
+            X[i, c] = 1.0 if i == c else 0.0
+    for ii in range(n):
+        i = n - 1 - ii
+        d = 1.0 / L[i, i]
+        for c in range(i, n):
+            X[i, c] *= d
+        j = im[i, 0]
+        while j >= 0:
+            lij = L[i, j]
+            for c in range(i, n):
+                X[j, c] -= lij * X[i, c]
+            j = im[j, 0]
+    for i in range(n):
+        j = im[i, 0]
+        while j >= 0:
+            lij = L[i, j]
+            for c in range(i, n):
+                X[i, c] -= lij * X[j, c]
+            j = im[j, 0]
+        d = 1.0 / L[i, i]
+        for c in range(i, n):
+            X[i, c] *= d
+        for c in range(i + 1, n):
+            X[c, i] = X[i, c]
