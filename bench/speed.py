@@ -7,8 +7,8 @@ Prints Markdown tables (paste them into ``docs/performance.md``, section
 
 1. start-up: ``import composedyn``; first ``inverse_dynamics`` call with an
    empty numba cache (compilation) and in a second process (cache filled);
-2. per-call latency on UR5, Panda (9 joints, fingers independent) and Talos
-   reduced (32 joints, branched) of inverse dynamics (ID), mass matrix (M),
+2. per-call latency on UR5, Panda (9 joints, fingers independent), xArm 7 and
+   Talos reduced (32 joints, branched) of inverse dynamics (ID), mass matrix (M),
    Coriolis matrix (C), gravity (g) and forward dynamics (FD): the public
    ``Robot`` method and the lean ``robot.fast`` entry, as ratios to Pinocchio
    (``rnea``, ``crba``, ``computeCoriolisMatrix``, ``computeGeneralizedGravity``,
@@ -33,11 +33,12 @@ import numpy as np
 import composedyn as cd
 from composedyn.dynamics import dispatch
 from composedyn.dynamics.compiled import parallel
-from composedyn.testing.pinocchio_oracle import PinPair, erd_urdf, pin
+from composedyn.testing.pinocchio_oracle import PinPair, erd_robots_dir, erd_urdf, pin
 from composedyn.testing.random_robots import random_urdf
 from timing import interleaved, linear_fit, machine, startup
 
-ROBOTS = {"UR5": "ur5", "Panda": "panda", "Talos reduced": "talos"}
+ROBOTS = {"UR5": erd_urdf("ur5"), "Panda": erd_urdf("panda"),
+          "xArm 7": str(erd_robots_dir() / "xarm_description/urdf/xarm7.urdf"), "Talos reduced": erd_urdf("talos")}
 QUANTITIES = ("ID", "M", "C", "g", "FD")
 
 
@@ -171,11 +172,11 @@ def main(argv=None) -> None:
     print(f"| {s['import']:.2f} | {s['cold_call']:.2f} | {s['cold_warm_up']:.2f} | {s['cold_warm_up_batch']:.2f} "
           f"| {s['cached_call']:.2f} | {s['cached_process']:.2f} |")
     robots = {}
-    for name, key in ROBOTS.items():
-        robot = cd.from_urdf(erd_urdf(key), mimic="independent")
+    for name, urdf in ROBOTS.items():
+        robot = cd.from_urdf(urdf, mimic="independent")
         robot.warm_up(batch=True)
         robot.fast.warm_up(batch=True)
-        robots[name] = (robot, PinPair(robot, erd_urdf(key)))
+        robots[name] = (robot, PinPair(robot, urdf))
     per_call_table(robots, a.repeat)
     batch_table(robots, a.batch, max(3, a.repeat // 3))
     puma_row(a.repeat)

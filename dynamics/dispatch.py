@@ -54,6 +54,7 @@ def set_backend(name: str) -> None:
     _state["backend"] = name
     _state.pop("resolved", None)
     _state.pop("numpy", None)
+    _SWITCH[0] = name != "numpy"
     entries.reset()
 
 
@@ -78,11 +79,17 @@ def compile_times() -> dict:
     return dict(_compile_s)
 
 
+# Read by every Lean caller of ``lean_calls`` before it calls its entry: 0 under the NumPy backend
+_SWITCH = np.array([_state["backend"] != "numpy"], dtype=np.int64)
+
+
 class Route(NamedTuple):
     """How one quantity is computed: the NumPy reference, the compiled kernels
     (module of :mod:`composedyn.dynamics.compiled`, single-sample kernel, batch loop
     compiled as ``<loop>_serial`` and ``<loop>_parallel``) and the checked entries of
-    :mod:`composedyn.dynamics.compiled.entry` that the ``Robot`` methods call first."""
+    :mod:`composedyn.dynamics.compiled.entry` that the ``Robot`` methods call first (those in
+    :data:`LEAN_ENTRIES` as C functions through :func:`lean_calls`, the others through
+    :data:`entries`)."""
 
     reference: str
     module: str
@@ -109,6 +116,9 @@ ROUTES = {
     "forward_dynamics_derivatives": Route("derivatives.forward_dynamics_derivatives", "fd_derivatives",
                                           "fd_derivatives_one", "fd_derivatives", ("forward_dynamics_derivatives",)),
 }
+# The entries called as C functions (compiled.lean) through lean_calls; the others through `entries`
+LEAN_ENTRIES = ("inverse_dynamics", "inverse_dynamics_rigid", "bias_torques", "gravity_torques", "mass_matrix",
+                "coriolis_matrix", "forward_dynamics", "forward_dynamics_rigid")
 _MODULE_OF = {k: r.module for r in ROUTES.values() for k in (r.one, r.loop + "_serial", r.loop + "_parallel")}
 
 
@@ -149,7 +159,8 @@ FLOATING_ENTRIES += ("floating_frame_pose", "floating_jacobian", "floating_frame
 
 
 class _Entries:
-    """The checked entries of :mod:`composedyn.dynamics.compiled.entry` as attributes.
+    """The checked entries of :mod:`composedyn.dynamics.compiled.entry` called through numba
+    (all but :data:`LEAN_ENTRIES`) as attributes.
 
     Each attribute starts as a stub: its first call compiles the entry (or loads
     it from the disk cache), times that into :func:`compile_times`, puts the
@@ -165,7 +176,7 @@ class _Entries:
     @property
     def NAMES(self) -> tuple:
         """The entries named in ``ROUTES`` (as the table stands now), then the floating ones."""
-        return tuple(e for r in ROUTES.values() for e in r.entries) + FLOATING_ENTRIES
+        return tuple(e for r in ROUTES.values() for e in r.entries if e not in LEAN_ENTRIES) + FLOATING_ENTRIES
 
     def reset(self) -> None:
         for name in self.NAMES:
@@ -186,6 +197,44 @@ class _Entries:
 
 
 entries = _Entries()
+
+
+def _none(*args, **kwargs) -> None:
+    return None
+
+
+class _LeanCalls(dict):
+    """Entry name -> ``_call.Lean`` caller of that C entry for one packed model (returns the
+    result, or None when the method must take its general path); each built on first use.
+    Under the NumPy backend a look-up gives a function returning None (not stored), and
+    callers already built return None (they read ``_SWITCH``)."""
+
+    def __init__(self, im: np.ndarray, fm: np.ndarray):
+        super().__init__()
+        self.im, self.fm = im, fm
+
+    def __missing__(self, name: str):
+        if name not in LEAN_ENTRIES:
+            raise KeyError(name)
+        if backend() == "numpy":
+            return _none
+        from composedyn.dynamics.compiled import lean
+
+        k = self[name] = lean.lean(name, self.im, self.fm, switch=_SWITCH)
+        _compile_s.setdefault("entry_" + name, lean.COMPILE_SECONDS.get(name, 0.0))
+        return k
+
+
+# The callers of a robot without a lean path (dependent mimic joints, no moving joint): all return None
+NO_LEAN_CALLS = type("_NoLeanCalls", (dict,), {"__missing__": lambda self, name: _none})()
+
+
+def lean_calls(model) -> dict:
+    """The one-sample C callers of ``model`` (see :class:`_LeanCalls`), one table per model;
+    a table whose callers all return None for a model without moving joints."""
+    if not model.n:
+        return NO_LEAN_CALLS
+    return _LeanCalls(*packed(model))
 
 
 def packed(model) -> tuple[np.ndarray, np.ndarray]:
@@ -389,16 +438,11 @@ def warm_up(model, batch: bool = False, entries_too: bool = True) -> dict:
     if n and np.all(np.linalg.eigvalsh(M) > 0):  # a singular M would raise ModelError
         forward_dynamics(model, z, z, z)
     if entries_too:
-        im, fm = packed(model)
-        v, A = np.empty(n), np.empty((n, n))
-        entries.inverse_dynamics(im, fm, z, z, z, v)
-        entries.mass_matrix(im, fm, z, A)
-        entries.coriolis_matrix(im, fm, z, z, A)
-        entries.gravity_torques(im, fm, z, v)
-        entries.bias_torques(im, fm, z, z, v)
-        entries.forward_dynamics(im, fm, z, z, z, 0.0, v)  # status 3 on a singular M: no error here
-        entries.inverse_dynamics_rigid(im, fm, z, z, z, v)  # friction=False
-        entries.forward_dynamics_rigid(im, fm, z, z, z, 0.0, v)
+        from composedyn.dynamics.compiled import lean
+
+        for name in LEAN_ENTRIES:  # compiled (or loaded) now; their callers are built per robot
+            lean.compiled(name)
+            _compile_s.setdefault("entry_" + name, lean.COMPILE_SECONDS.get(name, 0.0))
     if batch:
         rnea(model, Z, Z, Z)
         gravity(model, Z)

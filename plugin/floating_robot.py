@@ -40,6 +40,8 @@ from composedyn.dynamics.floating.lie import (
 from composedyn.dynamics.floating.lie import skew as _skew
 from composedyn.robot import Robot
 
+_ND, _F64, _empty = np.ndarray, np.dtype(np.float64), np.empty  # the lean path's input type
+
 # Robot methods that have no floating-base form yet: they raise a one-line error naming the robot.
 _NOT_YET = ("inverse_kinematics", "fast", "mimic_torques", "full_positions", "mimic_jacobian")
 
@@ -83,7 +85,24 @@ class FloatingRobot:
         """``(im, fm, bf)`` for the compiled floating entries, or () (dependent mimic joints)."""
         return () if self.chart._mimic is not None else (*_packed(self.model), self._bf)
 
-    _fast_path = Robot._fast_path  # the one fast path: entry(im, fm, bf, *args, out)
+    def _fast_path(self, entry, shape: tuple, *args):
+        """The result of a checked compiled floating entry for plain float64 vectors, or None.
+
+        When the first argument is a numpy float64 array, ``entry`` (one of
+        ``dispatch.entries``, called as ``entry(im, fm, bf, *args, out)``) checks the
+        arguments' type, length and finiteness in compiled code and computes into a new
+        array of ``shape``.  Any other input, or a failed check, returns None and the
+        method takes its general path, which converts and raises the named error.
+        """
+        lean = self._lean
+        if lean and args[0].__class__ is _ND and args[0].dtype is _F64:
+            out = _empty(shape)
+            try:
+                if entry(*lean, *args, out) == 0:
+                    return out
+            except TypeError:  # a later argument is not a float64 vector
+                pass
+        return None
 
     @cached_property
     def _frame_lean(self) -> tuple:

@@ -17,6 +17,7 @@ from composedyn import task_space as _task_space  # task-space methods (end of t
 from composedyn.checks import joint_arrays, output_array, smooth_width, wrenches
 from composedyn.dynamics.constraints.mimic import select_mimic
 from composedyn.dynamics.dispatch import (  # the route choice: compiled or NumPy
+    NO_LEAN_CALLS,
     coriolis_matrix,
     crba,
     deliver,
@@ -26,6 +27,7 @@ from composedyn.dynamics.dispatch import (  # the route choice: compiled or NumP
     solve_mass,
 )
 from composedyn.dynamics.dispatch import entries as _entry
+from composedyn.dynamics.dispatch import lean_calls as _lean_calls
 from composedyn.dynamics.dispatch import packed as _packed
 from composedyn.dynamics.model import Model, compile_graph
 from composedyn.dynamics.reference.energy import kinetic_energy, potential_energy
@@ -40,7 +42,7 @@ if TYPE_CHECKING:  # names in annotations only
     from composedyn.dynamics.reference.composed import ComposedVectors
 
 
-_ND, _F64, _empty = np.ndarray, np.dtype(np.float64), np.empty  # the lean path's input type
+_ND, _F64, _empty = np.ndarray, np.dtype(np.float64), np.empty  # the task-space lean path's input type
 _LOCAL, _POSE, _TWIST = {"world": 0, "local": 1}, (4, 4), (6,)  # task-space lean path
 _ABSENT = object()  # no qd / qdd argument
 
@@ -61,7 +63,6 @@ class Robot:
         self.model: Model = compile_graph(graph, strict=strict)
         self._mimic_mode = mimic
         self._mimic = select_mimic(self.model, mimic)
-        self._n1, self._nn = (self.model.n,), (self.model.n, self.model.n)  # fast-path result shapes
 
     def _expand(self, q, *rates):
         """Independent -> all-joint positions (+ offset) and rates (identity without mimic)."""
@@ -81,25 +82,16 @@ class Robot:
         call takes the general path (dependent mimic joints, no moving joint)."""
         return () if self._mimic is not None or self.model.n == 0 else _packed(self.model)
 
-    def _fast_path(self, entry, shape: tuple, *args):
-        """The result of a checked compiled entry for plain float64 vectors, or None.
+    @cached_property
+    def _one(self) -> dict:
+        """Entry name -> the one-sample C caller of the methods' lean path (``dispatch.lean_calls``).
 
-        The one fast path of the methods below (and of ``FloatingRobot``'s, whose
-        ``_lean`` adds the packed base): when the first argument is a numpy float64
-        array, ``entry`` (one of ``dispatch.entries``) checks the arguments' type,
-        length and finiteness in compiled code and computes into a new array of
-        ``shape``.  Any other input, or a failed check, returns None and the method
-        takes its general path, which converts, broadcasts and raises the named error.
-        """
-        lean = self._lean
-        if lean and args[0].__class__ is _ND and args[0].dtype is _F64:
-            out = _empty(shape)
-            try:
-                if entry(*lean, *args, out) == 0:
-                    return out
-            except TypeError:  # a later argument is not a float64 vector
-                pass
-        return None
+        The one fast path of the methods below: a caller checks in C that its arguments are
+        numpy float64 vectors of n entries, finite, and computes into a new array; for any
+        other input (or a failed check) it returns None and the method takes its general
+        path, which converts, broadcasts and raises the named error.  Dependent mimic
+        joints: every caller returns None."""
+        return _lean_calls(self.model) if self._lean else NO_LEAN_CALLS
 
     # ---- description -------------------------------------------------
     @property
@@ -203,9 +195,8 @@ class Robot:
         return (no new array: for batches called again and again); the same for
         :meth:`forward_dynamics` and :meth:`mass_matrix`.
         """
-        if out is None and f_ext is None and (res := self._fast_path(
-                _entry.inverse_dynamics if friction else _entry.inverse_dynamics_rigid, self._n1,
-                q, qd, qdd)) is not None:
+        if out is None and f_ext is None and (res := self._one[
+                "inverse_dynamics" if friction else "inverse_dynamics_rigid"](q, qd, qdd)) is not None:
             return res
         q, qd, qdd = joint_arrays(self.dof, q=q, qd=qd, qdd=qdd)
         if out is not None:
@@ -224,8 +215,8 @@ class Robot:
         """
         if smooth_friction is not None:
             smooth_friction = smooth_width(smooth_friction)
-        if out is None and f_ext is None and (res := self._fast_path(
-                _entry.forward_dynamics if friction else _entry.forward_dynamics_rigid, self._n1,
+        if out is None and f_ext is None and (res := self._one[
+                "forward_dynamics" if friction else "forward_dynamics_rigid"](
                 q, qd, tau, smooth_friction or 0.0)) is not None:
             return res
         q, qd, tau = joint_arrays(self.dof, q=q, qd=qd, tau=tau)
@@ -245,7 +236,7 @@ class Robot:
     def mass_matrix(self, q, out: np.ndarray | None = None) -> np.ndarray:
         """Joint-space inertia M(q) (..., n, n), armature on the diagonal; ``out`` as in
         :meth:`inverse_dynamics`."""
-        if out is None and (res := self._fast_path(_entry.mass_matrix, self._nn, q)) is not None:
+        if out is None and (res := self._one["mass_matrix"](q)) is not None:
             return res
         (q,) = joint_arrays(self.dof, q=q)
         if out is not None:
@@ -256,21 +247,21 @@ class Robot:
 
     def coriolis_matrix(self, q, qd) -> np.ndarray:
         """Coriolis matrix C(q, qd) (..., n, n) in Christoffel form: dM/dt - 2C is skew."""
-        if (out := self._fast_path(_entry.coriolis_matrix, self._nn, q, qd)) is not None:
+        if (out := self._one["coriolis_matrix"](q, qd)) is not None:
             return out
         q, qd = joint_arrays(self.dof, q=q, qd=qd)
         return self._reduce(coriolis_matrix(self.model, *self._expand(q, qd)), matrix=True)
 
     def gravity_torques(self, q) -> np.ndarray:
         """Gravity torques g(q) (..., n)."""
-        if (out := self._fast_path(_entry.gravity_torques, self._n1, q)) is not None:
+        if (out := self._one["gravity_torques"](q)) is not None:
             return out
         (q,) = joint_arrays(self.dof, q=q)
         return self._reduce(gravity(self.model, self._expand(q)[0]))
 
     def bias_torques(self, q, qd) -> np.ndarray:
         """C(q, qd) qd + g(q) (..., n), friction not included."""
-        if (out := self._fast_path(_entry.bias_torques, self._n1, q, qd)) is not None:
+        if (out := self._one["bias_torques"](q, qd)) is not None:
             return out
         q, qd = joint_arrays(self.dof, q=q, qd=qd)
         q, qd = self._expand(q, qd)
@@ -383,7 +374,7 @@ class Robot:
         return packed_frames(self.model), codes, (6, self.model.n)
 
     def _frame_path(self, entry, shape, q, frame, reference, qd=_ABSENT, qdd=_ABSENT):
-        """The result of a checked task-space entry, or None: ``_fast_path`` for one frame.
+        """The result of a checked task-space entry for one frame, or None.
 
         Taken when q (and qd, qdd when passed) are 1-D numpy float64 arrays (checked here:
         the entries run without numba's type dispatch, see ``entry.undispatched``),

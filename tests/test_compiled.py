@@ -283,8 +283,22 @@ def count_calls(monkeypatch, owner, names) -> dict:
 
 @pytest.fixture
 def spy_entries(monkeypatch):
-    """Count the calls of each checked compiled entry (``dispatch.entries``)."""
-    return count_calls(monkeypatch, dispatch.entries, LEAN)
+    """Per entry, the calls of the ``Robot`` methods' C callers (``dispatch.lean_calls``, built
+    after this fixture) that gave a result rather than None (the general path's turn)."""
+    counts = dict.fromkeys(LEAN, 0)
+    real = dispatch._LeanCalls.__missing__
+
+    def missing(self, name):
+        caller = real(self, name)
+
+        def spy(*args):
+            result = caller(*args)
+            counts[name] += result is not None
+            return result
+        self[name] = spy
+        return spy
+    monkeypatch.setattr(dispatch._LeanCalls, "__missing__", missing)
+    return counts
 
 
 def test_public_methods_take_the_lean_path_for_plain_vectors(spy_entries):
@@ -352,26 +366,30 @@ def test_lean_path_is_not_used_with_dependent_mimic_joints(spy_entries):
     assert robot.dof < len(robot.all_joint_names) and sum(spy_entries.values()) == 0
 
 
-@pytest.fixture
-def spy_fast_entries(monkeypatch):
-    """Count the calls of each checked compiled entry made by ``robot.fast``."""
-    from composedyn.dynamics.compiled import fast
+def test_fast_single_samples_never_reach_python_and_nan_gives_nan(monkeypatch):
+    """robot.fast serves a plain single sample in C (its Python fallbacks are not called),
+    NaN and inf included (an all-NaN result); a wrong length goes to the fallback, which
+    raises ValueError naming the shapes, and a batch to the batch loop."""
+    from composedyn.dynamics.compiled.fast import FastDynamics
 
-    return count_calls(monkeypatch, fast._ENTRIES, LEAN)
-
-
-def test_fast_entry_gives_nan_for_nan_and_takes_the_checked_entry(spy_fast_entries):
-    """robot.fast runs a single sample through the checked entry; NaN input, which the
-    entry declines, comes out as an all-NaN result."""
+    fallbacks = ("_inverse_dynamics", "_mass_matrix", "_gravity_torques", "_forward_dynamics")
+    spied = count_calls(monkeypatch, FastDynamics, fallbacks)
     robot = robot_for(3, 7)
     fd, n = robot.fast, robot.dof
     q = np.random.default_rng(5).normal(size=n)
-    assert np.isfinite(fd.mass_matrix(q)).all() and spy_fast_entries["mass_matrix"] == 1
+    assert rel(fd.mass_matrix(q), robot.mass_matrix(q)) < TOL
+    assert rel(fd.forward_dynamics(q, q, q, smooth_friction=0.01),
+               robot.forward_dynamics(q, q, q, smooth_friction=0.01)) < TOL
     bad = q.copy()
     bad[0] = np.nan
-    assert np.isnan(fd.inverse_dynamics(bad, q, q)).all()
+    assert np.isnan(fd.inverse_dynamics(bad, q, q)).all() and np.isnan(fd.forward_dynamics(q, q, -np.inf * q)).all()
     assert np.isnan(fd.mass_matrix(bad)).all() and np.isnan(fd.gravity_torques(np.full(n, np.nan))).all()
-    assert spy_fast_entries["inverse_dynamics"] == 1 and spy_fast_entries["mass_matrix"] == 2
+    assert sum(spied.values()) == 0, spied
+    with pytest.raises(ValueError, match=rf"\({n},\) or \(N, {n}\).*q float64 \({n + 1},\)"):
+        fd.mass_matrix(np.zeros(n + 1))
+    Q = np.stack([q, bad])
+    M = fd.mass_matrix(Q)
+    assert spied["_mass_matrix"] == 2 and rel(M[0], robot.mass_matrix(q)) < TOL and np.isnan(M[1]).all()
 
 
 def test_strided_vectors_take_the_lean_path_and_other_dtypes_skip_it(spy_entries):

@@ -1,10 +1,9 @@
 """Checked single-sample entries: the ``Robot`` methods' lean path into the kernels.
 
-A ``Robot`` method called with plain vectors (numpy float64, C-contiguous,
-shape (n,)), no external wrench and no mimic projection calls one of these
-entries instead of its general path.  Each entry does, in compiled code, the
-checks the general path does in Python, and reports the outcome as its
-return value:
+A ``Robot`` method called with plain vectors (numpy float64, shape (n,)), no
+external wrench and no mimic projection calls one of these entries instead of
+its general path.  Each entry does, in compiled code, the checks the general
+path does in Python, and reports the outcome as its return value:
 
 * 0 -- the result is in ``out``;
 * 1 -- an argument (``out`` included) does not have n = ``fm.shape[0]`` entries
@@ -15,22 +14,25 @@ return value:
 The entries call the kernels' ``*_into`` functions with literal flags (the
 kernels' ``Literal[int]`` specialisations): numba then compiles those
 specialisations together with the entry and LLVM inlines them into it
-(calling an overload that already exists, e.g. the int64 one the
-Python-side callers use, would link it as an opaque call: slower per call).
-The price is compile time: each entry compiles its kernel once more
-(``warm_up``).
-On a non-zero status the method re-runs its general path, which raises the
-error naming the argument (or the joints of a singular M).  The entries
-have explicit signatures (float64 vectors of any stride), so numba never
-compiles a variant for other input: an int or float32 array or a 2-D batch
-raises ``TypeError`` at the call (slow: ~0.1 ms), which the method answers
-with its general path; the methods therefore send input whose first vector is
-not float64 to the general path before calling.
+(calling an overload that already exists would link it as an opaque call:
+slower per call).  The price is compile time: each entry compiles its kernel
+once more (``warm_up``).  On a non-zero status the method re-runs its general
+path, which raises the error naming the argument (or the joints of a singular M).
 
-``SIGNATURES`` maps entry names to (signature, Python function[, njit options]);
-``compiled(name)`` compiles one (or loads it from the disk cache) when it is
-first needed, once per process, so a process pays only for the entries it
-calls; the ``Robot`` methods and ``robot.fast`` share them.
+Two ways to call them, one per entry:
+
+* the fixed-base dynamics entries (``inverse_dynamics`` .. ``forward_dynamics_rigid``,
+  :data:`composedyn.dynamics.dispatch.LEAN_ENTRIES`) are compiled as C functions by
+  :mod:`.lean` and called through the C caller ``_call.Lean`` (the cost of the call
+  matters most there: a 6-joint mass matrix takes a few hundred nanoseconds);
+* the others (derivatives, task space, floating base) through numba:
+  ``SIGNATURES`` maps their names to (signature, Python function[, njit options]) and
+  ``compiled(name)`` compiles one (or loads it from the disk cache) when first
+  needed.  The explicit signatures (float64 vectors of any stride) keep numba
+  from compiling variants: an int or float32 array or a 2-D batch raises
+  ``TypeError`` at the call (slow: ~0.1 ms), which the method answers with its
+  general path; the methods therefore send input whose first vector is not
+  float64 to the general path before calling.
 """
 
 from __future__ import annotations
@@ -154,17 +156,8 @@ def forward_dynamics_rigid(im, fm, q, qd, tau, smooth, out):
 _IM, _FM, _A = "int64[:, ::1]", "float64[:, ::1]", "float64[:, ::1]"
 _V = "float64[:]"  # input vectors: any stride (a column of a state array goes in as it is)
 _O = "float64[::1]"  # output vectors
-SIGNATURES = {
-    "inverse_dynamics": (f"int64({_IM}, {_FM}, {_V}, {_V}, {_V}, {_O})", inverse_dynamics),
-    "mass_matrix": (f"int64({_IM}, {_FM}, {_V}, {_A})", mass_matrix),
-    "coriolis_matrix": (f"int64({_IM}, {_FM}, {_V}, {_V}, {_A})", coriolis_matrix),
-    "gravity_torques": (f"int64({_IM}, {_FM}, {_V}, {_O})", gravity_torques),
-    "bias_torques": (f"int64({_IM}, {_FM}, {_V}, {_V}, {_O})", bias_torques),
-    "forward_dynamics": (f"int64({_IM}, {_FM}, {_V}, {_V}, {_V}, float64, {_O})", forward_dynamics),
-    "inverse_dynamics_rigid": (f"int64({_IM}, {_FM}, {_V}, {_V}, {_V}, {_O})", inverse_dynamics_rigid),
-    "forward_dynamics_rigid": (f"int64({_IM}, {_FM}, {_V}, {_V}, {_V}, float64, {_O})", forward_dynamics_rigid),
-}
-
+# The entries above are called as C functions (.lean); these signatures hold the numba-called ones:
+SIGNATURES = {}
 SIGNATURES.update(FLOATING_SIGNATURES)  # free-flyer coordinates: see .floating
 SIGNATURES.update(FLOATING_DERIVATIVE_SIGNATURES)  # their derivatives: see .floating_derivatives
 SIGNATURES.update(FLOATING_FRAME_SIGNATURES)  # their task space: see .floating_frames

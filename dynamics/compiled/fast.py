@@ -8,16 +8,22 @@ with mimic joints that is ``robot.all_joint_names``).  The results equal the
 them).  Pass ``out=`` to reuse a result array: float64, C-contiguous, of the
 result's shape.
 
-Safe without per-element checks in Python: shapes and dtypes are compared
-once per call (a single sample: in the compiled entry of :mod:`.entry`, whose
-signature fixes dtype and layout), and
+A single sample is served by the C caller of its compiled entry
+(:mod:`.lean`): the methods here *are* those callers, so a call goes from
+Python to the kernel without Python code in between.  Safe without per-element
+checks in Python:
 
-* a shape, length or dtype that does not fit raises ``ValueError`` (nothing
-  is read past an array, nothing written past ``out``);
+* a shape, length or dtype that does not fit raises ``ValueError`` (the C
+  caller compares them before the kernel runs; nothing is read past an array,
+  nothing written past ``out``);
 * NaN or inf in an input gives NaN out: the whole result of that sample
   (checked in compiled code, ~1 ns per number);
 * a mass matrix that is not positive definite raises ``ModelError``
   (forward dynamics), as the ``Robot`` method does.
+
+Batches, and single samples the C caller does not take (another dtype or
+shape: an error; a singular mass matrix), go to the Python functions below,
+which run the batch loops (one sample as a batch of one).
 
     fd = robot.fast                 # bind once, outside the loop
     fd.warm_up()                    # compile / load the kernels now
@@ -28,7 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from composedyn.dynamics.compiled import entry
+from composedyn.dynamics.compiled import lean
 from composedyn.dynamics.compiled.aba import aba_parallel, aba_serial
 from composedyn.dynamics.compiled.coriolis import coriolis_parallel, coriolis_serial
 from composedyn.dynamics.compiled.crba import crba_parallel, crba_serial
@@ -39,19 +45,6 @@ from composedyn.dynamics.compiled.rnea import rnea_parallel, rnea_serial
 from composedyn.dynamics.reference import forward as _reference
 
 _F8 = np.dtype(np.float64)
-
-
-class _Entries:
-    """The compiled entries of :mod:`.entry` as attributes, each compiled (or loaded from the
-    disk cache) at its first look-up; later look-ups are plain attribute reads."""
-
-    def __getattr__(self, name: str):
-        k = entry.compiled(name)
-        setattr(self, name, k)
-        return k
-
-
-_ENTRIES = _Entries()
 
 
 def _bad_call(name: str, n: int, arrays: dict, out) -> ValueError:
@@ -69,6 +62,8 @@ def _batch(name: str, n: int, arrays: dict, out, tail: tuple):
     """Check a batch call once: inputs float64 (N, n) of one shape (copied to C order if
     strided), out None or float64 C-contiguous writeable (N,) + tail.  Returns (inputs, out)."""
     xs = list(arrays.values())
+    if any(not isinstance(x, np.ndarray) for x in xs):
+        raise _bad_call(name, n, arrays, out)
     shape = xs[0].shape
     if len(shape) != 2 or shape[1] != n or any(x.shape != shape or x.dtype != _F8 for x in xs):
         raise _bad_call(name, n, arrays, out)
@@ -82,144 +77,106 @@ def _batch(name: str, n: int, arrays: dict, out, tail: tuple):
     return xs, out
 
 
+def _one(name: str, n: int, arrays: dict, out, tail: tuple):
+    """A single sample as a batch of one (see :func:`_batch`): (inputs (1, n), out (1,) + tail)."""
+    if any(getattr(x, "ndim", None) != 1 for x in arrays.values()) or not (
+            out is None or isinstance(out, np.ndarray)):
+        raise _bad_call(name, n, arrays, out)
+    try:
+        return _batch(name, n, {k: x[None] for k, x in arrays.items()}, None if out is None else out[None], tail)
+    except ValueError:  # named with the arrays as given
+        raise _bad_call(name, n, arrays, out) from None
+
+
 class FastDynamics:
     """Compiled dynamics of one ``Model`` with checks of shapes only (see the module doc).
 
-    The per-call methods are closures over the packed model arrays (set in
-    ``__init__``), which saves the attribute look-ups of a bound method.  A
-    single sample goes through the checked compiled entries of :mod:`.entry`
-    (shared with the ``Robot`` methods): they compare the lengths, scan for
-    NaN and inf and run the kernel, compiled inline, in one call; their status
-    decides what is returned (see :meth:`_status`).
+    Each method is, after its first look-up, the C caller (``_call.Lean``) of its
+    one-sample entry, with the Python function of the same name (batches, and what the
+    caller does not take) as its fallback.
     """
 
     def __init__(self, model):
         self.model = model
-        self.n = n = model.n
-        im, fm = pack(model)
-        self._packed = im, fm
-        empty = np.empty
-        sq = (n, n)
-        ent = _ENTRIES
-        status = self._status
+        self.n = model.n
+        self._packed = pack(model)
 
-        def inverse_dynamics(q, qd, qdd, out=None):
-            """tau = M qdd + C qd + g + damping qd + friction sgn(qd) (armature in M), (n,) or (N, n)."""
-            if q.ndim == 1:
-                if out is None:
-                    out = empty(n)
-                try:
-                    s = ent.inverse_dynamics(im, fm, q, qd, qdd, out)
-                except TypeError:
-                    s = 1
-                return status(s, out, "inverse_dynamics", q=q, qd=qd, qdd=qdd) if s else out
-            (q, qd, qdd), out = _batch("inverse_dynamics", n, {"q": q, "qd": qd, "qdd": qdd}, out, (n,))
-            (rnea_parallel if use_parallel(q.size) else rnea_serial)(im, fm, q, qd, qdd, NO_FW3, 1, 3, out)
-            return out
+    def __getattr__(self, name: str):
+        fallback = getattr(self, "_" + name, None) if name in _METHODS else None
+        if fallback is None:
+            raise AttributeError(f"FastDynamics has no attribute {name!r}")
+        im, fm = self._packed
+        call = lean.lean(_METHODS[name], im, fm, fallback=fallback, nan_fill=True)
+        call.__doc__ = fallback.__doc__
+        setattr(self, name, call)
+        return call
 
-        def mass_matrix(q, out=None):
-            """M(q) with armature, (n, n) or (N, n, n)."""
-            if q.ndim == 1:
-                if out is None:
-                    out = empty(sq)
-                try:
-                    s = ent.mass_matrix(im, fm, q, out)
-                except TypeError:
-                    s = 1
-                return status(s, out, "mass_matrix", q=q) if s else out
-            (q,), out = _batch("mass_matrix", n, {"q": q}, out, sq)
-            (crba_parallel if use_parallel(q.size) else crba_serial)(im, fm, q, 1, out)
-            return out
+    def _inverse_dynamics(self, q, qd, qdd, out=None):
+        """tau = M qdd + C qd + g + damping qd + friction sgn(qd) (armature in M), (n,) or (N, n)."""
+        n, im, fm = self.n, *self._packed
+        arrays = {"q": q, "qd": qd, "qdd": qdd}
+        (q, qd, qdd), res = (_one if np.ndim(q) == 1 else _batch)("inverse_dynamics", n, arrays, out, (n,))
+        (rnea_parallel if use_parallel(q.size) else rnea_serial)(im, fm, q, qd, qdd, NO_FW3, 1, 3, res)
+        return res[0] if np.ndim(arrays["q"]) == 1 else res
 
-        def coriolis_matrix(q, qd, out=None):
-            """C(q, qd) in Christoffel form, (n, n) or (N, n, n)."""
-            if q.ndim == 1:
-                if out is None:
-                    out = empty(sq)
-                try:
-                    s = ent.coriolis_matrix(im, fm, q, qd, out)
-                except TypeError:
-                    s = 1
-                return status(s, out, "coriolis_matrix", q=q, qd=qd) if s else out
-            (q, qd), out = _batch("coriolis_matrix", n, {"q": q, "qd": qd}, out, sq)
-            (coriolis_parallel if use_parallel(q.size) else coriolis_serial)(im, fm, q, qd, out)
-            return out
+    _rnea = _inverse_dynamics
 
-        def bias_torques(q, qd, out=None):
-            """h = C qd + g (no friction), (n,) only."""
-            if out is None:
-                out = empty(n)
-            try:
-                s = ent.bias_torques(im, fm, q, qd, out)
-            except TypeError:
-                s = 1
-            return status(s, out, "bias_torques", q=q, qd=qd) if s else out
+    def _mass_matrix(self, q, out=None):
+        """M(q) with armature, (n, n) or (N, n, n)."""
+        n, im, fm = self.n, *self._packed
+        (x,), res = (_one if np.ndim(q) == 1 else _batch)("mass_matrix", n, {"q": q}, out, (n, n))
+        (crba_parallel if use_parallel(x.size) else crba_serial)(im, fm, x, 1, res)
+        return res[0] if np.ndim(q) == 1 else res
 
-        def gravity_torques(q, out=None):
-            """g(q), (n,) or (N, n)."""
-            if q.ndim == 1:
-                if out is None:
-                    out = empty(n)
-                try:
-                    s = ent.gravity_torques(im, fm, q, out)
-                except TypeError:
-                    s = 1
-                return status(s, out, "gravity_torques", q=q) if s else out
-            (q,), out = _batch("gravity_torques", n, {"q": q}, out, (n,))
-            (gravity_parallel if use_parallel(q.size) else gravity_serial)(im, fm, q, out)
-            return out
+    def _coriolis_matrix(self, q, qd, out=None):
+        """C(q, qd) in Christoffel form, (n, n) or (N, n, n)."""
+        n, im, fm = self.n, *self._packed
+        (x, xd), res = (_one if np.ndim(q) == 1 else _batch)("coriolis_matrix", n, {"q": q, "qd": qd}, out, (n, n))
+        (coriolis_parallel if use_parallel(x.size) else coriolis_serial)(im, fm, x, xd, res)
+        return res[0] if np.ndim(q) == 1 else res
 
-        def forward_dynamics(q, qd, tau, out=None, smooth_friction: float = 0.0):
-            """qdd solving M qdd = tau - C qd - g - friction, (n,) or (N, n); ModelError if M is singular."""
-            if q.ndim == 1:
-                if out is None:
-                    out = empty(n)
-                try:
-                    s = ent.forward_dynamics(im, fm, q, qd, tau, smooth_friction, out)
-                except TypeError:
-                    s = 1
-                if s == 3:  # no positive pivot: the reference raises ModelError, or solves at the edge
-                    out[:] = _reference.forward_dynamics(model, q, qd, tau, smooth=smooth_friction or None)
-                    return out
-                return status(s, out, "forward_dynamics", q=q, qd=qd, tau=tau) if s else out
-            (q, qd, tau), out = _batch("forward_dynamics", n, {"q": q, "qd": qd, "tau": tau}, out, (n,))
-            st = np.zeros(q.shape[0], dtype=np.int64)
-            k = aba_parallel if use_parallel(q.size) else aba_serial
-            k(im, fm, q, qd, tau, NO_FW3, 1, float(smooth_friction), out, st)
-            if st.any():
-                b = np.nonzero(st)[0]
-                out[b] = _reference.forward_dynamics(model, q[b], qd[b], tau[b], smooth=smooth_friction or None)
-            return out
+    def _bias_torques(self, q, qd, out=None):
+        """h = C qd + g (no friction), (n,) only."""
+        n, im, fm = self.n, *self._packed
+        (x, xd), res = _one("bias_torques", n, {"q": q, "qd": qd}, out, (n,))
+        rnea_serial(im, fm, x, xd, np.zeros_like(x), NO_FW3, 1, 0, res)
+        return res[0]
 
-        self.inverse_dynamics = self.rnea = inverse_dynamics
-        self.mass_matrix, self.coriolis_matrix = mass_matrix, coriolis_matrix
-        self.bias_torques, self.gravity_torques = bias_torques, gravity_torques
-        self.forward_dynamics = forward_dynamics
+    def _gravity_torques(self, q, out=None):
+        """g(q), (n,) or (N, n)."""
+        n, im, fm = self.n, *self._packed
+        (x,), res = (_one if np.ndim(q) == 1 else _batch)("gravity_torques", n, {"q": q}, out, (n,))
+        (gravity_parallel if use_parallel(x.size) else gravity_serial)(im, fm, x, res)
+        return res[0] if np.ndim(q) == 1 else res
 
-    def _status(self, s: int, out, name: str, **arrays):
-        """``out`` for an entry's status ``s``: 0 the result, 2 (NaN or inf in) all NaN;
-        1 (a length, dtype or layout that does not fit) raises ValueError."""
-        if s == 0:
-            return out
-        if s == 2:
-            out.fill(np.nan)
-            return out
-        raise _bad_call(name, self.n, arrays, out)
+    def _forward_dynamics(self, q, qd, tau, out=None, smooth_friction: float = 0.0):
+        """qdd solving M qdd = tau - C qd - g - friction, (n,) or (N, n); ModelError if M is singular."""
+        n, im, fm = self.n, *self._packed
+        arrays = {"q": q, "qd": qd, "tau": tau}
+        (x, xd, t), res = (_one if np.ndim(q) == 1 else _batch)("forward_dynamics", n, arrays, out, (n,))
+        st = np.zeros(x.shape[0], dtype=np.int64)
+        k = aba_parallel if use_parallel(x.size) else aba_serial
+        k(im, fm, x, xd, t, NO_FW3, 1, float(smooth_friction), res, st)
+        if st.any():  # no positive pivot: the reference raises ModelError, or solves at the edge
+            b = np.nonzero(st)[0]
+            res[b] = _reference.forward_dynamics(self.model, x[b], xd[b], t[b], smooth=smooth_friction or None)
+        return res[0] if np.ndim(q) == 1 else res
 
     def warm_up(self, batch: bool = False) -> None:
         """Compile (or load from the disk cache) the single-sample entries now; ``batch=True`` also the loops."""
-        z = np.zeros(self.n)
-        self.inverse_dynamics(z, z, z)
-        self.mass_matrix(z)
-        self.coriolis_matrix(z, z)
-        self.gravity_torques(z)
-        self.bias_torques(z, z)
-        im, fm = self._packed
-        _ENTRIES.forward_dynamics(im, fm, z, z, z, 0.0, np.empty(self.n))  # status only: no error here
+        for name in _METHODS:
+            getattr(self, name)
         if batch:
             Z = np.zeros((2, self.n))
             self.inverse_dynamics(Z, Z, Z)
             self.mass_matrix(Z)
             self.coriolis_matrix(Z, Z)
             self.gravity_torques(Z)
+            im, fm = self._packed
             aba_serial(im, fm, Z, Z, Z, NO_FW3, 1, 0.0, np.empty((2, self.n)), np.zeros(2, np.int64))
+
+
+# method -> its entry (.lean)
+_METHODS = {"inverse_dynamics": "inverse_dynamics", "rnea": "inverse_dynamics", "mass_matrix": "mass_matrix",
+            "coriolis_matrix": "coriolis_matrix", "bias_torques": "bias_torques",
+            "gravity_torques": "gravity_torques", "forward_dynamics": "forward_dynamics"}

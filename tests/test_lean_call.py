@@ -1,0 +1,117 @@
+"""The C caller of the one-sample entries (``_call.Lean``, :mod:`composedyn.dynamics.compiled.lean`).
+
+What it takes (float64 vectors, strided ones copied, also beyond its stack
+buffer), what it hands to its fallback (everything else: subclasses, byte
+order, keywords it does not know), its switch (the NumPy backend), and that it
+keeps the model arrays alive and is collected with its robot.  Values are
+compared with the NumPy reference (itself compared with Pinocchio elsewhere)
+and with contiguous copies.
+"""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+import numpy as np
+import pytest
+
+import composedyn as cd
+from composedyn.dynamics import dispatch
+from composedyn.dynamics.compiled import lean
+from composedyn.dynamics.compiled._call import Lean
+from composedyn.dynamics.compiled.layout import pack
+from random_robots import random_urdf
+
+TOL = 1e-12
+
+
+def close(a, b) -> bool:
+    return np.allclose(a, b, rtol=TOL, atol=TOL)
+
+
+@pytest.fixture(scope="module")
+def long_robot():
+    """A 70-joint chain: strided vectors no longer fit the caller's stack buffer (64)."""
+    return cd.from_urdf(random_urdf(3, 70, p_fixed=0.0, p_branch=0.0, damping=True, friction=True))
+
+
+def test_strided_vectors_beyond_the_stack_buffer(long_robot):
+    r, n = long_robot, long_robot.dof
+    S = np.random.default_rng(0).uniform(-1, 1, (n, 3))
+    q, qd, qdd = S[:, 0], S[:, 1], S[:, 2]
+    assert not q.flags.c_contiguous and n > 64
+    c = [x.copy() for x in (q, qd, qdd)]
+    assert r._one["inverse_dynamics"](q, qd, qdd) is not None  # taken by the C caller
+    assert np.array_equal(r.inverse_dynamics(q, qd, qdd), r.inverse_dynamics(*c))
+    assert np.array_equal(r.fast.forward_dynamics(q, qd, qdd), r.fast.forward_dynamics(*c))
+    assert np.array_equal(r.mass_matrix(q), r.mass_matrix(c[0]))
+
+
+def test_what_the_caller_does_not_take_goes_to_the_general_path():
+    r = cd.from_urdf(random_urdf(6, 11, damping=True, friction=True, armature=True))
+    n = r.dof
+    q, qd, qdd = np.random.default_rng(1).uniform(-1, 1, (3, n))
+    want = r.inverse_dynamics(q, qd, qdd)
+
+    class Sub(np.ndarray):
+        pass
+
+    one = r._one["inverse_dynamics"]
+    for other in (q.view(Sub), q.astype(">f8"), q[None], q.tolist()):
+        assert one(other, qd, qdd) is None  # the method's general path then converts
+        assert close(r.inverse_dynamics(other, qd, qdd), want if np.ndim(other) == 1 else want[None])
+    assert one(q, qd) is None and one(q, qd, qdd, q) is None and one(q, qd, qdd, out=None) is not None
+    assert r._one["forward_dynamics"](q, qd, want, 1) is None  # the float argument must be a float
+    assert close(r.forward_dynamics(q, qd, want), qdd)
+    fd = r.fast
+    with pytest.raises(TypeError):
+        fd.mass_matrix(q, outt=np.empty((n, n)))  # a keyword it does not know: the Python function's error
+    with pytest.raises(ValueError, match="robot.fast.mass_matrix"):
+        fd.mass_matrix(q.astype(">f8"))
+
+
+def test_the_numpy_backend_switches_the_callers_off():
+    r = cd.from_urdf(random_urdf(5, 4, damping=True, friction=True, armature=True))
+    q = np.random.default_rng(2).uniform(-1, 1, r.dof)
+    compiled = r.mass_matrix(q)
+    dispatch.set_backend("numpy")
+    try:
+        assert r._one["mass_matrix"](q) is None and r._one["gravity_torques"](q) is None
+        assert close(r.mass_matrix(q), compiled)
+        fresh = cd.from_urdf(random_urdf(5, 4))
+        assert fresh._one["coriolis_matrix"](q, q) is None  # not built under the NumPy backend
+    finally:
+        dispatch.set_backend("auto")
+    assert r._one["mass_matrix"](q) is not None and fresh._one["coriolis_matrix"](q, q) is not None
+
+
+def test_the_caller_keeps_its_model_arrays_and_goes_with_its_robot():
+    r = cd.from_urdf(random_urdf(4, 8))
+    q = np.random.default_rng(3).uniform(-1, 1, r.dof)
+    call = lean.lean("gravity_torques", *pack(r.model))  # the only reference to these arrays
+    gc.collect()
+    assert close(call(q), r.gravity_torques(q))
+    fd = weakref.ref(r.fast)
+    r.fast.mass_matrix(q)
+    del r
+    gc.collect()
+    assert fd() is None
+
+
+def test_construction_is_checked():
+    im, fm = pack(cd.from_urdf(random_urdf(3, 1)).model)
+    addr = lean.compiled("mass_matrix").address
+    on = lean.ON
+    with pytest.raises(ValueError, match="im"):
+        Lean(addr, im.astype(np.int32), fm, 1, None, True, False, on, None)
+    with pytest.raises(ValueError, match="im"):
+        Lean(addr, im, fm[:-1], 1, None, True, False, on, None)
+    with pytest.raises(ValueError, match="switch"):
+        Lean(addr, im, fm, 1, None, True, False, np.ones(1), None)
+    with pytest.raises(ValueError, match="vector inputs"):
+        Lean(addr, im, fm, 4, None, True, False, on, None)
+    with pytest.raises(TypeError, match="fallback"):
+        Lean(addr, im, fm, 1, None, True, False, on, 3)
+    with pytest.raises(ValueError, match="packed model"):
+        lean.lean("mass_matrix", im, fm[:, :-1])
