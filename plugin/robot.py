@@ -82,6 +82,11 @@ class Robot:
         call takes the general path (dependent mimic joints, no moving joint)."""
         return () if self._mimic is not None or self.model.n == 0 else _packed(self.model)
 
+    def __getstate__(self) -> dict:
+        """Pickle the graph and the model; the compiled callers (``_one``, ``fast``: C objects
+        holding machine addresses) are left out and rebuilt on first use after unpickling."""
+        return {k: v for k, v in self.__dict__.items() if k not in ("_one", "_fast")}
+
     @cached_property
     def _one(self) -> dict:
         """Entry name -> the one-sample C caller of the methods' lean path (``dispatch.lean_calls``).

@@ -115,3 +115,14 @@ def test_construction_is_checked():
         Lean(addr, im, fm, 1, None, True, False, on, 3)
     with pytest.raises(ValueError, match="packed model"):
         lean.lean("mass_matrix", im, fm[:, :-1])
+
+
+def test_a_robot_pickles_after_its_callers_were_built():
+    import pickle
+
+    r = cd.from_urdf(random_urdf(5, 6, damping=True, friction=True, armature=True))
+    q, qd, qdd = np.random.default_rng(4).uniform(-1, 1, (3, r.dof))
+    want = r.inverse_dynamics(q, qd, qdd), r.fast.mass_matrix(q)
+    copy = pickle.loads(pickle.dumps(r))
+    assert np.array_equal(copy.inverse_dynamics(q, qd, qdd), want[0])
+    assert np.array_equal(copy.fast.mass_matrix(q), want[1]) and copy._one["mass_matrix"](q) is not None
