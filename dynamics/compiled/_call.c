@@ -1,23 +1,24 @@
 /* The C caller of the one-sample entries: composedyn.dynamics.compiled._call.Lean.
  *
  * A Lean object holds the machine address of one compiled entry (a numba cfunc
- * of :mod:`composedyn.dynamics.compiled.lean`, all with the signature of
- * kernel_t below) and the robot's packed model arrays (im, fm).  Calling it
- * with the entry's vectors checks, in C, that each is a numpy float64 array of
- * shape (n,) in native byte order (a strided one is copied), and that ``out``
- * (keyword, optional) is a writeable C-contiguous float64 array of the result's
- * shape ((n,) or (n, n)); it then calls the entry with the data pointers and
- * returns ``out`` (a new array when none was given).
+ * of composedyn.dynamics.compiled.lean; all share the signature kernel_t below)
+ * and the robot's packed model arrays (im, fm).  Called with the entry's input
+ * vectors (then, for forward dynamics, a float, positional or by its keyword)
+ * and optionally out=, it checks in C that each vector is a numpy float64
+ * ndarray of shape (n,) in native byte order (a strided one is copied), and
+ * that out is a writeable C-contiguous float64 ndarray of the result's shape
+ * ((n,) or (n, n)); it then calls the entry with the data pointers and returns
+ * out (a new array when none was given).
  *
- * Anything else -- another type, dtype, shape or keyword, an entry status other
- * than 0 (NaN or inf in an input, a singular mass matrix), or the switch array
- * reading 0 -- goes to ``fallback`` with the original arguments and its result
- * is returned (``fallback=None``: the call returns None).  With ``nan_fill``,
- * status 2 (NaN or inf in) returns ``out`` filled with NaN instead.
+ * Anything else -- another type, dtype, shape, byte order or keyword, an entry
+ * status other than 0 (NaN or inf in an input, a singular mass matrix), or the
+ * switch array reading 0 -- goes to the fallback with the original arguments,
+ * and its result is returned (fallback None: the call returns None).  With
+ * nan_fill, status 2 (NaN or inf in) returns out filled with NaN instead.
  *
- * The point is the cost of the call: numba's own dispatch and array unboxing
- * take several times the kernel of a 6-joint arm; this takes a few dozen
- * nanoseconds.  The entry runs with the GIL held.
+ * The point is the cost of the call: numba's dispatcher, with its type
+ * resolution and array unboxing, costs more than the whole kernel of a 6-joint
+ * arm; this costs a few dozen nanoseconds.  The entry runs with the GIL held.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -89,7 +90,7 @@ static PyObject *lean_call(PyObject *obj, PyObject *const *args, size_t nargsf, 
     if (!*self->on || nargs < self->nin || nargs > self->nin + self->nscalar)
         return fall(self, args, nargsf, kwnames);
     if (nargs > self->nin) {
-        if (!PyFloat_CheckExact(args[self->nin])) return fall(self, args, nargsf, kwnames);
+        if (!PyFloat_Check(args[self->nin])) return fall(self, args, nargsf, kwnames);
         s = PyFloat_AS_DOUBLE(args[self->nin]);
     }
     for (Py_ssize_t k = 0; k < nkw; k++) {
@@ -99,7 +100,7 @@ static PyObject *lean_call(PyObject *obj, PyObject *const *args, size_t nargsf, 
             if (!out_ok(self, val)) return fall(self, args, nargsf, kwnames);
             out = val;
         } else if (self->nscalar && nargs == self->nin && PyUnicode_Check(key)
-                   && PyUnicode_Compare(key, self->scalar) == 0 && PyFloat_CheckExact(val)) {
+                   && PyUnicode_Compare(key, self->scalar) == 0 && PyFloat_Check(val)) {
             s = PyFloat_AS_DOUBLE(val);
         } else {
             return fall(self, args, nargsf, kwnames);
