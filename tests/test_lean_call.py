@@ -127,3 +127,16 @@ def test_a_robot_pickles_after_its_callers_were_built():
     copy = pickle.loads(pickle.dumps(r))
     assert np.array_equal(copy.inverse_dynamics(q, qd, qdd), want[0])
     assert np.array_equal(copy.fast.mass_matrix(q), want[1]) and copy._one["mass_matrix"](q) is not None
+
+
+def test_a_missing_c_extension_is_one_clear_error():
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.modules['composedyn.dynamics.compiled._call'] = None\n"
+            "import numpy as np, composedyn as cd\n"
+            "cd.load('two_link').mass_matrix(np.zeros(2))")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode != 0
+    assert "ImportError: composedyn's C extension composedyn.dynamics.compiled._call is not built" in run.stderr
+    assert "pip install" in run.stderr.splitlines()[-1]

@@ -25,9 +25,15 @@ import numpy as np
 from numba import carray, cfunc, types
 
 from composedyn.dynamics.compiled import entry
-from composedyn.dynamics.compiled._call import Lean
 from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.layout import NCOL
+
+try:
+    from composedyn.dynamics.compiled._call import Lean
+except ImportError as exc:  # part of the package, built by pip install; no slower substitute
+    raise ImportError(f"composedyn's C extension composedyn.dynamics.compiled._call is not built ({exc}): "
+                      "install composedyn with pip (pip install .), which compiles it; a C compiler and "
+                      "Python's headers are needed") from None
 
 _P, _PI = types.CPointer(types.float64), types.CPointer(types.int64)
 SIGNATURE = types.int64(_PI, _P, types.int64, _P, _P, _P, types.float64, _P)
