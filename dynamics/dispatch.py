@@ -116,9 +116,15 @@ ROUTES = {
     "forward_dynamics_derivatives": Route("derivatives.forward_dynamics_derivatives", "fd_derivatives",
                                           "fd_derivatives_one", "fd_derivatives", ("forward_dynamics_derivatives",)),
 }
-# The entries called as C functions (compiled.lean) through lean_calls; the others through `entries`
-LEAN_ENTRIES = ("inverse_dynamics", "inverse_dynamics_rigid", "bias_torques", "gravity_torques", "mass_matrix",
-                "coriolis_matrix", "forward_dynamics", "forward_dynamics_rigid")
+# The entries called as C functions (compiled.lean) through lean_calls; the others (task space) through
+# `entries`.  "_rigid": without joint friction.  The first eight are compiled by warm_up.
+LEAN_DYNAMICS = ("inverse_dynamics", "inverse_dynamics_rigid", "bias_torques", "gravity_torques", "mass_matrix",
+                 "coriolis_matrix", "forward_dynamics", "forward_dynamics_rigid")
+LEAN_ENTRIES = LEAN_DYNAMICS + tuple(d + r for d in ("inverse_dynamics_derivatives", "forward_dynamics_derivatives")
+                                     for r in ("", "_rigid"))
+LEAN_ENTRIES += tuple("floating_" + e + r for e in ("inverse_dynamics", "mass_matrix", "forward_dynamics",
+                                                    "inverse_dynamics_derivatives", "forward_dynamics_derivatives")
+                      for r in (("",) if e == "mass_matrix" else ("", "_rigid")))
 _MODULE_OF = {k: r.module for r in ROUTES.values() for k in (r.one, r.loop + "_serial", r.loop + "_parallel")}
 
 
@@ -151,10 +157,8 @@ def _reference(model) -> bool:
     return _state.get("numpy", True) and backend() == "numpy" or not model.joint_names
 
 
-# Entries of a floating robot in free-flyer coordinates (compiled.floating: the chart, then the kernels)
-FLOATING_ENTRIES = ("floating_inverse_dynamics", "floating_mass_matrix", "floating_forward_dynamics")
-FLOATING_ENTRIES += ("floating_inverse_dynamics_derivatives", "floating_forward_dynamics_derivatives")
-FLOATING_ENTRIES += ("floating_frame_pose", "floating_jacobian", "floating_frame_velocity",
+# Task-space entries of a floating robot in free-flyer coordinates (compiled.floating_frames)
+FLOATING_ENTRIES = ("floating_frame_pose", "floating_jacobian", "floating_frame_velocity",
                      "floating_frame_acceleration")
 
 
@@ -209,9 +213,9 @@ class _LeanCalls(dict):
     Under the NumPy backend a look-up gives a function returning None (not stored), and
     callers already built return None (they read ``_SWITCH``)."""
 
-    def __init__(self, im: np.ndarray, fm: np.ndarray):
+    def __init__(self, arrays: tuple):
         super().__init__()
-        self.im, self.fm = im, fm
+        self.arrays = arrays
 
     def __missing__(self, name: str):
         if name not in LEAN_ENTRIES:
@@ -220,7 +224,7 @@ class _LeanCalls(dict):
             return _none
         from composedyn.dynamics.compiled import lean
 
-        k = self[name] = lean.lean(name, self.im, self.fm, switch=_SWITCH)
+        k = self[name] = lean.lean(name, self.arrays, switch=_SWITCH)
         _compile_s.setdefault("entry_" + name, lean.COMPILE_SECONDS.get(name, 0.0))
         return k
 
@@ -229,12 +233,11 @@ class _LeanCalls(dict):
 NO_LEAN_CALLS = type("_NoLeanCalls", (dict,), {"__missing__": lambda self, name: _none})()
 
 
-def lean_calls(model) -> dict:
-    """The one-sample C callers of ``model`` (see :class:`_LeanCalls`), one table per model;
-    a table whose callers all return None for a model without moving joints."""
-    if not model.n:
-        return NO_LEAN_CALLS
-    return _LeanCalls(*packed(model))
+def lean_calls(arrays: tuple) -> dict:
+    """The one-sample C callers (see :class:`_LeanCalls`) of one robot, given its packed model
+    arrays: ``packed(model)``, plus the packed base ``bf`` of a floating robot; () gives the
+    table whose callers all return None."""
+    return _LeanCalls(arrays) if arrays else NO_LEAN_CALLS
 
 
 def packed(model) -> tuple[np.ndarray, np.ndarray]:
@@ -440,7 +443,7 @@ def warm_up(model, batch: bool = False, entries_too: bool = True) -> dict:
     if entries_too:
         from composedyn.dynamics.compiled import lean
 
-        for name in LEAN_ENTRIES:  # compiled (or loaded) now; their callers are built per robot
+        for name in LEAN_DYNAMICS:  # compiled (or loaded) now; their callers are built per robot
             lean.compiled(name)
             _compile_s.setdefault("entry_" + name, lean.COMPILE_SECONDS.get(name, 0.0))
     if batch:

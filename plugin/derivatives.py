@@ -34,19 +34,6 @@ from composedyn.dynamics.reference.kinematics import body_poses
 if TYPE_CHECKING:
     from composedyn.robot import Robot
 
-_ND, _F64 = np.ndarray, np.dtype(np.float64)
-
-
-def _lean(robot, f_ext, *arrays) -> tuple:
-    """``robot._lean`` when the compiled entries can serve the call (plain float64 vectors,
-    no external wrench, no mimic reduction, numba backend), else ()."""
-    lean = robot._lean
-    if (not lean or f_ext is not None or not all(x.__class__ is _ND for x in arrays)
-            or arrays[0].dtype is not _F64 or arrays[0].ndim != 1):
-        return ()
-    return lean if dispatch.backend() == "numba" else ()
-
-
 def inverse_dynamics_derivatives(robot: "Robot", q, qd, qdd, f_ext: Mapping | None = None,
                                  friction: bool = True, smooth_friction: float | None = None):
     """(d tau / d q, d tau / d qd), each (..., n, n), of :meth:`Robot.inverse_dynamics`.
@@ -54,16 +41,10 @@ def inverse_dynamics_derivatives(robot: "Robot", q, qd, qdd, f_ext: Mapping | No
     Entry [i, j] is d tau_i / d q_j (N m / rad, N / m ...).  See the module docstring.
     """
     smooth = None if smooth_friction is None else smooth_width(smooth_friction)
-    if lean := _lean(robot, f_ext, q, qd, qdd):  # one compiled call with its own checks
-        im, fm = lean
-        nn = (fm.shape[0], fm.shape[0])
-        dq, dqd = np.empty(nn), np.empty(nn)
-        try:
-            if dispatch.entries.inverse_dynamics_derivatives(im, fm, q, qd, qdd, int(bool(friction)),
-                                                             smooth or 0.0, dq, dqd) == 0:
-                return dq, dqd
-        except TypeError:  # qd, qdd not float64 vectors
-            pass
+    if f_ext is None and (res := robot._one[  # plain vectors: the checked C entry (see Robot._one)
+            "inverse_dynamics_derivatives" if friction else "inverse_dynamics_derivatives_rigid"](
+            q, qd, qdd, smooth or 0.0)) is not None:
+        return res
     q, qd, qdd = joint_arrays(robot.dof, q=q, qd=qd, qdd=qdd)
     m = robot.model
     qa, qda, qdda = robot._expand(q, qd, qdd)
@@ -84,16 +65,10 @@ def forward_dynamics_derivatives(robot: "Robot", q, qd, tau, f_ext: Mapping | No
     d ID / d x + M d FD / d x = 0 (Carpentier & Mansard, RSS 2018, Sec. V).
     """
     smooth = None if smooth_friction is None else smooth_width(smooth_friction)
-    if lean := _lean(robot, f_ext, q, qd, tau):
-        im, fm = lean
-        nn = (fm.shape[0], fm.shape[0])
-        aq, aqd, minv = np.empty(nn), np.empty(nn), np.empty(nn)
-        try:
-            if dispatch.entries.forward_dynamics_derivatives(im, fm, q, qd, tau, int(bool(friction)),
-                                                             smooth or 0.0, aq, aqd, minv) == 0:
-                return aq, aqd, minv
-        except TypeError:
-            pass
+    if f_ext is None and (res := robot._one[
+            "forward_dynamics_derivatives" if friction else "forward_dynamics_derivatives_rigid"](
+            q, qd, tau, smooth or 0.0)) is not None:
+        return res
     q, qd, tau = (np.ascontiguousarray(x) for x in joint_arrays(robot.dof, q=q, qd=qd, tau=tau))  # own memory
     if robot._mimic is None and f_ext is None:  # compiled kernels (or the NumPy reference)
         return dispatch.forward_dynamics_derivatives(robot.model, q, qd, tau, friction=friction, smooth=smooth)

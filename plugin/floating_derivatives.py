@@ -121,19 +121,17 @@ def _compiled(robot: "FloatingRobot", forward: bool, q, v, x, friction: bool, sm
     float64 arrays, or None: other input, the NumPy backend, dependent mimic joints or a
     sample the kernels refuse (wrong size, zero quaternion, singular M) take the general
     path, which raises the named error."""
+    sm = smooth or 0.0
+    if (res := robot._one[f"floating_{'forward' if forward else 'inverse'}_dynamics_derivatives"
+                          f"{'' if friction else '_rigid'}"](q, v, x, sm)) is not None:
+        return res  # plain vectors: the checked C entry (see Robot._one)
     lean = robot._lean
     if not lean or dispatch.backend() != "numba" or not all(y.__class__ is _ND and y.dtype is _F64 for y in (q, v, x)):
         return None
+    if q.ndim == v.ndim == x.ndim == 1:  # a sample the C entry did not take: the general path
+        return None
     im, fm, bf = lean
-    n, k, fric, sm = fm.shape[0], 3 if forward else 2, int(bool(friction)), smooth or 0.0
-    if q.ndim == v.ndim == x.ndim == 1:
-        outs = tuple(np.empty((n, n)) for _ in range(k))
-        entry = (dispatch.entries.floating_forward_dynamics_derivatives if forward
-                 else dispatch.entries.floating_inverse_dynamics_derivatives)
-        try:
-            return outs if entry(im, fm, bf, q, v, x, fric, sm, *outs) == 0 else None
-        except TypeError:  # a read-only or non-float64 vector
-            return None
+    n, k, fric = fm.shape[0], 3 if forward else 2, int(bool(friction))
     try:
         shape = np.broadcast_shapes(q.shape[:-1], v.shape[:-1], x.shape[:-1])
     except ValueError:

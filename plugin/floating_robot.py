@@ -40,8 +40,6 @@ from composedyn.dynamics.floating.lie import (
 from composedyn.dynamics.floating.lie import skew as _skew
 from composedyn.robot import Robot
 
-_ND, _F64, _empty = np.ndarray, np.dtype(np.float64), np.empty  # the lean path's input type
-
 # Robot methods that have no floating-base form yet: they raise a one-line error naming the robot.
 _NOT_YET = ("inverse_kinematics", "fast", "mimic_torques", "full_positions", "mimic_jacobian")
 
@@ -85,24 +83,8 @@ class FloatingRobot:
         """``(im, fm, bf)`` for the compiled floating entries, or () (dependent mimic joints)."""
         return () if self.chart._mimic is not None else (*_packed(self.model), self._bf)
 
-    def _fast_path(self, entry, shape: tuple, *args):
-        """The result of a checked compiled floating entry for plain float64 vectors, or None.
-
-        When the first argument is a numpy float64 array, ``entry`` (one of
-        ``dispatch.entries``, called as ``entry(im, fm, bf, *args, out)``) checks the
-        arguments' type, length and finiteness in compiled code and computes into a new
-        array of ``shape``.  Any other input, or a failed check, returns None and the
-        method takes its general path, which converts and raises the named error.
-        """
-        lean = self._lean
-        if lean and args[0].__class__ is _ND and args[0].dtype is _F64:
-            out = _empty(shape)
-            try:
-                if entry(*lean, *args, out) == 0:
-                    return out
-            except TypeError:  # a later argument is not a float64 vector
-                pass
-        return None
+    _one = Robot._one  # the one fast path: entry name -> C caller (its "floating_" entries)
+    __getstate__ = Robot.__getstate__  # pickled without the C callers
 
     @cached_property
     def _frame_lean(self) -> tuple:
@@ -285,8 +267,8 @@ class FloatingRobot:
         wrench (..., 6) in world axes at the link's centre of mass.  ``out``: a float64
         C-contiguous array of the result's shape to write into and return (as for
         :meth:`forward_dynamics` and :meth:`mass_matrix`)."""
-        if out is None and f_ext is None and (res := self._fast_path(
-                _entry.floating_inverse_dynamics, self._n1, q, v, a, 1 if friction else 0)) is not None:
+        if out is None and f_ext is None and (res := self._one[
+                "floating_inverse_dynamics" if friction else "floating_inverse_dynamics_rigid"](q, v, a)) is not None:
             return res
         q, v, a = self._state(q, v, a)
         out = self._destination(out, v.shape, q, v, a)
@@ -305,9 +287,9 @@ class FloatingRobot:
         :meth:`inverse_dynamics`."""
         if smooth_friction is not None:
             smooth_friction = smooth_width(smooth_friction)
-        if out is None and f_ext is None and (res := self._fast_path(
-                _entry.floating_forward_dynamics, self._n1, q, v, tau, 1 if friction else 0,
-                smooth_friction or 0.0)) is not None:
+        if out is None and f_ext is None and (res := self._one[
+                "floating_forward_dynamics" if friction else "floating_forward_dynamics_rigid"](
+                q, v, tau, smooth_friction or 0.0)) is not None:
             return res
         q, v, tau = self._state(q, v, tau, names=("v", "tau"))
         out = self._destination(out, v.shape, q, v, tau)
@@ -322,7 +304,7 @@ class FloatingRobot:
     def mass_matrix(self, q, out: np.ndarray | None = None) -> np.ndarray:
         """M(q) (..., nv, nv) in free-flyer coordinates (depends on the joints only); ``out`` as
         in :meth:`inverse_dynamics`."""
-        if out is None and (res := self._fast_path(_entry.floating_mass_matrix, self._nn, q)) is not None:
+        if out is None and (res := self._one["floating_mass_matrix"](q)) is not None:
             return res
         (q,) = self._state(q)
         out = self._destination(out, q.shape[:-1] + self._nn, q)

@@ -17,7 +17,6 @@ from composedyn import task_space as _task_space  # task-space methods (end of t
 from composedyn.checks import joint_arrays, output_array, smooth_width, wrenches
 from composedyn.dynamics.constraints.mimic import select_mimic
 from composedyn.dynamics.dispatch import (  # the route choice: compiled or NumPy
-    NO_LEAN_CALLS,
     coriolis_matrix,
     crba,
     deliver,
@@ -95,8 +94,9 @@ class Robot:
         numpy float64 vectors of n entries, finite, and computes into a new array; for any
         other input (or a failed check) it returns None and the method takes its general
         path, which converts, broadcasts and raises the named error.  Dependent mimic
-        joints: every caller returns None."""
-        return _lean_calls(self.model) if self._lean else NO_LEAN_CALLS
+        joints: every caller returns None.  (``FloatingRobot``: the same with its
+        ``floating_`` entries.)"""
+        return _lean_calls(self._lean)
 
     # ---- description -------------------------------------------------
     @property

@@ -90,7 +90,7 @@ def test_the_numpy_backend_switches_the_callers_off():
 def test_the_caller_keeps_its_model_arrays_and_goes_with_its_robot():
     r = cd.from_urdf(random_urdf(4, 8))
     q = np.random.default_rng(3).uniform(-1, 1, r.dof)
-    call = lean.lean("gravity_torques", *pack(r.model))  # the only reference to these arrays
+    call = lean.lean("gravity_torques", pack(r.model))  # the only reference to these arrays
     gc.collect()
     assert close(call(q), r.gravity_torques(q))
     fd = weakref.ref(r.fast)
@@ -102,20 +102,25 @@ def test_the_caller_keeps_its_model_arrays_and_goes_with_its_robot():
 
 def test_construction_is_checked():
     im, fm = pack(cd.from_urdf(random_urdf(3, 1)).model)
-    addr = lean.compiled("mass_matrix").address
-    on = lean.ON
-    with pytest.raises(ValueError, match="im"):
-        Lean(addr, im.astype(np.int32), fm, 1, None, True, False, on, None)
-    with pytest.raises(ValueError, match="im"):
-        Lean(addr, im, fm[:-1], 1, None, True, False, on, None)
+    addr, on, n = lean.compiled("mass_matrix").address, lean.ON, fm.shape[0]
+    with pytest.raises(ValueError, match="model arrays"):
+        Lean(addr, (im, np.ones((n, 6))[:, ::2]), (n,), ((n, n),), None, False, on, None)
+    with pytest.raises(ValueError, match="model arrays"):
+        Lean(addr, (), (n,), ((n, n),), None, False, on, None)
+    with pytest.raises(ValueError, match="inputs"):
+        Lean(addr, (im, fm), (n, n, n, n), ((n, n),), None, False, on, None)
+    with pytest.raises(ValueError, match="inputs"):
+        Lean(addr, (im, fm), (0,), ((n, n),), None, False, on, None)
+    with pytest.raises(ValueError, match="outputs"):
+        Lean(addr, (im, fm), (n,), (n,), None, False, on, None)
     with pytest.raises(ValueError, match="switch"):
-        Lean(addr, im, fm, 1, None, True, False, np.ones(1), None)
-    with pytest.raises(ValueError, match="vector inputs"):
-        Lean(addr, im, fm, 4, None, True, False, on, None)
+        Lean(addr, (im, fm), (n,), ((n, n),), None, False, np.ones(1), None)
     with pytest.raises(TypeError, match="fallback"):
-        Lean(addr, im, fm, 1, None, True, False, on, 3)
-    with pytest.raises(ValueError, match="packed model"):
-        lean.lean("mass_matrix", im, fm[:, :-1])
+        Lean(addr, (im, fm), (n,), ((n, n),), None, False, on, 3)
+    with pytest.raises(ValueError, match="packed model arrays"):
+        lean.lean("mass_matrix", (im, fm[:, :-1]))
+    with pytest.raises(ValueError, match="packed model arrays"):
+        lean.lean("floating_mass_matrix", (im, fm))  # no base
 
 
 def test_a_robot_pickles_after_its_callers_were_built():
@@ -140,3 +145,50 @@ def test_a_missing_c_extension_is_one_clear_error():
     assert run.returncode != 0
     assert "ImportError: composedyn's C extension composedyn.dynamics.compiled._call is not built" in run.stderr
     assert "pip install" in run.stderr.splitlines()[-1]
+
+
+def test_floating_and_derivative_entries_take_the_c_caller():
+    """A floating robot's dynamics and the derivatives go through their C entries for plain
+    vectors, with the general path's values (lists take that path); a zero quaternion is
+    declined (the general path names it); a floating robot pickles after those calls."""
+    import pickle
+
+    urdf = random_urdf(7, 5, damping=True, friction=True, armature=True)
+    fr = cd.from_urdf(urdf, floating=True)
+    rng = np.random.default_rng(6)
+    q = fr.neutral() + np.r_[rng.uniform(-0.3, 0.3, 3), 0, 0, 0, 0, rng.uniform(-1, 1, fr.nq - 7)]
+    q[3:7] = rng.normal(size=4)
+    q[3:7] /= np.linalg.norm(q[3:7])
+    v, a = rng.uniform(-1, 1, (2, fr.nv))
+    one = fr._one
+    for name, args, method in [
+            ("floating_inverse_dynamics", (q, v, a), lambda *x: fr.inverse_dynamics(*x)),
+            ("floating_inverse_dynamics_rigid", (q, v, a), lambda *x: fr.inverse_dynamics(*x, friction=False)),
+            ("floating_mass_matrix", (q,), lambda *x: fr.mass_matrix(*x)),
+            ("floating_forward_dynamics", (q, v, a, 0.0), lambda *x: fr.forward_dynamics(*x[:3])),
+            ("floating_forward_dynamics_rigid", (q, v, a, 0.0), lambda *x: fr.forward_dynamics(*x[:3], friction=False)),
+            ("floating_inverse_dynamics_derivatives", (q, v, a, 0.0),
+             lambda *x: fr.inverse_dynamics_derivatives(*x[:3])),
+            ("floating_forward_dynamics_derivatives_rigid", (q, v, a, 0.0),
+             lambda *x: fr.forward_dynamics_derivatives(*x[:3], friction=False))]:
+        got = one[name](*args)
+        assert got is not None, name
+        want = method(*(x.tolist() if isinstance(x, np.ndarray) else x for x in args))
+        for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+            assert close(g, w), name
+    q0 = q.copy()
+    q0[3:7] = 0.0
+    assert one["floating_mass_matrix"](q0) is None
+    with pytest.raises(ValueError):
+        fr.mass_matrix(q0)
+    r = cd.from_urdf(urdf)
+    x, xd, xdd = rng.uniform(-1, 1, (3, r.dof))
+    for name, method in [("inverse_dynamics_derivatives", r.inverse_dynamics_derivatives),
+                         ("forward_dynamics_derivatives", r.forward_dynamics_derivatives)]:
+        for suffix, friction in (("", True), ("_rigid", False)):
+            got = r._one[name + suffix](x, xd, xdd, 0.02)
+            want = method(x.tolist(), xd.tolist(), xdd.tolist(), friction=friction, smooth_friction=0.02)
+            assert isinstance(got, tuple) and len(got) == len(want)
+            assert all(close(g, w) for g, w in zip(got, want)), name + suffix
+    copy = pickle.loads(pickle.dumps(fr))
+    assert np.array_equal(copy.mass_matrix(q), fr.mass_matrix(q))

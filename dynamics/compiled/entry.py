@@ -21,11 +21,12 @@ path, which raises the error naming the argument (or the joints of a singular M)
 
 Two ways to call them, one per entry:
 
-* the fixed-base dynamics entries (``inverse_dynamics`` .. ``forward_dynamics_rigid``,
+* the dynamics entries (``inverse_dynamics`` .. ``forward_dynamics_derivatives``,
+  and those of :mod:`.floating` and :mod:`.floating_derivatives`;
   :data:`composedyn.dynamics.dispatch.LEAN_ENTRIES`) are compiled as C functions by
   :mod:`.lean` and called through the C caller ``_call.Lean`` (the cost of the call
   matters most there: a 6-joint mass matrix takes a few hundred nanoseconds);
-* the others (derivatives, task space, floating base) through numba:
+* the task-space entries (below, and :mod:`.floating_frames`) through numba:
   ``SIGNATURES`` maps their names to (signature, Python function[, njit options]) and
   ``compiled(name)`` compiles one (or loads it from the disk cache) when first
   needed.  The explicit signatures (float64 vectors of any stride) keep numba
@@ -46,8 +47,6 @@ from composedyn.dynamics.compiled.aba import aba_into
 from composedyn.dynamics.compiled.coriolis import coriolis_one
 from composedyn.dynamics.compiled.crba import SCRATCH as CRBA_SCRATCH
 from composedyn.dynamics.compiled.crba import crba_into
-from composedyn.dynamics.compiled.floating import SIGNATURES as FLOATING_SIGNATURES
-from composedyn.dynamics.compiled.floating_derivatives import SIGNATURES as FLOATING_DERIVATIVE_SIGNATURES
 from composedyn.dynamics.compiled.floating_frames import SIGNATURES as FLOATING_FRAME_SIGNATURES
 from composedyn.dynamics.compiled.gravity import gravity_one
 from composedyn.dynamics.compiled.jit import njit
@@ -158,9 +157,7 @@ _V = "float64[:]"  # input vectors: any stride (a column of a state array goes i
 _O = "float64[::1]"  # output vectors
 # The entries above are called as C functions (.lean); these signatures hold the numba-called ones:
 SIGNATURES = {}
-SIGNATURES.update(FLOATING_SIGNATURES)  # free-flyer coordinates: see .floating
-SIGNATURES.update(FLOATING_DERIVATIVE_SIGNATURES)  # their derivatives: see .floating_derivatives
-SIGNATURES.update(FLOATING_FRAME_SIGNATURES)  # their task space: see .floating_frames
+SIGNATURES.update(FLOATING_FRAME_SIGNATURES)  # a floating robot's task space: see .floating_frames
 
 
 @functools.cache
@@ -203,10 +200,6 @@ def forward_dynamics_derivatives(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv
     return 0
 
 
-SIGNATURES["inverse_dynamics_derivatives"] = (
-    f"int64({_IM}, {_FM}, {_V}, {_V}, {_V}, int64, float64, {_A}, {_A})", inverse_dynamics_derivatives)
-SIGNATURES["forward_dynamics_derivatives"] = (
-    f"int64({_IM}, {_FM}, {_V}, {_V}, {_V}, int64, float64, {_A}, {_A}, {_A})", forward_dynamics_derivatives)
 
 
 # ---- task space: one frame, given with its reference as code = 2 k + local (see .frames) ----

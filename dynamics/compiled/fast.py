@@ -106,7 +106,7 @@ class FastDynamics:
         if fallback is None:
             raise AttributeError(f"FastDynamics has no attribute {name!r}")
         im, fm = self._packed
-        call = lean.lean(_METHODS[name], im, fm, fallback=fallback, nan_fill=True)
+        call = lean.lean(_METHODS[name], (im, fm), fallback=fallback, nan_fill=True)
         call.__doc__ = fallback.__doc__
         setattr(self, name, call)
         return call

@@ -210,11 +210,3 @@ def _fd_loop(im, fm, bf, Q, V, TAU, fric, smooth, OUT, STATUS):
 id_serial, id_parallel = serial_and_parallel(_id_loop)
 mass_serial, mass_parallel = serial_and_parallel(_mass_loop)
 fd_serial, fd_parallel = serial_and_parallel(_fd_loop)
-
-_IM, _FM, _A, _V, _O = "int64[:, ::1]", "float64[:, ::1]", "float64[:, ::1]", "float64[:]", "float64[::1]"
-SIGNATURES = {
-    "floating_inverse_dynamics": (f"int64({_IM}, {_FM}, {_O}, {_V}, {_V}, {_V}, int64, {_O})", inverse_dynamics),
-    "floating_mass_matrix": (f"int64({_IM}, {_FM}, {_O}, {_V}, {_A})", mass_matrix),
-    "floating_forward_dynamics": (f"int64({_IM}, {_FM}, {_O}, {_V}, {_V}, {_V}, int64, float64, {_O})",
-                                  forward_dynamics),
-}

@@ -166,13 +166,3 @@ def _forward_loop(im, fm, bf, Q, V, TAU, fric, smooth, AQ, AV, MINV, STATUS):
 
 inverse_serial, inverse_parallel = serial_and_parallel(_inverse_loop)
 forward_serial, forward_parallel = serial_and_parallel(_forward_loop)
-
-_IM, _FM, _A, _V, _O = "int64[:, ::1]", "float64[:, ::1]", "float64[:, ::1]", "float64[:]", "float64[::1]"
-SIGNATURES = {
-    "floating_inverse_dynamics_derivatives": (
-        f"int64({_IM}, {_FM}, {_O}, {_V}, {_V}, {_V}, int64, float64, {_A}, {_A})",
-        floating_inverse_dynamics_derivatives),
-    "floating_forward_dynamics_derivatives": (
-        f"int64({_IM}, {_FM}, {_O}, {_V}, {_V}, {_V}, int64, float64, {_A}, {_A}, {_A})",
-        floating_forward_dynamics_derivatives),
-}

@@ -1,10 +1,11 @@
 """The one-sample entries as C functions, called from Python through ``_call.Lean``.
 
-The checked entries of :mod:`.entry` (``inverse_dynamics``, ``mass_matrix``,
-...) are compiled here a second way: as numba ``cfunc`` s with one C
-signature for all (:data:`SIGNATURE`: the packed model ``im``, ``fm``, the
-joint count n, up to three input vectors, one float and the output, as raw
-pointers; the status of :mod:`.entry` as the result).  ``_call.Lean`` (a C
+The checked dynamics entries (:mod:`.entry`: ``inverse_dynamics``,
+``mass_matrix``, ..., the derivatives; :mod:`.floating` and
+:mod:`.floating_derivatives` for a floating base) are compiled here as numba
+``cfunc`` s with one C signature for all (:data:`SIGNATURE`: the data
+pointers of the packed model arrays, the input vectors and the results, their
+sizes, and one float; the entry's status as the result).  ``_call.Lean`` (a C
 extension, ``_call.c``) calls one from Python: it checks the arguments' type,
 dtype, shape and layout in C, passes the data pointers and returns the result
 array, so a call costs the kernel and a few dozen nanoseconds, where numba's
@@ -20,11 +21,13 @@ from __future__ import annotations
 
 import functools
 import time
+import types
 
 import numpy as np
-from numba import carray, cfunc, types
+from numba import carray, cfunc
+from numba import types as nbtypes
 
-from composedyn.dynamics.compiled import entry
+from composedyn.dynamics.compiled import entry, floating, floating_derivatives
 from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.layout import NCOL
 
@@ -35,73 +38,199 @@ except ImportError as exc:  # part of the package, built by pip install; no slow
                       "install composedyn with pip (pip install .), which compiles it; a C compiler and "
                       "Python's headers are needed") from None
 
-_P, _PI = types.CPointer(types.float64), types.CPointer(types.int64)
-SIGNATURE = types.int64(_PI, _P, types.int64, _P, _P, _P, types.float64, _P)
+SIGNATURE = nbtypes.int64(nbtypes.CPointer(nbtypes.voidptr), nbtypes.CPointer(nbtypes.int64), nbtypes.float64)
 IM_COLUMNS = 2  # im (n, 2): parent, joint type (see .layout)
+BF_LENGTH = 16  # bf (16,): a floating base (see .floating)
 
 _inline = functools.partial(njit, inline="always")
 _id, _id_rigid = _inline(entry.inverse_dynamics), _inline(entry.inverse_dynamics_rigid)
 _mass, _coriolis = _inline(entry.mass_matrix), _inline(entry.coriolis_matrix)
 _gravity, _bias = _inline(entry.gravity_torques), _inline(entry.bias_torques)
 _fd, _fd_rigid = _inline(entry.forward_dynamics), _inline(entry.forward_dynamics_rigid)
+_did, _dfd = _inline(entry.inverse_dynamics_derivatives), _inline(entry.forward_dynamics_derivatives)
+_fl_id, _fl_mass = _inline(floating.inverse_dynamics), _inline(floating.mass_matrix)
+_fl_fd = _inline(floating.forward_dynamics)
+_fl_did = _inline(floating_derivatives.floating_inverse_dynamics_derivatives)
+_fl_dfd = _inline(floating_derivatives.floating_forward_dynamics_derivatives)
+
+
+# p: data pointers (model arrays, inputs, results), d[0]: rows n of the first model array (see _call.c)
+@njit(inline="always")
+def _model(p, d):
+    n = d[0]
+    return carray(p[0], (n, IM_COLUMNS), np.int64), carray(p[1], (n, NCOL), np.float64)
 
 
 @njit(inline="always")
-def _model(im, fm, n):
-    return carray(im, (n, IM_COLUMNS)), carray(fm, (n, NCOL))
+def _v(p, k, m):
+    return carray(p[k], m, np.float64)
 
 
-def inverse_dynamics(im, fm, n, q, qd, qdd, s, out):
-    a, b = _model(im, fm, n)
-    return _id(a, b, carray(q, n), carray(qd, n), carray(qdd, n), carray(out, n))
+@njit(inline="always")
+def _m(p, k, n):
+    return carray(p[k], (n, n), np.float64)
 
 
-def inverse_dynamics_rigid(im, fm, n, q, qd, qdd, s, out):
-    a, b = _model(im, fm, n)
-    return _id_rigid(a, b, carray(q, n), carray(qd, n), carray(qdd, n), carray(out, n))
+def inverse_dynamics(p, d, s):
+    im, fm = _model(p, d)
+    n = d[0]
+    return _id(im, fm, _v(p, 2, n), _v(p, 3, n), _v(p, 4, n), _v(p, 5, n))
 
 
-def mass_matrix(im, fm, n, q, x1, x2, s, out):
-    a, b = _model(im, fm, n)
-    return _mass(a, b, carray(q, n), carray(out, (n, n)))
+def inverse_dynamics_rigid(p, d, s):
+    im, fm = _model(p, d)
+    n = d[0]
+    return _id_rigid(im, fm, _v(p, 2, n), _v(p, 3, n), _v(p, 4, n), _v(p, 5, n))
 
 
-def coriolis_matrix(im, fm, n, q, qd, x2, s, out):
-    a, b = _model(im, fm, n)
-    return _coriolis(a, b, carray(q, n), carray(qd, n), carray(out, (n, n)))
+def mass_matrix(p, d, s):
+    im, fm = _model(p, d)
+    return _mass(im, fm, _v(p, 2, d[0]), _m(p, 3, d[0]))
 
 
-def gravity_torques(im, fm, n, q, x1, x2, s, out):
-    a, b = _model(im, fm, n)
-    return _gravity(a, b, carray(q, n), carray(out, n))
+def coriolis_matrix(p, d, s):
+    im, fm = _model(p, d)
+    n = d[0]
+    return _coriolis(im, fm, _v(p, 2, n), _v(p, 3, n), _m(p, 4, n))
 
 
-def bias_torques(im, fm, n, q, qd, x2, s, out):
-    a, b = _model(im, fm, n)
-    return _bias(a, b, carray(q, n), carray(qd, n), carray(out, n))
+def gravity_torques(p, d, s):
+    im, fm = _model(p, d)
+    return _gravity(im, fm, _v(p, 2, d[0]), _v(p, 3, d[0]))
 
 
-def forward_dynamics(im, fm, n, q, qd, tau, smooth, out):
-    a, b = _model(im, fm, n)
-    return _fd(a, b, carray(q, n), carray(qd, n), carray(tau, n), smooth, carray(out, n))
+def bias_torques(p, d, s):
+    im, fm = _model(p, d)
+    n = d[0]
+    return _bias(im, fm, _v(p, 2, n), _v(p, 3, n), _v(p, 4, n))
 
 
-def forward_dynamics_rigid(im, fm, n, q, qd, tau, smooth, out):
-    a, b = _model(im, fm, n)
-    return _fd_rigid(a, b, carray(q, n), carray(qd, n), carray(tau, n), smooth, carray(out, n))
+def forward_dynamics(p, d, s):
+    im, fm = _model(p, d)
+    n = d[0]
+    return _fd(im, fm, _v(p, 2, n), _v(p, 3, n), _v(p, 4, n), s, _v(p, 5, n))
 
 
-# name -> (C function, vector inputs, name of the float input or None, matrix result)
+def forward_dynamics_rigid(p, d, s):
+    im, fm = _model(p, d)
+    n = d[0]
+    return _fd_rigid(im, fm, _v(p, 2, n), _v(p, 3, n), _v(p, 4, n), s, _v(p, 5, n))
+
+
+@njit(inline="always")
+def _derivatives(p, d, s, fric):
+    im, fm = _model(p, d)
+    n = d[0]
+    return _did(im, fm, _v(p, 2, n), _v(p, 3, n), _v(p, 4, n), fric, s, _m(p, 5, n), _m(p, 6, n))
+
+
+@njit(inline="always")
+def _fd_derivatives(p, d, s, fric):
+    im, fm = _model(p, d)
+    n = d[0]
+    return _dfd(im, fm, _v(p, 2, n), _v(p, 3, n), _v(p, 4, n), fric, s, _m(p, 5, n), _m(p, 6, n), _m(p, 7, n))
+
+
+# A floating robot (free-flyer coordinates): p = (im, fm, bf, q (n + 1), v (n), x (n), results (n) / (n, n))
+@njit(inline="always")
+def _floating(p, d):
+    im, fm = _model(p, d)
+    n = d[0]
+    return im, fm, _v(p, 2, BF_LENGTH), _v(p, 3, n + 1), _v(p, 4, n), _v(p, 5, n)
+
+
+@njit(inline="always")
+def _floating_id(p, d, s, fric):
+    im, fm, bf, q, v, a = _floating(p, d)
+    return _fl_id(im, fm, bf, q, v, a, fric, _v(p, 6, d[0]))
+
+
+def floating_mass_matrix(p, d, s):
+    im, fm = _model(p, d)
+    n = d[0]
+    return _fl_mass(im, fm, _v(p, 2, BF_LENGTH), _v(p, 3, n + 1), _m(p, 4, n))
+
+
+@njit(inline="always")
+def _floating_fd(p, d, s, fric):
+    im, fm, bf, q, v, tau = _floating(p, d)
+    return _fl_fd(im, fm, bf, q, v, tau, fric, s, _v(p, 6, d[0]))
+
+
+@njit(inline="always")
+def _floating_derivatives(p, d, s, fric):
+    im, fm, bf, q, v, a = _floating(p, d)
+    return _fl_did(im, fm, bf, q, v, a, fric, s, _m(p, 6, d[0]), _m(p, 7, d[0]))
+
+
+@njit(inline="always")
+def _floating_fd_derivatives(p, d, s, fric):
+    im, fm, bf, q, v, tau = _floating(p, d)
+    n = d[0]
+    return _fl_dfd(im, fm, bf, q, v, tau, fric, s, _m(p, 6, n), _m(p, 7, n), _m(p, 8, n))
+
+
+def _with_friction(p, d, s):
+    return _BODY(p, d, s, _FRIC)  # noqa: F821 (globals of each copy, see _friction_pair)
+
+
+def _friction_pair(name: str, body) -> tuple:
+    """The C functions ``name`` (joint friction on: ``body(p, d, s, 1)``) and ``name`` + "_rigid"
+    (off: ``body(p, d, s, 0)``): copies of :func:`_with_friction` whose globals hold ``body``
+    and the flag, so numba compiles the flag as a constant.  Globals, not a closure: numba's
+    disk cache cannot match a closure over a compiled function in a later process.  Distinct
+    names: the cache keys its entries by name."""
+    def copy(fric: int, suffix: str):
+        f = types.FunctionType(_with_friction.__code__, dict(globals(), _BODY=body, _FRIC=fric), name + suffix)
+        f.__qualname__ = name + suffix
+        return f
+    return copy(1, ""), copy(0, "_rigid")
+
+
+inverse_dynamics_derivatives, inverse_dynamics_derivatives_rigid = _friction_pair(
+    "inverse_dynamics_derivatives", _derivatives)
+forward_dynamics_derivatives, forward_dynamics_derivatives_rigid = _friction_pair(
+    "forward_dynamics_derivatives", _fd_derivatives)
+floating_inverse_dynamics, floating_inverse_dynamics_rigid = _friction_pair("floating_inverse_dynamics", _floating_id)
+floating_forward_dynamics, floating_forward_dynamics_rigid = _friction_pair("floating_forward_dynamics", _floating_fd)
+floating_inverse_dynamics_derivatives, floating_inverse_dynamics_derivatives_rigid = _friction_pair(
+    "floating_inverse_dynamics_derivatives", _floating_derivatives)
+floating_forward_dynamics_derivatives, floating_forward_dynamics_derivatives_rigid = _friction_pair(
+    "floating_forward_dynamics_derivatives", _floating_fd_derivatives)
+
+
+# name -> (C function, input lengths, result shapes, name of the float argument or None); in the
+# lengths "n" is the joint (velocity) count, "q" a floating base's configuration size n + 1
+_V3, _SMOOTH = ("n", "n", "n"), "smooth_friction"
 ENTRIES = {
-    "inverse_dynamics": (inverse_dynamics, 3, None, False),
-    "inverse_dynamics_rigid": (inverse_dynamics_rigid, 3, None, False),
-    "mass_matrix": (mass_matrix, 1, None, True),
-    "coriolis_matrix": (coriolis_matrix, 2, None, True),
-    "gravity_torques": (gravity_torques, 1, None, False),
-    "bias_torques": (bias_torques, 2, None, False),
-    "forward_dynamics": (forward_dynamics, 3, "smooth_friction", False),
-    "forward_dynamics_rigid": (forward_dynamics_rigid, 3, "smooth_friction", False),
+    "inverse_dynamics": (inverse_dynamics, _V3, ("n",), None),
+    "inverse_dynamics_rigid": (inverse_dynamics_rigid, _V3, ("n",), None),
+    "mass_matrix": (mass_matrix, ("n",), ("nn",), None),
+    "coriolis_matrix": (coriolis_matrix, ("n", "n"), ("nn",), None),
+    "gravity_torques": (gravity_torques, ("n",), ("n",), None),
+    "bias_torques": (bias_torques, ("n", "n"), ("n",), None),
+    "forward_dynamics": (forward_dynamics, _V3, ("n",), _SMOOTH),
+    "forward_dynamics_rigid": (forward_dynamics_rigid, _V3, ("n",), _SMOOTH),
+    "inverse_dynamics_derivatives": (inverse_dynamics_derivatives, _V3, ("nn", "nn"), _SMOOTH),
+    "inverse_dynamics_derivatives_rigid": (inverse_dynamics_derivatives_rigid, _V3, ("nn", "nn"), _SMOOTH),
+    "forward_dynamics_derivatives": (forward_dynamics_derivatives, _V3, ("nn", "nn", "nn"), _SMOOTH),
+    "forward_dynamics_derivatives_rigid": (forward_dynamics_derivatives_rigid, _V3, ("nn", "nn", "nn"), _SMOOTH),
 }
+_Q3 = ("q", "n", "n")
+ENTRIES.update({
+    "floating_inverse_dynamics": (floating_inverse_dynamics, _Q3, ("n",), None),
+    "floating_inverse_dynamics_rigid": (floating_inverse_dynamics_rigid, _Q3, ("n",), None),
+    "floating_mass_matrix": (floating_mass_matrix, ("q",), ("nn",), None),
+    "floating_forward_dynamics": (floating_forward_dynamics, _Q3, ("n",), _SMOOTH),
+    "floating_forward_dynamics_rigid": (floating_forward_dynamics_rigid, _Q3, ("n",), _SMOOTH),
+    "floating_inverse_dynamics_derivatives": (floating_inverse_dynamics_derivatives, _Q3, ("nn", "nn"), _SMOOTH),
+    "floating_inverse_dynamics_derivatives_rigid": (floating_inverse_dynamics_derivatives_rigid, _Q3,
+                                                    ("nn", "nn"), _SMOOTH),
+    "floating_forward_dynamics_derivatives": (floating_forward_dynamics_derivatives, _Q3, ("nn", "nn", "nn"),
+                                              _SMOOTH),
+    "floating_forward_dynamics_derivatives_rigid": (floating_forward_dynamics_derivatives_rigid, _Q3,
+                                                    ("nn", "nn", "nn"), _SMOOTH),
+})
 COMPILE_SECONDS: dict = {}
 ON = np.ones(1, dtype=np.int64)  # the switch of callers that are always on (robot.fast)
 ON.flags.writeable = False
@@ -117,16 +246,21 @@ def compiled(name: str):
     return f
 
 
-def lean(name: str, im: np.ndarray, fm: np.ndarray, *, fallback=None, nan_fill: bool = False,
-         switch: np.ndarray = ON) -> Lean:
-    """The caller of entry ``name`` for the packed model ``(im, fm)`` (see ``_call.c``).
+def lean(name: str, model: tuple, *, fallback=None, nan_fill: bool = False, switch: np.ndarray = ON) -> Lean:
+    """The caller of entry ``name`` for the packed model ``model`` (``(im, fm)``, or ``(im, fm, bf)``
+    for the ``floating_`` entries; see ``_call.c``).
 
     ``fallback``: called with the original arguments when the call cannot serve them
-    (None: the call returns None); ``nan_fill``: NaN or inf in an input gives an
-    all-NaN result instead; ``switch``: int64 (1,) array, the entry is skipped while it
-    reads 0."""
-    if im.ndim != 2 or im.shape[1] != IM_COLUMNS or fm.ndim != 2 or fm.shape[1] != NCOL:
-        raise ValueError(f"lean: packed model arrays of shape (n, {IM_COLUMNS}) and (n, {NCOL}) expected, "
-                         f"got {im.shape} and {fm.shape}")
-    _, inputs, scalar, matrix = ENTRIES[name]
-    return Lean(compiled(name).address, im, fm, inputs, scalar, matrix, nan_fill, switch, fallback)
+    (None: the call returns None); ``nan_fill``: NaN or inf in an input gives all-NaN
+    results instead; ``switch``: int64 (1,) array, the entry is skipped while it reads 0."""
+    func, inputs, outputs, scalar = ENTRIES[name]
+    n = model[1].shape[0] if len(model) > 1 else 0
+    want = [(np.int64, (n, IM_COLUMNS)), (np.float64, (n, NCOL))]
+    want += [(np.float64, (BF_LENGTH,))] if name.startswith("floating_") else []
+    if len(model) != len(want) or any(a.dtype != t or a.shape != s for a, (t, s) in zip(model, want)):
+        raise ValueError(f"lean: entry {name!r} takes packed model arrays of shapes {[s for _, s in want]}, "
+                         f"got {[np.shape(a) for a in model]}")
+    size = {"n": n, "q": n + 1}
+    shapes = tuple((n, n) if o == "nn" else (n, 0) for o in outputs)
+    return Lean(compiled(name).address, tuple(model), tuple(size[k] for k in inputs), shapes, scalar, nan_fill,
+                switch, fallback)
