@@ -37,10 +37,9 @@ ROBOTS = (("panda", "panda_hand"), ("ur5", "tool0"))
 FLOOR = '''
 Where a ``robot.jacobian`` call's time goes (``--floor``, Panda, frame
 ``panda_hand``): the whole call against Pinocchio's, then its parts -- the
-same Python path calling an empty compiled entry of the entry's signature, that
-empty entry alone (without and with numba's type dispatch), the result
-allocation, the Jacobian entry alone, and one Jacobian inside the compiled
-sample loop.  Best of 9 rounds of 50,000 calls, ns.
+Jacobian entry's C caller alone (a new result each call), a C caller of an
+empty C function with the entry's signature, the result allocation, and one
+Jacobian inside the compiled sample loop.  Best of 9 rounds of 50,000 calls, ns.
 '''
 
 
@@ -72,9 +71,10 @@ def floor() -> None:
     """Print the table of :data:`FLOOR`."""
     import timeit
 
+    from numba import cfunc
+
     from composedyn.dynamics import dispatch
-    from composedyn.dynamics.compiled import entry
-    from composedyn.dynamics.compiled.jit import njit
+    from composedyn.dynamics.compiled import lean
 
     urdf = erd_urdf("panda")
     with warnings.catch_warnings():
@@ -88,13 +88,13 @@ def floor() -> None:
     im, fx = dispatch.packed_frames(robot.model)
     code, n = 2 * robot.frame_names.index("panda_hand"), robot.dof
     robot.warm_up(batch=True)
-    out = np.empty((6, n))
+    caller = robot._frame_lean[1]["jacobian"]
 
-    @njit(entry.SIGNATURES["jacobian"][0])
-    def empty(im, fx, q, code, out):
+    @cfunc(lean.SIGNATURE)
+    def empty(p, dims, s):
         return 0
 
-    bare = empty.overloads[empty.signatures[0]].entry_point
+    bare = lean.Lean(empty.address, (im, fx), (n,), ((6, n),), "code", False, lean.ON, None)
     Q = np.repeat(q[None], 10_000, axis=0)
     OUT = np.empty((10_000, 6, n))
     loop = dispatch._kernel("jacobian_serial")
@@ -107,13 +107,9 @@ def floor() -> None:
     rows = {
         "pin.computeFrameJacobian (whole call)": best(lambda: pin.computeFrameJacobian(m, d, qp, fid, world)),
         "robot.jacobian (whole call)": best(lambda: robot.jacobian(q, "panda_hand")),
-        "the same Python path calling an empty entry": best(
-            lambda: robot._frame_path(bare, None, q, "panda_hand", "world")),
-        "the empty entry alone, undispatched": best(lambda: bare(im, fx, q, code, out)),
-        "the empty entry alone, numba dispatcher": best(lambda: empty(im, fx, q, code, out)),
+        "the Jacobian entry's C caller alone": best(lambda: caller(q, code)),
+        "a C caller of an empty C function": best(lambda: bare(q, code)),
         "np.empty((6, n)) for the result": best(lambda: np.empty((6, n))),
-        "the Jacobian entry alone, undispatched, out reused": best(
-            lambda: dispatch.entries.jacobian(im, fx, q, code, out)),
         "one Jacobian in the compiled sample loop": best(lambda: loop(im, fx, Q, code, OUT), 5) / len(Q),
     }
     print("| part | ns |")

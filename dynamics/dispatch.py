@@ -55,7 +55,6 @@ def set_backend(name: str) -> None:
     _state.pop("resolved", None)
     _state.pop("numpy", None)
     _SWITCH[0] = name != "numpy"
-    entries.reset()
 
 
 def backend() -> str:
@@ -87,9 +86,8 @@ class Route(NamedTuple):
     """How one quantity is computed: the NumPy reference, the compiled kernels
     (module of :mod:`composedyn.dynamics.compiled`, single-sample kernel, batch loop
     compiled as ``<loop>_serial`` and ``<loop>_parallel``) and the checked entries of
-    :mod:`composedyn.dynamics.compiled.entry` that the ``Robot`` methods call first (those in
-    :data:`LEAN_ENTRIES` as C functions through :func:`lean_calls`, the others through
-    :data:`entries`)."""
+    :mod:`composedyn.dynamics.compiled.entry` that the ``Robot`` methods call first (as C
+    functions through :func:`lean_calls`)."""
 
     reference: str
     module: str
@@ -116,8 +114,8 @@ ROUTES = {
     "forward_dynamics_derivatives": Route("derivatives.forward_dynamics_derivatives", "fd_derivatives",
                                           "fd_derivatives_one", "fd_derivatives", ("forward_dynamics_derivatives",)),
 }
-# The entries called as C functions (compiled.lean) through lean_calls; the others (task space) through
-# `entries`.  "_rigid": without joint friction.  The first eight are compiled by warm_up.
+# The checked single-sample entries, all called as C functions (compiled.lean) through lean_calls.
+# "_rigid": without joint friction.  warm_up compiles LEAN_DYNAMICS and TASK_SPACE_ENTRIES.
 LEAN_DYNAMICS = ("inverse_dynamics", "inverse_dynamics_rigid", "bias_torques", "gravity_torques", "mass_matrix",
                  "coriolis_matrix", "forward_dynamics", "forward_dynamics_rigid")
 LEAN_ENTRIES = LEAN_DYNAMICS + tuple(d + r for d in ("inverse_dynamics_derivatives", "forward_dynamics_derivatives")
@@ -125,6 +123,8 @@ LEAN_ENTRIES = LEAN_DYNAMICS + tuple(d + r for d in ("inverse_dynamics_derivativ
 LEAN_ENTRIES += tuple("floating_" + e + r for e in ("inverse_dynamics", "mass_matrix", "forward_dynamics",
                                                     "inverse_dynamics_derivatives", "forward_dynamics_derivatives")
                       for r in (("",) if e == "mass_matrix" else ("", "_rigid")))
+TASK_SPACE_ENTRIES = ("frame_pose", "jacobian", "frame_velocity", "frame_acceleration")  # over packed_frames
+LEAN_ENTRIES += TASK_SPACE_ENTRIES + tuple("floating_" + e for e in TASK_SPACE_ENTRIES)
 _MODULE_OF = {k: r.module for r in ROUTES.values() for k in (r.one, r.loop + "_serial", r.loop + "_parallel")}
 
 
@@ -155,52 +155,6 @@ def _kernel(name: str):
 def _reference(model) -> bool:
     """Whether ``model`` is computed by the NumPy reference (backend "numpy", or no moving joint)."""
     return _state.get("numpy", True) and backend() == "numpy" or not model.joint_names
-
-
-# Task-space entries of a floating robot in free-flyer coordinates (compiled.floating_frames)
-FLOATING_ENTRIES = ("floating_frame_pose", "floating_jacobian", "floating_frame_velocity",
-                     "floating_frame_acceleration")
-
-
-class _Entries:
-    """The checked entries of :mod:`composedyn.dynamics.compiled.entry` called through numba
-    (all but :data:`LEAN_ENTRIES`) as attributes.
-
-    Each attribute starts as a stub: its first call compiles the entry (or loads
-    it from the disk cache), times that into :func:`compile_times`, puts the
-    compiled entry in its place and calls it.  The task-space entries are put in
-    place without numba's type dispatch (``entry.undispatched``): their one caller,
-    ``Robot._frame_path``, passes exactly their signature's types.  Under the NumPy backend a stub
-    returns 4 (entry not used) and stays.  ``set_backend`` resets the stubs.
-    """
-
-    def __init__(self):
-        self.reset()
-
-    @property
-    def NAMES(self) -> tuple:
-        """The entries named in ``ROUTES`` (as the table stands now), then the floating ones."""
-        return tuple(e for r in ROUTES.values() for e in r.entries if e not in LEAN_ENTRIES) + FLOATING_ENTRIES
-
-    def reset(self) -> None:
-        for name in self.NAMES:
-            setattr(self, name, self._stub(name))
-
-    def _stub(self, name: str):
-        def first_call(*args):
-            if backend() == "numpy":
-                return 4
-            from composedyn.dynamics.compiled import entry
-
-            t0 = time.perf_counter()
-            k = entry.undispatched(name) if name in entry.UNDISPATCHED else entry.compiled(name)
-            _compile_s["entry_" + name] = time.perf_counter() - t0
-            setattr(self, name, k)
-            return k(*args)
-        return first_call
-
-
-entries = _Entries()
 
 
 def _none(*args, **kwargs) -> None:
@@ -469,10 +423,11 @@ def _warm_up_task_space(model, batch: bool, entries_too: bool) -> None:
     com_jacobian(model, z)
     im, fx = packed_frames(model)
     if entries_too:
-        entries.frame_pose(im, fx, z, 0, np.empty((4, 4)))
-        entries.jacobian(im, fx, z, 0, np.empty((6, n)))
-        entries.frame_velocity(im, fx, z, z, 0, np.empty(6))
-        entries.frame_acceleration(im, fx, z, z, z, 0, np.empty(6))
+        from composedyn.dynamics.compiled import lean
+
+        for name in TASK_SPACE_ENTRIES:
+            lean.compiled(name)
+            _compile_s.setdefault("entry_" + name, lean.COMPILE_SECONDS.get(name, 0.0))
     if batch:
         center_of_mass(model, Z)
         com_jacobian(model, Z)
@@ -500,7 +455,6 @@ ROUTES.update({
     "com_jacobian": Route("frames.com_jacobian", "com", "com_jacobian_one", "com_jacobian", ()),
 })
 _MODULE_OF.update({k: r.module for r in ROUTES.values() for k in (r.one, r.loop + "_serial", r.loop + "_parallel")})
-entries.reset()  # stubs for the task-space entries too
 
 _frame_packs: dict = {}
 

@@ -25,7 +25,6 @@ import numpy as np
 from composedyn.checks import joint_array, output_array, smooth_width
 from composedyn.dynamics import dispatch as _dispatch
 from composedyn.dynamics.dispatch import deliver
-from composedyn.dynamics.dispatch import entries as _entry
 from composedyn.dynamics.dispatch import packed as _packed
 from composedyn.dynamics.errors import ModelError
 from composedyn.dynamics.floating import base as chart
@@ -88,11 +87,12 @@ class FloatingRobot:
 
     @cached_property
     def _frame_lean(self) -> tuple:
-        """``((im, fx, bf), {frame: code}, (6, nv))`` for the floating task-space entries, or ()."""
+        """``({frame: code}, callers)`` for the floating task-space entries (over ``(im, fx, bf)``), or ()."""
         lean = self.chart._frame_lean
         if not lean:
             return ()
-        return (*lean[0], self._bf), {k: c for k, c in lean[1].items() if k in self._frames}, lean[2]
+        codes = {k: c for k, c in lean[0].items() if k in self._frames}
+        return codes, _dispatch.lean_calls((*_dispatch.packed_frames(self.model), self._bf))
 
     _frame_path = Robot._frame_path  # the same lean path for one frame
 
@@ -421,7 +421,7 @@ class FloatingRobot:
 
     def frame_pose(self, q, frame: str) -> np.ndarray:
         """World <- ``frame`` transform (..., 4, 4)."""
-        if (out := self._frame_path(_entry.floating_frame_pose, (4, 4), q, frame, "world")) is not None:
+        if (out := self._frame_path("floating_frame_pose", q, frame, "world")) is not None:
             return out
         frame = self._frame(frame)
         (q,) = self._state(q)
@@ -430,7 +430,7 @@ class FloatingRobot:
     def jacobian(self, q, frame: str, reference: str = "world") -> np.ndarray:
         """Frame Jacobian (..., 6, nv), linear rows first (``"world"``: origin velocity and angular
         velocity in world axes; ``"local"``: frame axes); base columns map the base twist."""
-        if (out := self._frame_path(_entry.floating_jacobian, None, q, frame, reference)) is not None:
+        if (out := self._frame_path("floating_jacobian", q, frame, reference)) is not None:
             return out
         frame = self._frame(frame)
         (q,) = self._state(q)
@@ -440,7 +440,7 @@ class FloatingRobot:
 
     def frame_velocity(self, q, v, frame: str, reference: str = "world") -> np.ndarray:
         """Frame twist (..., 6) = J v, linear first."""
-        if (out := self._frame_path(_entry.floating_frame_velocity, (6,), q, frame, reference, v)) is not None:
+        if (out := self._frame_path("floating_frame_velocity", q, frame, reference, v)) is not None:
             return out
         frame = self._frame(frame)
         q, v = self._state(q, v)
@@ -450,8 +450,7 @@ class FloatingRobot:
 
     def frame_acceleration(self, q, v, a, frame: str, reference: str = "world") -> np.ndarray:
         """Classical acceleration (..., 6) of the frame origin and angular acceleration: J a + J̇ v."""
-        if (out := self._frame_path(_entry.floating_frame_acceleration, (6,), q, frame, reference, v,
-                                    a)) is not None:
+        if (out := self._frame_path("floating_frame_acceleration", q, frame, reference, v, a)) is not None:
             return out
         frame = self._frame(frame)
         q, v, a = self._state(q, v, a)

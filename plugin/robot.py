@@ -25,7 +25,6 @@ from composedyn.dynamics.dispatch import (  # the route choice: compiled or NumP
     rnea,
     solve_mass,
 )
-from composedyn.dynamics.dispatch import entries as _entry
 from composedyn.dynamics.dispatch import lean_calls as _lean_calls
 from composedyn.dynamics.dispatch import packed as _packed
 from composedyn.dynamics.model import Model, compile_graph
@@ -41,8 +40,7 @@ if TYPE_CHECKING:  # names in annotations only
     from composedyn.dynamics.reference.composed import ComposedVectors
 
 
-_ND, _F64, _empty = np.ndarray, np.dtype(np.float64), np.empty  # the task-space lean path's input type
-_LOCAL, _POSE, _TWIST = {"world": 0, "local": 1}, (4, 4), (6,)  # task-space lean path
+_LOCAL = {"world": 0, "local": 1}  # task-space lean path: code = 2 k + local
 _ABSENT = object()  # no qd / qdd argument
 
 
@@ -77,7 +75,7 @@ class Robot:
 
     @cached_property
     def _lean(self) -> tuple:
-        """``(im, fm)`` for the checked compiled entries (``dispatch.entries``), or () when every
+        """``(im, fm)`` for the checked compiled entries (``dispatch.lean_calls``), or () when every
         call takes the general path (dependent mimic joints, no moving joint)."""
         return () if self._mimic is not None or self.model.n == 0 else _packed(self.model)
 
@@ -369,46 +367,38 @@ class Robot:
     # ---- task space ----
     @cached_property
     def _frame_lean(self) -> tuple:
-        """``((im, fx), {frame: 2 k}, (6, n))`` for the checked task-space entries of
-        ``dispatch.entries`` (frame k of ``frame_names``, code = 2 k + local), or () like ``_lean``."""
+        """``({frame: 2 k}, callers)`` for the task-space methods' lean path: frame k of
+        ``frame_names`` (code = 2 k + local) and the C callers of the task-space entries over
+        ``dispatch.packed_frames`` (``dispatch.lean_calls``), or () like ``_lean``."""
         if not self._lean:
             return ()
         from composedyn.dynamics.dispatch import packed_frames
 
         codes = {name: 2 * k for k, name in enumerate(self.model.link_names)}
-        return packed_frames(self.model), codes, (6, self.model.n)
+        return codes, _lean_calls(packed_frames(self.model))
 
-    def _frame_path(self, entry, shape, q, frame, reference, qd=_ABSENT, qdd=_ABSENT):
-        """The result of a checked task-space entry for one frame, or None.
+    def _frame_path(self, name: str, q, frame, reference, qd=_ABSENT, qdd=_ABSENT):
+        """The result of the checked task-space entry ``name`` for one frame, or None.
 
-        Taken when q (and qd, qdd when passed) are 1-D numpy float64 arrays (checked here:
-        the entries run without numba's type dispatch, see ``entry.undispatched``),
-        ``frame`` one of ``frame_names`` and ``reference`` "world" or "local": the entry
-        checks the lengths and finiteness in compiled code and computes into a new
-        array of ``shape`` (None: (6, n)).  Anything else returns None and the method's
-        general path (:mod:`composedyn.task_space`) converts and raises the named error.
-        Explicit arguments rather than ``*rates``: unpacking costs more than the checks.
+        Taken when ``frame`` is one of ``frame_names`` and ``reference`` "world" or
+        "local": the entry's C caller checks that q (and qd, qdd when passed) are float64
+        vectors of n entries, finite, and computes into a new array.  Anything else
+        returns None and the method's general path (:mod:`composedyn.task_space`)
+        converts and raises the named error.  Explicit arguments rather than ``*rates``:
+        unpacking costs more than the checks.
         """
         lean = self._frame_lean
-        if lean and q.__class__ is _ND and q.dtype is _F64 and q.ndim == 1:
-            try:
-                code = lean[1][frame] + _LOCAL[reference]
-            except (KeyError, TypeError):  # unknown or unhashable: the general path names it
-                return None
-            out = _empty(lean[2] if shape is None else shape)
-            if qd is _ABSENT:
-                status = entry(*lean[0], q, code, out)
-            elif not (qd.__class__ is _ND and qd.dtype is _F64 and qd.ndim == 1):
-                return None
-            elif qdd is _ABSENT:
-                status = entry(*lean[0], q, qd, code, out)
-            elif qdd.__class__ is _ND and qdd.dtype is _F64 and qdd.ndim == 1:
-                status = entry(*lean[0], q, qd, qdd, code, out)
-            else:
-                return None
-            if status == 0:
-                return out
-        return None
+        if not lean:
+            return None
+        try:
+            code = lean[0][frame] + _LOCAL[reference]
+        except (KeyError, TypeError):  # unknown or unhashable: the general path names it
+            return None
+        if qd is _ABSENT:
+            return lean[1][name](q, code)
+        if qdd is _ABSENT:
+            return lean[1][name](q, qd, code)
+        return lean[1][name](q, qd, qdd, code)
 
     @property
     def frame_names(self) -> tuple:
@@ -417,27 +407,27 @@ class Robot:
 
     def frame_pose(self, q, frame: str) -> np.ndarray:
         """World <- ``frame`` homogeneous transform (..., 4, 4) at q (..., dof)."""
-        if (out := self._frame_path(_entry.frame_pose, _POSE, q, frame, "world")) is not None:
+        if (out := self._frame_path("frame_pose", q, frame, "world")) is not None:
             return out
         return _task_space.frame_pose(self, q, frame)
 
     def jacobian(self, q, frame: str, reference: str = "world") -> np.ndarray:
         """Frame Jacobian (..., 6, dof), linear rows first: ``"world"`` = origin velocity and
         angular velocity in world axes (Pinocchio LOCAL_WORLD_ALIGNED), ``"local"`` = frame axes."""
-        if (out := self._frame_path(_entry.jacobian, None, q, frame, reference)) is not None:
+        if (out := self._frame_path("jacobian", q, frame, reference)) is not None:
             return out
         return _task_space.jacobian(self, q, frame, reference)
 
     def frame_velocity(self, q, qd, frame: str, reference: str = "world") -> np.ndarray:
         """Frame twist (..., 6) = J(q) qd, linear first (m/s, rad/s)."""
-        if (out := self._frame_path(_entry.frame_velocity, _TWIST, q, frame, reference, qd)) is not None:
+        if (out := self._frame_path("frame_velocity", q, frame, reference, qd)) is not None:
             return out
         return _task_space.frame_velocity(self, q, qd, frame, reference)
 
     def frame_acceleration(self, q, qd, qdd, frame: str, reference: str = "world") -> np.ndarray:
         """Classical acceleration (..., 6) of the frame origin and angular acceleration:
         J qdd + Jdot qd (qdd = 0 gives Jdot qd)."""
-        if (out := self._frame_path(_entry.frame_acceleration, _TWIST, q, frame, reference, qd, qdd)) is not None:
+        if (out := self._frame_path("frame_acceleration", q, frame, reference, qd, qdd)) is not None:
             return out
         return _task_space.frame_acceleration(self, q, qd, qdd, frame, reference)
 

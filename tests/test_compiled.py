@@ -281,11 +281,10 @@ def count_calls(monkeypatch, owner, names) -> dict:
     return counts
 
 
-@pytest.fixture
-def spy_entries(monkeypatch):
-    """Per entry, the calls of the ``Robot`` methods' C callers (``dispatch.lean_calls``, built
-    after this fixture) that gave a result rather than None (the general path's turn)."""
-    counts = dict.fromkeys(LEAN, 0)
+def spy_lean_calls(monkeypatch, names) -> dict:
+    """Per entry of ``names``, the calls of the C callers (``dispatch.lean_calls``, built after
+    this) that gave a result rather than None (the general path's turn)."""
+    counts = dict.fromkeys(names, 0)
     real = dispatch._LeanCalls.__missing__
 
     def missing(self, name):
@@ -293,12 +292,18 @@ def spy_entries(monkeypatch):
 
         def spy(*args):
             result = caller(*args)
-            counts[name] += result is not None
+            counts[name] = counts.get(name, 0) + (result is not None)
             return result
         self[name] = spy
         return spy
     monkeypatch.setattr(dispatch._LeanCalls, "__missing__", missing)
     return counts
+
+
+@pytest.fixture
+def spy_entries(monkeypatch):
+    """Served calls per dynamics entry (:func:`spy_lean_calls`)."""
+    return spy_lean_calls(monkeypatch, LEAN)
 
 
 def test_public_methods_take_the_lean_path_for_plain_vectors(spy_entries):

@@ -62,7 +62,7 @@ def test_what_the_caller_does_not_take_goes_to_the_general_path():
         assert one(other, qd, qdd) is None  # the method's general path then converts
         assert close(r.inverse_dynamics(other, qd, qdd), want if np.ndim(other) == 1 else want[None])
     assert one(q, qd) is None and one(q, qd, qdd, q) is None and one(q, qd, qdd, out=None) is not None
-    assert r._one["forward_dynamics"](q, qd, want, 1) is None  # the float argument must be a float
+    assert r._one["forward_dynamics"](q, qd, want, True) is None  # the float argument: a float or an int
     assert close(r._one["forward_dynamics"](q, qd, want, np.float64(0.0)), qdd)  # (a float subclass is one)
     assert close(r.forward_dynamics(q, qd, want), qdd)
     fd = r.fast

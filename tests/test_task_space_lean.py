@@ -1,5 +1,5 @@
-"""The task-space methods' lean path: checked compiled entries called without numba's type
-dispatch (``Robot._frame_path``, ``entry.undispatched``).
+"""The task-space methods' lean path: checked compiled entries called through their C
+callers (``Robot._frame_path``, ``dispatch.lean_calls``).
 
 Oracles: the general path of the same method (list input, which converts and goes
 through ``dispatch``) and the NumPy reference (backend ``"numpy"``); the lean path
@@ -16,7 +16,7 @@ import pytest
 import composedyn as cd
 from composedyn.dynamics import dispatch
 from random_robots import random_urdf
-from test_compiled import count_calls, rel
+from test_compiled import rel, spy_lean_calls
 
 TOL = 1e-12
 ENTRIES = ("frame_pose", "jacobian", "frame_velocity", "frame_acceleration")
@@ -24,10 +24,8 @@ ENTRIES = ("frame_pose", "jacobian", "frame_velocity", "frame_acceleration")
 
 @pytest.fixture
 def spy(monkeypatch):
-    """Count the calls of each task-space entry of ``dispatch.entries`` (compiled first, so
-    that no stub replaces the spy on its first call)."""
-    cd.from_urdf(random_urdf(1, 2)).warm_up()
-    return count_calls(monkeypatch, dispatch.entries, ENTRIES)
+    """Per task-space entry, the calls its C callers served (returned a result)."""
+    return spy_lean_calls(monkeypatch, ENTRIES)
 
 
 def calls(robot, frame, reference, q, qd, qdd):
@@ -130,13 +128,13 @@ def test_bad_input_raises_the_general_paths_named_error(call, message):
 
 
 def test_warm_up_compiles_the_task_space_entries_and_kernels():
-    """After warm_up the lean path's entries are compiled (no stub left to compile on the
-    first call) and the frame kernels have been called."""
+    """After warm_up the lean path's entries are compiled (loaded, in a later process) and the
+    frame kernels have been called."""
+    from composedyn.dynamics.compiled import lean
+
     robot = cd.from_urdf(random_urdf(9, 4))
-    dispatch.set_backend("auto")  # fresh stubs
     times = robot.warm_up()
     for name in ENTRIES:
-        assert "entry_" + name in times
-        assert getattr(dispatch.entries, name).__name__ != "first_call"
+        assert "entry_" + name in times and name in lean.COMPILE_SECONDS
     assert {"pose_one", "jacobian_one", "velocity_one", "acceleration_one", "com_one", "com_jacobian_one"} <= set(times)
     assert "jacobian_serial" in robot.warm_up(batch=True)

@@ -19,8 +19,9 @@
  * filled with NaN instead.
  *
  * The entry gets p = (model arrays, input vectors, results) as data pointers and
- * d = (rows of the first model array, the input lengths, (rows, columns) of each
- * result, columns 0 for a vector).
+ * d = (rows of each model array, the input lengths, (rows, columns) of each
+ * result, columns 0 for a vector).  The float argument may be given as an int
+ * (an index: exact as a double).
  *
  * The point is the cost of the call: numba's dispatcher, with its type
  * resolution and array unboxing, costs more than the whole kernel of a 6-joint
@@ -48,13 +49,30 @@ typedef struct {
     int nmodel, nin, nout, nan_fill;
     npy_intp len[MAXA];        /* input lengths */
     npy_intp rows[MAXA], cols[MAXA];  /* result shapes, cols 0: a vector */
-    int64_t d[1 + 3 * MAXA];
+    int64_t d[4 * MAXA];
     npy_intp inlen;            /* sum of the input lengths */
     const int64_t *on;         /* the switch: the entry is used while *on != 0 */
     PyObject *scalar;          /* keyword name of the float argument (str), or None: no float */
     PyObject *fallback;
     PyObject *dict;            /* __doc__ and the like */
 } Lean;
+
+/* *x = o as a double if o is a float (a subclass too) or an int (not a bool). */
+static int number(PyObject *o, double *x) {
+    if (PyFloat_Check(o)) {
+        *x = PyFloat_AS_DOUBLE(o);
+        return 1;
+    }
+    if (PyLong_CheckExact(o)) {
+        *x = PyLong_AsDouble(o);
+        if (*x == -1.0 && PyErr_Occurred()) {
+            PyErr_Clear();
+            return 0;
+        }
+        return 1;
+    }
+    return 0;
+}
 
 static PyObject *fall(Lean *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
     if (self->fallback == Py_None) Py_RETURN_NONE;
@@ -97,8 +115,7 @@ static PyObject *lean_call(PyObject *obj, PyObject *const *args, size_t nargsf, 
     PyObject *given = NULL, *outs[MAXA] = {NULL, NULL, NULL}, *result = NULL;
     if (!*self->on || nargs < ni || nargs > ni + nscalar) return fall(self, args, nargsf, kwnames);
     if (nargs > ni) {
-        if (!PyFloat_Check(args[ni])) return fall(self, args, nargsf, kwnames);
-        s = PyFloat_AS_DOUBLE(args[ni]);
+        if (!number(args[ni], &s)) return fall(self, args, nargsf, kwnames);
     }
     for (Py_ssize_t k = 0; k < nkw; k++) {
         PyObject *key = PyTuple_GET_ITEM(kwnames, k), *val = args[nargs + k];
@@ -106,10 +123,8 @@ static PyObject *lean_call(PyObject *obj, PyObject *const *args, size_t nargsf, 
             if (val == Py_None) continue;
             if (!out_ok(self, val)) return fall(self, args, nargsf, kwnames);
             given = val;
-        } else if (nscalar && nargs == ni && PyUnicode_Check(key) && PyUnicode_Compare(key, self->scalar) == 0
-                   && PyFloat_Check(val)) {
-            s = PyFloat_AS_DOUBLE(val);
-        } else {
+        } else if (!(nscalar && nargs == ni && PyUnicode_Check(key) && PyUnicode_Compare(key, self->scalar) == 0
+                     && number(val, &s))) {
             return fall(self, args, nargsf, kwnames);
         }
     }
@@ -271,7 +286,7 @@ static PyObject *lean_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     self->nan_fill = nan_fill;
     self->inlen = 0;
     int at = 0;
-    self->d[at++] = PyArray_DIM((PyArrayObject *)PyTuple_GET_ITEM(model, 0), 0);
+    for (int k = 0; k < tmp.nmodel; k++) self->d[at++] = PyArray_DIM((PyArrayObject *)PyTuple_GET_ITEM(model, k), 0);
     for (int k = 0; k < MAXA; k++) {
         self->model[k] = k < tmp.nmodel ? tmp.model[k] : NULL;
         self->len[k] = k < tmp.nin ? tmp.len[k] : 0;

@@ -19,26 +19,14 @@ slower per call).  The price is compile time: each entry compiles its kernel
 once more (``warm_up``).  On a non-zero status the method re-runs its general
 path, which raises the error naming the argument (or the joints of a singular M).
 
-Two ways to call them, one per entry:
-
-* the dynamics entries (``inverse_dynamics`` .. ``forward_dynamics_derivatives``,
-  and those of :mod:`.floating` and :mod:`.floating_derivatives`;
-  :data:`composedyn.dynamics.dispatch.LEAN_ENTRIES`) are compiled as C functions by
-  :mod:`.lean` and called through the C caller ``_call.Lean`` (the cost of the call
-  matters most there: a 6-joint mass matrix takes a few hundred nanoseconds);
-* the task-space entries (below, and :mod:`.floating_frames`) through numba:
-  ``SIGNATURES`` maps their names to (signature, Python function[, njit options]) and
-  ``compiled(name)`` compiles one (or loads it from the disk cache) when first
-  needed.  The explicit signatures (float64 vectors of any stride) keep numba
-  from compiling variants: an int or float32 array or a 2-D batch raises
-  ``TypeError`` at the call (slow: ~0.1 ms), which the method answers with its
-  general path; the methods therefore send input whose first vector is not
-  float64 to the general path before calling.
+All of them are compiled as C functions by :mod:`.lean` and called through
+the C caller ``_call.Lean`` (``dispatch.lean_calls``), which checks the
+arguments' types and shapes in C: the cost of the call matters here, a 6-joint
+mass matrix takes a few hundred nanoseconds.  The floating-base entries are in
+:mod:`.floating`, :mod:`.floating_derivatives` and :mod:`.floating_frames`.
 """
 
 from __future__ import annotations
-
-import functools
 
 import numpy as np
 
@@ -47,7 +35,6 @@ from composedyn.dynamics.compiled.aba import aba_into
 from composedyn.dynamics.compiled.coriolis import coriolis_one
 from composedyn.dynamics.compiled.crba import SCRATCH as CRBA_SCRATCH
 from composedyn.dynamics.compiled.crba import crba_into
-from composedyn.dynamics.compiled.floating_frames import SIGNATURES as FLOATING_FRAME_SIGNATURES
 from composedyn.dynamics.compiled.gravity import gravity_one
 from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.layout import NO_FW as _NO_FW
@@ -152,21 +139,6 @@ def forward_dynamics_rigid(im, fm, q, qd, tau, smooth, out):
     return 0
 
 
-_IM, _FM, _A = "int64[:, ::1]", "float64[:, ::1]", "float64[:, ::1]"
-_V = "float64[:]"  # input vectors: any stride (a column of a state array goes in as it is)
-_O = "float64[::1]"  # output vectors
-# The entries above are called as C functions (.lean); these signatures hold the numba-called ones:
-SIGNATURES = {}
-SIGNATURES.update(FLOATING_FRAME_SIGNATURES)  # a floating robot's task space: see .floating_frames
-
-
-@functools.cache
-def compiled(name: str):
-    """The compiled entry ``name`` (compiled now, or loaded from the disk cache; once per process)."""
-    sig, func, *options = SIGNATURES[name]  # (signature, function[, njit options])
-    return njit(sig, cache=True, **(options[0] if options else {}))(func)
-
-
 # ---- derivatives ----
 from composedyn.dynamics.compiled.derivatives import SCRATCH as DER_SCRATCH  # noqa: E402
 from composedyn.dynamics.compiled.derivatives import derivatives_into  # noqa: E402
@@ -255,29 +227,3 @@ def frame_acceleration(im, fx, q, qd, qdd, code, out):
         return 2
     _frames.acceleration_into(im, fx, q, qd, qdd, code, out, np.empty((6, n)))
     return 0
-
-
-UNDISPATCHED = frozenset({"frame_pose", "jacobian", "frame_velocity", "frame_acceleration"})
-UNDISPATCHED |= {"floating_" + name for name in UNDISPATCHED}  # the same guarantee (FloatingRobot)
-
-
-def undispatched(name: str):
-    """The compiled entry ``name`` without numba's type dispatch: the machine-code wrapper of its
-    one signature, which converts the arguments as that signature says without checking their
-    types (~0.1 us less per call than the dispatcher, a fifth of a Jacobian call).
-
-    Only for callers that pass exactly the signature's types: ``Robot._frame_path`` sends a
-    task-space entry (:data:`UNDISPATCHED`) nothing but 1-D numpy float64 arrays (native byte
-    order, class ``ndarray``), its own ``im``, ``fx`` and a new C-contiguous ``out``, and an int.
-    Falls back to the dispatcher if numba no longer exposes the wrapper."""
-    k = compiled(name)
-    cres = k.overloads.get(k.signatures[0]) if k.signatures else None
-    return getattr(cres, "entry_point", None) or k
-
-
-_FRAMES = {"fastmath": _frames.FASTMATH}  # as the frame kernels
-SIGNATURES["frame_pose"] = (f"int64({_IM}, {_FM}, {_V}, int64, {_A})", frame_pose, _FRAMES)
-SIGNATURES["jacobian"] = (f"int64({_IM}, {_FM}, {_V}, int64, {_A})", jacobian, _FRAMES)
-SIGNATURES["frame_velocity"] = (f"int64({_IM}, {_FM}, {_V}, {_V}, int64, {_O})", frame_velocity, _FRAMES)
-SIGNATURES["frame_acceleration"] = (f"int64({_IM}, {_FM}, {_V}, {_V}, {_V}, int64, {_O})", frame_acceleration,
-                                    _FRAMES)

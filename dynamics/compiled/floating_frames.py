@@ -156,14 +156,3 @@ def frame_acceleration(im, fx, bf, q, v, a, code, out):
     if code % 2 == 0:
         _rotate_twist(P, out)
     return 0
-
-
-_IM, _FM, _V, _O, _A = "int64[:, ::1]", "float64[:, ::1]", "float64[:]", "float64[::1]", "float64[:, ::1]"
-_FRAMES = {"fastmath": _frames.FASTMATH}  # as the frame kernels
-SIGNATURES = {
-    "floating_frame_pose": (f"int64({_IM}, {_FM}, {_O}, {_V}, int64, {_A})", frame_pose, _FRAMES),
-    "floating_jacobian": (f"int64({_IM}, {_FM}, {_O}, {_V}, int64, {_A})", jacobian, _FRAMES),
-    "floating_frame_velocity": (f"int64({_IM}, {_FM}, {_O}, {_V}, {_V}, int64, {_O})", frame_velocity, _FRAMES),
-    "floating_frame_acceleration": (f"int64({_IM}, {_FM}, {_O}, {_V}, {_V}, {_V}, int64, {_O})",
-                                    frame_acceleration, _FRAMES),
-}

@@ -27,7 +27,8 @@ import numpy as np
 from numba import carray, cfunc
 from numba import types as nbtypes
 
-from composedyn.dynamics.compiled import entry, floating, floating_derivatives
+from composedyn.dynamics.compiled import entry, floating, floating_derivatives, floating_frames
+from composedyn.dynamics.compiled import frames as _frames_kernels
 from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.layout import NCOL
 
@@ -199,6 +200,65 @@ floating_forward_dynamics_derivatives, floating_forward_dynamics_derivatives_rig
     "floating_forward_dynamics_derivatives", _floating_fd_derivatives)
 
 
+# Task space, one frame given by its code (2 k + local, see .frames) as the float argument:
+# p = (im, fx[, bf], q, [qd, [qdd,]] result); d = (n, rows of fx[, 16], ...)
+_pose, _jacobian = _inline(entry.frame_pose), _inline(entry.jacobian)
+_velocity, _acceleration = _inline(entry.frame_velocity), _inline(entry.frame_acceleration)
+_fl_pose, _fl_jacobian = _inline(floating_frames.frame_pose), _inline(floating_frames.jacobian)
+_fl_velocity, _fl_acceleration = _inline(floating_frames.frame_velocity), _inline(floating_frames.frame_acceleration)
+
+
+@njit(inline="always")
+def _frames(p, d):
+    return carray(p[0], (d[0], IM_COLUMNS), np.int64), carray(p[1], (d[1], NCOL), np.float64)
+
+
+def frame_pose(p, d, s):
+    im, fx = _frames(p, d)
+    return _pose(im, fx, _v(p, 2, d[0]), int(s), _m(p, 3, 4))
+
+
+def jacobian(p, d, s):
+    im, fx = _frames(p, d)
+    n = d[0]
+    return _jacobian(im, fx, _v(p, 2, n), int(s), carray(p[3], (6, n), np.float64))
+
+
+def frame_velocity(p, d, s):
+    im, fx = _frames(p, d)
+    return _velocity(im, fx, _v(p, 2, d[0]), _v(p, 3, d[0]), int(s), _v(p, 4, 6))
+
+
+def frame_acceleration(p, d, s):
+    im, fx = _frames(p, d)
+    n = d[0]
+    return _acceleration(im, fx, _v(p, 2, n), _v(p, 3, n), _v(p, 4, n), int(s), _v(p, 5, 6))
+
+
+def floating_frame_pose(p, d, s):
+    im, fx = _frames(p, d)
+    return _fl_pose(im, fx, _v(p, 2, BF_LENGTH), _v(p, 3, d[0] + 1), int(s), _m(p, 4, 4))
+
+
+def floating_jacobian(p, d, s):
+    im, fx = _frames(p, d)
+    n = d[0]
+    return _fl_jacobian(im, fx, _v(p, 2, BF_LENGTH), _v(p, 3, n + 1), int(s), carray(p[4], (6, n), np.float64))
+
+
+def floating_frame_velocity(p, d, s):
+    im, fx = _frames(p, d)
+    n = d[0]
+    return _fl_velocity(im, fx, _v(p, 2, BF_LENGTH), _v(p, 3, n + 1), _v(p, 4, n), int(s), _v(p, 5, 6))
+
+
+def floating_frame_acceleration(p, d, s):
+    im, fx = _frames(p, d)
+    n = d[0]
+    return _fl_acceleration(im, fx, _v(p, 2, BF_LENGTH), _v(p, 3, n + 1), _v(p, 4, n), _v(p, 5, n), int(s),
+                            _v(p, 6, 6))
+
+
 # name -> (C function, input lengths, result shapes, name of the float argument or None); in the
 # lengths "n" is the joint (velocity) count, "q" a floating base's configuration size n + 1
 _V3, _SMOOTH = ("n", "n", "n"), "smooth_friction"
@@ -231,6 +291,20 @@ ENTRIES.update({
     "floating_forward_dynamics_derivatives_rigid": (floating_forward_dynamics_derivatives_rigid, _Q3,
                                                     ("nn", "nn", "nn"), _SMOOTH),
 })
+# task space: the model is (im, fx[, bf]) (.layout.pack_frames), the float argument the frame's code
+ENTRIES.update({
+    "frame_pose": (frame_pose, ("n",), ("44",), "code"),
+    "jacobian": (jacobian, ("n",), ("6n",), "code"),
+    "frame_velocity": (frame_velocity, ("n", "n"), ("6",), "code"),
+    "frame_acceleration": (frame_acceleration, _V3, ("6",), "code"),
+    "floating_frame_pose": (floating_frame_pose, ("q",), ("44",), "code"),
+    "floating_jacobian": (floating_jacobian, ("q",), ("6n",), "code"),
+    "floating_frame_velocity": (floating_frame_velocity, ("q", "n"), ("6",), "code"),
+    "floating_frame_acceleration": (floating_frame_acceleration, _Q3, ("6",), "code"),
+})
+TASK_SPACE = frozenset(k for k in ENTRIES if k.endswith(("frame_pose", "jacobian", "frame_velocity",
+                                                           "frame_acceleration")))
+_OPTIONS = {k: {"fastmath": _frames_kernels.FASTMATH} for k in TASK_SPACE}  # as the frame kernels
 COMPILE_SECONDS: dict = {}
 ON = np.ones(1, dtype=np.int64)  # the switch of callers that are always on (robot.fast)
 ON.flags.writeable = False
@@ -241,7 +315,7 @@ def compiled(name: str):
     """The C function ``name`` (compiled now or loaded from the disk cache; once per process).
     The returned numba ``CFunc`` owns the machine code: it stays referenced here."""
     t0 = time.perf_counter()
-    f = cfunc(SIGNATURE, cache=True)(ENTRIES[name][0])
+    f = cfunc(SIGNATURE, cache=True, **_OPTIONS.get(name, {}))(ENTRIES[name][0])
     COMPILE_SECONDS[name] = time.perf_counter() - t0
     return f
 
@@ -254,13 +328,17 @@ def lean(name: str, model: tuple, *, fallback=None, nan_fill: bool = False, swit
     (None: the call returns None); ``nan_fill``: NaN or inf in an input gives all-NaN
     results instead; ``switch``: int64 (1,) array, the entry is skipped while it reads 0."""
     func, inputs, outputs, scalar = ENTRIES[name]
-    n = model[1].shape[0] if len(model) > 1 else 0
-    want = [(np.int64, (n, IM_COLUMNS)), (np.float64, (n, NCOL))]
+    n = model[0].shape[0] if model else 0
+    rows = (lambda r: r >= n) if name in TASK_SPACE else (lambda r: r == n)  # fx: the bodies, then frames
+    want = [(np.int64, (n, IM_COLUMNS)), (np.float64, NCOL)]
     want += [(np.float64, (BF_LENGTH,))] if name.startswith("floating_") else []
-    if len(model) != len(want) or any(a.dtype != t or a.shape != s for a, (t, s) in zip(model, want)):
-        raise ValueError(f"lean: entry {name!r} takes packed model arrays of shapes {[s for _, s in want]}, "
-                         f"got {[np.shape(a) for a in model]}")
+    if (len(model) != len(want) or any(a.dtype != t for a, (t, _) in zip(model, want))
+            or model[0].shape != want[0][1] or model[1].ndim != 2 or model[1].shape[1] != NCOL
+            or not rows(model[1].shape[0]) or (len(want) > 2 and model[2].shape != want[2][1])):
+        raise ValueError(f"lean: entry {name!r} takes packed model arrays (im (n, {IM_COLUMNS}), "
+                         f"{'fx (n + frames' if name in TASK_SPACE else 'fm (n'}, {NCOL})"
+                         f"{', bf (16,)' if len(want) > 2 else ''}), got {[np.shape(a) for a in model]}")
     size = {"n": n, "q": n + 1}
-    shapes = tuple((n, n) if o == "nn" else (n, 0) for o in outputs)
-    return Lean(compiled(name).address, tuple(model), tuple(size[k] for k in inputs), shapes, scalar, nan_fill,
-                switch, fallback)
+    shape = {"n": (n, 0), "nn": (n, n), "44": (4, 4), "6n": (6, n), "6": (6, 0)}
+    return Lean(compiled(name).address, tuple(model), tuple(size[k] for k in inputs),
+                tuple(shape[o] for o in outputs), scalar, nan_fill, switch, fallback)
