@@ -192,3 +192,16 @@ def test_floating_and_derivative_entries_take_the_c_caller():
             assert all(close(g, w) for g, w in zip(got, want)), name + suffix
     copy = pickle.loads(pickle.dumps(fr))
     assert np.array_equal(copy.mass_matrix(q), fr.mass_matrix(q))
+
+
+def test_task_space_callers_refuse_codes_that_name_no_frame():
+    """The frame code arrives as the entry's number argument: negative, too large, NaN or
+    huge codes give None (the method's general path), the right code the frame's Jacobian."""
+    r = cd.from_urdf(random_urdf(8, 5))
+    q = np.random.default_rng(7).uniform(-1, 1, r.dof)
+    codes, callers = r._frame_lean
+    jac = callers["jacobian"]
+    frame = r.frame_names[-1]
+    assert close(jac(q, codes[frame] + 1), r.jacobian(q.tolist(), frame, "local"))
+    for bad in (-1, -0.5, 2 * len(r.frame_names), 1e30, float("nan"), float("inf"), 2**70):
+        assert jac(q, bad) is None, bad

@@ -209,53 +209,59 @@ _fl_velocity, _fl_acceleration = _inline(floating_frames.frame_velocity), _inlin
 
 
 @njit(inline="always")
+def _code(s):
+    """The frame code given as the number argument; -1 (refused by the entry) unless 0 <= s < 2**62."""
+    return int(s) if 0.0 <= s < 4.6e18 else -1
+
+
+@njit(inline="always")
 def _frames(p, d):
     return carray(p[0], (d[0], IM_COLUMNS), np.int64), carray(p[1], (d[1], NCOL), np.float64)
 
 
 def frame_pose(p, d, s):
     im, fx = _frames(p, d)
-    return _pose(im, fx, _v(p, 2, d[0]), int(s), _m(p, 3, 4))
+    return _pose(im, fx, _v(p, 2, d[0]), _code(s), _m(p, 3, 4))
 
 
 def jacobian(p, d, s):
     im, fx = _frames(p, d)
     n = d[0]
-    return _jacobian(im, fx, _v(p, 2, n), int(s), carray(p[3], (6, n), np.float64))
+    return _jacobian(im, fx, _v(p, 2, n), _code(s), carray(p[3], (6, n), np.float64))
 
 
 def frame_velocity(p, d, s):
     im, fx = _frames(p, d)
-    return _velocity(im, fx, _v(p, 2, d[0]), _v(p, 3, d[0]), int(s), _v(p, 4, 6))
+    return _velocity(im, fx, _v(p, 2, d[0]), _v(p, 3, d[0]), _code(s), _v(p, 4, 6))
 
 
 def frame_acceleration(p, d, s):
     im, fx = _frames(p, d)
     n = d[0]
-    return _acceleration(im, fx, _v(p, 2, n), _v(p, 3, n), _v(p, 4, n), int(s), _v(p, 5, 6))
+    return _acceleration(im, fx, _v(p, 2, n), _v(p, 3, n), _v(p, 4, n), _code(s), _v(p, 5, 6))
 
 
 def floating_frame_pose(p, d, s):
     im, fx = _frames(p, d)
-    return _fl_pose(im, fx, _v(p, 2, BF_LENGTH), _v(p, 3, d[0] + 1), int(s), _m(p, 4, 4))
+    return _fl_pose(im, fx, _v(p, 2, BF_LENGTH), _v(p, 3, d[0] + 1), _code(s), _m(p, 4, 4))
 
 
 def floating_jacobian(p, d, s):
     im, fx = _frames(p, d)
     n = d[0]
-    return _fl_jacobian(im, fx, _v(p, 2, BF_LENGTH), _v(p, 3, n + 1), int(s), carray(p[4], (6, n), np.float64))
+    return _fl_jacobian(im, fx, _v(p, 2, BF_LENGTH), _v(p, 3, n + 1), _code(s), carray(p[4], (6, n), np.float64))
 
 
 def floating_frame_velocity(p, d, s):
     im, fx = _frames(p, d)
     n = d[0]
-    return _fl_velocity(im, fx, _v(p, 2, BF_LENGTH), _v(p, 3, n + 1), _v(p, 4, n), int(s), _v(p, 5, 6))
+    return _fl_velocity(im, fx, _v(p, 2, BF_LENGTH), _v(p, 3, n + 1), _v(p, 4, n), _code(s), _v(p, 5, 6))
 
 
 def floating_frame_acceleration(p, d, s):
     im, fx = _frames(p, d)
     n = d[0]
-    return _fl_acceleration(im, fx, _v(p, 2, BF_LENGTH), _v(p, 3, n + 1), _v(p, 4, n), _v(p, 5, n), int(s),
+    return _fl_acceleration(im, fx, _v(p, 2, BF_LENGTH), _v(p, 3, n + 1), _v(p, 4, n), _v(p, 5, n), _code(s),
                             _v(p, 6, 6))
 
 
