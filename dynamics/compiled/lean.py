@@ -1,11 +1,12 @@
 """The one-sample entries as C functions, called from Python through ``_call.Lean``.
 
-The checked dynamics entries (:mod:`.entry`: ``inverse_dynamics``,
-``mass_matrix``, ..., the derivatives; :mod:`.floating` and
-:mod:`.floating_derivatives` for a floating base) are compiled here as numba
-``cfunc`` s with one C signature for all (:data:`SIGNATURE`: the data
-pointers of the packed model arrays, the input vectors and the results, their
-sizes, and one float; the entry's status as the result).  ``_call.Lean`` (a C
+Every checked single-sample entry (:mod:`.entry`: ``inverse_dynamics``,
+``mass_matrix``, ..., the derivatives, the task-space ones; :mod:`.floating`,
+:mod:`.floating_derivatives` and :mod:`.floating_frames` for a floating base)
+is compiled here as a numba ``cfunc`` with one C signature for all
+(:data:`SIGNATURE`: the data pointers of the packed model arrays, the input
+vectors and the results, their sizes, and one number -- the smoothing width
+of Coulomb friction, or the frame's code; the entry's status as the result).  ``_call.Lean`` (a C
 extension, ``_call.c``) calls one from Python: it checks the arguments' type,
 dtype, shape and layout in C, passes the data pointers and returns the result
 array, so a call costs the kernel and a few dozen nanoseconds, where numba's
@@ -55,7 +56,8 @@ _fl_did = _inline(floating_derivatives.floating_inverse_dynamics_derivatives)
 _fl_dfd = _inline(floating_derivatives.floating_forward_dynamics_derivatives)
 
 
-# p: data pointers (model arrays, inputs, results), d[0]: rows n of the first model array (see _call.c)
+# p: data pointers (model arrays, inputs, results); d: rows of each model array (d[0] = n), then the
+# input lengths and result shapes (see _call.c)
 @njit(inline="always")
 def _model(p, d):
     n = d[0]
@@ -327,8 +329,9 @@ def compiled(name: str):
 
 
 def lean(name: str, model: tuple, *, fallback=None, nan_fill: bool = False, switch: np.ndarray = ON) -> Lean:
-    """The caller of entry ``name`` for the packed model ``model`` (``(im, fm)``, or ``(im, fm, bf)``
-    for the ``floating_`` entries; see ``_call.c``).
+    """The caller of entry ``name`` for the packed model ``model``: ``(im, fm)``
+    (``dispatch.packed``), ``(im, fx)`` for the task-space entries (``dispatch.packed_frames``),
+    with the base ``bf`` appended for the ``floating_`` entries; see ``_call.c``.
 
     ``fallback``: called with the original arguments when the call cannot serve them
     (None: the call returns None); ``nan_fill``: NaN or inf in an input gives all-NaN
