@@ -199,12 +199,6 @@ def loop_jacobian_rate(model: Model, loops, kin, qd):
     return np.concatenate(Jds, axis=-2)
 
 
-def loop_terms(model: Model, loops, q, qd=None):
-    """phi (..., m), J (..., m, n) and, with qd, gamma (..., m); q, qd (..., n) in model order."""
-    phi, J, kin = loop_jacobian(model, loops, q)
-    return (phi, J) if qd is None else (phi, J, loop_bias(model, loops, kin, qd))
-
-
 def loop_rows(lp: LoopClosure) -> list[int]:
     """Rows of the stacked (position, rotation) 6-vector that the loop's kind keeps."""
     if lp.kind == "position":

@@ -60,13 +60,6 @@ def unknown_frame(robot: str, frame, names: tuple) -> ValueError:
     return ValueError(f"{robot}: unknown frame {frame!r}{hint}")
 
 
-def chain_mask(model: Model, body: int) -> np.ndarray:
-    """(n,) bool: the joints that move body ``body`` (its ancestors and itself)."""
-    mask = np.zeros(model.n, dtype=bool)
-    mask[model.ancestors(body)] = True
-    return mask
-
-
 def _frame_world(model: Model, R, p, k: int):
     """World rotation (..., 3, 3) and origin (..., 3) of frame k from body poses R, p."""
     b, T = int(model.link_body[k]), model.link_T[k]
