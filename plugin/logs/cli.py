@@ -188,20 +188,29 @@ def write_rows_csv(rows, path) -> None:
 
 @contextmanager
 def _quiet_dask():
-    """Dask's loggers of this process (task failures, heartbeats, shutdown) go to a null
-    handler for the run: the user sees composedyn's lines only."""
+    """Dask's log messages (task failures, heartbeats, shutdown) stay off the terminal for
+    the run: this process's loggers go to a null handler, and worker processes started
+    meanwhile log critical messages only.  The user sees composedyn's lines only."""
     import logging
+    import os
 
     saved = []
     for name in ("distributed", "tornado", "asyncio"):
         logger = logging.getLogger(name)
         saved.append((logger, logger.handlers[:], logger.propagate))
         logger.handlers, logger.propagate = [logging.NullHandler()], False
+    key = "DASK_LOGGING__DISTRIBUTED"  # read by each new worker process when it imports distributed
+    before = os.environ.get(key)
+    os.environ[key] = "critical"
     try:
         yield
     finally:
         for logger, handlers, propagate in saved:
             logger.handlers, logger.propagate = handlers, propagate
+        if before is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = before
 
 
 @contextmanager
