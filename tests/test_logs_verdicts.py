@@ -24,6 +24,7 @@ from composedyn.logs.joint_log import JointLog
 from composedyn.logs.verdict import EXIT_STATUS, exit_status
 from composedyn.robots import names
 from composedyn.testing.log_bags import write_log
+from test_logs_cli import center
 
 
 def _write_csv(path, joint_names, t, q, effort=None):
@@ -113,6 +114,12 @@ def test_dask_rows_of_a_robot_without_effort_limits(lacking, tmp_path):
     assert all(e["torque_ratio"] is None for e in data["reports"])
 
 
+def _panda_bag(panda, path, speed: float) -> str:
+    """A one-second MCAP bag of the Panda's analytic motion about the middle of its range."""
+    return str(write_log(path, "mcap", [(list(panda.joint_names), 200.0, 0.0)], duration=1.0, speed=speed,
+                         center=center(panda)))
+
+
 class _Corrupt(Exception):
     """Stands for a bag library's own error class (rosbags, apsw)."""
 
@@ -122,9 +129,7 @@ class _Corrupt(Exception):
                                    _Corrupt("database disk image is malformed"), ValueError("no topic '/x'")])
 def test_any_reader_exception_is_an_unreadable_row(error, tmp_path, monkeypatch):
     panda = cd.load("panda")
-    lim = panda.limits
-    good = write_log(tmp_path / "good", "mcap", [(list(panda.joint_names), 100.0, 0.0)], duration=0.5,
-                     center=dict(zip(panda.joint_names, (lim["lower"] + lim["upper"]) / 2)), speed=0.2)
+    good = _panda_bag(panda, tmp_path / "good", 0.2)
     bad_bag, bad_csv = str(tmp_path / "broken.mcap"), _write_csv(
         tmp_path / "broken.csv", panda.joint_names, np.linspace(0, 1, 11), np.zeros((11, 7)))
     read_log, csv_chunks = cd.read_log, trajectory_csv.csv_chunks
@@ -164,11 +169,8 @@ class _FoundLog(JointLog):
 @pytest.fixture(scope="module")
 def bags(tmp_path_factory):
     panda = cd.load("panda")
-    lim = panda.limits
-    center = dict(zip(panda.joint_names, (lim["lower"] + lim["upper"]) / 2))
     d = tmp_path_factory.mktemp("found")
-    return panda, {speed: str(write_log(d / f"log_{speed}", "mcap", [(list(panda.joint_names), 200.0, 0.0)],
-                                        duration=1.0, speed=speed, center=center)) for speed in (0.2, 2.0)}
+    return panda, {speed: _panda_bag(panda, d / f"log_{speed}", speed) for speed in (0.2, 2.0)}
 
 
 @pytest.mark.parametrize("kinds, verdict", [(("damaged",), "damaged"), (("inconsistent",), "inconsistent"),
