@@ -7,7 +7,7 @@ from __future__ import annotations
 import warnings
 from contextlib import contextmanager
 
-from composedyn.logs.findings import log_findings
+from composedyn.logs.findings import finding_dicts, log_findings
 from composedyn.logs.joint_log import JointLog, LogWarning
 from composedyn.logs.residual import EffortResidual, effort_residual
 from composedyn.logs.verdict import report_verdict
@@ -53,7 +53,7 @@ class LogReport:
         d = self.report.to_dict()
         d["verdict"] = self.verdict
         d["ok"] = d["verdict"] == "within limits"
-        d["findings"] = [f.to_dict() for f in self.findings]
+        d["findings"] = finding_dicts(self.findings)
         if self.residual is not None:
             d["effort_residual"] = self.residual.to_dict()
         return d

@@ -26,10 +26,15 @@ class LogFinding:
             raise ValueError(f"LogFinding kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
 
     def to_dict(self) -> dict:
-        return {"kind": self.kind, "message": self.message}
+        return finding_dicts((self,))[0]
 
 
 def log_findings(log) -> tuple:
     """The :class:`LogFinding` records a reader attached to ``log`` (its ``findings``
     attribute; () when it has none)."""
     return tuple(getattr(log, "findings", None) or ())
+
+
+def finding_dicts(findings) -> list[dict]:
+    """JSON-ready ``[{"kind", "message"}]`` of any records with those two fields."""
+    return [{"kind": str(f.kind), "message": str(f.message)} for f in findings]

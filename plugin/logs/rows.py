@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from composedyn.logs.check import LogReport, Unreadable, check_file, log_warnings
+from composedyn.logs.findings import finding_dicts
 from composedyn.logs.residual import finite_or_none
 from composedyn.logs.verdict import reason
 
@@ -55,7 +56,7 @@ class LogRow:
         """The summary fields, JSON-ready (without report, text and plot)."""
         d = {k: getattr(self, k) for k in SUMMARY}
         d["unchecked"] = [{"joint": j, "quantity": q} for j, q in self.unchecked]
-        d["findings"] = [f.to_dict() for f in self.findings]
+        d["findings"] = finding_dicts(self.findings)
         d["warnings"] = list(self.warnings)
         return d
 
@@ -64,7 +65,7 @@ class LogRow:
         findings, warnings and the summary ratios), or, for an unreadable log, its error."""
         if self.report is None:
             return {"source": self.path, "verdict": self.verdict, "ok": False, "complete": False,
-                    "error": self.error, "findings": [f.to_dict() for f in self.findings],
+                    "error": self.error, "findings": finding_dicts(self.findings),
                     "warnings": list(self.warnings)}
         return {**self.report, "worst_joint": self.worst_joint, "torque_ratio": self.torque_ratio,
                 "velocity_ratio": self.velocity_ratio, "warnings": list(self.warnings)}
