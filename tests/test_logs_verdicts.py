@@ -9,6 +9,7 @@ import json
 import re
 import warnings
 from dataclasses import dataclass, fields
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -154,9 +155,26 @@ def test_any_reader_exception_is_an_unreadable_row(error, tmp_path, monkeypatch)
         assert row.error.startswith(f"{path}: ") and "\n" not in row.error
         assert (str(error).splitlines() or [""])[0] in row.error
         if not isinstance(error, ValueError):
-            assert type(error).__name__ in row.error
+            assert type(error).__qualname__ in row.error
     with pytest.raises(ValueError, match=re.escape(rows[0].error)):
         cd.check_many(panda, [good, bad_bag])
+
+
+def test_a_corrupted_bag_is_one_unreadable_row_among_checked_ones(bags, tmp_path, capsys):
+    """The summary of an MCAP file overwritten near its end: the reader's own exception
+    (whatever its type) is one line; the other logs are checked and reported."""
+    panda, paths = bags
+    data = bytearray(next(Path(paths[0.2]).glob("*.mcap")).read_bytes())  # the bag folder's storage file
+    data[-200:-100] = b"\xff" * 100
+    broken = tmp_path / "broken.mcap"
+    broken.write_bytes(bytes(data))
+    rows = cd.check_many(panda, [paths[0.2], str(broken), paths[2.0]], errors="report")
+    assert [r.verdict for r in rows] == ["within limits", "unreadable", "exceeded"]
+    assert rows[1].error.startswith(f"{broken}: ") and "\n" not in rows[1].error
+    out = tmp_path / "r.json"
+    assert main(["torques", "panda", paths[0.2], str(broken), paths[2.0], "--json", str(out)]) == 2
+    assert capsys.readouterr().err.splitlines() == [f"composedyn: error: {rows[1].error}"]
+    assert [e["verdict"] for e in json.loads(out.read_text())["reports"]] == [r.verdict for r in rows]
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,9 @@ def register(sub) -> None:
 
 def add_output_options(p) -> None:
     p.add_argument("--json", metavar="OUT.json", help="write the report as JSON")
-    p.add_argument("--csv", metavar="OUT.csv", help="write per-sample positions, velocities, accelerations, torques")
+    p.add_argument("--csv", metavar="OUT.csv",
+                   help="write per-sample positions, velocities, accelerations, torques "
+                        "(several inputs: OUT.<input name>.csv each)")
     p.add_argument("--violations", metavar="OUT.csv",
                    help="write one row per violation interval (joint, quantity, start, end, peak, limit, excess)")
     p.add_argument("--plot", metavar="OUT.png", help="plot torque and limit band per joint (needs matplotlib)")

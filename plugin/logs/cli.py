@@ -30,7 +30,7 @@ def add_log_options(p) -> None:
     p.add_argument("--summary", metavar="OUT.csv",
                    help="write one row per log: verdict, worst joint, torque and velocity ratios, reason")
     p.add_argument("--html", metavar="OUT.html",
-                   help="write a self-contained fleet report: sortable summary, worst joint of each failing log")
+                   help="write a self-contained fleet report: sortable summary, worst joint of each exceeding log")
 
 
 def fleet_requested(args) -> bool:

@@ -58,7 +58,9 @@ def reason(path, error: BaseException) -> str:
     """One line naming ``path`` and why it could not be read or checked."""
     first = (str(error).strip().splitlines() or [""])[0]
     if not isinstance(error, ValueError):
-        first = f"{type(error).__name__}: {first}" if first else type(error).__name__
+        kind = type(error)
+        name = kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+        first = f"{name}: {first}" if first else name
         first = f"unreadable ({first})"
     path = str(path)
     line = first if first.startswith(f"{path}:") else f"{path}: {first}"
