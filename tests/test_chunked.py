@@ -5,6 +5,7 @@ whole table; absurd inputs are refused with one line."""
 from __future__ import annotations
 
 import itertools
+import json
 
 import numpy as np
 import pytest
@@ -129,7 +130,8 @@ def test_cli_refuses_absurd_logs_with_one_line(panda, tmp_path, capsys):
         assert main(["torques", "panda", str(path), "--json", str(tmp_path / "r.json")]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and name in err[0] and needle in err[0] and "nan" not in err[0]
-        assert not (tmp_path / "r.json").exists()
+        report = json.loads((tmp_path / "r.json").read_text())  # written: the log is marked unreadable
+        assert report["verdict"] == "unreadable" and report["error"] == err[0].removeprefix("composedyn: error: ")
 
 
 def test_given_velocities_and_accelerations_stream_like_arrays(panda):

@@ -1,5 +1,5 @@
 """``composedyn torques`` through the installed console script: exit status 0/1/2,
-reports, several files, and one clear line (nothing written) for each bad input."""
+reports, several files, and one clear line for each bad input (the other logs reported)."""
 
 from __future__ import annotations
 
@@ -153,7 +153,7 @@ def bad_results(files, tmp_path_factory):
     for case in BAD:
         path, needle = cases[case]
         out = tmp_path_factory.mktemp("out")
-        # a good file first: its report must not be written either
+        # a good file first: it is still checked and reported
         args = ["torques", "panda", files["slow"], path, "--json", out / "r.json", "--plot", out / "r.png",
                 "--csv", out / "r.csv"]
         jobs.append((case, args, needle, path.name, out))
@@ -166,12 +166,16 @@ def bad_results(files, tmp_path_factory):
 
 
 @pytest.mark.parametrize("case", BAD)
-def test_bad_input_one_line_exit_2_nothing_written(case, bad_results):
+def test_bad_input_one_line_exit_2_the_other_log_reported(case, bad_results):
     code, err, needle, name, out = bad_results[case]
     assert code == 2, err
     lines = error_lines(err)
     assert len(lines) == 1 and name in lines[0] and needle in lines[0], err
-    assert list(out.iterdir()) == []
+    data = json.loads((out / "r.json").read_text())
+    assert [e["verdict"] for e in data["reports"]] == ["within limits", "unreadable"]
+    assert data["verdict"] == "unreadable"
+    assert data["reports"][1]["error"] == lines[0].removeprefix("composedyn: error: ")
+    assert sorted(p.name for p in out.iterdir()) == ["r.json", "r.slow.csv", "r.slow.png"]  # none of the bad log
 
 
 def test_bad_robot_and_bad_option(files, tmp_path):

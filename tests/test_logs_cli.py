@@ -8,6 +8,7 @@ import base64
 import csv
 import json
 from html.parser import HTMLParser
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -105,9 +106,11 @@ class _Page(HTMLParser):
     def __init__(self):
         super().__init__()
         self.rows, self.images, self.external, self._row, self._cell = [], [], [], None, None
+        self.text, self._tag = {}, None
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
+        self._tag = tag
         if tag == "tr":
             self._row = []
         elif tag == "td":
@@ -121,8 +124,11 @@ class _Page(HTMLParser):
     def handle_data(self, data):
         if self._cell is not None:
             self._cell += data
+        elif self._tag in ("title", "h1"):
+            self.text[self._tag] = self.text.get(self._tag, "") + data
 
     def handle_endtag(self, tag):
+        self._tag = None
         if tag == "td":
             self._row.append(self._cell)
             self._cell = None
@@ -130,25 +136,47 @@ class _Page(HTMLParser):
             self.rows.append(self._row)
 
 
+def _outputs(d, paths, *extra):
+    """Run ``torques panda PATHS --json --summary --csv`` (+ ``extra``) writing into folder ``d``."""
+    d.mkdir()
+    r = run("torques", "panda", *paths, "--json", d / "f.json", "--summary", d / "f.summary.csv",
+            "--csv", d / "s.csv", *extra)
+    return r, {p.name: p.read_bytes() for p in d.iterdir()}
+
+
 def test_fleet_on_local_workers_equals_serial_with_json_csv_html(panda, bags, tmp_path):
-    paths = [str(bags[k]) for k in sorted(bags)]
-    out = {s: tmp_path / f"fleet.{s}" for s in ("json", "csv", "html")}
-    r = run("torques", "panda", *paths, "--workers", "2", "--json", out["json"], "--csv", out["csv"],
-            "--html", out["html"])
-    serial = cd.check_many(panda, paths)
-    assert not error_lines(r.stderr), r.stderr  # no cluster chatter
-    assert r.returncode == (0 if all(x.verdict == "ok" for x in serial) else 1), r.stderr
-    assert [x["verdict"] for x in json.loads(out["json"].read_text())["logs"]] == [x.verdict for x in serial]
-    assert json.loads(out["json"].read_text())["logs"] == [x.to_dict() for x in serial]
-    with open(out["csv"], newline="") as f:
+    """Serial and Dask runs write the same files (byte for byte); a bad log is one unreadable
+    row, the others are reported; no Dask chatter on stderr; the HTML page has its title."""
+    bad = tmp_path / "bad.csv"
+    bad.write_text("time,joint1\n0,0\n1,oops\n")
+    paths = [str(bags[k]) for k in sorted(bags)] + [str(bad)]
+    html = tmp_path / "fleet.html"
+    serial, files = _outputs(tmp_path / "serial", paths)
+    dask, dask_files = _outputs(tmp_path / "dask", paths, "--workers", "2", "--html", html)
+    assert dask_files == files  # JSON, summary CSV and per-sample tables: identical
+    rows = cd.check_many(panda, paths, errors="report", keep_reports=True)
+    assert serial.returncode == dask.returncode == 2, dask.stderr  # an unreadable log, after writing the reports
+    for r in (serial, dask):
+        assert error_lines(r.stderr) == [f"composedyn: error: {rows[-1].error}"], r.stderr
+        assert "Traceback" not in r.stderr and "distributed." not in r.stderr
+    data = json.loads(files["f.json"])
+    assert data["reports"] == [x.entry() for x in rows] and data["verdict"] == "unreadable"
+    assert [x["verdict"] for x in data["reports"]] == [x.verdict for x in rows]
+    assert {x.verdict for x in rows} == {"within limits", "exceeded", "unreadable"}
+    assert rows[-1].error.startswith(f"{bad}: ") and "\n" not in rows[-1].error
+    with open(tmp_path / "serial" / "f.summary.csv", newline="") as f:
         table = list(csv.DictReader(f))
-    assert [row["path"] for row in table] == paths
+    assert [row["path"] for row in table] == paths and [row["verdict"] for row in table] == [x.verdict for x in rows]
+    assert sorted(files) == sorted(["f.json", "f.summary.csv"] + [f"s.{Path(p).stem}.csv" for p in paths[:-1]])
     page = _Page()
-    page.feed(out["html"].read_text())
-    failing = [x for x in serial if x.verdict == "fail"]
+    page.feed(html.read_text())
+    title = f"composedyn torques: panda, {len(paths)} log(s)"
+    assert page.text == {"title": title, "h1": title}
+    failing = [x for x in rows if x.verdict == "exceeded"]
     assert len(page.rows) == len(paths) and len(page.images) == len(failing) > 0
-    assert page.rows[0][1] == "fail" and page.rows[-1][1] == "ok"  # worst first
-    ratios = [max(float(row[3]), float(row[4])) for row in page.rows if row[1] == "fail"]
+    assert page.rows[0][1].startswith("unreadable: ") and page.rows[1][1] == "exceeded"  # worst first
+    assert page.rows[-1][1] == "within limits"
+    ratios = [max(float(row[3]), float(row[4])) for row in page.rows if row[1] == "exceeded"]
     assert ratios == sorted(ratios, reverse=True)
     assert all(base64.b64decode(src.split(",", 1)[1])[:8] == b"\x89PNG\r\n\x1a\n" for src in page.images)
     assert page.external == []  # self-contained: no network
@@ -169,7 +197,7 @@ def test_usable_faults_are_warnings_on_stderr_and_in_rows(panda, tmp_path):
     assert error_lines(r.stderr) == [(f"composedyn: warning: {path}:/joint_states: gap of 0.41 s at t = 0.49 s "
                                      "(median step 0.01 s; 1 gap(s))")]
     (row,) = cd.check_many(panda, [path])
-    assert row.verdict == "ok" and row.warnings == (error_lines(r.stderr)[0].split("warning: ", 1)[1],)
+    assert row.verdict == "within limits" and row.warnings == (error_lines(r.stderr)[0].split("warning: ", 1)[1],)
 
 
 def test_scheduler_option(panda, bags, tmp_path):
@@ -180,7 +208,8 @@ def test_scheduler_option(panda, bags, tmp_path):
                       protocol="tcp") as cluster:
         r = run("torques", "panda", *paths, "--scheduler", cluster.scheduler_address, "--json", tmp_path / "f.json")
     assert r.returncode == 1 and not error_lines(r.stderr), r.stderr
-    assert json.loads((tmp_path / "f.json").read_text())["logs"] == [x.to_dict() for x in cd.check_many(panda, paths)]
+    rows = cd.check_many(panda, paths, keep_reports=True)
+    assert json.loads((tmp_path / "f.json").read_text())["reports"] == [x.entry() for x in rows]
     for address in ("tcp://127.0.0.1:9", "inproc://nowhere"):
         r = run("torques", "panda", *paths, "--scheduler", address)
         lines = error_lines(r.stderr)

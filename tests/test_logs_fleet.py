@@ -35,11 +35,13 @@ def test_serial_rows_follow_the_reports(fleet):
     assert cd.check_many("panda", paths[:2]) == rows[:2]  # a bundled name or a file loads the robot
     for row, path in zip(rows, paths):
         rep = cd.logs.check_log(robot, path)
-        assert row.verdict == ("ok" if rep.ok else "fail")
+        assert rep.complete  # the Panda has every limit: "within limits" or "exceeded"
+        assert row.verdict == ("within limits" if rep.ok else "exceeded") == rep.to_dict()["verdict"]
         ratio = max(abs(j.peak_torque) / j.effort_limit for j in rep.joints)
         assert row.torque_ratio == pytest.approx(ratio, rel=1e-15)
         assert row.residual == pytest.approx(float(rep.residual.rms.max()), rel=1e-15)
-    assert {r.verdict for r in rows} == {"ok", "fail"}
+        assert row.unchecked == () and row.findings == () and row.error is None
+    assert {r.verdict for r in rows} == {"within limits", "exceeded"}
 
 
 def _numba_threads() -> int:
@@ -53,7 +55,7 @@ def test_local_cluster_equals_serial(fleet):
 
     robot, paths, bad = fleet
     serial = cd.check_many(robot, paths + [bad], errors="report")
-    assert serial[-1].verdict == "error" and "not a readable ROS bag" in serial[-1].error
+    assert serial[-1].verdict == "unreadable" and "not a readable ROS bag" in serial[-1].error
     with LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None) as cluster, \
             Client(cluster) as client:
         done = []

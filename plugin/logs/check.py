@@ -1,38 +1,59 @@
 """Torque check of one joint log: the trajectory report plus, when the log has
-measured efforts, measured minus predicted torque per joint."""
+measured efforts, measured minus predicted torque per joint, and the findings
+of the reader (damaged or inconsistent data)."""
 
 from __future__ import annotations
 
 import warnings
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 
-import numpy as np
-
+from composedyn.logs.findings import finding_dicts, log_findings
 from composedyn.logs.joint_log import JointLog, LogWarning
-from composedyn.logs.residual import EffortResidual, effort_residual, finite_or_none
+from composedyn.logs.residual import EffortResidual, effort_residual
+from composedyn.logs.verdict import report_verdict
 
 READ_OPTIONS = ("topic", "stamps", "gap_factor")
 CHECK_OPTIONS = ("smoothing", "friction", "limits")
+FILES = ("csv", "violations", "plot")  # per-log outputs a check can write
 
 
 class LogReport:
-    """A :class:`~composedyn.TrajectoryReport` of a log and its ``residual``
-    (:class:`EffortResidual`, None without efforts).  ``ok``, ``source``,
-    ``to_csv`` and ``plot`` are the report's; ``summary`` and ``to_dict`` add the residual."""
+    """A :class:`~composedyn.TrajectoryReport` of a log, its ``residual``
+    (:class:`EffortResidual`, None without efforts) and ``findings`` (tuple of
+    :class:`~composedyn.logs.findings.LogFinding` of the reader).  ``ok``, ``complete``,
+    ``source``, ``to_csv`` and ``plot`` are the report's; ``verdict``, ``summary`` and
+    ``to_dict`` add the residual and the findings."""
 
-    def __init__(self, report, residual: EffortResidual | None):
-        self.report, self.residual = report, residual
+    def __init__(self, report, residual: EffortResidual | None, findings: tuple = ()):
+        self.report, self.residual, self.findings = report, residual, tuple(findings)
 
     def __getattr__(self, name):
         return getattr(self.report, name)
 
+    @property
+    def verdict(self) -> str:
+        """One of :data:`composedyn.logs.verdict.VERDICTS` (never "unreadable")."""
+        return report_verdict(self.report, self.findings)
+
     def summary(self) -> str:
+        """The report's lines, its first naming the verdict, then the residual and the findings."""
         text = self.report.summary()
-        return text if self.residual is None else "\n".join([text] + self.residual.lines())
+        verdict, phrase = self.verdict, self.report.verdict()
+        if verdict in ("damaged", "inconsistent"):
+            text = text.replace(f": {phrase} (", f": {verdict}: in the samples read, {phrase} (", 1)
+        elif verdict != phrase:
+            text = text.replace(f": {phrase} (", f": {verdict}: {phrase} (", 1)
+        lines = [text] + ([] if self.residual is None else self.residual.lines())
+        lines += [f"  {f.kind.upper()}: {f.message}" for f in self.findings]
+        return "\n".join(lines)
 
     def to_dict(self) -> dict:
+        """The report's dict with ``verdict`` (the shared vocabulary), ``ok`` (True only
+        for "within limits"), ``findings`` and, with efforts, ``effort_residual``."""
         d = self.report.to_dict()
+        d["verdict"] = self.verdict
+        d["ok"] = d["verdict"] == "within limits"
+        d["findings"] = finding_dicts(self.findings)
         if self.residual is not None:
             d["effort_residual"] = self.residual.to_dict()
         return d
@@ -41,98 +62,120 @@ class LogReport:
 def check_log(robot, log, **options) -> LogReport:
     """Check one log (a path or a :class:`JointLog`) against ``robot``'s limits.
 
-    ``options``: ``topic``, ``stamps``, ``gap_factor`` (see :func:`composedyn.read_log`),
-    ``smoothing``, ``friction``, ``limits`` (see :func:`composedyn.check_trajectory`).  ValueError
-    messages name the log.
+    ``robot``: a Robot or a :class:`~composedyn.closed_chain.ClosedChain` (the log then
+    gives its actuated joints).  ``options``: ``topic``, ``stamps``, ``gap_factor`` (see
+    :func:`composedyn.read_log`), ``smoothing``, ``friction``, ``limits`` (see
+    :func:`composedyn.check_trajectory`).  ValueError messages name the log.
     """
-    import composedyn as cd
-
     unknown = set(options) - set(READ_OPTIONS) - set(CHECK_OPTIONS)
     if unknown:
         raise TypeError(f"unknown option(s): {', '.join(sorted(unknown))}")
-    if not isinstance(log, JointLog):
-        log = cd.read_log(log, joint_names=robot.joint_names, dependent=getattr(robot, "mimic_joint_names", ()),
-                          **{k: options[k] for k in READ_OPTIONS if k in options})
-    else:
-        log = log.for_robot(robot)
+    log = read_for(robot, log, **{k: options[k] for k in READ_OPTIONS if k in options})
+    return check_read_log(robot, log, **{k: options[k] for k in CHECK_OPTIONS if k in options})
+
+
+def read_for(robot, log, **read_options) -> JointLog:
+    """``log`` (a path, read with :func:`composedyn.read_log`, or a JointLog) in ``robot``'s joint order."""
+    import composedyn as cd
+
+    if isinstance(log, JointLog):
+        return log.for_robot(robot)
+    return cd.read_log(log, joint_names=robot.joint_names, dependent=getattr(robot, "mimic_joint_names", ()),
+                       **read_options)
+
+
+def check_read_log(robot, log: JointLog, **check_options) -> LogReport:
+    """The check of a log already read in ``robot``'s joint order; ValueError names the log."""
+    import composedyn as cd
+    from composedyn.closed_chain import ClosedChain
+
     try:
-        report = cd.check_trajectory(robot, log.t, log.q, log.qd, log.qdd, source=log.source,
-                                     **{k: options[k] for k in CHECK_OPTIONS if k in options})
-        residual = None if log.effort is None else effort_residual(log.t, log.effort, report.tau, log.joint_names)
+        if isinstance(robot, ClosedChain):
+            from composedyn.closed_cli import check_closed_trajectory
+
+            report = check_closed_trajectory(robot, log.t, log.q, log.qd, log.qdd, source=log.source,
+                                             **check_options)
+            residual = None
+        else:
+            report = cd.check_trajectory(robot, log.t, log.q, log.qd, log.qdd, source=log.source, **check_options)
+            residual = None if log.effort is None else effort_residual(log.t, log.effort, report.tau,
+                                                                       log.joint_names)
     except ValueError as e:
-        raise ValueError(f"{log.source}: {e}") from None
-    return LogReport(report, residual)
+        msg = str(e)
+        raise ValueError(msg if msg.startswith(f"{log.source}:") else f"{log.source}: {msg}") from None
+    return LogReport(report, residual, log_findings(log))
 
 
-@dataclass(frozen=True)
-class LogRow:
-    """One line of a fleet check.
+def check_file(robot, path, files: dict | None = None, samples: bool = False, **options) -> LogReport:
+    """Read and check the log at ``path``; write its per-log ``files``.
 
-    ``verdict``: "ok" (within limits), "fail" (a limit exceeded) or "error" (the log
-    could not be checked; ``error`` says why).  ``torque_ratio`` = max over joints and
-    time of |tau| / effort limit; ``velocity_ratio`` likewise for |qd|; ``worst_joint``
-    the joint with the largest of its two ratios; ``residual`` the largest per-joint RMS of measured - predicted torque
-    (None without efforts) at ``residual_joint``.  ``plot``: PNG bytes of the worst
-    joint's torque against its limit (failing logs, when asked for).  ``warnings``: the
-    :class:`LogWarning` messages of reading the log (gaps, stamps, NaN velocities).
+    A trajectory CSV without efforts, on an open tree, is streamed in blocks (bounded
+    memory; the report keeps its samples only when ``samples`` asks for them).  ``files``
+    maps "csv" (per-sample table), "violations" (one row per interval) and "plot"
+    (torque against limits) to paths to write.  Raises :class:`Unreadable` (its cause
+    attached) when reading fails, ValueError naming the log when the check refuses it.
     """
+    from composedyn.closed_chain import ClosedChain
+    from composedyn.trajectory_csv import streamable
 
-    path: str
-    verdict: str
-    worst_joint: str | None = None
-    torque_ratio: float | None = None
-    velocity_ratio: float | None = None
-    residual: float | None = None
-    residual_joint: str | None = None
-    samples: int = 0
-    duration: float = 0.0
-    violations: int = 0
-    error: str | None = None
-    warnings: tuple = ()
-    plot: bytes | None = field(default=None, repr=False, compare=False)
-
-    def to_dict(self) -> dict:
-        """JSON-ready (without the plot)."""
-        d = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "plot"}
-        d["warnings"] = list(self.warnings)
-        return d
-
-
-def log_row(path, report: LogReport, plot: bool = False) -> LogRow:
-    """The fleet row of a checked log (``plot``: render the worst joint of a failing log)."""
-    r = report.report
-    with np.errstate(divide="ignore", invalid="ignore"):
-        tq = np.abs([j.peak_torque for j in r.joints]) / r.effort
-        vel = np.abs([j.peak_velocity for j in r.joints]) / r.velocity
-    tq, vel = np.nan_to_num(tq, nan=0.0), np.nan_to_num(vel, nan=0.0)  # 0/inf and 0/0: no limit, no load
-    k = int(np.argmax(np.maximum(tq, vel)))  # the joint closest to (or furthest past) a limit
-    res = report.residual
-    row = LogRow(str(path), "ok" if r.ok else "fail", r.joint_names[k], finite_or_none(float(tq.max())),
-                 finite_or_none(float(vel.max())), None if res is None else float(res.rms.max()),
-                 None if res is None else res.worst_joint, len(r.t), float(r.t[-1] - r.t[0]),
-                 len(r.violations))
-    if plot and not r.ok:
-        from dataclasses import replace
-
-        from composedyn.logs.html import joint_plot_png
-
-        row = replace(row, plot=joint_plot_png(r, k))
-    return row
-
-
-def check_row(robot, path, plot: bool = False, errors: str = "raise", **options) -> LogRow:
-    """:func:`check_log` of ``path`` reduced to a :class:`LogRow`; ``errors="report"``
-    turns a ValueError into an "error" row instead of raising."""
+    files = {k: v for k, v in (files or {}).items() if v}
+    unknown = set(files) - set(FILES) or set(options) - set(READ_OPTIONS) - set(CHECK_OPTIONS)
+    if unknown:
+        raise TypeError(f"unknown option(s) or file kind(s): {', '.join(sorted(unknown))}")
+    check_options = {k: options[k] for k in CHECK_OPTIONS if k in options}
     try:
-        with log_warnings() as found:
-            report = check_log(robot, path, **options)
-        from dataclasses import replace
+        stream = not isinstance(robot, ClosedChain) and streamable(path)
+    except Exception as e:
+        raise Unreadable(path, e) from e
+    if stream:
+        from composedyn.chunked import check_chunks
+        from composedyn.trajectory_csv import csv_chunks
 
-        return replace(log_row(path, report, plot=plot), warnings=tuple(found))
-    except ValueError as e:
-        if errors != "report":
-            raise
-        return LogRow(str(path), "error", error=(str(e).splitlines() or ["error"])[0])
+        chunks = guarded(lambda: csv_chunks(path, robot.joint_names, getattr(robot, "mimic_joint_names", ())), path)
+        try:
+            report = LogReport(check_chunks(robot, chunks, source=str(path), csv=files.pop("csv", None),
+                                            keep=samples, **check_options), None)
+        except ValueError as e:
+            msg = str(e)
+            raise ValueError(msg if msg.startswith(f"{path}:") else f"{path}: {msg}") from None
+    else:
+        try:
+            log = read_for(robot, str(path), **{k: options[k] for k in READ_OPTIONS if k in options})
+        except Exception as e:
+            raise Unreadable(path, e) from e
+        report = check_read_log(robot, log, **check_options)
+        if "csv" in files:
+            report.to_csv(files.pop("csv"))
+    if "violations" in files:
+        report.violations_csv(files["violations"])
+    if "plot" in files:
+        report.plot(files["plot"])
+    return report
+
+
+class Unreadable(Exception):
+    """A reader's exception (any type) while reading ``path``; ``error`` is the original."""
+
+    def __init__(self, path, error: BaseException):
+        super().__init__(f"{path}: {error}")
+        self.path, self.error = str(path), error
+
+
+def guarded(open_blocks, path):
+    """The blocks of the iterator ``open_blocks()`` returns; any exception the reader raises
+    (opening or reading) becomes :class:`Unreadable`."""
+    try:
+        it = iter(open_blocks())
+    except Exception as e:
+        raise Unreadable(path, e) from e
+    while True:
+        try:
+            block = next(it)
+        except StopIteration:
+            return
+        except Exception as e:
+            raise Unreadable(path, e) from e
+        yield block
 
 
 @contextmanager

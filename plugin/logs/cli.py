@@ -1,10 +1,19 @@
-"""Log and fleet options of ``composedyn torques``: ``--topic``, ``--workers``,
-``--scheduler``, ``--html``, and the fleet run (one summary row per log)."""
+"""Log and fleet options of ``composedyn torques`` (``--topic``, ``--stamps``, ``--workers``,
+``--scheduler``, ``--html``, ``--summary``) and the run over its logs: every log is read
+and checked by the same function, in this process or on Dask workers, so the outputs
+(``--json``, ``--csv``, ``--violations``, ``--plot``, ``--summary``, ``--html``) are the
+same whatever the parallelism."""
 
 from __future__ import annotations
 
 import sys
 from contextlib import contextmanager
+from pathlib import Path
+
+EXIT_STATUS_HELP = ("exit status: 0 every log within limits, or some limit unchecked and none exceeded; "
+                    "1 a limit exceeded; 2 bad input, or a log unreadable (the other logs are still checked "
+                    "and their reports written); 3 a log damaged or inconsistent (the reader found lost, "
+                    "corrupted or contradictory data). Several logs: the first of 2, 3, 1, 0 that applies.")
 
 
 def add_log_options(p) -> None:
@@ -15,73 +24,193 @@ def add_log_options(p) -> None:
                    help="bag time base: message header stamps (default) or the time the bag recorded them")
     fleet = p.add_mutually_exclusive_group()
     fleet.add_argument("--workers", type=int, metavar="N",
-                       help="check the logs on a local Dask cluster of N worker processes (summary rows)")
+                       help="check the logs on a local Dask cluster of N worker processes")
     fleet.add_argument("--scheduler", metavar="ADDRESS",
-                       help="check the logs on the Dask cluster at ADDRESS, e.g. tcp://10.0.0.5:8786 (summary rows)")
+                       help="check the logs on the Dask cluster at ADDRESS, e.g. tcp://10.0.0.5:8786")
+    p.add_argument("--summary", metavar="OUT.csv",
+                   help="write one row per log: verdict, worst joint, torque and velocity ratios, reason")
     p.add_argument("--html", metavar="OUT.html",
-                   help="write a self-contained fleet report: sortable summary, worst joint of each failing log")
+                   help="write a self-contained fleet report: sortable summary, worst joint of each exceeding log")
 
 
 def fleet_requested(args) -> bool:
-    """True when the run reports summary rows (a cluster or an HTML report asked for)."""
+    """True when the run prints one summary line per log (a cluster or an HTML report asked for)."""
     return bool(args.workers or args.scheduler or args.html)
 
 
-def run_fleet(args, robot, smoothing, limits=None) -> int:
-    """Check every log into summary rows; write --json/--csv/--html; print one line per log."""
+def run_logs(args, robot, smoothing, limits=None) -> int:
+    """Check every log of ``args``; write the outputs; print the summaries; the exit status."""
     import json
 
     from composedyn.logs.fleet import check_many
     from composedyn.logs.html import severity, write_fleet_html
+    from composedyn.logs.verdict import counts, exit_status, worst_verdict
     from composedyn.writing import Staged
 
-    if args.plot:
-        raise ValueError("--plot draws one report per log; with --workers, --scheduler or --html use --html")
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"--workers must be at least 1, got {args.workers}")
+    paths = [str(p) for p in args.trajectories]
     options = {"topic": args.topic, "stamps": args.stamps, "smoothing": smoothing, "limits": limits}
-    with _client(args) as client, _progress(len(args.trajectories)) as progress:
-        rows = check_many(robot, args.trajectories, client=client, plot=bool(args.html), progress=progress,
-                          **options)
-    with Staged() as staged:
-        if args.json:
-            data = {"robot": robot.name, "ok": all(r.verdict == "ok" for r in rows),
-                    "logs": [r.to_dict() for r in rows]}
-            with open(staged.tmp(args.json), "w", encoding="utf-8") as f:
-                f.write(json.dumps(data, indent=2) + "\n")
-        if args.csv:
-            write_rows_csv(rows, staged.tmp(args.csv))
-        if args.html:
-            write_fleet_html(rows, staged.tmp(args.html), f"composedyn torques: {robot.name}, {len(rows)} log(s)")
+    with Staged() as staged, PerLogFiles(args, paths) as files:
+        outputs = {k: staged.tmp(getattr(args, k)) for k in ("json", "summary", "html") if getattr(args, k, None)}
+        with _quiet_dask(), _client(args) as client, _progress(len(paths)) as progress:
+            rows = check_many(robot, paths, client=client, plot=bool(args.html), errors="report",
+                              progress=progress, files=files.tmp, keep_reports=True, **options)
+        verdicts = [r.verdict for r in rows]
+        if "json" in outputs:
+            if len(rows) == 1:
+                data = {"robot": robot.name, **rows[0].entry()}
+            else:
+                data = {"robot": robot.name, "verdict": worst_verdict(verdicts),
+                        "ok": all(v == "within limits" for v in verdicts),
+                        "complete": all(r.report is not None and r.report["complete"] for r in rows),
+                        "counts": counts(verdicts), "reports": [r.entry() for r in rows]}
+            Path(outputs["json"]).write_text(json.dumps(data, indent=2, allow_nan=False) + "\n", encoding="utf-8")
+        if "summary" in outputs:
+            write_rows_csv(rows, outputs["summary"])
+        if "html" in outputs:
+            write_fleet_html(rows, outputs["html"], f"composedyn torques: {robot.name}, {len(rows)} log(s)")
+        files.keep([r.verdict != "unreadable" for r in rows])
         staged.commit()
-    for r in sorted(rows, key=severity):
-        print(row_line(r))
+    for r in rows:
         for message in r.warnings:
             print(f"composedyn: warning: {message}", file=sys.stderr)
-    return 0 if all(r.verdict == "ok" for r in rows) else 1
+    if fleet_requested(args):
+        for r in sorted(rows, key=severity):
+            print(row_line(r))
+    else:
+        for r in rows:
+            if r.text:
+                print(r.text)
+    if len(rows) > 1:
+        print(tally(rows))
+    for r in rows:
+        if r.verdict == "unreadable":
+            print(f"composedyn: error: {r.error}", file=sys.stderr)
+    return exit_status(verdicts)
+
+
+class PerLogFiles:
+    """The per-log outputs (--csv, --violations, --plot: ``out.png``, or ``out.<log stem>.png``
+    with several logs) written by whichever process checks the log, to hidden names beside
+    the final ones; :meth:`keep` renames those of the logs that were checked, and leaving
+    the block deletes every other."""
+
+    KINDS = ("csv", "violations", "plot")
+
+    def __init__(self, args, paths):
+        import uuid
+
+        token = uuid.uuid4().hex[:12]
+        self.pairs: list[dict] = []
+        for path in paths:
+            pair = {}
+            for kind in self.KINDS:
+                if getattr(args, kind, None):
+                    final = Path(output_path(getattr(args, kind), path, len(paths) > 1))
+                    if not final.parent.is_dir():
+                        raise OSError(f"{final}: folder {final.parent} does not exist")
+                    pair[kind] = (str(final.with_name(f".{final.stem}.{token}{final.suffix}")), str(final))
+            self.pairs.append(pair)
+        self.tmp = [{k: tmp for k, (tmp, _) in pair.items()} for pair in self.pairs]
+
+    def keep(self, checked) -> None:
+        """Rename the files of the logs marked True in ``checked`` into place."""
+        import os
+
+        for pair, ok in zip(self.pairs, checked):
+            if ok:
+                for tmp, final in pair.values():
+                    if os.path.exists(tmp):
+                        os.replace(tmp, final)
+
+    def __enter__(self) -> "PerLogFiles":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        import os
+
+        for pair in self.pairs:
+            for tmp, _ in pair.values():
+                if os.path.exists(tmp):
+                    os.unlink(tmp)
+
+
+def output_path(path: str, source: str, many: bool) -> str:
+    """``out.png`` for one report; ``out.<source stem>.png`` when there are several."""
+    if not many:
+        return path
+    p = Path(path)
+    return str(p.with_name(f"{p.stem}.{Path(source).stem}{p.suffix}"))
 
 
 def row_line(r) -> str:
     """One human-readable line of a LogRow."""
-    head = f"{r.path}: {'within limits' if r.verdict == 'ok' else f'{r.violations} limit violation(s)'}"
+    if r.verdict == "unreadable":
+        return f"{r.path}: unreadable: {(r.error or '').removeprefix(f'{r.path}: ')}"
+    head = f"{r.path}: {r.verdict}"
+    if r.violations:
+        head += f" ({r.violations} limit violation(s))"
+    if r.unchecked:
+        head += f" ({len(r.unchecked)} limit(s) unchecked)"
     ratio = "" if r.worst_joint is None else f"; worst joint {r.worst_joint}"
     ratio += "" if r.torque_ratio is None else f"; max torque/limit {r.torque_ratio:.3g}"
     vel = "" if r.velocity_ratio is None else f", max velocity/limit {r.velocity_ratio:.3g}"
     res = "" if r.residual is None else f"; measured - predicted RMS {r.residual:.3g} N m at {r.residual_joint}"
-    return head + ratio + vel + res
+    found = "".join(f"; {f.kind}: {f.message}" for f in r.findings[:1])
+    return head + ratio + vel + res + found
+
+
+def tally(rows) -> str:
+    """``N log(s): a within limits, b unchecked, ...`` (verdicts that occur)."""
+    from composedyn.logs.verdict import counts
+
+    parts = [f"{n} {v}" for v, n in counts(r.verdict for r in rows).items() if n]
+    return f"{len(rows)} log(s): {', '.join(parts)}"
 
 
 def write_rows_csv(rows, path) -> None:
+    """One CSV row per LogRow: the summary fields; unchecked pairs, findings and warnings joined by "; "."""
     import csv
 
-    from composedyn.logs.check import LogRow
+    from composedyn.logs.rows import SUMMARY
 
-    names = [k for k in LogRow.__dataclass_fields__ if k not in ("plot", "warnings")] + ["warnings"]
+    joined = {"unchecked": lambda r: "; ".join(f"{j}:{q}" for j, q in r.unchecked),
+              "findings": lambda r: "; ".join(f"{f.kind}: {f.message}" for f in r.findings),
+              "warnings": lambda r: "; ".join(r.warnings)}
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
-        w.writerow(names)
+        w.writerow(SUMMARY)
         for r in rows:
-            w.writerow(["" if getattr(r, k) is None else getattr(r, k) for k in names[:-1]] + ["; ".join(r.warnings)])
+            w.writerow([joined[k](r) if k in joined else "" if getattr(r, k) is None else getattr(r, k)
+                        for k in SUMMARY])
+
+
+@contextmanager
+def _quiet_dask():
+    """Dask's log messages (task failures, heartbeats, shutdown) stay off the terminal for
+    the run: this process's loggers go to a null handler, and worker processes started
+    meanwhile log critical messages only.  The user sees composedyn's lines only."""
+    import logging
+    import os
+
+    saved = []
+    for name in ("distributed", "tornado", "asyncio"):
+        logger = logging.getLogger(name)
+        saved.append((logger, logger.handlers[:], logger.propagate))
+        logger.handlers, logger.propagate = [logging.NullHandler()], False
+    key = "DASK_LOGGING__DISTRIBUTED"  # read by each new worker process when it imports distributed
+    before = os.environ.get(key)
+    os.environ[key] = "critical"
+    try:
+        yield
+    finally:
+        for logger, handlers, propagate in saved:
+            logger.handlers, logger.propagate = handlers, propagate
+        if before is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = before
 
 
 @contextmanager
@@ -103,7 +232,7 @@ def _client(args):
             yield client
         return
     with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                      silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
+                      silence_logs=logging.CRITICAL) as cluster, Client(cluster) as client:
         yield client
 
 

@@ -1,6 +1,6 @@
 """A self-contained HTML fleet report: the summary table (sortable, worst first)
-and, per failing log, the torque-versus-limit plot of its worst joint as an
-embedded PNG.  No network access: no external scripts, styles or images."""
+and, per log that exceeds a limit, the torque-versus-limit plot of its worst
+joint as an embedded PNG.  No network access: no external scripts, styles or images."""
 
 from __future__ import annotations
 
@@ -11,13 +11,14 @@ from pathlib import Path
 
 import numpy as np
 
+from composedyn.logs.verdict import SEVERITY, counts
 from composedyn.writing import write_atomic
 
 COLUMNS = (("path", "log"), ("verdict", "verdict"), ("worst_joint", "worst joint"),
            ("torque_ratio", "torque / limit"), ("velocity_ratio", "velocity / limit"),
            ("residual", "residual RMS [N m]"), ("residual_joint", "residual joint"),
-           ("violations", "violations"), ("samples", "samples"), ("duration", "duration [s]"),
-           ("warnings", "warnings"))
+           ("violations", "violations"), ("unchecked", "unchecked limits"), ("samples", "samples"),
+           ("duration", "duration [s]"), ("warnings", "warnings"))
 
 _SORT_JS = """
 function sortBy(th){const tb=th.closest('table').tBodies[0],i=th.cellIndex,up=th.dataset.dir!=='asc';
@@ -27,8 +28,9 @@ rows.forEach(r=>tb.appendChild(r));}
 """
 _STYLE = """body{font-family:sans-serif;margin:1.5em}table{border-collapse:collapse}
 th,td{border:1px solid #ccc;padding:3px 8px;text-align:right}th{cursor:pointer;background:#eee}
-td:first-child,td:nth-child(2),td:nth-child(3){text-align:left}tr.fail td:nth-child(2){color:#b00;font-weight:bold}
-tr.error td:nth-child(2){color:#a60}img{max-width:100%}"""
+td:first-child,td:nth-child(2),td:nth-child(3){text-align:left}tr.exceeded td:nth-child(2){color:#b00;font-weight:bold}
+tr.unreadable td:nth-child(2),tr.damaged td:nth-child(2),tr.inconsistent td:nth-child(2){color:#a60;font-weight:bold}
+tr.unchecked td:nth-child(2){color:#a60}img{max-width:100%}"""
 
 
 def joint_plot_png(report, k: int, dpi: int = 80) -> bytes:
@@ -60,8 +62,9 @@ def joint_plot_png(report, k: int, dpi: int = 80) -> bytes:
 
 
 def severity(row) -> tuple:
-    """Sort key, worst first: errors, then failures, then by the larger limit ratio."""
-    rank = {"error": 0, "fail": 1, "ok": 2}.get(row.verdict, 3)
+    """Sort key, worst first: by verdict (unreadable, damaged, inconsistent, exceeded,
+    unchecked, within limits), then by the larger limit ratio."""
+    rank = SEVERITY.index(row.verdict) if row.verdict in SEVERITY else len(SEVERITY)
     return (rank, -max(row.torque_ratio or 0.0, row.velocity_ratio or 0.0))
 
 
@@ -75,36 +78,39 @@ def fleet_html(rows, title: str) -> str:
         cells = []
         for key, _ in COLUMNS:
             v = getattr(row, key)
-            title = ""
+            tip = ""
             if key == "path":
-                text, title = Path(v).name or v, f' title="{html.escape(v)}"'
+                text, tip = Path(v).name or v, f' title="{html.escape(v)}"'
             elif key == "warnings":  # the count; the messages in the tooltip
-                text, title = (str(len(v)), f' title="{html.escape("; ".join(v))}"') if v else ("", "")
+                text, tip = (str(len(v)), f' title="{html.escape("; ".join(v))}"') if v else ("", "")
+            elif key == "unchecked":
+                what = "; ".join(f"{q} of {j}" for j, q in v)
+                text, tip = (str(len(v)), f' title="{html.escape(what)}"') if v else ("", "")
             elif key == "verdict" and row.error:
-                text = "error: " + row.error.removeprefix(f"{row.path}: ")
-            elif row.verdict == "error":
+                text = "unreadable: " + row.error.removeprefix(f"{row.path}: ")
+            elif key == "verdict" and row.findings:
+                text = f"{v}: " + "; ".join(f.message for f in row.findings)
+            elif row.verdict == "unreadable":
                 text = ""
             elif isinstance(v, float):
                 text = f"{v:.4g}"
             else:
                 text = "" if v is None else str(v)
             num = f' data-v="{v!r}"' if isinstance(v, (int, float)) and not isinstance(v, bool) and text else ""
-            cells.append(f"<td{num}{title}>{html.escape(text)}</td>")
-        body.append(f'<tr class="{row.verdict}">{"".join(cells)}</tr>')
+            cells.append(f"<td{num}{tip}>{html.escape(text)}</td>")
+        body.append(f'<tr class="{row.verdict.replace(" ", "-")}">{"".join(cells)}</tr>')
         if row.plot is not None:
             data = base64.b64encode(row.plot).decode("ascii")
             figures.append(f"<figure><img alt=\"{html.escape(row.worst_joint or '')} torque of "
                            f"{html.escape(row.path)}\" src=\"data:image/png;base64,{data}\">"
                            f"<figcaption>{html.escape(row.path)}: {html.escape(row.worst_joint or '')}"
                            "</figcaption></figure>")
-    counts = {v: sum(r.verdict == v for r in rows) for v in ("ok", "fail", "error")}
-    summary = (f"{len(rows)} log(s): {counts['ok']} within limits, {counts['fail']} exceed a limit, "
-               f"{counts['error']} unreadable")
+    summary = f"{len(rows)} log(s): " + ", ".join(f"{n} {v}" for v, n in counts(r.verdict for r in rows).items())
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{html.escape(title)}</title><style>{_STYLE}</style><script>{_SORT_JS}</script></head>\n"
             f"<body><h1>{html.escape(title)}</h1><p>{html.escape(summary)}</p>\n"
             f"<table><thead><tr>{head}</tr></thead><tbody>\n" + "\n".join(body) + "\n</tbody></table>\n"
-            + ("<h2>Failing logs: worst joint</h2>\n" + "\n".join(figures) if figures else "")
+            + ("<h2>Logs exceeding a limit: worst joint</h2>\n" + "\n".join(figures) if figures else "")
             + "\n</body></html>\n")
 
 
