@@ -20,9 +20,9 @@ def _fmt(x: float) -> str:
 
 
 def run(args) -> int:
-    import composedyn as cd
+    from composedyn.cli import load_robot, package_dirs
 
-    robot = cd.load(args.robot, floating=True if getattr(args, "floating", False) else None)
+    robot = load_robot(args.robot, package_dirs(args), floating=True if getattr(args, "floating", False) else None)
     g, m = robot.graph, robot.model
     print(f"robot {robot.name}  ({m.source})")
     if robot.floating:
