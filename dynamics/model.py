@@ -221,10 +221,11 @@ def check_numbers(model: Model, strict: bool = False) -> None:
     torques would overflow (L = distance of the farthest body origin or centre
     of mass from the base at q = 0).  ModelWarning (ModelError when ``strict``):
     a body heavier than ``PLAUSIBLE_MASS`` kg or farther than ``PLAUSIBLE_LENGTH``
-    m, a body of zero mass with a non-zero rotational inertia, and a joint that
-    moves no inertia at all (its column of M is zero: forward dynamics is then
-    undefined).  For models of up to ``REFERENCE_M_MAX_BODIES`` bodies the
-    mass matrix at q = 0 is computed and must be finite.
+    m, and a joint that moves no inertia at all (its column of M is zero:
+    forward dynamics is then undefined).  A body of zero mass carrying
+    rotational inertia is reported by the graph validation, naming its links.
+    For models of up to ``REFERENCE_M_MAX_BODIES`` bodies the mass matrix at
+    q = 0 is computed and must be finite.
     """
     src, n = model.source, model.n
     if n == 0:
@@ -251,10 +252,6 @@ def check_numbers(model: Model, strict: bool = False) -> None:
     far = [model.body_names[i] for i in range(n) if reach[i] > PLAUSIBLE_LENGTH]
     if far:
         notes.append(f"bodies farther than {PLAUSIBLE_LENGTH:g} m from the base at q = 0: {far}")
-    ghost = [model.body_names[i] for i in range(n)
-             if model.mass[i] == 0.0 and np.abs(model.inertia_com[i]).max() > 0.0]
-    if ghost:
-        notes.append(f"zero mass but non-zero rotational inertia on bodies {ghost}")
     moved = np.array([model.mass[i] + np.trace(model.inertia_com[i]) for i in range(n)], dtype=float)
     for i in range(n - 1, -1, -1):  # subtree sums (parent[i] < i)
         if model.parent[i] >= 0:

@@ -155,9 +155,10 @@ def validate(g: nx.DiGraph, strict: bool = False) -> str:
     Descriptions that are implausible but common in vendor files give one
     ``ModelWarning`` listing the links (a ModelError when ``strict``):
     inertias violating the triangle inequality or with slightly negative
-    principal moments (see ``_check_link`` for the tolerance), and links marked
+    principal moments (see ``_check_link`` for the tolerance), links marked
     ``inertial=False`` (URDF links without ``<inertial>``, given zero mass) that
-    move, i.e. are neither the root nor welded to it.
+    move, i.e. are neither the root nor welded to it, and links carrying
+    rotational inertia on a moving body (links welded together) of zero mass.
     """
     src = source_of(g)
     root = check_structure(g)
@@ -174,18 +175,37 @@ def validate(g: nx.DiGraph, strict: bool = False) -> str:
     _check_mimic(src, g, names)
     base = welded_to_root(g, root)
     no_inertial = [n for n, d in g.nodes(data=True) if d.get("inertial", True) is False and n not in base]
-    _report_implausible(src, suspicious, no_inertial, strict)
+    _report_implausible(src, suspicious, no_inertial, _massless_with_inertia(g, base), strict)
     return root
 
 
-def _report_implausible(src: str, suspicious: list, no_inertial: list, strict: bool) -> None:
-    """One ModelWarning (ModelError when ``strict``) listing both kinds of suspicious links."""
+def _massless_with_inertia(g: nx.DiGraph, base: set) -> list:
+    """Links with rotational inertia on a moving body of zero mass (the body: links welded by fixed joints)."""
+    bodies: dict[str, list] = {}
+    for link in g.nodes:
+        if link in base:
+            continue
+        head = link
+        while g.edges[next(iter(g.predecessors(head))), head].get("type") == "fixed":
+            head = next(iter(g.predecessors(head)))
+        bodies.setdefault(head, []).append(link)
+    out = []
+    for links in bodies.values():
+        if sum(float(g.nodes[n]["mass"]) for n in links) == 0.0:
+            out += [n for n in links if np.abs(np.asarray(g.nodes[n]["inertia"], dtype=float)).max() > 0.0]
+    return out
+
+
+def _report_implausible(src: str, suspicious: list, no_inertial: list, massless: list, strict: bool) -> None:
+    """One ModelWarning (ModelError when ``strict``) listing every kind of suspicious link."""
     parts = []
     if suspicious:
         parts.append("implausible inertia (triangle inequality or tiny negative principal moment) "
                      f"on links {suspicious}")
     if no_inertial:
         parts.append(f"no <inertial> (zero mass) on moving links {no_inertial}")
+    if massless:
+        parts.append(f"zero mass but non-zero rotational inertia on links {massless}")
     if not parts:
         return
     report_suspicious(f"{src}: " + "; ".join(parts), strict)

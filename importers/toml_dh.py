@@ -1,6 +1,6 @@
 """DH tables in TOML files -> kinematic graph.
 
-Schema (all lengths in metres; see README "DH tables in TOML")::
+Schema (all lengths in metres; see docs/guide/formats.md, "DH tables in TOML")::
 
     name = "puma560"                 # robot name (default: file stem)
     convention = "standard"          # or "modified"             (required)

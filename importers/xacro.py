@@ -35,7 +35,7 @@ def find_package(name: str, package_dirs=(), source: str = "<xacro>") -> Path:
             return root.resolve()
         if (root / name).is_dir():
             return (root / name).resolve()
-    searched = ", ".join(map(str, roots)) or "none: give package_dirs or set ROS_PACKAGE_PATH"
+    searched = ", ".join(map(str, roots)) or "none: give package_dirs (--package-dir) or set ROS_PACKAGE_PATH"
     raise ModelError(f"{source}: package {name!r} not found (searched: {searched})")
 
 
@@ -66,11 +66,23 @@ def expand_xacro(path, xacro_args=None, package_dirs=()) -> str:
             raise
         except (xacro.XacroException, substitution_args.ArgException, substitution_args.SubstitutionException,
                 ExpatError, OSError, NameError, TypeError, ValueError, KeyError, ArithmeticError) as e:
-            raise ModelError(f"{source}: xacro: {_one_line(e)}") from None
+            # a package lookup of ours that failed inside xacro keeps its own one-line message
+            raise (_wrapped_model_error(e) or ModelError(f"{source}: xacro: {_one_line(e)}")) from None
         finally:
             substitution_args._eval_find = original
     text = doc.toxml()
     return _PACKAGE_URI.sub(lambda m: find_package(m.group(1), dirs, source).as_uri(), text)
+
+
+def _wrapped_model_error(e: BaseException) -> ModelError | None:
+    """The ModelError that xacro wrapped (``exc``, cause or context chain), if any."""
+    seen = set()
+    while e is not None and id(e) not in seen:
+        if isinstance(e, ModelError):
+            return e
+        seen.add(id(e))
+        e = getattr(e, "exc", None) or e.__cause__ or e.__context__
+    return None
 
 
 def _one_line(e: Exception) -> str:
@@ -89,6 +101,8 @@ def load_xacro_urdf(path, xacro_args=None, package_dirs=(), **kwargs):
         raise ModelError(f"{path}: xacro_args and package_dirs apply to .xacro files only")
     text = expand_xacro(path, xacro_args, package_dirs)
     try:
-        return load_urdf(text, **kwargs)
+        graph = load_urdf(text, **kwargs)
     except ModelError as e:
         raise ModelError(str(e).replace("<urdf string>", f"{path} (expanded)", 1)) from None
+    graph.graph["source"] = f"{path} (expanded)"  # later checks and warnings name the xacro file
+    return graph

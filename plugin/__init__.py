@@ -4,7 +4,7 @@
     robot = cd.load("puma560")
     tau = robot.inverse_dynamics(q, qd, qdd)
 
-See the README for the API tour and docs/architecture.md for how the code is organised.
+See the README for a tour, docs/guide/ for the user guide and docs/architecture.md for how the code is organised.
 """
 
 from composedyn.chunked import check_chunks

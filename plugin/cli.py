@@ -28,6 +28,15 @@ class _Parser(argparse.ArgumentParser):
         print(f"{self.prog}: error: {message}", file=sys.stderr)
         raise SystemExit(2)
 
+    def add_argument(self, *args, **kwargs):
+        """As argparse; a command taking a ``robot`` argument also gets ``--package-dir`` (xacro packages)."""
+        action = super().add_argument(*args, **kwargs)
+        if action.dest == "robot" and not action.option_strings:
+            super().add_argument("--package-dir", action="append", metavar="DIR",
+                                 help="folder of a package that a .xacro robot refers to with $(find PKG) or "
+                                      "package://PKG (the folder PKG itself or one containing it; repeatable)")
+        return action
+
 
 def declared_loops(name_or_path: str) -> tuple[str, list[str]] | None:
     """(loop file, actuated joints) when a robot description declares loop closures, else None.
@@ -51,16 +60,30 @@ def declared_loops(name_or_path: str) -> tuple[str, list[str]] | None:
 FLOATING_COMMANDS = ("torques",)  # the commands that take a floating-base robot
 
 
-def load_open_tree(name_or_path: str, command: str):
-    """``cd.load`` for commands that handle open trees only; ModelError for a closed chain, and for
-    a floating base (a URDF whose root joint is floating or planar) unless ``command`` takes one."""
+def package_dirs(args: argparse.Namespace) -> tuple[str, ...]:
+    """The folders given with ``--package-dir`` (xacro packages), in order."""
+    return tuple(getattr(args, "package_dir", None) or ())
+
+
+def load_robot(name_or_path: str, package_dirs: tuple[str, ...] = (), **kwargs):
+    """``cd.load(name_or_path, **kwargs)``, with ``package_dirs`` only when some are given
+    (``cd.load`` refuses the keyword for descriptions other than URDF/xacro)."""
     import composedyn as cd
 
+    if package_dirs:
+        kwargs["package_dirs"] = list(package_dirs)
+    return cd.load(name_or_path, **kwargs)
+
+
+def load_open_tree(name_or_path: str, command: str, package_dirs: tuple[str, ...] = ()):
+    """``cd.load`` for commands that handle open trees only; ModelError for a closed chain, and for
+    a floating base (a URDF whose root joint is floating or planar) unless ``command`` takes one.
+    ``package_dirs``: folders holding the packages a xacro description refers to."""
     loops = declared_loops(name_or_path)
     if loops is not None:
         raise ModelError(f"{name_or_path}: a closed chain (loops in {loops[0]}); `composedyn {command}` "
                          "handles open trees only, use composedyn.load_closed_chain from Python")
-    robot = cd.load(name_or_path)
+    robot = load_robot(name_or_path, package_dirs)
     if robot.floating and command not in FLOATING_COMMANDS:
         raise ModelError(f"{name_or_path}: a floating base (root joint {robot.base.joint!r}); `composedyn {command}` "
                          f"handles fixed-base robots (floating bases: {', '.join(FLOATING_COMMANDS)}, info, "

@@ -8,7 +8,10 @@ w_f = 2 pi f_base and H harmonics,
     qdd_j(t) = sum_l w_f l (b_jl cos(w_f l t) - a_jl sin(w_f l t))
 
 (period 1 / f_base: a log of whole periods can be averaged period by period).
-The coefficients minimise log cond(Y_b) of the base regressor (joint terms
+The motion starts from rest: qd(0) = sum_l a_jl = 0 and qdd(0) = sum_l w_f l b_jl
+= 0 fix the first harmonic's coefficients (a_j1 = -sum_{l>1} a_jl, b_j1 =
+-sum_{l>1} l b_jl), so it also comes to rest after every whole period; at
+least two harmonics are needed.  The free coefficients minimise log cond(Y_b) of the base regressor (joint terms
 included) stacked at ``points`` instants of one period (or, with
 ``criterion="d-optimal"``, maximise log det(Y_b^T Y_b)), with quadratic
 penalties for leaving the position range (q0 = mid-range, a margin kept),
@@ -83,6 +86,14 @@ def fourier(t, a, b, q0, base_frequency: float):
     return q, qd, qdd
 
 
+def from_rest(a_rest, b_rest):
+    """Coefficients a, b (dof, H) whose series has zero velocity and acceleration at t = 0, from
+    those of harmonics 2..H (dof, H - 1): a_1 = -sum a_l, b_1 = -sum l b_l."""
+    wl = np.arange(2, a_rest.shape[1] + 2)
+    return (np.column_stack([-a_rest.sum(axis=1), a_rest]),
+            np.column_stack([-(b_rest * wl).sum(axis=1), b_rest]))
+
+
 def _limits(robot):
     lim = robot.limits
     lo, hi = lim["lower"], lim["upper"]
@@ -124,9 +135,10 @@ def excitation_trajectory(robot, duration: float, harmonics: int = 5, base_frequ
     if criterion not in ("condition", "d-optimal"):
         raise ValueError(f"criterion must be 'condition' or 'd-optimal', got {criterion!r}")
     duration, base_frequency = float(duration), float(base_frequency)
-    if not duration > 0 or not base_frequency > 0 or int(harmonics) < 1 or not rate > 0:
+    if not duration > 0 or not base_frequency > 0 or int(harmonics) < 2 or not rate > 0:
         raise ValueError(f"excitation_trajectory: duration, base_frequency, rate must be positive and "
-                         f"harmonics >= 1, got {duration!r}, {base_frequency!r}, {rate!r}, {harmonics!r}")
+                         f"harmonics >= 2 (a motion from rest), got {duration!r}, {base_frequency!r}, {rate!r}, "
+                         f"{harmonics!r}")
     n, H = robot.dof, int(harmonics)
     q0, half, vel, eff = _limits(robot)
     base = robot.base_parameters(joint_terms=True)
@@ -135,8 +147,10 @@ def excitation_trajectory(robot, duration: float, harmonics: int = 5, base_frequ
     # amplitude bound per coefficient so that each harmonic alone stays within the range and speed
     bound = np.minimum(vel[:, None] / H, half[:, None] * wl[None, :] / H)
 
+    free = bound[:, 1:].ravel()  # the first harmonic follows from the others (start from rest)
+
     def unpack(x):
-        return x[: n * H].reshape(n, H), x[n * H:].reshape(n, H)
+        return from_rest(x[: n * (H - 1)].reshape(n, H - 1), x[n * (H - 1):].reshape(n, H - 1))
 
     def cost(x):
         a, b = unpack(x)
@@ -151,9 +165,9 @@ def excitation_trajectory(robot, duration: float, harmonics: int = 5, base_frequ
         return score + penalty * _violation(robot, q, qd, qdd, q0, half, vel, eff)
 
     rng = np.random.default_rng(seed)
-    x0 = np.concatenate([rng.uniform(-1, 1, (n, H)).ravel(), rng.uniform(-1, 1, (n, H)).ravel()]) * 0.5
-    x0 *= np.concatenate([bound.ravel(), bound.ravel()])
-    bounds = [(-u, u) for u in np.concatenate([bound.ravel(), bound.ravel()])]
+    x0 = np.concatenate([rng.uniform(-1, 1, (n, H - 1)).ravel(), rng.uniform(-1, 1, (n, H - 1)).ravel()]) * 0.5
+    x0 *= np.concatenate([free, free])
+    bounds = [(-u, u) for u in np.concatenate([free, free])]
     x = minimize(cost, x0, method="L-BFGS-B", bounds=bounds, options={"maxiter": int(maxiter)}).x
     a, b = unpack(x)
     t = np.arange(round(duration * rate) + 1) / rate

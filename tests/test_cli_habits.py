@@ -163,4 +163,5 @@ def test_info_prints_a_2000_joint_chain(tmp_path):
     assert len(frames.splitlines()) == 1 + n + 1  # heading, base and the n links
     assert len(out.stdout) < 200 * len(lines)  # indentation stops growing: linear, not quadratic, size
     assert [ln.split()[1] for ln in lines[4::2]] == [f"j{i}" for i in range(n)]
-    assert lines[-1].strip() == f"- l{n - 1}  [0.1 kg]  (depth {n})"
+    assert lines[-1].strip().startswith(f"- l{n - 1}  [0.1 kg, com (0 0 0.05) m, ")
+    assert lines[-1].endswith(f"kg m²]  (depth {n})")

@@ -291,13 +291,13 @@ def test_composedyn_floating_robot_equals_mujoco_after_conversion(name):
 # ---- the documentation's example ----
 
 def test_docs_example_runs():
-    text = (Path(__file__).resolve().parent.parent / "docs" / "floating_base.md").read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parent.parent / "docs" / "guide" / "floating_base.md").read_text(encoding="utf-8")
     section = text[text.index("## Free-flyer conventions\n"):]
     end = section.find("\n## ")
     section = section if end < 0 else section[:end]
     (block,) = re.findall(r"^```python\n(.*?)^```", section, flags=re.S | re.M)
     namespace: dict = {}
-    exec(compile(block, "docs/floating_base.md, Free-flyer conventions", "exec"), namespace)
+    exec(compile(block, "docs/guide/floating_base.md, Free-flyer conventions", "exec"), namespace)
     assert np.allclose(namespace["v"][:6], [0.0, -0.5, 0.0, 0.0, 0.0, 0.2], rtol=0, atol=1e-15)
     assert np.allclose(namespace["tau_mujoco"][:3], [0.0, 10.0, 0.0], rtol=0, atol=1e-14)  # base x force -> world y
 

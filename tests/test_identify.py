@@ -139,6 +139,13 @@ def test_excitation_trajectory_within_limits_and_csv(tmp_path):
     assert np.all(np.abs(ex.qd) <= lim["velocity"])
     assert np.all(np.abs(robot.inverse_dynamics(ex.q, ex.qd, ex.qdd)) <= lim["effort"])
     assert np.allclose(ex.q[0], ex.q[-1]) and np.allclose(ex.qd[0], ex.qd[-1])  # one whole period
+    # from rest: zero velocity and acceleration at t = 0 (and after the whole period), a real motion between
+    for k in (0, -1):
+        assert np.abs(ex.qd[k]).max() <= 1e-12 * np.abs(ex.qd).max()
+        assert np.abs(ex.qdd[k]).max() <= 1e-12 * np.abs(ex.qdd).max()
+    assert np.all(np.ptp(ex.q, axis=0) > 0.05 * (lim["upper"] - lim["lower"]))
+    # the accelerations are the derivatives of the velocities (so the rest at t = 0 is the motion's own)
+    assert np.abs(np.gradient(ex.qd, ex.t, axis=0) - ex.qdd)[1:-1].max() < 1e-2 * np.abs(ex.qdd).max()
     # velocities and accelerations are the derivatives of the positions
     assert np.abs(np.gradient(ex.q, ex.t, axis=0) - ex.qd)[1:-1].max() < 1e-2 * np.abs(ex.qd).max()
     assert np.isfinite(ex.condition) and ex.condition >= 1
@@ -150,7 +157,13 @@ def test_cli_excite(tmp_path, capsys):
     out = tmp_path / "ex.csv"
     assert main(["excite", "two_link", "--duration", "5", "--out", str(out), "--harmonics", "2"]) == 0
     assert "condition number" in capsys.readouterr().out and out.read_text().startswith("time,")
+    header, first = out.read_text().splitlines()[:2]
+    start = dict(zip(header.split(","), map(float, first.split(","))))
+    rates = [k for k in start if k.endswith(("_vel", "_acc"))]
+    assert len(rates) == 4 and all(abs(start[k]) < 1e-12 for k in rates), start  # starts from rest
     assert main(["excite", "two_link", "--duration", "-1", "--out", str(out)]) == 2
+    assert main(["excite", "two_link", "--duration", "5", "--out", str(out), "--harmonics", "1"]) == 2
+    assert "harmonics >= 2" in capsys.readouterr().err
 
 
 def test_torque_offsets_are_identified(two_link):

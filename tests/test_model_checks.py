@@ -1,5 +1,6 @@
 """The compiled model is frozen, and numbers that overflow the dynamics are refused at load."""
 
+import re
 import warnings
 
 import numpy as np
@@ -66,6 +67,30 @@ def test_zero_mass_with_inertia_warns_and_dynamics_stay_finite():
         robot = cd.from_urdf(_two_link("0.0", "0.5"))
     q = np.array([0.2, -0.4])
     assert np.all(np.isfinite(robot.mass_matrix(q)))
+
+
+def _model_warnings(load) -> list[str]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        load()
+    return [str(w.message) for w in caught if issubclass(w.category, ModelWarning)]
+
+
+def test_puma560_gives_one_warning_naming_only_links_of_its_table():
+    (msg,) = _model_warnings(lambda: cd.load("puma560"))
+    named = set(re.findall(r"'([^']+)'", msg.split(".toml:", 1)[1]))
+    assert "zero mass but non-zero rotational inertia" in msg
+    assert named and named <= {f"link{i}" for i in range(1, 7)}, msg
+
+
+def test_massless_dh_row_with_inertia_is_named_by_its_row_link_in_both_conventions():
+    rows = [dict(a=0.3, alpha=0.0, d=0.0, theta=0.0, mass=2.0, com=[-0.15, 0, 0], inertia=[0.01, 0.02, 0.02]),
+            dict(a=0.2, alpha=0.0, d=0.0, theta=0.0, mass=0.0, com=[0, 0, 0], inertia=[0.0, 0.0, 0.05], name="wrist")]
+    for convention in ("standard", "modified"):
+        msgs = _model_warnings(lambda: cd.from_dh(rows, convention=convention))
+        massless = [m for m in msgs if "zero mass" in m]
+        assert len(msgs) == 1 and len(massless) == 1, msgs
+        assert massless[0].endswith("zero mass but non-zero rotational inertia on links ['wrist']"), massless
 
 
 @pytest.mark.parametrize("seed,n", [(3, 5), (8, 22)])

@@ -7,18 +7,12 @@ section through the console script on the files those blocks wrote.
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 import pytest
 
+from doc_blocks import ROOT, blocks, run_python_blocks
 from test_cli_torques import error_lines, run
 
-README = Path(__file__).resolve().parent.parent / "README.md"
-
-
-def blocks(lang: str, text: str) -> list[str]:
-    return re.findall(rf"^```{lang}\n(.*?)^```", text, flags=re.S | re.M)
+README = ROOT / "README.md"
 
 
 def section(title: str, text: str) -> str:
@@ -33,12 +27,8 @@ def scratch(tmp_path_factory):
 
 
 def test_python_blocks_run(scratch, monkeypatch):
-    code = blocks("python", README.read_text(encoding="utf-8"))
-    assert len(code) >= 5
     monkeypatch.chdir(scratch)
-    namespace: dict = {"__name__": "__readme__"}
-    for k, block in enumerate(code):
-        exec(compile(block, f"README.md python block {k + 1}", "exec"), namespace)
+    assert run_python_blocks(README.read_text(encoding="utf-8"), "README.md") >= 5
     assert (scratch / "motion.csv").exists() and (scratch / "report.png").exists()
 
 

@@ -4,6 +4,7 @@ The numeric path (Robot.mass_matrix / coriolis_matrix / gravity_torques, equal
 to Pinocchio elsewhere) is the reference; M includes the armature on both sides.
 """
 
+import re
 import warnings
 
 import numpy as np
@@ -178,7 +179,8 @@ def test_latex_and_text(derived):
     tex = eq.latex()
     assert tex.startswith("\\begin{align*}") and "\\ddot{q_{1}}" in tex
     txt = eq.pretty()
-    assert "M[1,1]" in txt and "[11,2]" in txt
+    assert "M[1,1]" in txt and "c[1,1,2]" in txt
+    assert printed_brackets(txt) == nonzero_brackets(eq)
     G1 = eq.bracket_matrix(0)
     assert G1 == G1.T and sp.expand((sp.Matrix([eq.qd]) * G1)[0, 1] - eq.C[0, 1]) == 0
 
@@ -220,3 +222,38 @@ def test_mimic_joints_as_dependent_coordinates():
     np.testing.assert_allclose(f["M"](q), robot.mass_matrix(q), atol=1e-12)
     np.testing.assert_allclose(f["g"](q), robot.gravity_torques(q), atol=1e-12)
     np.testing.assert_allclose(f["tau"](q, qd, qdd), robot.inverse_dynamics(q, qd, qdd, friction=False), atol=1e-12)
+
+
+def printed_brackets(text: str) -> dict:
+    """{(a, b, g) 1-based: printed expression} of the ``c[a,b,g] = ...`` lines of ``Equations.pretty()``."""
+    out = {}
+    for line in text.splitlines():
+        m = re.fullmatch(r"c\[(\d+),(\d+),(\d+)\] = (.+)", line)
+        if m:
+            key = tuple(int(x) for x in m.groups()[:3])
+            assert key not in out, line
+            out[key] = m.group(4)
+    return out
+
+
+def nonzero_brackets(eq) -> dict:
+    n = eq.n
+    return {(a + 1, b + 1, c + 1): sp.sstr(eq.brackets[a, b, c])
+            for a in range(n) for b in range(a, n) for c in range(n) if eq.brackets[a, b, c] != 0}
+
+
+def test_bracket_names_stay_unambiguous_beyond_nine_coordinates():
+    """[1 2, 11] and [12, 1 1] would print alike without separators; every printed name maps back to its entry."""
+    from composedyn.dynamics.symbolic.equations import Equations
+
+    n = 12
+    q = sp.symbols(f"q1:{n + 1}")
+    B = sp.MutableDenseNDimArray.zeros(n, n, n)
+    for a, b, c in [(0, 1, 10), (0, 10, 1), (1, 10, 0), (9, 1, 10), (10, 11, 0), (0, 0, 11)]:
+        B[a, b, c] = B[b, a, c] = sp.Symbol(f"k_{a}_{b}_{c}") * sp.cos(q[c])
+    eq = Equations(q, sp.symbols(f"q1:{n + 1}d"), sp.symbols(f"q1:{n + 1}dd"), sp.eye(n), sp.zeros(n, n),
+                   sp.zeros(n, 1), sp.ImmutableDenseNDimArray(B), sp.zeros(n, 1), name="chain")
+    printed = printed_brackets(eq.pretty())
+    assert printed == nonzero_brackets(eq) and len(printed) == 6
+    assert printed[(2, 10, 11)] == "k_9_1_10*cos(q11)"  # [2 10, 11]: a <= b, symmetric
+    assert "c_{2,10,11}" in eq.latex()

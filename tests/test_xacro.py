@@ -4,6 +4,8 @@ random q), and missing packages or arguments are one-line ModelErrors."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -112,3 +114,55 @@ def test_missing_package_and_argument_are_one_line_errors(packages, tmp_path, mo
     assert "\n" not in str(info.value)
     with pytest.raises(cd.ModelError, match="no such xacro file"):
         cd.load(tmp_path / "missing.xacro")
+
+
+def test_missing_package_error_says_it_once(packages, monkeypatch):
+    src, top = packages
+    monkeypatch.delenv("ROS_PACKAGE_PATH", raising=False)
+    monkeypatch.delenv("AMENT_PREFIX_PATH", raising=False)
+    with pytest.raises(cd.ModelError) as info:
+        cd.load(top)
+    assert str(info.value).count("not found") == 1 and "ModelError" not in str(info.value), str(info.value)
+
+
+def _cli_commands() -> list[str]:
+    import pkgutil
+
+    import composedyn.commands as commands
+
+    return sorted(m.name.replace("_", "-") for m in pkgutil.iter_modules(commands.__path__))
+
+
+@pytest.mark.parametrize("command", _cli_commands())
+def test_every_command_taking_a_robot_takes_package_dirs(command, capsys):
+    from composedyn.cli import main
+
+    with pytest.raises(SystemExit) as done:
+        main([command, "--help"])
+    assert done.value.code == 0
+    usage = capsys.readouterr().out
+    takes_robot = re.search(r"\brobot\b", usage.split("\n\n")[0]) is not None  # the ROBOT argument
+    assert takes_robot == ("--package-dir DIR" in usage), usage
+    assert takes_robot or command == "robots"
+
+
+def test_cli_package_dir_loads_xacro_and_a_missing_package_is_one_line(packages, tmp_path, monkeypatch):
+    from test_cli_torques import error_lines, run
+
+    src, top = packages
+    monkeypatch.delenv("ROS_PACKAGE_PATH", raising=False)
+    monkeypatch.delenv("AMENT_PREFIX_PATH", raising=False)
+    robot = cd.load(top, package_dirs=[src])
+    ok = run("info", top, "--package-dir", src / "arm_description", "--package-dir", src / "arm_meshes")
+    assert ok.returncode == 0 and not error_lines(ok.stderr), ok.stderr
+    assert f"{robot.dof} joint coordinates" in ok.stdout and "arm.urdf.xacro" in ok.stdout
+    t = np.linspace(0.0, 1.0, 101)
+    q = 0.2 * np.sin(np.outer(t, [1.0, 2.0]))
+    path = tmp_path / "motion.csv"
+    np.savetxt(path, np.column_stack([t, q]), delimiter=",", header="time,upper_joint,fore_joint", comments="")
+    checked = run("torques", top, path, "--package-dir", src)
+    assert checked.returncode == 0 and not error_lines(checked.stderr), checked.stderr
+    bad = run("torques", top, path)
+    lines = error_lines(bad.stderr)
+    assert bad.returncode == 2 and len(lines) == 1 and lines[0].count("not found") == 1, bad.stderr
+    assert "package 'arm_description' not found" in lines[0] and "--package-dir" in lines[0]

@@ -15,7 +15,8 @@ def _dot_names(eq) -> dict:
 
 
 def to_latex(eq) -> str:
-    """LaTeX of M, C, g, the non-zero brackets and the equations of motion (one ``align*``)."""
+    """LaTeX of M, C, g, the non-zero brackets ``c_{a,b,g}`` = [ab, g] and the equations of motion
+    (one ``align*``)."""
     names = _dot_names(eq)
 
     def L(e):
@@ -27,14 +28,15 @@ def to_latex(eq) -> str:
         for b in range(a, n):
             for c in range(n):
                 if eq.brackets[a, b, c] != 0:
-                    lines.append(rf"[{a + 1}{b + 1}, {c + 1}] &= {L(eq.brackets[a, b, c])}")
+                    lines.append(rf"c_{{{a + 1},{b + 1},{c + 1}}} &= {L(eq.brackets[a, b, c])}")
     for k, e in enumerate(eq.eom()):
         lines.append(rf"\text{{eq. {k + 1}:}}\quad {L(e.lhs)} &= {L(e.rhs)}")
     return "\\begin{align*}\n" + " \\\\\n".join(lines) + "\n\\end{align*}"
 
 
 def to_text(eq) -> str:
-    """Plain-text listing: M, C, g entries, non-zero brackets, Q."""
+    """Plain-text listing: M, C, g entries, non-zero Christoffel brackets ``c[a,b,g]`` = [ab, g]
+    (1-based coordinate numbers, comma-separated), Q."""
     n = eq.n
     out = [f"# {eq.name}: {n} coordinates q = {list(eq.q)}, rates {list(eq.qd)}"]
     if eq.parameters:
@@ -46,11 +48,12 @@ def to_text(eq) -> str:
         for b in range(a, n):
             for c in range(n):
                 if eq.brackets[a, b, c] != 0:
-                    out.append(f"[{a + 1}{b + 1},{c + 1}] = {sp.sstr(eq.brackets[a, b, c])}")
+                    out.append(f"c[{a + 1},{b + 1},{c + 1}] = {sp.sstr(eq.brackets[a, b, c])}")
     for a in range(n):
         out.append(f"g[{a + 1}] = {sp.sstr(eq.g[a])}")
     for a in range(n):
         if eq.Q[a] != -eq.g[a]:
             out.append(f"Q[{a + 1}] = {sp.sstr(eq.Q[a])}")
-    out.append("# tau = M qdd + C qd + g with C[g,a] = sum_b [ab,g] qd_b")
+    out.append("# tau = M qdd + C qd + g with C[g,a] = sum_b c[a,b,g] qd_b; "
+               "c[a,b,g] = (dM[g,a]/dq_b + dM[g,b]/dq_a - dM[a,b]/dq_g) / 2")
     return "\n".join(out)

@@ -19,9 +19,9 @@ def register(sub) -> None:
 
 def run(args) -> int:
     import composedyn as cd
-    from composedyn.cli import load_open_tree
+    from composedyn.cli import load_open_tree, package_dirs
 
-    robot = load_open_tree(args.robot, "equations")
+    robot = load_open_tree(args.robot, "equations", package_dirs(args))
     if robot.dof == 0:
         raise ValueError(f"{args.robot}: robot {robot.name!r} has no moving joints, no equations of motion")
     from composedyn.writing import Staged

@@ -1,6 +1,6 @@
 """``composedyn excite ROBOT --duration T --out excite.csv``: an exciting trajectory for
 identification (finite Fourier series optimised for the base regressor's condition number,
-within the position, velocity and effort limits).
+within the position, velocity and effort limits), starting from rest.
 
 Exit status: 0 done, 2 bad input (nothing written).
 """
@@ -25,12 +25,13 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from composedyn.cli import load_open_tree
+    from composedyn.cli import load_open_tree, package_dirs
     from composedyn.excitation import excitation_trajectory
 
-    if not 0 < args.duration <= 3600 or not args.rate > 0 or args.harmonics < 1 or not args.base_frequency > 0:
-        raise ValueError("need 0 < --duration <= 3600 s, --rate > 0, --harmonics >= 1, --base-frequency > 0")
-    robot = load_open_tree(args.robot, "excite")
+    if not 0 < args.duration <= 3600 or not args.rate > 0 or args.harmonics < 2 or not args.base_frequency > 0:
+        raise ValueError("need 0 < --duration <= 3600 s, --rate > 0, --harmonics >= 2 (a motion from rest), "
+                         "--base-frequency > 0")
+    robot = load_open_tree(args.robot, "excite", package_dirs(args))
     if robot.dof == 0:
         raise ValueError(f"{args.robot}: robot {robot.name!r} has no moving joints, nothing to excite")
     ex = excitation_trajectory(robot, args.duration, harmonics=args.harmonics, base_frequency=args.base_frequency,

@@ -29,14 +29,14 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from composedyn.cli import load_open_tree
+    from composedyn.cli import load_open_tree, package_dirs
     from composedyn.commands.torques import check_plot_available
     from composedyn.identification import identify
     from composedyn.progress import Progress
     from composedyn.writing import Staged
 
     check_plot_available(args)
-    robot = load_open_tree(args.robot, "identify")
+    robot = load_open_tree(args.robot, "identify", package_dirs(args))
     if robot.dof == 0:
         raise ValueError(f"{args.robot}: robot {robot.name!r} has no moving joints, nothing to identify")
     stages = 7 + bool(args.validate)

@@ -1,4 +1,5 @@
-"""``composedyn info ROBOT``: print the kinematic tree, joint types and limits."""
+"""``composedyn info ROBOT``: print the kinematic tree, joint types and limits, masses and inertias, with units
+(kg, m, kg m², rad, rad/s, N m for revolute joints; m, m/s, N for prismatic ones)."""
 
 from __future__ import annotations
 
@@ -15,14 +16,42 @@ def register(sub) -> None:
 MAX_INDENT = 40  # levels of two spaces; deeper lines are not indented further
 
 
-def _fmt(x: float) -> str:
-    return "-" if x in (float("inf"), float("-inf")) else f"{x:.4g}"
+# units of (position, velocity, effort, viscous damping, armature) by joint kind (Model.jtype: 0 revolute, 1 prismatic)
+UNITS = (("rad", "rad/s", "N m", "N m s/rad", "kg m²"), ("m", "m/s", "N", "N s/m", "kg"))
+
+
+def _q(x: float, unit: str) -> str:
+    """A number with its unit, or "none" when absent (infinite)."""
+    return "none" if x in (float("inf"), float("-inf")) else f"{x:.4g} {unit}"
+
+
+def joint_text(m, i: int) -> str:
+    """Limits (and friction, damping, armature when non-zero) of moving joint ``i``, with units."""
+    pos, vel, eff, damp, arm = UNITS[int(m.jtype[i])]
+    where = ("position unbounded" if m.continuous[i]
+             else f"lower {_q(m.lower[i], pos)}  upper {_q(m.upper[i], pos)}")
+    out = f"{where}  velocity {_q(m.velocity[i], vel)}  effort {_q(m.effort[i], eff)}"
+    for name, value, unit in (("damping", m.damping[i], damp), ("friction", m.friction[i], eff),
+                              ("armature", m.armature[i], arm)):
+        if value != 0.0:
+            out += f"  {name} {value:.4g} {unit}"
+    return out
+
+
+def link_text(node: dict) -> str:
+    """Mass (kg), centre of mass (m, link frame) and inertia about it (kg m², link axes) of a link."""
+    mass, I = float(node["mass"]), node["inertia"]
+    if mass == 0.0 and not I.any():
+        return "[0 kg]"
+    c = " ".join(f"{x:.4g}" for x in node["com"])
+    moments = " ".join(f"{I[a, b]:.4g}" for a, b in ((0, 0), (1, 1), (2, 2), (0, 1), (0, 2), (1, 2)))
+    return f"[{mass:.4g} kg, com ({c}) m, inertia xx yy zz xy xz yz ({moments}) kg m²]"
 
 
 def run(args) -> int:
-    import composedyn as cd
+    from composedyn.cli import load_robot, package_dirs
 
-    robot = cd.load(args.robot, floating=True if getattr(args, "floating", False) else None)
+    robot = load_robot(args.robot, package_dirs(args), floating=True if getattr(args, "floating", False) else None)
     g, m = robot.graph, robot.model
     print(f"robot {robot.name}  ({m.source})")
     if robot.floating:
@@ -45,7 +74,7 @@ def run(args) -> int:
         from composedyn.closed_cli import closed_info_lines  # closed-chain hook
         print("\n".join(closed_info_lines(args.robot)))
     gravity = robot.base.gravity if robot.floating else m.gravity
-    print(f"  gravity {[float(x) for x in gravity]} m/s^2")
+    print(f"  gravity {[float(x) for x in gravity]} m/s²")
     for line in tree_lines(g, m, root=robot.base.link if robot.floating else None):
         print(line)
     _print_frames(robot)
@@ -85,11 +114,9 @@ def tree_lines(g, m, max_indent: int = MAX_INDENT, root: str | None = None):
         if edge is not None:
             extra = ""
             if edge["type"] != "fixed":
-                i = index[edge["name"]]
-                extra = (f"  lower {_fmt(m.lower[i])} upper {_fmt(m.upper[i])} "
-                         f"vel {_fmt(m.velocity[i])} effort {_fmt(m.effort[i])}")
+                extra = "  " + joint_text(m, index[edge["name"]])
             yield _indented(2 * k, k, max_indent, f"joint {edge['name']} ({edge['type']}){extra}")
-        yield _indented(2 * k + 1, k, max_indent, f"- {link}  [{float(g.nodes[link]['mass']):.4g} kg]")
+        yield _indented(2 * k + 1, k, max_indent, f"- {link}  {link_text(g.nodes[link])}")
         for child in reversed(list(g.successors(link))):
             stack.append((child, g.edges[link, child], k + 1))
 
