@@ -53,6 +53,8 @@ def check_many(robot, paths, client=None, plot: bool = False, errors: str = "rai
         ``topic``, ``stamps``, ``gap_factor``, ``smoothing``, ``friction``, ``limits``
         (see :func:`composedyn.logs.check.check_log`).
 
+    Notes
+    -----
     Serial and cluster runs give equal rows: each log is read and checked by the same
     function (a trajectory CSV without efforts streamed in blocks in both).
     """
