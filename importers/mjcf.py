@@ -88,7 +88,7 @@ def compile_mjcf(path_or_xml: str | bytes | os.PathLike):
 
 def _one_line(message: str) -> str:
     """MuJoCo's multi-line message joined into one line."""
-    parts = [s.strip() for s in message.splitlines() if s.strip()]
+    parts = [s.strip().rstrip(":") for s in message.splitlines() if s.strip()]
     return "; ".join(parts) or "unknown error"
 
 
