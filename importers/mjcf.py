@@ -118,6 +118,11 @@ def load_mjcf(path_or_xml: str | bytes | os.PathLike, root: str | None = None, f
         without ``root``, an unknown ``root``.  Features without a counterpart
         (tendons, sensors, contact pairs, springs, ...) give one ModelWarning listing them.
     """
+    return _load(path_or_xml, root, floating, None)[0]
+
+
+def _load(path_or_xml, root, floating, loops: list | None):
+    """(graph, compiled model, source name); loop-closing equality ids go to ``loops`` when it is a list."""
     from composedyn.importers import mjcf_extras as extras
     from composedyn.importers.mjcf_graph import build_graph
 
@@ -125,6 +130,33 @@ def load_mjcf(path_or_xml: str | bytes | os.PathLike, root: str | None = None, f
     extras.check_reflected_inertia(model, src)
     graph, bodies, dropped = build_graph(model, src, root=root, floating=floating)
     extras.apply_actuators(model, graph, src)
-    left_out = extras.apply_equalities(model, graph, src, bodies)
+    left_out = extras.apply_equalities(model, graph, src, bodies, loops)
     extras.warn_ignored(model, graph, src, bodies, dropped, left_out)
-    return graph
+    return graph, model, src
+
+
+def closes_loops(path_or_xml) -> tuple[str, list[str]] | None:
+    """(source name, actuated joints) when the MJCF has an active ``<equality connect>`` or
+    ``<equality weld>`` (a closed chain, see :func:`load_mjcf_closed`), else None."""
+    from composedyn.importers.mjcf_loops import EQ_CONNECT, EQ_WELD, actuated_joints
+
+    model, src = compile_mjcf(path_or_xml)
+    if not any(model.eq_active0[e] and int(model.eq_type[e]) in (EQ_CONNECT, EQ_WELD) for e in range(model.neq)):
+        return None
+    return src, actuated_joints(model, None)
+
+
+def load_mjcf_closed(path_or_xml: str | bytes | os.PathLike, root: str | None = None):
+    """(spanning tree graph, loop closures, actuated joint names, assembly guess {joint: value}) of
+    an MJCF mechanism closed by ``<equality connect>``/``<equality weld>``; see
+    :mod:`composedyn.importers.mjcf_loops`.  ModelError when there is no such equality, or the
+    robot has a floating base (closed chains are fixed-base)."""
+    from composedyn.importers.mjcf_loops import actuated_joints, closure, reference_guess
+
+    ids: list[int] = []
+    graph, model, src = _load(path_or_xml, root, False, ids)
+    if not ids:
+        raise ModelError(f"{src}: no active <equality connect> or <equality weld> between bodies of the robot: "
+                         "not a closed chain (load it with composedyn.load)")
+    loops = [closure(model, e, src, set(graph.nodes)) for e in ids]
+    return graph, loops, actuated_joints(model, graph), reference_guess(model, graph)

@@ -82,9 +82,10 @@ def _body_pair(model, e: int) -> str:
     return f"bodies {a!r} and {b!r}"
 
 
-def apply_equalities(model, g: nx.DiGraph, src: str, bodies) -> list[str]:
+def apply_equalities(model, g: nx.DiGraph, src: str, bodies, loops: list | None = None) -> list[str]:
     """Mimic joints from active ``<equality joint>`` elements within the robot; ModelError for
-    loop closures and non-linear couplings.  Returns the equalities left out (for the warning)."""
+    non-linear couplings, and for loop closures unless ``loops`` is a list to collect their
+    equality ids in.  Returns the equalities left out (for the warning)."""
     edges, inside, ignored = _edges(g), set(bodies), []
     for e in range(model.neq):
         kind, name = int(model.eq_type[e]), name_of(model, "equality", e)
@@ -93,10 +94,11 @@ def apply_equalities(model, g: nx.DiGraph, src: str, bodies) -> list[str]:
             ignored.append(f"{label} (inactive)")
         elif kind in (EQ_CONNECT, EQ_WELD):
             ends = {int(model.eq_obj1id[e]), int(model.eq_obj2id[e])} - {0}
-            if ends & inside:
+            if ends & inside and loops is not None:
+                loops.append(e)
+            elif ends & inside:
                 raise ModelError(f"{src}: {label} between {_body_pair(model, e)} closes a kinematic loop; "
-                                 "loop closures from MJCF are not supported (remove it, or describe the "
-                                 "mechanism as a URDF with a .loops.toml file)")
+                                 "load it with composedyn.load_closed_chain")
         elif kind == EQ_JOINT:
             _mimic(model, g, src, e, label, edges)
         else:

@@ -159,3 +159,32 @@ def write_arm(folder: Path, frictionloss: float = 0.1) -> Path:
     path = folder / "arm.xml"
     path.write_text(ARM.format(frictionloss=frictionloss))
     return path
+
+# A planar four-bar closed by <equality connect> (MuJoCo's three equations, one redundant), and the
+# same linkage with the rocker welded to an extra coupler link (<equality weld>).
+FOURBAR = """\
+<mujoco model="fourbar">
+  <worldbody>
+    <body name="crank">
+      <joint name="crank_joint" axis="0 1 0" ref="60"/>
+      <geom type="capsule" fromto="0 0 0 0.2 0 0" size="0.02"/>
+      <body name="coupler" pos="0.2 0 0" euler="0 -60 0">
+        <joint name="coupler_joint" axis="0 1 0"/>
+        <geom type="capsule" fromto="0 0 0 0.5 0 0" size="0.02"/>
+        {extra}
+      </body>
+    </body>
+    <body name="rocker" pos="0.5 0 0">
+      <joint name="rocker_joint" axis="0 1 0"/>
+      <geom type="capsule" fromto="0 0 0 0 0 0.4" size="0.02"/>
+    </body>
+  </worldbody>
+  <equality>{equality}</equality>
+  <actuator><motor joint="crank_joint" ctrlrange="-1 1" gear="10"/></actuator>
+</mujoco>
+"""
+CONNECTED = FOURBAR.format(extra="", equality='<connect name="pin" body1="coupler" body2="rocker" anchor="0.5 0 0"/>')
+WELDED = FOURBAR.format(
+    extra='<body name="link3" pos="0.5 0 0"><joint name="pin_joint" axis="0 1 0"/>'
+          '<geom type="box" size="0.05 0.01 0.01" pos="0.05 0 0"/></body>',
+    equality='<weld name="glue" body1="link3" body2="rocker"/>')

@@ -21,8 +21,13 @@ def _fmt(x: float) -> str:
 
 def run(args) -> int:
     import composedyn as cd
+    from composedyn.cli import declared_loops
 
-    robot = cd.load(args.robot, floating=True if getattr(args, "floating", False) else None)
+    loops = declared_loops(args.robot)
+    if loops is not None and not getattr(args, "floating", False):
+        robot = cd.load_closed_chain(args.robot).robot  # an MJCF tree is only loaded with its loops
+    else:
+        robot = cd.load(args.robot, floating=True if getattr(args, "floating", False) else None)
     g, m = robot.graph, robot.model
     print(f"robot {robot.name}  ({m.source})")
     if robot.floating:
@@ -37,9 +42,6 @@ def run(args) -> int:
         if legs:
             print(f"  looks legged or humanoid ({legs}) but was loaded with a fixed base: its root link is "
                   "welded to the world; use --floating (cd.load(..., floating=True)) for a free base")
-    from composedyn.cli import declared_loops
-
-    loops = declared_loops(args.robot)
     if loops is not None:
         print(f"  closed chain: loop closures in {loops[0]}, actuated joints {loops[1]}; the tree below is cut open")
         from composedyn.closed_cli import closed_info_lines  # closed-chain hook
