@@ -154,7 +154,11 @@ def load_mjcf_closed(path_or_xml: str | bytes | os.PathLike, root: str | None = 
     from composedyn.importers.mjcf_loops import actuated_joints, closure, reference_guess
 
     ids: list[int] = []
-    graph, model, src = _load(path_or_xml, root, False, ids)
+    graph, model, src = _load(path_or_xml, root, None, ids)
+    free = [d["name"] for _, _, d in graph.edges(data=True) if d["type"] == "floating"]
+    if free:
+        raise ModelError(f"{src}: free joint {free[0]!r}: closed chains (<equality connect/weld>) with a floating "
+                         "base are not supported")
     if not ids:
         raise ModelError(f"{src}: no active <equality connect> or <equality weld> between bodies of the robot: "
                          "not a closed chain (load it with composedyn.load)")

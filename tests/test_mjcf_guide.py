@@ -16,7 +16,7 @@ GUIDE = Path(__file__).resolve().parent.parent / "docs" / "guide" / "mjcf.md"
 @pytest.mark.filterwarnings("ignore::composedyn.ModelWarning")  # the scene's box, left out
 def test_guide_blocks_run_and_agree_with_mujoco(tmp_path, monkeypatch):
     code = re.findall(r"^```python\n(.*?)^```", GUIDE.read_text(encoding="utf-8"), flags=re.S | re.M)
-    assert len(code) == 3
+    assert len(code) == 4
     monkeypatch.chdir(tmp_path)
     ns: dict = {"__name__": "__guide__"}
     run = [lambda k=k, block=block: exec(compile(block, f"mjcf.md python block {k + 1}", "exec"), ns)
@@ -42,3 +42,17 @@ def test_guide_blocks_run_and_agree_with_mujoco(tmp_path, monkeypatch):
     assert np.allclose(T @ ns["v"], ns["qvel"], atol=1e-15)
     run[2]()
     assert ns["robot"].joint_names == ("a1",) and ns["robot"].floating
+    run[3]()
+    chain = ns["chain"]
+    assert chain.joint_names == ("crank_joint",) and chain.dependent_names == ("coupler_joint", "rocker_joint")
+    assert (chain.loops[0].kind, chain.loops[0].plane) == ("planar", "xz")
+    m = mujoco.MjModel.from_xml_string(ns["FOURBAR"])
+    d = mujoco.MjData(m)
+    d.qpos[:], d.qvel[:] = chain.assemble([1.0]), chain.velocities([1.0], [0.5])  # tree order = MuJoCo's here
+    mujoco.mj_forward(m, d)
+    assert np.abs(d.efc_pos).max() < 1e-12  # the loop closes as MuJoCo's connect
+    m.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
+    d.qacc[:] = chain.accelerations([1.0], [0.5], [0.0])
+    mujoco.mj_inverse(m, d)
+    W = chain.velocities([1.0], [1.0])
+    assert np.allclose(ns["tau"], W @ d.qfrc_inverse, atol=1e-10)
