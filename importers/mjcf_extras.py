@@ -30,6 +30,13 @@ EQ_CONNECT, EQ_WELD, EQ_JOINT = 0, 1, 2  # mjtEq
 _EQ_KIND = ("connect", "weld", "joint", "tendon", "flex", "flexvert", "flexstrain", "distance")
 
 
+def field(model, name: str, i: int) -> np.ndarray:
+    """Row ``i`` of the model array ``name``, zeros when this MuJoCo version has no such array
+    (actuator armature and damping, polynomial stiffness and damping came in later releases)."""
+    arr = getattr(model, name, None)
+    return np.zeros(1) if arr is None else np.atleast_1d(arr[i])
+
+
 def _edges(g: nx.DiGraph) -> dict:
     """Joint name -> (parent, child) of every moving joint of the graph."""
     return {d["name"]: (u, v) for u, v, d in g.edges(data=True) if d["type"] not in ("fixed", "floating")}
@@ -65,8 +72,8 @@ def apply_actuators(model, g: nx.DiGraph, src: str) -> None:
         gear = float(model.actuator_gear[a, 0])
         effort[joint] = effort.get(joint, 0.0) + abs(gear) * _force_bound(model, a)
         d = g.edges[edges[joint]]
-        d["armature"] += gear * gear * float(model.actuator_armature[a])
-        d["damping"] += gear * gear * float(model.actuator_damping[a])
+        d["armature"] += gear * gear * float(field(model, "actuator_armature", a)[0])
+        d["damping"] += gear * gear * float(field(model, "actuator_damping", a)[0])
     for j in range(model.njnt):
         joint = name_of(model, "joint", j)
         if joint in edges and model.jnt_actfrclimited[j]:
@@ -133,13 +140,15 @@ def _mimic(model, g: nx.DiGraph, src: str, e: int, label: str, edges: dict) -> N
 def check_reflected_inertia(model, src: str) -> None:
     """ModelError when tendons or non-joint actuators add inertia to the mass matrix (no counterpart)."""
     for t in range(model.ntendon):
-        if model.tendon_armature[t] != 0.0:
+        armature = float(field(model, "tendon_armature", t)[0])
+        if armature != 0.0:
             raise ModelError(f"{src}: tendon {name_of(model, 'tendon', t)!r} has armature "
-                             f"{model.tendon_armature[t]:g}; inertia through tendons is not supported")
+                             f"{armature:g}; inertia through tendons is not supported")
     for a in range(model.nu):
-        if int(model.actuator_trntype[a]) not in JOINT_TRN and model.actuator_armature[a] != 0.0:
+        armature = float(field(model, "actuator_armature", a)[0])
+        if int(model.actuator_trntype[a]) not in JOINT_TRN and armature != 0.0:
             raise ModelError(f"{src}: actuator {name_of(model, 'actuator', a)!r} has armature "
-                             f"{model.actuator_armature[a]:g} on a non-joint transmission; not supported")
+                             f"{armature:g} on a non-joint transmission; not supported")
 
 
 def warn_ignored(model, g: nx.DiGraph, src: str, bodies, dropped: list[str], equalities: list[str]) -> None:
@@ -163,11 +172,11 @@ def warn_ignored(model, g: nx.DiGraph, src: str, bodies, dropped: list[str], equ
     other = [a for a in range(model.nu) if int(model.actuator_trntype[a]) not in JOINT_TRN]
     if other:
         parts.append(f"actuators on tendons, sites or bodies ({names('actuator', other)})")
-    springs = [j for j in joints if model.jnt_stiffness[j] != 0.0 or np.any(model.jnt_stiffnesspoly[j] != 0.0)]
+    springs = [j for j in joints if model.jnt_stiffness[j] != 0.0 or field(model, "jnt_stiffnesspoly", j).any()]
     if springs:
         parts.append(f"joint springs ({names('joint', springs)})")
     poly = [j for j in joints
-            if int(model.jnt_type[j]) != 0 and np.any(model.dof_dampingpoly[model.jnt_dofadr[j]] != 0.0)]
+            if int(model.jnt_type[j]) != 0 and field(model, "dof_dampingpoly", int(model.jnt_dofadr[j])).any()]
     if poly:
         parts.append(f"non-linear damping ({names('joint', poly)})")
     gravcomp = [b for b in bodies if model.body_gravcomp[b] != 0.0]

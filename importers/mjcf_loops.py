@@ -29,7 +29,8 @@ OBJ_BODY = 1  # mjtObj.mjOBJ_BODY
 def closure(model, e: int, src: str, links) -> LoopClosure:
     """The loop closure of equality ``e`` (connect or weld between two bodies of the graph)."""
     name = name_of(model, "equality", e)
-    if int(model.eq_objtype[e]) != OBJ_BODY:
+    objtype = getattr(model, "eq_objtype", None)  # newer MuJoCo: connect and weld may join sites
+    if objtype is not None and int(objtype[e]) != OBJ_BODY:
         raise ModelError(f"{src}: <equality> {name!r} joins sites; loop closures between sites are not supported "
                          "(name body1/body2 instead)")
     a, b = (name_of(model, "body", int(i)) for i in (model.eq_obj1id[e], model.eq_obj2id[e]))

@@ -44,6 +44,7 @@ ARM = """\
   <asset><mesh name="hull" file="hull.obj"/></asset>
   <worldbody>
     <geom type="plane" size="2 2 .1"/>
+    <site name="mark" pos="0.5 0.5 0" euler="0 0 45"/>
     <body name="base" pos="0.1 0 0.2" euler="30 0 0">
       <geom type="cylinder" size="0.08 0.05"/>
       <body name="upper" pos="0 0 0.07" euler="10 20 -15" childclass="limb">

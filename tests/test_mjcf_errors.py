@@ -111,3 +111,13 @@ def test_cli_info_on_mjcf(tmp_path, capsys):
     out = capsys.readouterr()
     assert "floating base (free flyer, joint root on link torso): nq = 11, nv = 10" in out.out
     assert "not mapped (no counterpart in composedyn), ignored: bodies outside the robot (table)" in out.err
+
+
+def test_inertia_through_tendons_is_refused():
+    two = mjcf('<joint name="j"/>' + GEOM + '<body name="c"><joint name="k"/>' + GEOM + "</body>",
+               '<tendon><fixed name="t" armature="0.1"><joint joint="j" coef="1"/><joint joint="k" coef="-1"/>'
+               "</fixed></tendon>")
+    with pytest.raises(cd.ModelError, match=r"tendon 't' has armature 0\.1; inertia through tendons"):
+        cd.from_mjcf(two)
+    with pytest.warns(cd.ModelWarning, match=r"ignored: tendons \(t\)"):
+        cd.from_mjcf(two.replace(' armature="0.1"', ""))

@@ -31,6 +31,7 @@ def arm(tmp_path) -> Path:
 def test_arm_matches_mujoco(arm):
     robot = quiet_load(str(arm))
     assert not robot.floating and robot.joint_names == ("yaw", "pitch", "elbow", "extend", "roll", "side_slide")
+    assert {"world", "base", "upper", "fore", "hand", "side", "mark", "elbow_site", "tool"} <= set(robot.frame_names)
     compare(robot, mujoco.MjModel.from_xml_path(str(arm)), seed=1, samples=4)
 
 
