@@ -27,6 +27,7 @@ from composedyn.importers.mjcf_graph import name_of
 
 JOINT_TRN = (0, 1)  # mjTRN_JOINT, mjTRN_JOINTINPARENT
 EQ_CONNECT, EQ_WELD, EQ_JOINT = 0, 1, 2  # mjtEq
+OBJ_SITE = 6  # mjtObj.mjOBJ_SITE
 _EQ_KIND = ("connect", "weld", "joint", "tendon", "flex", "flexvert", "flexstrain", "distance")
 
 
@@ -85,8 +86,19 @@ def apply_actuators(model, g: nx.DiGraph, src: str) -> None:
 
 
 def _body_pair(model, e: int) -> str:
-    a, b = (name_of(model, "body", int(i)) for i in (model.eq_obj1id[e], model.eq_obj2id[e]))
-    return f"bodies {a!r} and {b!r}"
+    objtype = getattr(model, "eq_objtype", None)
+    kind = "site" if objtype is not None and int(objtype[e]) == OBJ_SITE else "body"
+    a, b = (name_of(model, kind, int(i)) for i in (model.eq_obj1id[e], model.eq_obj2id[e]))
+    return f"{'sites' if kind == 'site' else 'bodies'} {a!r} and {b!r}"
+
+
+def _bodies_joined(model, e: int) -> set[int]:
+    """Ids of the bodies a connect or weld equality joins (the bodies of its sites, for site ends)."""
+    ids = (int(model.eq_obj1id[e]), int(model.eq_obj2id[e]))
+    objtype = getattr(model, "eq_objtype", None)
+    if objtype is not None and int(objtype[e]) == OBJ_SITE:
+        return {int(model.site_bodyid[i]) for i in ids}
+    return set(ids)
 
 
 def apply_equalities(model, g: nx.DiGraph, src: str, bodies, loops: list | None = None) -> list[str]:
@@ -100,10 +112,14 @@ def apply_equalities(model, g: nx.DiGraph, src: str, bodies, loops: list | None 
         if not model.eq_active0[e]:
             ignored.append(f"{label} (inactive)")
         elif kind in (EQ_CONNECT, EQ_WELD):
-            ends = {int(model.eq_obj1id[e]), int(model.eq_obj2id[e])} - {0}
-            if ends & inside and loops is not None:
+            ends = _bodies_joined(model, e) - {0}
+            mocap = [b for b in ends if model.body_mocapid[b] >= 0]
+            if mocap or not ends & inside:  # driven by a mocap body, or between bodies of the scene
+                what = f"to mocap body {name_of(model, 'body', mocap[0])!r}" if mocap else "outside the robot"
+                ignored.append(f"{label} ({what})")
+            elif loops is not None:
                 loops.append(e)
-            elif ends & inside:
+            else:
                 raise ModelError(f"{src}: {label} between {_body_pair(model, e)} closes a kinematic loop; "
                                  "load it with composedyn.load_closed_chain")
         elif kind == EQ_JOINT:

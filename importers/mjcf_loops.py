@@ -6,7 +6,8 @@ anchor in body2's frame (0:3), the relative pose of body2 in body1's frame (posi
 quaternion w, x, y, z 6:10) and a torque scale (10).  The constraints MuJoCo enforces are
 ``x1 + R1 a1 = x2 + R2 a2`` (connect: a ``position`` loop) and, for weld, the same between the
 point ``relpos`` of body1 and the anchor of body2 with ``R1 Rrel = R2`` (a ``pose`` loop whose
-frame on body1 is rotated by ``Rrel``).  The spanning tree's actuated joints (actuators with a
+frame on body1 is rotated by ``Rrel``).  Between two sites (``site1``/``site2``) the site frames
+coincide: their origins (connect), and their axes too (weld).  The spanning tree's actuated joints (actuators with a
 joint transmission) are the independent coordinates, and MuJoCo's ``qpos0`` (where the compiler
 closed the loops) is the assembly guess.
 """
@@ -18,27 +19,27 @@ import numpy as np
 
 from composedyn.dynamics.constraints.loops import LoopClosure
 from composedyn.dynamics.errors import ModelError
-from composedyn.importers.mjcf_extras import JOINT_TRN
+from composedyn.importers.mjcf_extras import JOINT_TRN, OBJ_SITE
 from composedyn.importers.mjcf_graph import name_of, pose
 from composedyn.importers.urdf_export import rpy_from_matrix
 
 EQ_CONNECT, EQ_WELD = 0, 1  # mjtEq
-OBJ_BODY = 1  # mjtObj.mjOBJ_BODY
 
 
 def closure(model, e: int, src: str, links) -> LoopClosure:
     """The loop closure of equality ``e`` (connect or weld between two bodies of the graph)."""
     name = name_of(model, "equality", e)
     objtype = getattr(model, "eq_objtype", None)  # newer MuJoCo: connect and weld may join sites
-    if objtype is not None and int(objtype[e]) != OBJ_BODY:
-        raise ModelError(f"{src}: <equality> {name!r} joins sites; loop closures between sites are not supported "
-                         "(name body1/body2 instead)")
-    a, b = (name_of(model, "body", int(i)) for i in (model.eq_obj1id[e], model.eq_obj2id[e]))
-    for body in (a, b):
-        if body not in links:
-            raise ModelError(f"{src}: <equality> {name!r} joins body {body!r}, which is not part of the robot")
+    kind = "site" if objtype is not None and int(objtype[e]) == OBJ_SITE else "body"
+    a, b = (name_of(model, kind, int(i)) for i in (model.eq_obj1id[e], model.eq_obj2id[e]))
+    for end in (a, b):
+        if end not in links:
+            raise ModelError(f"{src}: <equality> {name!r} joins {kind} {end!r}, which is not part of the robot")
+    connect = int(model.eq_type[e]) == EQ_CONNECT
+    if kind == "site":  # the two site frames coincide (weld: also in orientation)
+        return LoopClosure(link_a=a, link_b=b, kind="position" if connect else "pose", name=name)
     data = np.array(model.eq_data[e], dtype=float)
-    if int(model.eq_type[e]) == EQ_CONNECT:
+    if connect:
         return LoopClosure(link_a=a, point_a=tuple(data[:3]), link_b=b, point_b=tuple(data[3:6]), kind="position",
                            name=name)
     rel = pose(np.zeros(3), data[6:10])[:3, :3]

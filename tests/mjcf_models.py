@@ -189,3 +189,10 @@ WELDED = FOURBAR.format(
     extra='<body name="link3" pos="0.5 0 0"><joint name="pin_joint" axis="0 1 0"/>'
           '<geom type="box" size="0.05 0.01 0.01" pos="0.05 0 0"/></body>',
     equality='<weld name="glue" body1="link3" body2="rocker"/>')
+
+# The four-bar's pin as two sites that coincide at the reference configuration.
+SITED = FOURBAR.replace('<geom type="capsule" fromto="0 0 0 0 0 0.4" size="0.02"/>',
+                        '<geom type="capsule" fromto="0 0 0 0 0 0.4" size="0.02"/>'
+                        '<site name="rocker_pin" pos="-0.05 0 0.4330127018922193"/>').format(
+    extra='<site name="coupler_pin" pos="0.5 0 0"/>',
+    equality='<connect name="pin" site1="coupler_pin" site2="rocker_pin"/>')

@@ -121,3 +121,19 @@ def test_inertia_through_tendons_is_refused():
         cd.from_mjcf(two)
     with pytest.warns(cd.ModelWarning, match=r"ignored: tendons \(t\)"):
         cd.from_mjcf(two.replace(' armature="0.1"', ""))
+
+
+def test_equalities_to_mocap_bodies_or_inside_the_scene_are_listed():
+    xml = ('<mujoco><worldbody><body name="target" mocap="true"/>'
+           '<body name="b"><joint name="j"/>' + GEOM + '</body></worldbody>'
+           '<equality><weld name="grab" body1="b" body2="target"/></equality></mujoco>')
+    with pytest.warns(cd.ModelWarning, match=r"equalities \(<equality weld> 'grab' \(to mocap body 'target'\)\)"):
+        robot = cd.from_mjcf(xml)
+    assert robot.joint_names == ("j",)
+
+
+def test_connect_between_sites_names_them():
+    xml = mjcf('<joint name="j"/>' + GEOM + '<site name="s1"/><body name="c" pos="0 0 1"><joint name="k"/>' + GEOM
+               + '<site name="s2"/></body>', '<equality><connect name="pin" site1="s1" site2="s2"/></equality>')
+    with pytest.raises(cd.ModelError, match=r"<equality connect> 'pin' between sites 's1' and 's2' closes"):
+        cd.from_mjcf(xml)

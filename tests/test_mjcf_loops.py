@@ -16,10 +16,11 @@ from composedyn.cli import main
 from composedyn.dynamics.constraints.loops import loop_residual
 from composedyn.importers.mjcf import load_mjcf_closed
 from mjcf_compare import TOL, MjPair, rel_err
-from mjcf_models import CONNECTED, WELDED
+from mjcf_models import CONNECTED, SITED, WELDED
 
 
-@pytest.mark.parametrize("xml, kind, rows", [(CONNECTED, "planar", 2), (WELDED, "planar_pose", 3)])
+@pytest.mark.parametrize("xml, kind, rows", [(CONNECTED, "planar", 2), (WELDED, "planar_pose", 3),
+                                             (SITED, "planar", 2)])
 def test_closed_chain_matches_mujoco(xml, kind, rows):
     chain = cd.load_closed_chain(xml)
     assert chain.joint_names == ("crank_joint",) and [lp.kind for lp in chain.loops] == [kind]
