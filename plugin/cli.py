@@ -21,6 +21,7 @@ import warnings
 from composedyn.errors import ModelError, ModelWarning, SimulationError
 
 USER_ERRORS = (ModelError, SimulationError, OSError)  # one line on stderr, exit status 2
+ROBOT_HELP = "robot description: URDF (.urdf, .xacro), MJCF (<mujoco> XML), DH .toml file, or bundled robot name"
 
 
 class _Parser(argparse.ArgumentParser):

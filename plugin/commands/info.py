@@ -4,8 +4,10 @@ from __future__ import annotations
 
 
 def register(sub) -> None:
+    from composedyn.cli import ROBOT_HELP
+
     p = sub.add_parser("info", help="print a robot's tree, joints, limits and mass")
-    p.add_argument("robot", help="URDF file, DH .toml file, or bundled robot name")
+    p.add_argument("robot", help=ROBOT_HELP)
     p.add_argument("--floating", action="store_true",
                    help="load with a free-flyer base (legged robots, humanoids); a URDF whose root joint "
                         "is floating or planar loads floating anyway")

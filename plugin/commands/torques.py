@@ -15,6 +15,7 @@ from pathlib import Path
 
 
 def register(sub) -> None:
+    from composedyn.cli import ROBOT_HELP
     from composedyn.legged_cli import add_legged_options
     from composedyn.logs.cli import add_log_options
 
@@ -22,7 +23,7 @@ def register(sub) -> None:
                        description=__doc__.split("\n\n")[0].replace("``", ""),
                        epilog="exit status: 0 no checked limit exceeded, 1 a limit is exceeded, "
                               "2 bad input (nothing written)")
-    p.add_argument("robot", help="URDF file, DH .toml file, or bundled robot name")
+    p.add_argument("robot", help=ROBOT_HELP)
     p.add_argument("trajectories", nargs="+", metavar="LOG",
                    help="CSV (columns: time, one per joint (positions), optional <joint>_vel, <joint>_acc, "
                         "<joint>_effort), ROS 1 .bag, ROS 2 bag folder, .mcap or .db3")
