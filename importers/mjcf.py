@@ -81,7 +81,7 @@ def compile_mjcf(path_or_xml: str | bytes | os.PathLike):
         raise ModelError(f"from_mjcf expects a path or an XML string, got {type(path_or_xml).__name__}")
     try:
         model = mujoco.MjModel.from_xml_string(text) if text is not None else mujoco.MjModel.from_xml_path(src)
-    except (ValueError, RuntimeError) as e:
+    except (ValueError, RuntimeError, getattr(mujoco, "FatalError", RuntimeError)) as e:
         raise ModelError(f"{src}: MuJoCo cannot compile it: {_one_line(str(e))}") from None
     return model, src
 
