@@ -6,7 +6,8 @@ inertiafromgeom>``, ``fromto``, inertias computed from geoms and meshes -- so
 the file is compiled by the ``mujoco`` package (the ``[mjcf]`` extra) and the
 graph is read from the compiled ``MjModel`` (:mod:`composedyn.importers.mjcf_graph`
 for bodies, joints and sites; :mod:`composedyn.importers.mjcf_extras` for
-actuators, equalities and the features that are not mapped).  Any failure is
+actuators, equalities and the features that are not mapped;
+:mod:`composedyn.importers.mjcf_loops` for loop closures).  Any failure is
 a :class:`~composedyn.ModelError` naming the file (or ``<mjcf string>``).
 """
 
@@ -114,8 +115,9 @@ def load_mjcf(path_or_xml: str | bytes | os.PathLike, root: str | None = None, f
     ------
     ModelError
         naming the file and the element: MuJoCo's parse or compile errors, ball joints,
-        ``<equality connect/weld>``, non-linear joint couplings, several free bodies
-        without ``root``, an unknown ``root``.  Features without a counterpart
+        ``<equality connect/weld>`` within the robot (loop closures: :func:`load_mjcf_closed`),
+        non-linear joint couplings, several moving bodies with a free one among them and
+        no ``root``, an unknown ``root``.  Features without a counterpart
         (tendons, sensors, contact pairs, springs, ...) give one ModelWarning listing them.
     """
     return _load(path_or_xml, root, floating, None)[0]
