@@ -189,3 +189,18 @@ def test_ignored_features_give_one_warning(arm):
     messages = [str(w.message) for w in caught if issubclass(w.category, cd.ModelWarning)]
     assert len(messages) == 1
     assert "sensors" in messages[0] and "contact exclusions" in messages[0] and str(arm) in messages[0]
+
+
+def test_cli_commands_take_mjcf(arm, tmp_path, capsys):
+    from composedyn.cli import main
+
+    names = quiet_load(str(arm)).joint_names
+    t = np.linspace(0.0, 1.0, 51)
+    motion = tmp_path / "motion.csv"
+    rows = [",".join(["time", *names])] + [",".join(f"{x:.6f}" for x in [s, *(0.2 * np.sin(s + np.arange(6)))])
+                                           for s in t]
+    motion.write_text("\n".join(rows) + "\n")
+    assert main(["torques", str(arm), str(motion)]) in (0, 1)  # 1: a limit exceeded
+    assert main(["simulate", str(arm), "--duration", "0.5"]) in (0, 1)
+    out = capsys.readouterr()
+    assert "robot arm" in out.out and "composedyn: error" not in out.err
