@@ -131,9 +131,9 @@ def _load(path_or_xml, root, floating, loops: list | None):
     model, src = compile_mjcf(path_or_xml)
     extras.check_reflected_inertia(model, src)
     graph, bodies, dropped = build_graph(model, src, root=root, floating=floating)
-    extras.apply_actuators(model, graph, src)
+    extras.apply_actuators(model, graph)
     left_out = extras.apply_equalities(model, graph, src, bodies, loops)
-    extras.warn_ignored(model, graph, src, bodies, dropped, left_out)
+    extras.warn_ignored(model, src, bodies, dropped, left_out)
     return graph, model, src
 
 

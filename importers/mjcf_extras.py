@@ -60,7 +60,7 @@ def _force_bound(model, a: int) -> float:
     return min(bounds) if bounds else math.inf
 
 
-def apply_actuators(model, g: nx.DiGraph, src: str) -> None:
+def apply_actuators(model, g: nx.DiGraph) -> None:
     """Effort limits, reflected armature and damping of the joints driven by actuators."""
     edges = _edges(g)
     effort: dict[str, float] = {}
@@ -167,7 +167,7 @@ def check_reflected_inertia(model, src: str) -> None:
                              f"{armature:g} on a non-joint transmission; not supported")
 
 
-def warn_ignored(model, g: nx.DiGraph, src: str, bodies, dropped: list[str], equalities: list[str]) -> None:
+def warn_ignored(model, src: str, bodies, dropped: list[str], equalities: list[str]) -> None:
     """One ModelWarning listing what has no counterpart in composedyn and was left out."""
     inside = set(bodies)
     joints = [j for j in range(model.njnt) if int(model.jnt_bodyid[j]) in inside]
