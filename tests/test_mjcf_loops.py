@@ -97,3 +97,5 @@ def test_cli_info_and_open_tree_commands(tmp_path, capsys):
     assert "actuated (independent): crank_joint" in out and "loop pin: coupler" in out
     assert main(["equations", str(path)]) == 2
     assert "a closed chain" in capsys.readouterr().err
+    assert main(["simulate", str(path), "--duration", "0.3"]) == 0  # the actuated crank tracks a motion
+    assert "robot fourbar" in capsys.readouterr().out
