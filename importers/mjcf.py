@@ -64,7 +64,8 @@ def compile_mjcf(path_or_xml: str | bytes | os.PathLike):
     """(``mujoco.MjModel``, source name for messages) of an MJCF file path or XML string.
 
     MuJoCo's parse and compile errors become one ModelError line with the file and MuJoCo's
-    message (which names the element and its line).  An XML string resolves ``<include>`` and
+    message (which names the element and its line); its compiler's warnings (deprecated
+    attributes, ...) one ModelWarning.  An XML string resolves ``<include>`` and
     asset files relative to the working directory, a file relative to its own folder."""
     mujoco = import_mujoco()
     if isinstance(path_or_xml, (bytes, bytearray)):
@@ -80,10 +81,19 @@ def compile_mjcf(path_or_xml: str | bytes | os.PathLike):
         src, text = str(p), None
     else:
         raise ModelError(f"from_mjcf expects a path or an XML string, got {type(path_or_xml).__name__}")
+    warned: list[str] = []
+    previous = mujoco.get_mju_user_warning()
+    mujoco.set_mju_user_warning(warned.append)  # instead of MuJoCo's print and MUJOCO_LOG.TXT in the cwd
     try:
         model = mujoco.MjModel.from_xml_string(text) if text is not None else mujoco.MjModel.from_xml_path(src)
     except (ValueError, RuntimeError, getattr(mujoco, "FatalError", RuntimeError)) as e:
         raise ModelError(f"{src}: MuJoCo cannot compile it: {_one_line(str(e))}") from None
+    finally:
+        mujoco.set_mju_user_warning(previous)
+    if warned:
+        from composedyn.dynamics.schema import report_suspicious
+
+        report_suspicious(f"{src}: MuJoCo's compiler warns: {'; '.join(_one_line(w) for w in warned)}", False)
     return model, src
 
 

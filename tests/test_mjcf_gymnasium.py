@@ -28,7 +28,8 @@ def test_the_assets_are_there():
 
 
 @pytest.mark.parametrize("name", FILES)
-def test_gymnasium_model_matches_mujoco(name):
+def test_gymnasium_model_matches_mujoco(name, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # MuJoCo's own warnings go to MUJOCO_LOG.TXT in the working directory
     path = ASSETS / name
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", cd.ModelWarning)
@@ -54,3 +55,17 @@ def test_humanoid_effort_limits_are_ctrlrange_times_gear():
     for a in range(model.nu):
         joint = model.joint(int(model.actuator_trnid[a, 0])).name
         assert effort[joint] == pytest.approx(abs(model.actuator_ctrlrange[a]).max() * abs(model.actuator_gear[a, 0]))
+
+
+def test_mujoco_compiler_warnings_become_one_model_warning(tmp_path, monkeypatch):
+    """half_cheetah.xml uses a deprecated compiler attribute: MuJoCo's warning is a ModelWarning,
+    and MuJoCo writes no MUJOCO_LOG.TXT into the working directory."""
+    monkeypatch.chdir(tmp_path)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cd.load(str(ASSETS / "half_cheetah.xml"))
+    messages = [str(w.message) for w in caught if issubclass(w.category, cd.ModelWarning)]
+    assert len(messages) == 2  # MuJoCo's, and the features composedyn leaves out (joint springs)
+    assert "half_cheetah.xml: MuJoCo's compiler warns: compiler attribute 'settotalmass' is deprecated" in messages[0]
+    assert "ignored: joint springs" in messages[1]
+    assert not (tmp_path / "MUJOCO_LOG.TXT").exists()
