@@ -21,6 +21,7 @@ import warnings
 from composedyn.errors import ModelError, ModelWarning, SimulationError
 
 USER_ERRORS = (ModelError, SimulationError, OSError)  # one line on stderr, exit status 2
+ROBOT_HELP = "robot description: URDF (.urdf, .xacro), MJCF (<mujoco> XML), DH .toml file, or bundled robot name"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -46,8 +47,11 @@ def declared_loops(name_or_path: str) -> tuple[str, list[str]] | None:
     from pathlib import Path
 
     from composedyn.importers.loops import read_loops, side_file
+    from composedyn.importers.mjcf import closes_loops, is_mjcf
     from composedyn.robots import bundled_path
 
+    if is_mjcf(name_or_path):  # loop closures are <equality connect/weld> in the file itself
+        return closes_loops(name_or_path)
     path = Path(name_or_path)
     if not path.suffix:
         path = bundled_path(str(name_or_path)) or path

@@ -409,12 +409,20 @@ def load_closed_chain(name_or_path: str | os.PathLike, **kwargs) -> ClosedChain:
     """A :class:`ClosedChain` from a URDF (+ ``.loops.toml`` side file), a DH ``.toml`` with
     ``[closure]``/``[[loops]]`` tables, or a bundled name ("fourbar", "slider_crank", "fivebar").
 
+    An MJCF file or string (root ``<mujoco>``) is closed by its ``<equality connect>`` and
+    ``<equality weld>`` elements (``position`` and ``pose`` loops), with its actuated joints
+    independent and MuJoCo's reference configuration ``qpos0`` as the guess; ``root`` picks
+    the robot as for :func:`composedyn.from_mjcf`.
+
     ``kwargs`` go to :class:`ClosedChain` (``tol``) and override ``guess``/``independent``.
     """
     from composedyn.importers.loops import read_loops, side_file
+    from composedyn.importers.mjcf import is_mjcf
     from composedyn.loading import load
     from composedyn.robots import bundled_path
 
+    if is_mjcf(name_or_path):
+        return _mjcf_closed_chain(name_or_path, **kwargs)
     path = str(name_or_path)
     if not os.path.splitext(path)[1]:
         found = bundled_path(path)
@@ -426,3 +434,20 @@ def load_closed_chain(name_or_path: str | os.PathLike, **kwargs) -> ClosedChain:
     kwargs.setdefault("independent", independent)
     kwargs.setdefault("guess", guess)
     return ClosedChain(robot, loops, **kwargs)
+
+
+def _mjcf_closed_chain(source, root: str | None = None, **kwargs) -> ClosedChain:
+    """:func:`load_closed_chain` of an MJCF file or string."""
+    from composedyn.importers.mjcf import load_mjcf_closed
+    from composedyn.importers.mjcf_loops import planar_loops
+    from composedyn.loading import make_robot
+
+    graph, loops, independent, guess = load_mjcf_closed(source, root=root)
+    if not independent and "independent" not in kwargs:
+        raise ModelError(f"{graph.graph['source']}: a closed chain needs its actuated joints, and no <actuator> "
+                         "drives a joint; pass independent=[joint names]")
+    robot = make_robot(graph, floating=False)
+    q0 = np.array([guess.get(name, 0.0) for name in robot.model.joint_names])
+    kwargs.setdefault("independent", independent)
+    kwargs.setdefault("guess", guess)
+    return ClosedChain(robot, planar_loops(robot.model, loops, q0), **kwargs)

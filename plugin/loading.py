@@ -8,6 +8,7 @@ from pathlib import Path
 import networkx as nx
 
 from composedyn.errors import ModelError
+from composedyn.importers.mjcf import is_mjcf
 from composedyn.robot import Robot
 
 
@@ -51,6 +52,22 @@ def from_urdf(path_or_xml: str | os.PathLike, strict: bool = False, mimic: str =
     return make_robot(graph, strict=strict, mimic=mimic, floating=floating)
 
 
+def from_mjcf(path_or_xml: str | os.PathLike, strict: bool = False, mimic: str = "dependent", floating=None,
+              root: str | None = None) -> Robot:
+    """A Robot from an MJCF (MuJoCo XML) file path or XML string, compiled by MuJoCo (``[mjcf]`` extra).
+
+    Joint coordinates are MuJoCo's ``qpos`` of the hinge and slide joints; a free joint on the
+    root body gives a :class:`~composedyn.floating_robot.FloatingRobot` (Pinocchio's free-flyer
+    coordinates: :func:`composedyn.convert_floating` maps MuJoCo's).  ``root``: the body whose
+    subtree is the robot (a scene with other free bodies).  ``floating``: see :func:`load`;
+    False welds a free root body at its pose in the file.  ``mimic``: see :func:`from_urdf`
+    (``<equality joint>`` couplings).  What is mapped: :mod:`composedyn.importers.mjcf`."""
+    from composedyn.importers.mjcf import load_mjcf
+
+    graph = load_mjcf(path_or_xml, root=root, floating=floating)
+    return make_robot(graph, strict=strict, mimic=mimic, floating=floating)
+
+
 def from_dh(rows, convention: str = "standard", name: str = "dh_robot", gravity=(0.0, 0.0, -9.81),
             strict: bool = False, **kwargs) -> Robot:
     """A Robot from a Denavit-Hartenberg table (list of row dicts).
@@ -68,15 +85,17 @@ def from_dh(rows, convention: str = "standard", name: str = "dh_robot", gravity=
 
 def load(name_or_path: str | os.PathLike, strict: bool = False, mimic: str = "dependent", floating=None,
          **kwargs) -> Robot:
-    """A Robot from a ``.urdf`` file, a ``.toml`` DH table, a registered format, or a bundled robot name.
+    """A Robot from a ``.urdf`` file, an MJCF file (root ``<mujoco>``, see :func:`from_mjcf`), a ``.toml``
+    DH table, a registered format, or a bundled robot name.
 
     ``mimic``: how mimic joints are treated, see :func:`from_urdf` (every format: a DH
-    table has none).  ``kwargs`` (``gravity``) go to the URDF reader; for other formats
-    they raise TypeError.
+    table has none).  ``kwargs`` (``gravity``) go to the URDF reader, ``root`` to the MJCF
+    reader; for other formats they raise TypeError.
 
     ``floating``: None (default) -- a floating base when the URDF's root joint is
-    ``floating`` or ``planar``, else fixed; True (or "free") -- a free-flyer base at the
-    root link (:class:`composedyn.floating_robot.FloatingRobot`, Pinocchio's free-flyer
+    ``floating`` or ``planar`` (MJCF: a free joint on the root body), else fixed; True (or
+    "free") -- a free-flyer base at the root link
+    (:class:`composedyn.floating_robot.FloatingRobot`, Pinocchio's free-flyer
     coordinates); "planar" -- a planar base; False -- a fixed base (a floating root
     joint is welded).
     """
@@ -84,6 +103,8 @@ def load(name_or_path: str | os.PathLike, strict: bool = False, mimic: str = "de
         raise ValueError(f"mimic must be one of ('dependent', 'independent'), got {mimic!r}")
     s = str(name_or_path)
     suffix = Path(s).suffix.lower()
+    if is_mjcf(s):  # root element <mujoco>, whatever the file name
+        return from_mjcf(s, strict=strict, mimic=mimic, floating=floating, **kwargs)
     if suffix in (".urdf", ".xacro") or s.lstrip().startswith("<"):
         return from_urdf(s, strict=strict, mimic=mimic, floating=floating, **kwargs)
     if suffix == ".toml":

@@ -6,8 +6,10 @@ import sys
 
 
 def register(sub) -> None:
+    from composedyn.cli import ROBOT_HELP
+
     p = sub.add_parser("equations", help="print a robot's symbolic equations of motion (SymPy)")
-    p.add_argument("robot", help="URDF file, DH .toml file, or bundled robot name")
+    p.add_argument("robot", help=ROBOT_HELP)
     p.add_argument("--latex", action="store_true", help="print LaTeX instead of plain text")
     p.add_argument("--c", metavar="OUT.c", dest="c_out", help="also write C source (with CSE) to this file")
     p.add_argument("--parameters", action="store_true",

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 
 def register(sub) -> None:
+    from composedyn.cli import ROBOT_HELP
+
     p = sub.add_parser("excite", help="write an exciting trajectory (CSV) for identification",
                        description=__doc__.split("\n\n")[0].replace("``", ""),
                        epilog="exit status: 0 done, 2 bad input (nothing written)")
-    p.add_argument("robot", help="URDF file, DH .toml file, or bundled robot name")
+    p.add_argument("robot", help=ROBOT_HELP)
     p.add_argument("--duration", type=float, required=True, help="length of the trajectory, s")
     p.add_argument("--out", required=True, metavar="OUT.csv", help="trajectory CSV (time, joints, _vel, _acc)")
     p.add_argument("--harmonics", type=int, default=5, help="harmonics of the Fourier series (default 5)")

@@ -11,10 +11,12 @@ import sys
 
 
 def register(sub) -> None:
+    from composedyn.cli import ROBOT_HELP
+
     p = sub.add_parser("identify", help="identify inertial parameters and friction from logs, write a URDF",
                        description=__doc__.split("\n\n")[0].replace("``", ""),
                        epilog="exit status: 0 done, 2 bad input (nothing written)")
-    p.add_argument("robot", help="URDF file, DH .toml file, or bundled robot name (the prior)")
+    p.add_argument("robot", help=ROBOT_HELP + " (the prior)")
     p.add_argument("logs", nargs="+", metavar="LOG", help="columns: time, joint positions, <joint>_effort "
                    "(optional <joint>_vel)")
     p.add_argument("--out", required=True, metavar="OUT.urdf", help="identified URDF")

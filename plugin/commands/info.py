@@ -5,8 +5,10 @@ from __future__ import annotations
 
 
 def register(sub) -> None:
+    from composedyn.cli import ROBOT_HELP
+
     p = sub.add_parser("info", help="print a robot's tree, joints, limits and mass")
-    p.add_argument("robot", help="URDF file, DH .toml file, or bundled robot name")
+    p.add_argument("robot", help=ROBOT_HELP)
     p.add_argument("--floating", action="store_true",
                    help="load with a free-flyer base (legged robots, humanoids); a URDF whose root joint "
                         "is floating or planar loads floating anyway")
@@ -49,9 +51,15 @@ def link_text(node: dict) -> str:
 
 
 def run(args) -> int:
-    from composedyn.cli import load_robot, package_dirs
+    import composedyn as cd
+    from composedyn.cli import declared_loops, load_robot, package_dirs
 
-    robot = load_robot(args.robot, package_dirs(args), floating=True if getattr(args, "floating", False) else None)
+    loops = declared_loops(args.robot)
+    if loops is not None and not getattr(args, "floating", False):
+        robot = cd.load_closed_chain(args.robot).robot  # an MJCF tree is only loaded with its loops
+    else:
+        robot = load_robot(args.robot, package_dirs(args),
+                           floating=True if getattr(args, "floating", False) else None)
     g, m = robot.graph, robot.model
     print(f"robot {robot.name}  ({m.source})")
     if robot.floating:
@@ -66,9 +74,6 @@ def run(args) -> int:
         if legs:
             print(f"  looks legged or humanoid ({legs}) but was loaded with a fixed base: its root link is "
                   "welded to the world; use --floating (cd.load(..., floating=True)) for a free base")
-    from composedyn.cli import declared_loops
-
-    loops = declared_loops(args.robot)
     if loops is not None:
         print(f"  closed chain: loop closures in {loops[0]}, actuated joints {loops[1]}; the tree below is cut open")
         from composedyn.closed_cli import closed_info_lines  # closed-chain hook

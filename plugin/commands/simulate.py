@@ -17,10 +17,12 @@ from composedyn.commands.torques import (
 
 
 def register(sub) -> None:
+    from composedyn.cli import ROBOT_HELP
+
     p = sub.add_parser("simulate", help="simulate computed-torque tracking and report the torques",
                        description=__doc__.split("\n\n")[0].replace("``", ""),
                        epilog="exit status: 0 within limits, 1 a limit is exceeded, 2 bad input (nothing written)")
-    p.add_argument("robot", help="URDF file, DH .toml file, or bundled robot name")
+    p.add_argument("robot", help=ROBOT_HELP)
     p.add_argument("trajectory", nargs="?", metavar="LOG",
                    help="reference to track: CSV, ROS 1 .bag, ROS 2 bag folder, .mcap or .db3 "
                         "(default: a generated minimum-jerk motion)")

@@ -16,13 +16,14 @@ from composedyn.logs.cli import output_path
 
 
 def register(sub) -> None:
+    from composedyn.cli import ROBOT_HELP
     from composedyn.legged_cli import add_legged_options
     from composedyn.logs.cli import EXIT_STATUS_HELP, add_log_options
 
     p = sub.add_parser("torques", help="check trajectories and robot logs against the joint limits",
                        description=__doc__.split("\n\n")[0].replace("``", ""),
                        epilog=EXIT_STATUS_HELP)
-    p.add_argument("robot", help="URDF file, DH .toml file, or bundled robot name")
+    p.add_argument("robot", help=ROBOT_HELP)
     p.add_argument("trajectories", nargs="+", metavar="LOG",
                    help="CSV (columns: time, one per joint (positions), optional <joint>_vel, <joint>_acc, "
                         "<joint>_effort), ROS 1 .bag, ROS 2 bag folder, .mcap or .db3")
