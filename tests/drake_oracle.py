@@ -66,7 +66,18 @@ class DrakeModel:
         return local, instance
 
     def _joint(self, name: str):
-        return self.plant.GetJointByName(*self._scoped(name))
+        """Drake's joint of composedyn's scoped name: in the model instance of its scope, or (a joint of
+        an outer model whose child is in a nested one) in the instance Drake gave it."""
+        local, instance = self._scoped(name)
+        if self.plant.HasJointNamed(local, instance):
+            return self.plant.GetJointByName(local, instance)
+        from pydrake.multibody.tree import ModelInstanceIndex
+
+        found = [ModelInstanceIndex(i) for i in range(self.plant.num_model_instances())
+                 if self.plant.GetModelInstanceName(ModelInstanceIndex(i)).startswith(self.top + "::")
+                 and self.plant.HasJointNamed(local, ModelInstanceIndex(i))]
+        assert len(found) == 1, f"joint {name!r}: {len(found)} Drake joints named {local!r} under {self.top!r}"
+        return self.plant.GetJointByName(local, found[0])
 
     def state(self, q, v, a=None):
         """composedyn (q, v[, a]) -> Drake's (q, v[, a]) vectors."""
