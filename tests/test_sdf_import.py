@@ -419,7 +419,7 @@ def test_equivalent_urdf_and_sdf_give_the_same_robot(tmp_path):
 
         T = np.eye(4)
         T[:3, :3], T[:3, 3] = rpy_matrix(rpy), xyz
-        X = X @ T
+        X = X @ T if k else X  # l0 is welded at the world origin in both files
         from composedyn.importers.urdf_export import rpy_from_matrix
 
         pose = " ".join(repr(float(x)) for x in list(X[:3, 3]) + list(rpy_from_matrix(X[:3, :3])))
@@ -431,8 +431,9 @@ def test_equivalent_urdf_and_sdf_give_the_same_robot(tmp_path):
             sdf_joints.append(f'<joint name="j{k}" type="revolute"><parent>l{k - 1}</parent><child>l{k}</child>'
                               f'<axis><xyz>{f[3]}</xyz><limit><lower>-1</lower><upper>1</upper><effort>5</effort>'
                               f'<velocity>2</velocity></limit><dynamics><damping>0.1</damping></dynamics></axis></joint>')
-    urdf = f'<robot name="r"><link name="world"/>{"".join(links)}' \
-           '<joint name="w" type="fixed"><parent link="world"/><child link="l0"/></joint>' + "".join(joints) + "</robot>"
+    urdf = (f'<robot name="r"><link name="world"/>{"".join(links)}'
+            '<joint name="w" type="fixed"><parent link="world"/><child link="l0"/></joint>'
+            + "".join(joints) + "</robot>")
     sdf = (f'<sdf version="1.6"><model name="r">{"".join(sdf_links)}'
            '<joint name="w" type="fixed"><parent>world</parent><child>l0</child></joint>'
            f'{"".join(sdf_joints)}</model></sdf>')
