@@ -65,7 +65,8 @@ CASES = {
     "lower above upper": (two_links('<joint name="j" type="revolute"><parent>a</parent><child>b</child>'
                                     '<axis><xyz>0 0 1</xyz><limit><lower>1</lower><upper>0</upper></limit></axis>'
                                     '</joint>'), r"<limit> lower 1.0 > upper 0.0"),
-    "not numeric": (two_links(a=f'<pose>0 0 x 0 0 0</pose>{INERTIAL}'), r"<pose> \(line \d+\): '0 0 x 0 0 0' is not numeric"),
+    "not numeric": (two_links(a=f'<pose>0 0 x 0 0 0</pose>{INERTIAL}'),
+                    r"<pose> \(line \d+\): '0 0 x 0 0 0' is not numeric"),
     "short pose": (two_links(a=f'<pose>0 0 0</pose>{INERTIAL}'), r"'0 0 0' has 3 numbers, expected 6"),
     "duplicate": (two_links(extra=f'<link name="a">{INERTIAL}</link>'), r"the name 'a' is already used"),
     "reserved": (model(f'<link name="world">{INERTIAL}</link>'), r"the name 'world' is reserved"),
@@ -105,7 +106,7 @@ def test_bad_sdf_names_file_element_and_problem(tmp_path, case):
     with pytest.raises(cd.ModelError) as info:
         cd.load(path)
     msg = str(info.value)
-    assert msg.startswith(f"{path}: ") or msg.startswith(f"{path.resolve()}: "), msg
+    assert msg.startswith((f"{path}: ", f"{path.resolve()}: ")), msg
     assert "\n" not in msg
     assert re.search(pattern, msg), msg
 
