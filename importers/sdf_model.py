@@ -140,29 +140,23 @@ class Reader:
         if world.findall("joint"):
             raise ModelError(f"{src}: {at(world.find('joint'))}: joints between the models of a world "
                              "are not supported; load one model")
-        cands = []
-        for e in world:
-            if e.tag == "model":
-                cands.append((e.get("name"), e, None))
-            elif e.tag == "include":
-                cands.append((text(e, "name", src), e, None))
+        cands = [(e.get("name") if e.tag == "model" else text(e, "name", src), e)
+                 for e in world if e.tag in ("model", "include")]
         if not cands:
             raise ModelError(f"{src}: {at(world)} has no <model> or <include>")
-        named = []
-        for name, e, _ in cands:
-            if name is None:  # an include without <name>: its model's own name
-                inc = self._include_target(e, world_scope, chain)
-                name = inc[0].get("name")
-            named.append((name, e))
-        if model is not None:
+        if model is None and len(cands) > 1:  # unnamed includes are not resolved just to list them
+            labels = [n if n is not None else f"<include {text(e, 'uri', src)}>" for n, e in cands]
+            raise ModelError(f"{src}: the world has {len(cands)} models {labels}; "
+                             "choose one with model=... (composedyn describes one robot)")
+        picked = [(n, e) for n, e in cands if model is None or n == model]
+        if not picked:  # an include without <name> is named by its model
+            named = [(n if n is not None else self._include_target(e, world_scope, chain)[0].get("name"), e)
+                     for n, e in cands]
             picked = [(n, e) for n, e in named if n == model]
             if not picked:
                 raise ModelError(f"{src}: the world has no model {model!r} (models: {[n for n, _ in named]})")
-        elif len(named) > 1:
-            raise ModelError(f"{src}: the world has {len(named)} models {[n for n, _ in named]}; "
-                             "choose one with model=... (composedyn describes one robot)")
-        else:
-            picked = named
+        if picked[0][0] is None:
+            picked = [(self._include_target(picked[0][1], world_scope, chain)[0].get("name"), picked[0][1])]
         name, e = picked[0]
         if e.tag == "model":
             return e, src, world_scope.version, world_scope.base, name, None, {}

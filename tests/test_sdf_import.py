@@ -447,3 +447,21 @@ def test_equivalent_urdf_and_sdf_give_the_same_robot(tmp_path):
         np.testing.assert_allclose(a.mass_matrix(q), b.mass_matrix(q), atol=1e-13)
         np.testing.assert_allclose(a.inverse_dynamics(q, qd, qdd), b.inverse_dynamics(q, qd, qdd), atol=1e-13)
     assert compare(sdf, b) < 1e-12
+
+
+def test_world_include_with_pose_and_an_unresolvable_neighbour(tmp_path):
+    """A Gazebo-style world: the robot included with a new name and pose, next to models that are
+    not installed (``model://sun``): they are listed, not resolved, and model= skips them."""
+    write(tmp_path, GRIPPER, "models/gripper/model.sdf")
+    world = """<?xml version="1.0"?>
+<sdf version="1.9"><world name="w">
+  <include><uri>model://sun</uri></include>
+  <include><uri>model://gripper/model.sdf</uri><name>g</name><pose>0.1 0.2 0.3 0.4 0.5 0.6</pose></include>
+</world></sdf>
+"""
+    path = write(tmp_path, world, "w.sdf")
+    with pytest.raises(cd.ModelError, match=r"the world has 2 models \['<include model://sun>', 'g'\]"):
+        cd.load(path, package_dirs=[tmp_path / "models"])
+    robot = cd.from_sdf(path, package_dirs=[tmp_path / "models"], model="g", floating=False)
+    alone = write(tmp_path, world.replace("<include><uri>model://sun</uri></include>", ""), "alone.sdf")
+    assert compare(alone, robot, packages={"gripper": tmp_path / "models" / "gripper"}, weld="palm") < 1e-12
