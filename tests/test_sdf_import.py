@@ -465,3 +465,30 @@ def test_world_include_with_pose_and_an_unresolvable_neighbour(tmp_path):
     robot = cd.from_sdf(path, package_dirs=[tmp_path / "models"], model="g", floating=False)
     alone = write(tmp_path, world.replace("<include><uri>model://sun</uri></include>", ""), "alone.sdf")
     assert compare(alone, robot, packages={"gripper": tmp_path / "models" / "gripper"}, weld="palm") < 1e-12
+
+
+def test_legacy_nested_model_equals_drake(tmp_path):
+    """SDFormat 1.6 nested model: its links relative to its own model frame, the outer joint's pose
+    relative to the nested child link, an axis in the outer model frame."""
+    text = f"""<?xml version="1.0"?>
+<sdf version="1.6">
+<model name="outer">
+  <pose>0 0 1 0 0 0.4</pose>
+  <link name="body"><pose>0 0 0.2 0 0.1 0</pose>{inertial(5.0, 0.1, 0.2, 0.3)}</link>
+  <model name="arm">
+    <pose>0.3 0 0.1 0 0 1.0</pose>
+    <link name="l1"><pose>0 0.1 0 0.2 0 0</pose>{inertial(1.0, 0.01, 0.02, 0.03, "0.05 0 0 0 0 0")}</link>
+    <link name="l2"><pose>0.2 0 0 0 0.3 0</pose>{inertial(0.5, 0.002, 0.003, 0.004, "0 0.05 0 0 0 0")}</link>
+    <joint name="j2" type="revolute"><parent>l1</parent><child>l2</child><pose>-0.05 0 0 0 0 0</pose>
+      <axis><xyz>0 1 0</xyz><use_parent_model_frame>true</use_parent_model_frame></axis></joint>
+  </model>
+  <joint name="j1" type="revolute"><parent>body</parent><child>arm::l1</child><pose>0 0 0.03 0 0 0</pose>
+    <axis><xyz>1 0 0</xyz><use_parent_model_frame>true</use_parent_model_frame></axis></joint>
+</model>
+</sdf>
+"""
+    path = write(tmp_path, text)
+    robot = cd.load(path)
+    assert robot.joint_names == ("j1", "arm::j2")
+    assert compare(path, robot) < 1e-12
+    assert compare(path, cd.load(path, floating=False), weld="body") < 1e-12

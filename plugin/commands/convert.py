@@ -40,5 +40,6 @@ def run(args) -> int:
         robot.to_urdf(staged.tmp(args.out))
         staged.commit()
     base = f", floating base on {robot.base.link!r}" if robot.floating else ""
-    print(f"wrote {args.out}: robot {robot.name!r}, {len(robot.joint_names)} joints{base}")
+    n = len(robot.joint_names)
+    print(f"wrote {args.out}: robot {robot.name!r}, {n} joint{'' if n == 1 else 's'}{base}")
     return 0
