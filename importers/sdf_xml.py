@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from pathlib import Path
 
 from lxml import etree
@@ -38,9 +39,24 @@ def read_source(path_or_xml, what: str = "SDFormat") -> tuple[bytes, str, Path |
         raise ModelError(f"{p}: cannot read {what} file: {e.strerror}") from None
 
 
+KNOWN_NAMESPACES = {b"drake": b"http://drake.mit.edu"}
+
+
 def parse_sdf(text: bytes, src: str) -> tuple[etree._Element, tuple[int, int]]:
-    """The ``<sdf>`` root element and its version as (major, minor); DTDs and entities refused."""
-    root = parse_xml(text, src, "SDFormat")
+    """The ``<sdf>`` root element and its version as (major, minor); DTDs and entities refused.
+
+    Element prefixes that the file uses without declaring them (``<drake:rotor_inertia>``,
+    ``<gz:...>``: libsdformat does not check namespaces) are declared on ``<sdf>`` first."""
+    for _ in range(32):
+        try:
+            root = parse_xml(text, src, "SDFormat")
+            break
+        except ModelError as e:
+            m = re.search(r"Namespace prefix ([A-Za-z_][\w.-]*) on \S+ is not defined", str(e))
+            declared = None if m is None else _declare(text, m.group(1).encode())
+            if declared is None:
+                raise
+            text = declared
     if root.tag != "sdf":
         raise ModelError(f"{src}: root element is <{root.tag}>, expected <sdf>")
     raw = (root.get("version") or "").strip()
@@ -49,6 +65,13 @@ def parse_sdf(text: bytes, src: str) -> tuple[etree._Element, tuple[int, int]]:
         raise ModelError(f"{src}: <sdf> (line {root.sourceline}) {what}; supported: {', '.join(VERSIONS)}")
     major, minor = raw.split(".")
     return root, (int(major), int(minor))
+
+
+def _declare(text: bytes, prefix: bytes) -> bytes | None:
+    """``text`` with ``xmlns:prefix`` declared on its ``<sdf>`` element (None without one)."""
+    uri = KNOWN_NAMESPACES.get(prefix, b"urn:undeclared:" + prefix)
+    out, n = re.subn(rb"<sdf(?=[\s>/])", b'<sdf xmlns:' + prefix + b'="' + uri + b'"', text, count=1)
+    return out if n else None
 
 
 def at(el) -> str:

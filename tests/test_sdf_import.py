@@ -353,8 +353,12 @@ def test_canonical_link_not_the_root_reverses_joints(tmp_path):
 
 
 # ---- Drake's rotor inertia, SDFormat 1.11 mimic ------------------------------------------
-def test_drake_rotor_inertia_is_armature(tmp_path):
-    text = RICH_17.replace('<sdf version="1.9">', '<sdf version="1.9" xmlns:drake="http://drake.mit.edu">')
+@pytest.mark.parametrize("declared", [True, False])
+def test_drake_rotor_inertia_is_armature(tmp_path, declared):
+    """Drake's reflected rotor inertia, with the drake namespace declared or (as libsdformat
+    allows) not."""
+    xmlns = ' xmlns:drake="http://drake.mit.edu"' if declared else ""
+    text = RICH_17.replace('<sdf version="1.9">', f'<sdf version="1.9"{xmlns}>')
     text = text.replace('<parent>base</parent><child>upper</child>',
                         '<parent>base</parent><child>upper</child><drake:rotor_inertia>0.002</drake:rotor_inertia>'
                         '<drake:gear_ratio>10</drake:gear_ratio>')

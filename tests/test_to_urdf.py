@@ -13,7 +13,7 @@ import pytest
 import composedyn as cd
 from composedyn.cli import main
 from pin_oracle import FreeFlyerPair, PinPair, erd_urdf, pin, rel_err
-from test_sdf_import import RICH_17, write
+from test_sdf_import import NESTED_18, RICH_17, write
 
 ARRAYS = ("lower", "upper", "velocity", "effort", "damping", "friction", "armature")
 
@@ -76,14 +76,27 @@ def test_floating_robot_round_trips_as_a_floating_root_joint(tmp_path):
         assert rel_err(pp.v(robot.inverse_dynamics(q, v, a, friction=False)), tau) < 1e-10
 
 
-def test_sdf_robots_round_trip_free_and_fixed(tmp_path):
-    sdf = write(tmp_path, RICH_17)
+@pytest.mark.parametrize("text", [RICH_17, NESTED_18], ids=["rich", "nested"])
+def test_sdf_robots_round_trip_free_and_fixed(tmp_path, text):
+    """SDFormat robots (scoped names, joint frames, <frame>s) written as URDF: composedyn reads back
+    the same robot, Pinocchio the same dynamics."""
+    sdf = write(tmp_path, text)
     rng = np.random.default_rng(3)
     for floating in (None, False):
         robot = cd.load(sdf, floating=floating)
-        back = cd.load(robot.to_urdf(tmp_path / f"arm_{floating}.urdf"))
+        path = str(robot.to_urdf(tmp_path / f"arm_{floating}.urdf"))
+        back = cd.load(path)
         assert_same_robot(robot, back, rng)
         assert set(robot.frame_names) == set(back.frame_names)
+        pp = FreeFlyerPair(robot, path) if robot.floating else PinPair(robot, path)
+        for _ in range(2):
+            q = robot.random_configuration(seed=int(rng.integers(1 << 30))) if robot.floating \
+                else rng.uniform(-1, 1, robot.dof)
+            v, a = rng.normal(size=robot.dof), rng.normal(size=robot.dof)
+            M = pin.crba(pp.model, pp.data, pp.q(q))
+            assert rel_err(pp.mat(robot.mass_matrix(q)), np.triu(M) + np.triu(M, 1).T) < 1e-10
+            tau = pin.rnea(pp.model, pp.data, pp.q(q), pp.v(v), pp.v(a))
+            assert rel_err(pp.v(robot.inverse_dynamics(q, v, a, friction=False)), tau) < 1e-10
 
 
 def test_mimic_and_planar_base_round_trip(tmp_path):
