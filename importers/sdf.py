@@ -89,7 +89,7 @@ def load_sdf(path_or_xml, package_dirs=(), floating=None, model: str | None = No
     text, src, path = read_source(path_or_xml)
     d = Reader(package_dirs).read(text, src, path, model)
     joints = [joint(d, e) for e in d.joints.values()]
-    inertials = {name: inertial(d, e) for name, e in d.links.items()}
+    inertials = {name: inertial(e) for name, e in d.links.items()}
     return _assemble(d, joints, inertials, floating)
 
 

@@ -47,7 +47,7 @@ class Joint:
     where: str
 
 
-def inertial(d: Description, link: Element) -> dict | None:
+def inertial(link: Element) -> dict | None:
     """Mass (kg), centre of mass (3,) and inertia (3, 3) about it in link axes; None without <inertial>."""
     src, el = link.scope.src, link.el
     inert = child(el, "inertial", src)
@@ -73,13 +73,10 @@ def inertial(d: Description, link: Element) -> dict | None:
     inertia = np.array([[v["ixx"], v["ixy"], v["ixz"]], [v["ixy"], v["iyy"], v["iyz"]],
                         [v["ixz"], v["iyz"], v["izz"]]])
     pose_el = child(inert, "pose", src)
+    if pose_el is not None and (pose_el.get("relative_to") or "").strip():
+        raise ModelError(f"{src}: {at(pose_el)}: an <inertial> pose is relative to its link; relative_to is "
+                         "not allowed there")
     X = parse_pose(pose_el, src)
-    rel = "" if pose_el is None else (pose_el.get("relative_to") or "").strip()
-    if rel:
-        key = link.scope.ref(rel)
-        if not d.frames.has(key):
-            raise ModelError(f"{src}: {at(pose_el)}: relative_to {rel!r} names no frame in its scope")
-        X = d.frames.relative(key, link.key) @ X
     R = X[:3, :3]
     return {"mass": m, "com": X[:3, 3].copy(), "inertia": R @ inertia @ R.T}
 

@@ -62,9 +62,13 @@ def load_open_tree(name_or_path: str, command: str):
                          "handles open trees only, use composedyn.load_closed_chain from Python")
     robot = cd.load(name_or_path)
     if robot.floating and command not in FLOATING_COMMANDS:
+        from composedyn.importers.sdf import looks_like_sdf
+
+        hint = ("; an SDFormat model not attached to the world is free: `composedyn convert MODEL OUT.urdf "
+                "--floating fixed` writes it with a fixed base" if looks_like_sdf(name_or_path) else "")
         raise ModelError(f"{name_or_path}: a floating base (root joint {robot.base.joint!r}); `composedyn {command}` "
                          f"handles fixed-base robots (floating bases: {', '.join(FLOATING_COMMANDS)}, info, "
-                         "and composedyn.load(..., floating=True) from Python)")
+                         f"and composedyn.load(..., floating=True) from Python){hint}")
     return robot
 
 

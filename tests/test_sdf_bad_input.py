@@ -87,6 +87,8 @@ CASES = {
     "no link": (model(""), r"<model name='m'> \(line \d+\) has no <link>"),
     "quaternion zero": (two_links(a=f'<pose rotation_format="quat_xyzw">0 0 0 0 0 0 0</pose>{INERTIAL}'),
                         r"quaternion .* has zero norm"),
+    "inertial relative_to": (two_links(b=INERTIAL.replace("<mass>", '<pose relative_to="a"/><mass>')),
+                             r"an <inertial> pose is relative to its link; relative_to is not allowed"),
     "auto inertial": (two_links(b='<inertial auto="true"/>'), r"auto='true' .* is not supported"),
     "unknown model uri": (model(f'<link name="a">{INERTIAL}</link><include><uri>model://nothing</uri></include>'),
                           r"<include> \(line \d+\): 'model://nothing' not found \(searched"),
