@@ -17,8 +17,7 @@ written as a massless ``world`` link and a ``floating`` (or ``planar``) root
 joint to the base link, placed at the base joint's origin: composedyn's
 URDF reader loads it back as the same floating robot, Pinocchio's as a
 free-flyer (or planar) joint.  Gravity is not part of URDF: it is written as
-a comment, and a gravity other than (0, 0, -9.81) gives a ``ModelWarning``
-(load the file with ``gravity=...``).
+a comment (load the file with ``gravity=...`` when it is not (0, 0, -9.81)).
 """
 
 from __future__ import annotations
@@ -31,7 +30,7 @@ import networkx as nx
 import numpy as np
 from lxml import etree
 
-from composedyn.dynamics.schema import DEFAULT_GRAVITY, report_suspicious, validate
+from composedyn.dynamics.schema import DEFAULT_GRAVITY, validate
 
 UNLIMITED = 1e30
 
@@ -144,7 +143,7 @@ def to_urdf(g: nx.DiGraph, path: str | os.PathLike, base=None) -> Path:
     """Write kinematic graph ``g`` (with its floating ``base``, if any) as a URDF file at ``path``;
     return the path.
 
-    Gravity is not part of URDF: a gravity other than (0, 0, -9.81) gives a ModelWarning.
+    Gravity is not part of URDF: it is written as a comment only (see :func:`gravity_note`).
     """
     p = Path(path)
     text = urdf_string(g, base)
@@ -152,8 +151,14 @@ def to_urdf(g: nx.DiGraph, path: str | os.PathLike, base=None) -> Path:
         p.write_text(text, encoding="utf-8")
     except OSError as e:
         raise OSError(e.errno, f"to_urdf: cannot write {p}: {e.strerror}") from None
-    gravity = np.asarray(base.gravity if base is not None else g.graph.get("gravity", DEFAULT_GRAVITY), dtype=float)
-    if np.abs(gravity - np.asarray(DEFAULT_GRAVITY)).max() > 0.0:
-        report_suspicious(f"{p}: gravity {gravity.tolist()} m/s^2 is not part of URDF (readers assume "
-                          f"{list(DEFAULT_GRAVITY)}); load it with gravity=...", False)
     return p
+
+
+def gravity_note(g: nx.DiGraph, base=None) -> str:
+    """"" when URDF readers' gravity (0, 0, -9.81) is the robot's, else a sentence saying how to
+    load the written file (``gravity=...``)."""
+    gravity = np.asarray(base.gravity if base is not None else g.graph.get("gravity", DEFAULT_GRAVITY), dtype=float)
+    if np.array_equal(gravity, np.asarray(DEFAULT_GRAVITY)):
+        return ""
+    return (f"gravity {[float(x) for x in gravity]} m/s^2 is not part of URDF (readers assume "
+            f"{list(DEFAULT_GRAVITY)}): load it with gravity=...")

@@ -25,4 +25,5 @@ def test_guide_examples_run(tmp_path, monkeypatch, capsys):
         assert main(args[1:]) == 0, line
     out = capsys.readouterr().out.splitlines()
     assert out == ["wrote pendulum.urdf: robot 'pendulum', 1 joint, floating base on 'base'",
-                   "wrote left.urdf: robot 'left', 1 joint"]
+                   "wrote left.urdf: robot 'left', 1 joint; gravity [0.0, 0.0, -9.8] m/s^2 is not part of URDF "
+                   "(readers assume [0.0, 0.0, -9.81]): load it with gravity=..."]

@@ -120,12 +120,16 @@ def test_mimic_and_planar_base_round_trip(tmp_path):
         assert_same_robot(robot, back, rng)
 
 
-def test_gravity_that_urdf_cannot_hold_is_reported(tmp_path):
+def test_gravity_that_urdf_cannot_hold_is_reported(tmp_path, capsys):
     robot = cd.load("two_link")  # gravity along -y
-    with pytest.warns(cd.ModelWarning, match=r"gravity \[0.0, -9.81, 0.0\] m/s\^2 is not part of URDF"):
-        path = robot.to_urdf(tmp_path / "two.urdf")
+    path = robot.to_urdf(tmp_path / "two.urdf")
+    assert "<!-- gravity (not part of URDF): 0.0 -9.81 0.0 m/s^2 in the root link frame -->" in path.read_text()
     back = cd.load(path, gravity=robot.model.gravity)
     assert_same_robot(robot, back, np.random.default_rng(5))
+    assert main(["convert", "two_link", str(tmp_path / "c.urdf")]) == 0
+    assert capsys.readouterr().out.strip().endswith(
+        "; gravity [0.0, -9.81, 0.0] m/s^2 is not part of URDF (readers assume [0.0, 0.0, -9.81]): load it with "
+        "gravity=...")
 
 
 # ---- composedyn convert -----------------------------------------------------------------------

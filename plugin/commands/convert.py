@@ -39,7 +39,11 @@ def run(args) -> int:
     with Staged() as staged:
         robot.to_urdf(staged.tmp(args.out))
         staged.commit()
+    from composedyn.importers.urdf_export import gravity_note
+
     base = f", floating base on {robot.base.link!r}" if robot.floating else ""
     n = len(robot.joint_names)
-    print(f"wrote {args.out}: robot {robot.name!r}, {n} joint{'' if n == 1 else 's'}{base}")
+    note = gravity_note(robot.graph, robot.base if robot.floating else None)
+    note = f"; {note}" if note else ""
+    print(f"wrote {args.out}: robot {robot.name!r}, {n} joint{'' if n == 1 else 's'}{base}{note}")
     return 0
