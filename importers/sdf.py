@@ -7,11 +7,12 @@ names, the frame table of :mod:`composedyn.importers.sdf_pose`) and their number
 
 * a ``world`` link is the root of a fixed robot: a model attached to the world by joints whose
   parent is ``world``, a ``<static>`` model (its links welded where they are), or a model loaded
-  with ``floating=False`` (its canonical link welded where it is);
+  with ``floating=False`` (its canonical link welded where it is, by joint ``world_joint``);
 * any other model is free (as in Gazebo and Drake): the root link of its joint tree gets a
-  ``floating`` joint from ``world`` named ``root_joint`` (the base pose in the world is the
-  configuration: the model's ``<pose>`` is an initial state, not part of the robot);
-  ``floating=True`` also frees a model attached to the world by one fixed joint;
+  ``floating`` joint ``root_joint`` from ``world``; the base pose in the world is part of the
+  configuration, the model's ``<pose>`` is an initial state, not part of the robot.
+  ``floating=True`` also frees a model attached to the world by one fixed joint.  (A joint of the
+  file named ``root_joint`` or ``world_joint`` keeps its name; the added one gets a ``_`` prefix.)
 * a joint whose frame is not its child link's frame (SDFormat allows any joint pose) becomes a
   moving joint to a massless frame named after the joint, then a fixed joint ``<joint>::fixed`` to
   the child link, so every link keeps its own frame; a joint met from its child side while walking
@@ -122,11 +123,12 @@ def _assemble(d: Description, joints: list[Joint], inertials: dict, floating) ->
     elif d.static:
         starts = _welds(d, g, joints, adjacency)
     elif floating is False:
-        add_joint(g, "world_joint", WORLD, d.canonical, type="fixed", origin=d.frames.world(d.canonical))
+        add_joint(g, _unused("world_joint", joints), WORLD, d.canonical, type="fixed",
+                  origin=d.frames.world(d.canonical))
         starts = [d.canonical]
     else:
         root = _tree_root(d, joints, adjacency)
-        add_joint(g, "root_joint", WORLD, root, type="floating")
+        add_joint(g, _unused("root_joint", joints), WORLD, root, type="floating")
         starts, moving_base = [root], True
     _walk(g, starts, adjacency)
     missing = [n for n in inertials if g.in_degree(n) == 0]
@@ -141,6 +143,14 @@ def _assemble(d: Description, joints: list[Joint], inertials: dict, floating) ->
         report_suspicious(f"{src}: joint springs (<spring_stiffness>) are ignored on joints {springs}", False)
     g.graph["root"] = WORLD
     return g
+
+
+def _unused(name: str, joints: list[Joint]) -> str:
+    """``name``, or ``name`` with underscores in front while a joint of the file has it."""
+    taken = {j.name for j in joints}
+    while name in taken:
+        name = "_" + name
+    return name
 
 
 def _connect(src: str, joints: list[Joint], adjacency: dict) -> None:
@@ -189,7 +199,7 @@ def _welds(d: Description, g: nx.DiGraph, joints: list[Joint], adjacency: dict) 
             if m not in seen:
                 seen.add(m)
                 stack += [j.child if fwd else j.parent for j, fwd in adjacency[m]]
-        name = "world_joint" if len(starts) == 1 else f"world_joint_{len(starts)}"
+        name = _unused("world_joint" if len(starts) == 1 else f"world_joint_{len(starts)}", joints)
         add_joint(g, name, WORLD, n, type="fixed", origin=d.frames.world(n))
     return starts
 

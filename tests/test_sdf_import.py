@@ -496,3 +496,14 @@ def test_legacy_nested_model_equals_drake(tmp_path):
     assert robot.joint_names == ("j1", "arm::j2")
     assert compare(path, robot) < 1e-12
     assert compare(path, cd.load(path, floating=False), weld="body") < 1e-12
+
+
+def test_added_joints_do_not_take_the_files_names():
+    from test_sdf_bad_input import two_links
+
+    joint = '<joint name="{}" type="revolute"><parent>a</parent><child>b</child><axis><xyz>0 0 1</xyz></axis></joint>'
+    free = cd.from_sdf(two_links(joint.format("root_joint")))
+    assert free.base.joint == "_root_joint" and free.joint_names == ("root_joint",)
+    fixed = cd.from_sdf(two_links(joint.format("world_joint")), floating=False)
+    assert fixed.joint_names == ("world_joint",)
+    assert [d["name"] for *_, d in fixed.graph.edges(data=True)] == ["_world_joint", "world_joint"]
