@@ -17,6 +17,7 @@ the defaults of the SDFormat version of the file the element comes from:
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -107,6 +108,8 @@ class Reader:
     """Reads one SDFormat source into a :class:`Description` (see the module docstring)."""
 
     def __init__(self, package_dirs=()) -> None:
+        if isinstance(package_dirs, (str, os.PathLike)):
+            package_dirs = [package_dirs]  # one folder, not its characters
         self.package_dirs = tuple(package_dirs or ())
 
     def read(self, text_bytes: bytes, src: str, path: Path | None, model: str | None = None) -> Description:

@@ -272,6 +272,7 @@ def test_include_through_package_dirs_equals_drake(tmp_path):
     path = write(tmp_path, host("model://gripper/model.sdf"), "host.sdf")
     robot = cd.load(path, package_dirs=[tmp_path / "models"])
     assert robot.joint_names == ("lift", "mount", "tool::finger_joint")
+    assert cd.load(path, package_dirs=str(tmp_path / "models")).joint_names == robot.joint_names  # one folder
     assert compare(path, robot, packages={"gripper": tmp_path / "models" / "gripper"}) < 1e-12
 
 
