@@ -254,9 +254,11 @@ def _check_inertials(d: Description, g: nx.DiGraph, free: bool) -> None:
     still = set() if free else _welded(g)
     moving = [n for n, a in g.nodes(data=True) if a.get("inertial") is False and n not in still]
     if moving:
+        base = next(iter(g.successors(WORLD))) if free else None
+        hint = "; it is the free base: floating=False welds it" if moving[0] == base else ""
         raise ModelError(f"{d.links[moving[0]].where}: link {moving[0]!r} has no <inertial> but moves "
                          f"(links without <inertial>: {moving}); SDFormat's defaults (1 kg, 1 kg m^2) are not "
-                         "assumed: give <mass> and <inertia>")
+                         f"assumed: give <mass> and <inertia>{hint}")
 
 
 def _welded(g: nx.DiGraph) -> set:

@@ -28,7 +28,8 @@ from composedyn.importers.sdf_include import resolve_uri
 from composedyn.importers.sdf_pose import WORLD, Frames, FrameSpec, parse_pose
 from composedyn.importers.sdf_xml import at, child, flag, parse_sdf, text, values
 
-MULTI_DOF = ("ball", "universal", "screw", "gearbox", "revolute2")
+NOT_YET = {"ball": "three rotations", "universal": "two rotations", "revolute2": "two rotations",
+           "screw": "a rotation coupled to a translation", "gearbox": "a gear coupling of two joints"}
 WORLD_SCOPE = "::world::"
 
 
@@ -303,8 +304,8 @@ class Reader:
         e = Element(scope.prefix + el.get("name"), el, scope)
         e.key = e.name if not scope.legacy else "::joint::" + e.name
         jtype = (el.get("type") or "").strip()
-        if jtype in MULTI_DOF:
-            raise ModelError(f"{e.where}: {jtype} joints (several degrees of freedom) are not supported yet; "
+        if jtype in NOT_YET:
+            raise ModelError(f"{e.where}: {jtype} joints ({NOT_YET[jtype]}) are not supported yet; "
                              "supported: revolute, continuous, prismatic, fixed")
         ends = {}
         for tag in ("parent", "child"):

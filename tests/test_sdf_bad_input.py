@@ -33,7 +33,7 @@ CASES = {
     "unknown type": (two_links('<joint name="j" type="hinge"><parent>a</parent><child>b</child></joint>'),
                      r"<joint name='j'> \(line \d+\): unknown joint type 'hinge' \(supported: revolute"),
     "ball": (two_links('<joint name="j" type="ball"><parent>a</parent><child>b</child></joint>'),
-             r"<joint name='j'> \(line \d+\): ball joints \(several degrees of freedom\) are not supported yet"),
+             r"<joint name='j'> \(line \d+\): ball joints \(three rotations\) are not supported yet"),
     "universal": (two_links('<joint name="u" type="universal"><parent>a</parent><child>b</child></joint>'),
                   r"<joint name='u'> .*universal joints"),
     "no mass": (two_links(b="<inertial><inertia><ixx>1</ixx><iyy>1</iyy><izz>1</izz></inertia></inertial>"),
@@ -43,6 +43,10 @@ CASES = {
     "negative moment": (two_links(b=INERTIAL.replace("<ixx>0.01<", "<ixx>-1<")),
                         r"link 'b' inertia has a negative principal moment"),
     "no inertial": (two_links(b=""), r"<link name='b'> \(line \d+\): link 'b' has no <inertial> but moves"),
+    "no inertial base": (two_links(a=""), r"link 'a' has no <inertial> but moves .*it is the free base: "
+                                          r"floating=False welds it"),
+    "gearbox": (two_links('<joint name="g" type="gearbox"><parent>a</parent><child>b</child></joint>'),
+                r"gearbox joints \(a gear coupling of two joints\) are not supported yet"),
     "dangling relative_to": (two_links(extra='<frame name="f"><pose relative_to="nowhere"/></frame>'),
                              r"<frame name='f'> \(line \d+\): pose relative_to 'nowhere' names no frame in its scope"),
     "pose cycle": (model(f'<link name="a"><pose relative_to="b"/>{INERTIAL}</link>'
