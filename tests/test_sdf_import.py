@@ -508,3 +508,35 @@ def test_added_joints_do_not_take_the_files_names():
     fixed = cd.from_sdf(two_links(joint.format("world_joint")), floating=False)
     assert fixed.joint_names == ("world_joint",)
     assert [d["name"] for *_, d in fixed.graph.edges(data=True)] == ["_world_joint", "world_joint"]
+
+
+# ---- vendor files shipped with the oracles -------------------------------------------------
+DRAKE_EXAMPLES = {  # file -> (floating, link Drake welds)
+    "drake/examples/acrobot/Acrobot.sdf": (None, None),
+    "drake/examples/multibody/cart_pole/cart_pole.sdf": (None, None),
+    "drake/examples/kuka_iiwa_arm/models/desk/transcendesk55inch.sdf": (None, None),
+    "drake/examples/kuka_iiwa_arm/models/table/extra_heavy_duty_table_surface_only_collision.sdf": (None, None),
+    "drake/examples/planar_gripper/planar_brick.sdf": (False, "brick_base"),
+}
+
+
+@pytest.mark.parametrize("resource", sorted(DRAKE_EXAMPLES))
+def test_drake_example_models_equal_drake(resource):
+    from pydrake.common import FindResourceOrThrow
+
+    path = FindResourceOrThrow(resource)
+    floating, weld = DRAKE_EXAMPLES[resource]
+    robot = cd.load(path, floating=floating)
+    assert compare(path, robot, weld=weld) < 1e-12
+
+
+@pytest.mark.parametrize("name,pattern", [
+    ("cassie.sdf", r"<joint name='left-roll-joint'> \(line \d+\): gearbox joints"),
+    ("cassie_v2.sdf", r"<joint name='left-pitch-rod-joint'> \(line \d+\): ball joints"),
+])
+def test_example_robot_data_cassie_is_refused_clearly(name, pattern):
+    from pin_oracle import erd_robots_dir
+
+    path = erd_robots_dir() / "cassie_description" / "robots" / name
+    with pytest.raises(cd.ModelError, match=f"^{path}: {pattern}"):
+        cd.load(path)
