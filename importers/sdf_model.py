@@ -232,7 +232,7 @@ class Reader:
         placement = extra.get("placement", el.get("placement_frame") if version >= (1, 8) else None)
         self._add_pose(scope.key, pose_el, pose_src, pose_scope, parent.key, f"{src}: {at(el)}",
                        placement=scope.ref(placement) if placement else None)
-        if not top:
+        if not top and not parent.legacy:  # from 1.7 a nested model's name is its model frame
             d.frames.alias[parent.prefix + name] = scope.key
         names: dict[str, str] = {}
         first_link, first_nested = None, None

@@ -540,3 +540,18 @@ def test_example_robot_data_cassie_is_refused_clearly(name, pattern):
     path = erd_robots_dir() / "cassie_description" / "robots" / name
     with pytest.raises(cd.ModelError, match=f"^{path}: {pattern}"):
         cd.load(path)
+
+
+def test_legacy_link_and_nested_model_may_share_a_name(tmp_path):
+    """Before 1.7 names were unique per kind (the specification's rule; libsdformat, hence Drake,
+    refuses this file): a link ``arm`` next to a nested model ``arm``, the joint names the link."""
+    text = f"""<?xml version="1.0"?>
+<sdf version="1.6"><model name="m">
+  <link name="arm">{inertial(1.0, 0.01, 0.01, 0.01)}</link>
+  <model name="arm"><pose>0.2 0 0 0 0 0</pose><link name="l">{inertial(0.5, 0.01, 0.02, 0.01)}</link></model>
+  <joint name="j" type="revolute"><parent>arm</parent><child>arm::l</child><axis><xyz>0 1 0</xyz></axis></joint>
+</model></sdf>"""
+    path = write(tmp_path, text)
+    robot = cd.load(path, floating=False)
+    assert [(u, v) for u, v in robot.graph.edges] == [("world", "arm"), ("arm", "arm::l")]
+    np.testing.assert_allclose(robot.frame_pose([0.0], "arm::l")[:3, 3], [0.2, 0, 0], atol=1e-15)
