@@ -93,8 +93,8 @@ class Description:
         key, seen = self.frames.key(key), []
         while key != WORLD:
             if key not in self.kinds:
-                raise ModelError(f"{where}: names {seen[-1] if seen else key!r}, which is no frame in its scope"
-                                 if not seen else f"{where}: frame {seen[-1]!r} is attached to nothing")
+                what = f"frame {seen[-1]!r} is attached to {key!r}" if seen else f"names {key!r}"
+                raise ModelError(f"{where}: {what}, which is no frame in its scope")
             kind, target = self.kinds[key]
             if kind == "link":
                 return key
@@ -125,6 +125,8 @@ class Reader:
             self._world(root.find("world"), world_scope)
         self._model(el, world_scope, scope_src, scope_version, scope_base, name, pose, extra, chain)
         d.canonical = d.link_of("__model__", f"{src}: model {name!r}")
+        for key in list(d.frames.specs):  # every pose resolves: dangling names and cycles found here
+            d.frames.world(key)
         return d
 
     # ---- choosing the model --------------------------------------------------------------
@@ -282,15 +284,19 @@ class Reader:
                              f"{scope.prefix[:-2] or 'top'} (line {names[(space, name)]})")
         names[(space, name)] = el.sourceline
 
-    def _add_pose(self, key, pose_el, src, scope: Scope, default: str, where: str, placement=None) -> None:
+    def _add_pose(self, key, pose_el, src, scope: Scope, default: str, where: str, placement=None,
+                  default_ref: str = "the model frame") -> None:
+        """Add frame ``key``: its ``<pose>``, relative to ``relative_to`` or to ``default`` (described as
+        ``default_ref`` in messages)."""
         rel = "" if pose_el is None else (pose_el.get("relative_to") or "").strip()
         if pose_el is not None and scope.legacy and (pose_el.get("frame") or "").strip():
             raise ModelError(f"{src}: {at(pose_el)}: <pose frame=...> has no defined meaning before SDFormat 1.7; "
                              "use version 1.7 and relative_to")
         if pose_el is not None and scope.legacy and rel:
             raise ModelError(f"{src}: {at(pose_el)}: relative_to needs SDFormat 1.7 or later")
+        ref = f"pose relative_to {rel!r}" if rel else default_ref
         self.d.frames.add(key, FrameSpec(scope.ref(rel) if rel else default, parse_pose(pose_el, src), where,
-                                         rel, placement))
+                                         ref, placement))
 
     def _link(self, el, scope: Scope) -> None:
         e = Element(scope.prefix + el.get("name"), el, scope)
@@ -318,7 +324,8 @@ class Reader:
         e.ends = ends
         self.d.joints[e.name] = e
         self.d.kinds[e.key] = ("joint", ends["child"])
-        self._add_pose(e.key, child(el, "pose", src), src, scope, ends["child"], e.where)
+        self._add_pose(e.key, child(el, "pose", src), src, scope, ends["child"], e.where,
+                       default_ref=f"<child> {text(el, 'child', src)!r}")
 
     def _frame(self, el, scope: Scope) -> None:
         e = Element(scope.prefix + el.get("name"), el, scope)
@@ -328,4 +335,5 @@ class Reader:
         if scope.key != WORLD:
             self.d.frame_elements[e.name] = e
         self.d.kinds[e.key] = ("frame", target)
-        self._add_pose(e.key, child(el, "pose", scope.src), scope.src, scope, target, e.where)
+        self._add_pose(e.key, child(el, "pose", scope.src), scope.src, scope, target, e.where,
+                       default_ref=f"attached_to {attached!r}" if attached else "the model frame")

@@ -69,8 +69,9 @@ def inverse(T: np.ndarray) -> np.ndarray:
 class FrameSpec:
     """One frame: its pose ``X`` (4, 4) relative to frame ``relative_to``.
 
-    where: the element, for messages (``src: <link name='a'> (line 3)``); ref: the name as written
-    in the file (for messages about dangling names); placement: for a model frame placed through
+    where: the element, for messages (``src: <link name='a'> (line 3)``); ref: how the file names
+    the frame the pose is relative to (``pose relative_to 'f'``, ``<child> 'b'``), for messages
+    about dangling names; placement: for a model frame placed through
     a placement frame, that frame's key (``X`` is then the placement frame's pose)."""
 
     relative_to: str
@@ -104,7 +105,7 @@ class Frames:
             s = self.specs.get(by) if by is not None else None
             if s is None:
                 raise ModelError(f"frame {key!r} is not defined")
-            raise ModelError(f"{s.where}: pose relative_to {s.ref!r} names no frame in its scope")
+            raise ModelError(f"{s.where}: {s.ref} names no frame in its scope")
         return self.specs[key]
 
     def _local(self, key: str) -> np.ndarray:
@@ -134,7 +135,7 @@ class Frames:
         while key not in self._world:
             if key in path:
                 cycle = path[path.index(key):] + [key]
-                raise ModelError(f"{self.specs[key].where}: pose relative_to cycle {' -> '.join(cycle)}")
+                raise ModelError(f"{self.specs[key].where}: pose cycle (relative_to, attached_to) {' -> '.join(cycle)}")
             self._spec(key, path[-1] if path else None)
             path.append(key)
             key = self.key(self.specs[key].relative_to)

@@ -52,16 +52,20 @@ CASES = {
     "pose cycle": (model(f'<link name="a"><pose relative_to="b"/>{INERTIAL}</link>'
                          f'<link name="b"><pose relative_to="a"/>{INERTIAL}</link>'
                          '<joint name="j" type="fixed"><parent>a</parent><child>b</child></joint>'),
-                   r"pose relative_to cycle (a -> b -> a|b -> a -> b)"),
+                   r"pose cycle \(relative_to, attached_to\) (a -> b -> a|b -> a -> b)"),
     "attached_to cycle": (two_links(extra='<frame name="f" attached_to="g"/><frame name="g" attached_to="f"/>'
                                           '<joint name="k" type="fixed"><parent>b</parent><child>f</child></joint>'),
-                          r"attached_to cycle"),
+                          r"(attached_to|pose) cycle"),
+    "dangling in a lone link": (model(f'<link name="a"><pose relative_to="zz"/>{INERTIAL}</link>'),
+                                r"<link name='a'> \(line \d+\): pose relative_to 'zz' names no frame"),
+    "dangling attached_to": (two_links(extra='<frame name="f" attached_to="zz"/>'),
+                             r"<frame name='f'> \(line \d+\): attached_to 'zz' names no frame in its scope"),
     "dangling expressed_in": (two_links('<joint name="j" type="revolute"><parent>a</parent><child>b</child>'
                                         '<axis><xyz expressed_in="zz">0 0 1</xyz></axis></joint>'),
                               r"<joint name='j'> \(line \d+\): <xyz expressed_in='zz'> names no frame"),
     "missing child": (two_links('<joint name="j" type="revolute"><parent>a</parent><child>c</child>'
                                 '<axis><xyz>0 0 1</xyz></axis></joint>'),
-                      r"<joint name='j'> \(line \d+\) <child>: names 'c', which is no frame in its scope"),
+                      r"<joint name='j'> \(line \d+\): <child> 'c' names no frame in its scope"),
     "no axis": (two_links('<joint name="j" type="revolute"><parent>a</parent><child>b</child></joint>'),
                 r"<joint name='j'> \(line \d+\): a revolute joint needs an <axis>"),
     "zero axis": (two_links('<joint name="j" type="prismatic"><parent>a</parent><child>b</child>'
