@@ -149,6 +149,7 @@ def test_convert_writes_one_line_and_a_loadable_file(tmp_path, capsys):
     (["panda", "x.txt"], "x.txt: the output must be a .urdf file"),
     (["fourbar", "x.urdf"], "a closed chain"),
     (["BAD", "x.urdf"], "malformed XML"),
+    (["panda", "x.urdf", "--model", "arm"], "panda: --model chooses a model of an SDFormat <world>"),
 ])
 def test_convert_bad_input_exits_2_with_one_line(tmp_path, capsys, monkeypatch, args, message):
     monkeypatch.chdir(tmp_path)

@@ -34,6 +34,10 @@ def run(args) -> int:
     if args.package_dir:
         kwargs["package_dirs"] = args.package_dir
     if args.model:
+        from composedyn.importers.sdf import looks_like_sdf
+
+        if not looks_like_sdf(args.robot):
+            raise ValueError(f"{args.robot}: --model chooses a model of an SDFormat <world>; this is not SDFormat")
         kwargs["model"] = args.model
     robot = cd.load(args.robot, floating=floating, **kwargs)
     with Staged() as staged:
