@@ -150,6 +150,9 @@ class Reader:
                  for e in world if e.tag in ("model", "include")]
         if not cands:
             raise ModelError(f"{src}: {at(world)} has no <model> or <include>")
+        for _, e in cands:
+            if e.tag == "include" and (e.get("merge") or "").strip().lower() in ("true", "1"):
+                raise ModelError(f"{src}: {at(e)}: merge='true' merges a model into a model, not into a world")
         if model is None and len(cands) > 1:  # unnamed includes are not resolved just to list them
             labels = [n if n is not None else f"<include {text(e, 'uri', src)}>" for n, e in cands]
             raise ModelError(f"{src}: the world has {len(cands)} models {labels}; "
@@ -167,7 +170,8 @@ class Reader:
         if e.tag == "model":
             return e, src, world_scope.version, world_scope.base, name, None, {}
         el, isrc, iversion, ibase, ichain = self._include_target(e, world_scope, chain)
-        return el, isrc, iversion, ibase, name, child(e, "pose", src), self._include_extras(e, src, ichain)
+        extras = self._include_extras(e, src, ichain)
+        return el, isrc, iversion, ibase, name, child(e, "pose", src), extras
 
     def _world(self, world, scope: Scope) -> None:
         """World-level frames (a model's pose may be relative to them) and gravity."""
@@ -204,9 +208,7 @@ class Reader:
         return models[0], str(path), version, path.parent, chain + [path]
 
     def _include_extras(self, inc, src: str, chain) -> dict:
-        if (inc.get("merge") or "").strip().lower() in ("true", "1"):
-            raise ModelError(f"{src}: {at(inc)}: <include merge='true'> is not supported; include it as a nested model")
-        extras = {"chain": chain}
+        extras = {"chain": chain, "merge": (inc.get("merge") or "").strip().lower() in ("true", "1")}
         if child(inc, "static", src) is not None:
             extras["static"] = flag(inc, "static", src)
         if child(inc, "placement_frame", src) is not None:
@@ -214,13 +216,20 @@ class Reader:
         return extras
 
     # ---- a model and its elements --------------------------------------------------------
-    def _model(self, el, parent: Scope, src, version, base, name, pose_el, extra, chain) -> None:
+    def _model(self, el, parent: Scope, src, version, base, name, pose_el, extra, chain) -> str | None:
+        """Read model ``el`` (a nested one in scope ``parent``) and return its first link's key.
+
+        ``extra``: from an ``<include>`` (its ``static``, ``placement``, include ``chain``, and
+        ``merge``: the model's elements join the parent's scope and its model frame becomes the
+        frame ``_merged__<name>__model__``, as SDFormat 1.9 specifies)."""
         d = self.d
         if not name:
             raise ModelError(f"{src}: {at(el)} has no 'name'")
         top = parent.key == WORLD
-        prefix = "" if top else parent.prefix + name + "::"
-        scope = Scope(prefix, prefix + "__model__", src, version, base)
+        merge = extra.get("merge", False)
+        prefix = "" if top else parent.prefix if merge else parent.prefix + name + "::"
+        key = parent.prefix + f"_merged__{name}__model__" if merge else prefix + "__model__"
+        scope = Scope(prefix, key, src, version, base)
         chain = extra.get("chain", chain)
         static = extra.get("static", flag(el, "static", src))
         if top:
@@ -234,9 +243,9 @@ class Reader:
         placement = extra.get("placement", el.get("placement_frame") if version >= (1, 8) else None)
         self._add_pose(scope.key, pose_el, pose_src, pose_scope, parent.key, f"{src}: {at(el)}",
                        placement=scope.ref(placement) if placement else None)
-        if not top and not parent.legacy:  # from 1.7 a nested model's name is its model frame
+        if not top and not parent.legacy and not merge:  # from 1.7 a nested model's name is its model frame
             d.frames.alias[parent.prefix + name] = scope.key
-        names: dict[str, str] = {}
+        names: dict[str, str] = extra.get("names", {})
         first_link, first_nested = None, None
         for sub in el:
             tag = sub.tag if isinstance(sub.tag, str) else ""
@@ -247,10 +256,17 @@ class Reader:
             if tag == "include":
                 mel, isrc, iversion, ibase, ichain = self._include_target(sub, scope, chain)
                 sub_name = text(sub, "name", src) or mel.get("name")
-                self._check_name(sub_name, sub, scope, names, "model")
-                self._model(mel, scope, isrc, iversion, ibase, sub_name, child(sub, "pose", src),
-                            self._include_extras(sub, src, ichain), ichain)
-                first_nested = first_nested or scope.prefix + sub_name + "::__model__"
+                extras = self._include_extras(sub, src, ichain)
+                if extras["merge"]:
+                    extras["names"] = names
+                else:
+                    self._check_name(sub_name, sub, scope, names, "model")
+                first = self._model(mel, scope, isrc, iversion, ibase, sub_name, child(sub, "pose", src), extras,
+                                    ichain)
+                if extras["merge"]:
+                    first_link = first_link or first
+                else:
+                    first_nested = first_nested or scope.prefix + sub_name + "::__model__"
                 continue
             sub_name = sub.get("name")
             self._check_name(sub_name, sub, scope, names, tag)
@@ -269,6 +285,7 @@ class Reader:
         if canonical is None:
             raise ModelError(f"{src}: {at(el)} has no <link> (nor a nested model with one)")
         d.kinds[scope.key] = ("model", canonical)
+        return first_link
 
     def _check_name(self, name, el, scope: Scope, names: dict, kind: str) -> None:
         src = scope.src

@@ -102,6 +102,8 @@ CASES = {
                           r"<include> \(line \d+\): 'model://nothing' not found \(searched"),
     "fuel uri": (model(f'<link name="a">{INERTIAL}</link><include><uri>https://fuel.gazebosim.org/x</uri></include>'),
                  r"nothing is downloaded"),
+    "merge into a world": ('<sdf version="1.9"><world name="w"><include merge="true"><uri>m.sdf</uri></include>'
+                           '</world></sdf>', r"merge='true' merges a model into a model, not into a world"),
     "mimic unknown": (two_links('<joint name="j" type="revolute"><parent>a</parent><child>b</child><axis>'
                                 '<xyz>0 0 1</xyz><mimic joint="zz"/></axis></joint>', version="1.11"),
                       r"<mimic joint='zz'> names no joint of its model"),

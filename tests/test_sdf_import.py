@@ -555,3 +555,17 @@ def test_legacy_link_and_nested_model_may_share_a_name(tmp_path):
     robot = cd.load(path, floating=False)
     assert [(u, v) for u, v in robot.graph.edges] == [("world", "arm"), ("arm", "arm::l")]
     np.testing.assert_allclose(robot.frame_pose([0.0], "arm::l")[:3, 3], [0.2, 0, 0], atol=1e-15)
+
+
+def test_merged_include_equals_drake(tmp_path):
+    """``<include merge="true">`` (1.9): the gripper's links and joints join the host's scope, its
+    model frame becomes ``_merged__tool__model__``."""
+    write(tmp_path, GRIPPER.replace('version="1.6"', 'version="1.9"').replace(
+        "<use_parent_model_frame>true</use_parent_model_frame>", "").replace(
+        "<xyz>0 1 0</xyz>", '<xyz expressed_in="__model__">0 1 0</xyz>'), "models/gripper/model.sdf")
+    text = host("model://gripper/model.sdf").replace("<include>", '<include merge="true">').replace(
+        "<child>tool::palm</child>", "<child>palm</child>")
+    path = write(tmp_path, text, "host.sdf")
+    robot = cd.load(path, package_dirs=[tmp_path / "models"])
+    assert robot.joint_names == ("lift", "mount", "finger_joint")
+    assert compare(path, robot, packages={"gripper": tmp_path / "models" / "gripper"}) < 1e-12
