@@ -95,7 +95,8 @@ class DrakeModel:
             ad[self.v_index] = a[-n:] if n else []
         return qd, vd, ad
 
-    def _set(self, q, v):
+    def set_state(self, q, v):
+        """Put composedyn's (q, v) into the Drake context."""
         qd, vd, _ = self.state(q, v)
         self.plant.SetPositions(self.context, qd)
         self.plant.SetVelocities(self.context, vd)
@@ -107,13 +108,13 @@ class DrakeModel:
 
     def mass_matrix(self, q) -> np.ndarray:
         """Drake's mass matrix in composedyn's velocity coordinates, T^T M T."""
-        self._set(q, np.zeros(self.robot.dof))
+        self.set_state(q, np.zeros(self.robot.dof))
         T = self.velocity_map(q)
         return T.T @ self.plant.CalcMassMatrix(self.context) @ T
 
     def inverse_dynamics(self, q, v, a) -> np.ndarray:
         """Drake's M a + C v - tau_gravity, as forces dual to composedyn's velocity."""
-        self._set(q, v)
+        self.set_state(q, v)
         _, _, ad = self.state(q, v, a)
         tau = (self.plant.CalcInverseDynamics(self.context, ad, MultibodyForces(self.plant))
                - self.plant.CalcGravityGeneralizedForces(self.context))

@@ -149,7 +149,7 @@ def test_frames_links_and_limits_match_drake(tmp_path):
     rng = np.random.default_rng(3)
     for _ in range(3):
         q = rng.uniform(-1, 1, robot.dof)
-        oracle._set(q, np.zeros(robot.dof))
+        oracle.set_state(q, np.zeros(robot.dof))
         for link in ("base", "upper", "fore", "tool", "tip", "side_link"):
             X = plant.GetBodyByName(link).EvalPoseInWorld(ctx).GetAsMatrix4()
             np.testing.assert_allclose(robot.frame_pose(q, link), X, atol=1e-12)
