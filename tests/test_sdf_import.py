@@ -569,3 +569,13 @@ def test_merged_include_equals_drake(tmp_path):
     robot = cd.load(path, package_dirs=[tmp_path / "models"])
     assert robot.joint_names == ("lift", "mount", "finger_joint")
     assert compare(path, robot, packages={"gripper": tmp_path / "models" / "gripper"}) < 1e-12
+
+
+def test_load_recognises_sdformat_by_content(tmp_path):
+    """An XML string, and an ``.xml`` file, with an ``<sdf>`` root (after a declaration and a
+    comment) load as SDFormat; a URDF string still loads as URDF."""
+    text = '<?xml version="1.0"?>\n<!-- a <robot> in a comment -->\n' + RICH_17.split("?>", 1)[1]
+    from_string = cd.load(text, floating=False)
+    from_file = cd.load(write(tmp_path, text, "arm.xml"), floating=False)
+    assert from_string.joint_names == from_file.joint_names == ("shoulder", "elbow", "slide", "side")
+    assert cd.load('<robot name="r"><link name="a"/></robot>').name == "r"
