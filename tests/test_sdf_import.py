@@ -579,3 +579,55 @@ def test_load_recognises_sdformat_by_content(tmp_path):
     from_file = cd.load(write(tmp_path, text, "arm.xml"), floating=False)
     assert from_string.joint_names == from_file.joint_names == ("shoulder", "elbow", "slide", "side")
     assert cd.load('<robot name="r"><link name="a"/></robot>').name == "r"
+
+
+# ---- random models ------------------------------------------------------------------------
+def random_sdf(seed: int, n: int, version: str) -> str:
+    """A random tree of ``n`` links: random link, joint, inertial and frame poses, with (1.7+)
+    relative_to, attached_to and expressed_in naming random earlier frames, or (1.6)
+    use_parent_model_frame at random."""
+    rng = np.random.default_rng(seed)
+    new = version >= "1.7"
+
+    def pose(rel=""):
+        v = " ".join(f"{x:.6f}" for x in np.r_[rng.uniform(-0.4, 0.4, 3), rng.uniform(-np.pi, np.pi, 3)])
+        return f'<pose relative_to="{rel}">{v}</pose>' if rel else f"<pose>{v}</pose>"
+
+    def pick(options):
+        return options[int(rng.integers(len(options)))]
+
+    parts = []
+    for k in range(n):
+        m = rng.uniform(0.2, 2.0)
+        d = rng.uniform(0.005, 0.02, 3)
+        inert = (f"<inertial>{pose()}<mass>{m:.6f}</mass><inertia><ixx>{d[0] + d[1]:.6f}</ixx><iyy>{d[1] + d[2]:.6f}"
+                 f"</iyy><izz>{d[0] + d[2]:.6f}</izz></inertia></inertial>")
+        earlier = [f"l{i}" for i in range(k)] + [f"j{i}" for i in range(1, k)] + [f"f{i}" for i in range(k)]
+        rel = pick([""] + earlier) if new else ""
+        parts.append(f'<link name="l{k}">{pose(rel)}{inert}</link>')
+        if k:
+            jtype = pick(["revolute", "prismatic", "continuous", "fixed", "revolute"])
+            parent = f"l{int(rng.integers(k))}"
+            jrel = pick(["", parent] + earlier) if new else ""
+            axis = rng.normal(size=3)
+            xyz = " ".join(f"{x:.6f}" for x in axis)
+            if new:
+                frame = pick(["", "__model__", f"l{k}", parent] + [f"f{i}" for i in range(k)])
+                xyz_el = f'<xyz expressed_in="{frame}">{xyz}</xyz>' if frame else f"<xyz>{xyz}</xyz>"
+            else:
+                flag = pick(["", "<use_parent_model_frame>true</use_parent_model_frame>"])
+                xyz_el = f"<xyz>{xyz}</xyz>{flag}"
+            parts.append(f'<joint name="j{k}" type="{jtype}"><parent>{parent}</parent><child>l{k}</child>'
+                         f'{pose(jrel)}<axis>{xyz_el}</axis></joint>')
+        if new:
+            parts.append(f'<frame name="f{k}" attached_to="l{int(rng.integers(k + 1))}">{pose()}</frame>')
+    return (f'<?xml version="1.0"?>\n<sdf version="{version}"><model name="r">{pose()}'
+            + "\n".join(parts) + "</model></sdf>")
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("version", ["1.6", "1.9"])
+def test_random_models_equal_drake(tmp_path, seed, version):
+    path = write(tmp_path, random_sdf(seed, 6, version))
+    assert compare(path, cd.load(path), samples=3, seed=seed) < 1e-11
+    assert compare(path, cd.load(path, floating=False), samples=3, seed=seed, weld="l0") < 1e-11
