@@ -637,3 +637,11 @@ def test_random_models_equal_drake(tmp_path, seed, version):
     path = write(tmp_path, text)
     assert compare(path, cd.load(path), samples=3, seed=seed) < 1e-11
     assert compare(path, cd.load(path, floating=False), samples=3, seed=seed, weld=canonical) < 1e-11
+
+
+def test_joint_springs_are_reported_not_modelled(tmp_path):
+    text = RICH_17.replace("<damping>0.5</damping>", "<damping>0.5</damping><spring_stiffness>3</spring_stiffness>")
+    path = write(tmp_path, text)
+    with pytest.warns(cd.ModelWarning, match=r"joint springs \(<spring_stiffness>\) are ignored on joints "
+                                              r"\['shoulder'\]"):
+        cd.load(path)

@@ -159,3 +159,17 @@ def test_convert_bad_input_exits_2_with_one_line(tmp_path, capsys, monkeypatch, 
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and message in err and "Traceback" not in err
     assert not (tmp_path / "x.urdf").exists()
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_random_sdf_models_round_trip(tmp_path, seed):
+    """Random SDFormat trees (joint frames off the child links, a welded canonical link that is not
+    the root, so reversed joints): the URDF holds the same robot."""
+    from test_sdf_import import random_sdf
+
+    text = random_sdf(seed, 7, "1.9").replace('<model name="r">', '<model name="r" canonical_link="l3">')
+    sdf = write(tmp_path, text)
+    rng = np.random.default_rng(seed)
+    for floating in (None, False):
+        robot = cd.load(sdf, floating=floating)
+        assert_same_robot(robot, cd.load(robot.to_urdf(tmp_path / "r.urdf")), rng)
