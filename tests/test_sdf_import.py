@@ -626,7 +626,7 @@ def random_sdf(seed: int, n: int, version: str) -> str:
 
 
 @pytest.mark.parametrize("seed", range(6))
-@pytest.mark.parametrize("version", ["1.6", "1.9"])
+@pytest.mark.parametrize("version", ["1.4", "1.6", "1.9"])
 def test_random_models_equal_drake(tmp_path, seed, version):
     """Free, and welded at the canonical link (1.9: a random one, so joints between it and the
     tree's root are reversed)."""
