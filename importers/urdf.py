@@ -18,6 +18,7 @@ import numpy as np
 from composedyn.dynamics.errors import ModelError
 from composedyn.dynamics.schema import DEFAULT_GRAVITY, add_joint, add_link, check_structure, new_graph
 from composedyn.importers.dh import rpy_matrix
+from composedyn.importers.urdf_export import UNLIMITED
 from composedyn.importers.urdf_xml import check_robot, numbers, parse_robot_xml
 
 
@@ -60,8 +61,9 @@ def load_urdf(path_or_xml: str | bytes | os.PathLike, gravity=DEFAULT_GRAVITY) -
     joints in document order.  ``<origin xyz rpy>`` is the transform
     ``T = [Rz(yaw) Ry(pitch) Rx(roll), xyz]`` (URDF convention); the
     ``<inertial>`` inertia is rotated into link axes, ``R I R^T``.  An absent
-    ``<axis>`` is (1, 0, 0); absent limit attributes are None (a continuous
-    joint keeps only velocity and effort).  Links without ``<inertial>`` get
+    ``<axis>`` is (1, 0, 0); absent limit attributes, and limits of magnitude
+    1e30 or more (how :mod:`composedyn.importers.urdf_export` writes "no limit"),
+    are None (a continuous joint keeps only velocity and effort).  Links without ``<inertial>`` get
     zero mass and the node attribute ``inertial=False`` (listed by the
     schema's ModelWarning when they move).  ``<dynamics damping friction>``
     become viscous and Coulomb friction; a non-standard ``armature``
@@ -122,6 +124,7 @@ def _add_urdf_joint(g: nx.DiGraph, el, src: str) -> None:
     if lim is not None:
         limits = tuple(numbers(lim, k, src, where, allow_inf=True) if lim.get(k) is not None else None
                        for k in ("lower", "upper", "velocity", "effort"))
+        limits = tuple(None if x is not None and abs(x) >= UNLIMITED else x for x in limits)
         if jtype == "continuous":
             limits = (None, None) + limits[2:]
     axis = el.find("axis")

@@ -11,6 +11,13 @@ ignored by other URDF parsers).
 URDF cannot say "no limit": a revolute joint without position limits is
 written as ``continuous``; other absent limits (velocity, effort, one-sided
 position limits, prismatic travel) are written as +-:data:`UNLIMITED`.
+
+A floating base (``base``, see :mod:`composedyn.dynamics.floating.base`) is
+written as a massless ``world`` link and a ``floating`` (or ``planar``) root
+joint to the base link, placed at the base joint's origin: composedyn's
+URDF reader loads it back as the same floating robot, Pinocchio's as a
+free-flyer (or planar) joint.  Gravity is not part of URDF: it is written as
+a comment (load the file with ``gravity=...`` when it is not (0, 0, -9.81)).
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ import networkx as nx
 import numpy as np
 from lxml import etree
 
-from composedyn.dynamics.schema import validate
+from composedyn.dynamics.schema import DEFAULT_GRAVITY, validate
 
 UNLIMITED = 1e30
 
@@ -99,14 +106,18 @@ def _joint(root: etree._Element, parent: str, child: str, d: dict) -> None:
         etree.SubElement(el, "mimic", joint=str(target), multiplier=repr(float(mult)), offset=repr(float(off)))
 
 
-def urdf_string(g: nx.DiGraph) -> str:
-    """The URDF XML text of kinematic graph ``g`` (validated first)."""
+def urdf_string(g: nx.DiGraph, base=None) -> str:
+    """The URDF XML text of kinematic graph ``g`` (validated first); ``base``: the floating base
+    of a floating robot (its root joint is written, see the module docstring), or None."""
     validate(g)
     root = etree.Element("robot", name=str(g.graph.get("name", "robot")))
     src = Path(str(g.graph.get("source", "a kinematic graph"))).name.replace("--", "- -")
     root.append(etree.Comment(f" written by composedyn from {src} "))
-    gravity = np.asarray(g.graph.get("gravity", (0.0, 0.0, -9.81)), dtype=float)
-    root.append(etree.Comment(f" gravity (not part of URDF): {_fmt(gravity)} m/s^2 in the root link frame "))
+    gravity = np.asarray(base.gravity if base is not None else g.graph.get("gravity", DEFAULT_GRAVITY), dtype=float)
+    frame = "the world" if base is not None else "the root link frame"
+    root.append(etree.Comment(f" gravity (not part of URDF): {_fmt(gravity)} m/s^2 in {frame} "))
+    if base is not None:
+        _floating_root(root, g, base)
     for name, d in g.nodes(data=True):
         _link(root, str(name), d)
     for u, v, d in g.edges(data=True):
@@ -114,15 +125,40 @@ def urdf_string(g: nx.DiGraph) -> str:
     return etree.tostring(root, pretty_print=True, xml_declaration=True, encoding="utf-8").decode()
 
 
-def to_urdf(g: nx.DiGraph, path: str | os.PathLike) -> Path:
-    """Write kinematic graph ``g`` as a URDF file at ``path``; return the path.
+def _floating_root(root: etree._Element, g: nx.DiGraph, base) -> None:
+    """A massless world link and the floating (or planar) joint to the base link."""
+    world = "world"
+    while world in g:
+        world = "_" + world
+    etree.SubElement(root, "link", name=world)
+    el = etree.SubElement(root, "joint", name=str(base.joint), type="floating" if base.kind == "free" else "planar")
+    _origin(el, np.asarray(base.origin, dtype=float))
+    etree.SubElement(el, "parent", link=world)
+    etree.SubElement(el, "child", link=str(base.link))
+    if base.kind != "free":
+        etree.SubElement(el, "axis", xyz="0.0 0.0 1.0")
 
-    Gravity is not part of URDF and is not written.
+
+def to_urdf(g: nx.DiGraph, path: str | os.PathLike, base=None) -> Path:
+    """Write kinematic graph ``g`` (with its floating ``base``, if any) as a URDF file at ``path``;
+    return the path.
+
+    Gravity is not part of URDF: it is written as a comment only (see :func:`gravity_note`).
     """
     p = Path(path)
-    text = urdf_string(g)
+    text = urdf_string(g, base)
     try:
         p.write_text(text, encoding="utf-8")
     except OSError as e:
         raise OSError(e.errno, f"to_urdf: cannot write {p}: {e.strerror}") from None
     return p
+
+
+def gravity_note(g: nx.DiGraph, base=None) -> str:
+    """"" when URDF readers' gravity (0, 0, -9.81) is the robot's, else a sentence saying how to
+    load the written file (``gravity=...``)."""
+    gravity = np.asarray(base.gravity if base is not None else g.graph.get("gravity", DEFAULT_GRAVITY), dtype=float)
+    if np.array_equal(gravity, np.asarray(DEFAULT_GRAVITY)):
+        return ""
+    return (f"gravity {[float(x) for x in gravity]} m/s^2 is not part of URDF (readers assume "
+            f"{list(DEFAULT_GRAVITY)}): load it with gravity=...")

@@ -24,10 +24,11 @@ from composedyn.dynamics.errors import ModelError
 SUPPORTED = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")  # the last two: root joint only
 
 
-def parse_robot_xml(text: bytes, src: str) -> etree._Element:
-    """Parse URDF bytes into the ``<robot>`` element, refusing DTDs and entities."""
+def parse_xml(text: bytes, src: str, fmt: str = "URDF") -> etree._Element:
+    """Parse XML bytes into the root element with the hardened parser (no DTD, no entities, no
+    network, comments and processing instructions dropped); ``fmt`` names the format in messages."""
     if b"<!DOCTYPE" in text or b"<!ENTITY" in text:
-        raise ModelError(f"{src}: <!DOCTYPE>/<!ENTITY> declarations are not allowed in URDF")
+        raise ModelError(f"{src}: <!DOCTYPE>/<!ENTITY> declarations are not allowed in {fmt}")
     parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False,
                              remove_comments=True, remove_pis=True)
     try:
@@ -36,7 +37,13 @@ def parse_robot_xml(text: bytes, src: str) -> etree._Element:
         msg = re.sub(r" \(<string>, line \d+\)$", "", str(e))
         raise ModelError(f"{src}: malformed XML: {msg}") from None
     if root.getroottree().docinfo.doctype or any(True for _ in root.iter(etree.Entity)):
-        raise ModelError(f"{src}: <!DOCTYPE> and entity references are not allowed in URDF")
+        raise ModelError(f"{src}: <!DOCTYPE> and entity references are not allowed in {fmt}")
+    return root
+
+
+def parse_robot_xml(text: bytes, src: str) -> etree._Element:
+    """Parse URDF bytes into the ``<robot>`` element, refusing DTDs and entities."""
+    root = parse_xml(text, src, "URDF")
     if root.tag != "robot":
         raise ModelError(f"{src}: root element is <{root.tag}>, expected <robot>")
     if not root.get("name"):

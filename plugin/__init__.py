@@ -18,7 +18,7 @@ from composedyn.floating_conventions import convert_floating, convert_floating_f
 from composedyn.identification import Identification, identify
 from composedyn.ik import IKResult
 from composedyn.legged import LeggedReport
-from composedyn.loading import from_dh, from_graph, from_mjcf, from_urdf, load
+from composedyn.loading import from_dh, from_graph, from_mjcf, from_sdf, from_urdf, load
 from composedyn.logs import JointLog, LogWarning, check_many, read_log
 from composedyn.lqr import LQRController
 from composedyn.operational_space import OperationalSpaceController, TaskSpaceModel
@@ -61,6 +61,7 @@ __all__ = [
     "from_dh",
     "from_graph",
     "from_mjcf",
+    "from_sdf",
     "from_urdf",
     "identify",
     "load",

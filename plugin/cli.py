@@ -21,7 +21,8 @@ import warnings
 from composedyn.errors import ModelError, ModelWarning, SimulationError
 
 USER_ERRORS = (ModelError, SimulationError, OSError)  # one line on stderr, exit status 2
-ROBOT_HELP = "robot description: URDF (.urdf, .xacro), MJCF (<mujoco> XML), DH .toml file, or bundled robot name"
+ROBOT_HELP = ("robot description: URDF (.urdf, .xacro), MJCF (<mujoco> XML), SDFormat (.sdf, .world), DH .toml file, "
+              "or bundled robot name")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -89,9 +90,13 @@ def load_open_tree(name_or_path: str, command: str, package_dirs: tuple[str, ...
                          "handles open trees only, use composedyn.load_closed_chain from Python")
     robot = load_robot(name_or_path, package_dirs)
     if robot.floating and command not in FLOATING_COMMANDS:
+        from composedyn.importers.sdf import looks_like_sdf
+
+        hint = ("; an SDFormat model not attached to the world is free: `composedyn convert MODEL OUT.urdf "
+                "--floating fixed` writes it with a fixed base" if looks_like_sdf(name_or_path) else "")
         raise ModelError(f"{name_or_path}: a floating base (root joint {robot.base.joint!r}); `composedyn {command}` "
                          f"handles fixed-base robots (floating bases: {', '.join(FLOATING_COMMANDS)}, info, "
-                         "and composedyn.load(..., floating=True) from Python)")
+                         f"and composedyn.load(..., floating=True) from Python){hint}")
     return robot
 
 

@@ -488,10 +488,12 @@ class FloatingRobot:
         return FloatingRobot(g, self.base, mimic=self._mimic_mode)
 
     def to_urdf(self, path):
-        """Write the robot (base link as the URDF root, no floating joint) as URDF at ``path``."""
+        """Write the robot as URDF at ``path``; return the path.  The floating base is a ``world`` link
+        and a ``floating`` (``planar``) root joint, which composedyn loads back as this robot and
+        Pinocchio as a free-flyer (planar) joint (see :mod:`composedyn.importers.urdf_export`)."""
         from composedyn.importers.urdf_export import to_urdf
 
-        return to_urdf(self.graph, path)
+        return to_urdf(self.graph, path, self.base)
 
     def warm_up(self, batch: bool = False) -> dict:
         """Compile (or load from the disk cache) the kernels now, the floating entries included

@@ -68,6 +68,25 @@ def from_mjcf(path_or_xml: str | os.PathLike, strict: bool = False, mimic: str =
     return make_robot(graph, strict=strict, mimic=mimic, floating=floating)
 
 
+def from_sdf(path_or_xml: str | os.PathLike, package_dirs=(), floating=None, strict: bool = False,
+             mimic: str = "dependent", model: str | None = None) -> Robot:
+    """A Robot (or FloatingRobot) from an SDFormat 1.4-1.11 file path or XML string.
+
+    ``package_dirs``: folders where ``<include>`` URIs ``model://name`` are looked up (then
+    GZ_SIM_RESOURCE_PATH, IGN_GAZEBO_RESOURCE_PATH, SDF_PATH).  ``floating``: None (default) -- a
+    model not attached to the world (no joint with parent ``world``, not ``<static>``) is free, as
+    in Gazebo and Drake; True (or "free", "planar") -- free, also a model welded to the world by one
+    fixed joint (that joint is dropped); False -- fixed: a free model's canonical link is welded
+    where the file puts it.  ``model``: the model to load from a ``<world>`` with several.
+    What is read and refused: :mod:`composedyn.importers.sdf` and docs/guide/sdformat.md."""
+    from composedyn.importers.sdf import load_sdf
+
+    if floating not in (None, True, False, "free", "planar"):
+        raise ValueError(f"floating must be None, True, False, 'free' or 'planar', got {floating!r}")
+    graph = load_sdf(path_or_xml, package_dirs=package_dirs, floating=floating, model=model)
+    return make_robot(graph, strict=strict, mimic=mimic, floating="planar" if floating == "planar" else None)
+
+
 def from_dh(rows, convention: str = "standard", name: str = "dh_robot", gravity=(0.0, 0.0, -9.81),
             strict: bool = False, **kwargs) -> Robot:
     """A Robot from a Denavit-Hartenberg table (list of row dicts).
@@ -85,8 +104,9 @@ def from_dh(rows, convention: str = "standard", name: str = "dh_robot", gravity=
 
 def load(name_or_path: str | os.PathLike, strict: bool = False, mimic: str = "dependent", floating=None,
          **kwargs) -> Robot:
-    """A Robot from a ``.urdf`` file, an MJCF file (root ``<mujoco>``, see :func:`from_mjcf`), a ``.toml``
-    DH table, a registered format, or a bundled robot name.
+    """A Robot from a ``.urdf`` file, an MJCF file (root ``<mujoco>``, see :func:`from_mjcf`), an SDFormat
+    file (``.sdf``/``.world`` or an ``<sdf>`` root, see :func:`from_sdf`, whose ``package_dirs`` and ``model``
+    keywords it takes), a ``.toml`` DH table, a registered format, or a bundled robot name.
 
     ``mimic``: how mimic joints are treated, see :func:`from_urdf` (every format: a DH
     table has none).  ``kwargs`` (``gravity``) go to the URDF reader, ``root`` to the MJCF
@@ -103,6 +123,10 @@ def load(name_or_path: str | os.PathLike, strict: bool = False, mimic: str = "de
         raise ValueError(f"mimic must be one of ('dependent', 'independent'), got {mimic!r}")
     s = str(name_or_path)
     suffix = Path(s).suffix.lower()
+    from composedyn.importers.sdf import looks_like_sdf
+
+    if looks_like_sdf(name_or_path):  # SDFormat: by suffix (.sdf, .world) or an <sdf> root element
+        return from_sdf(name_or_path, floating=floating, strict=strict, mimic=mimic, **kwargs)
     if is_mjcf(s):  # root element <mujoco>, whatever the file name
         return from_mjcf(s, strict=strict, mimic=mimic, floating=floating, **kwargs)
     if suffix in (".urdf", ".xacro") or s.lstrip().startswith("<"):
