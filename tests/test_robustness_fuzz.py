@@ -20,7 +20,7 @@ CALL_TIMEOUT = 60.0  # s: a call that compiles a new kernel specialisation takes
 
 @pytest.fixture(scope="module")
 def records() -> list[dict]:
-    recs = run(list(ROBOTS), SEED, CASES, CALL_TIMEOUT)
+    recs = run("fuzz.worker", [str(SEED), str(CASES), *ROBOTS], CASES * len(ROBOTS), CALL_TIMEOUT)
     report.add(report.fuzz_counts(recs, ROBOTS))
     return recs
 
@@ -48,3 +48,9 @@ def _known(item: int):
 def test_issue28_known_failures(records, item):
     bad = [r for r in records if known_item(r) == item]
     assert not bad, f"{len(bad)} failures of issue 28 item {item}:\n{report.reproductions(bad)}"
+
+
+def test_runner_records_a_segfault_and_a_hang_and_goes_on():
+    recs = run("fuzz.selftest_worker", [], 4, timeout=2.0)
+    assert [(r["g"], r["outcome"]) for r in recs] == [(0, "result"), (1, "crash"), (2, "hang"), (3, "result")]
+    assert "exit status -11" in recs[1]["reason"]

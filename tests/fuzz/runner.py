@@ -1,6 +1,10 @@
-"""Run the fuzz cases in worker subprocesses (see :mod:`fuzz.worker`) with a time budget per
-call: a worker that dies (segfault, abort) or exceeds the budget is recorded as a crash or a
-hang for the case it was running, and a new worker continues with the next case."""
+"""Run numbered cases in worker subprocesses with a time budget per case.
+
+A worker (``python -m MODULE ARG... START``) runs cases START, START + 1, ... and prints
+``B {json}`` before each (with ``"g"``, the case number) and ``R {json}`` after it, flushed.
+A worker that dies (segfault, abort, memory limit) or exceeds the budget is recorded as a
+crash or a hang for the case it was running, and a new worker continues with the next case.
+"""
 
 from __future__ import annotations
 
@@ -12,69 +16,81 @@ import sys
 import time
 from pathlib import Path
 
-FUZZ_DIR = Path(__file__).resolve().parent
+TESTS_DIR = Path(__file__).resolve().parent.parent
+START_UP = 90.0  # s allowed for a worker's imports before its first case
 
 
 def _env() -> dict:
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(FUZZ_DIR.parent)] + [p for p in [env.get("PYTHONPATH")] if p])
+    env["PYTHONPATH"] = os.pathsep.join([str(TESTS_DIR)] + [p for p in [env.get("PYTHONPATH")] if p])
     env["PYTHONWARNINGS"] = "ignore"
+    env["PYTHONFAULTHANDLER"] = "1"
     return env
 
 
-def run(robots: list[str], seed: int, count: int, call_timeout: float = 30.0) -> list[dict]:
-    """Every case of every robot, one record each (see :class:`fuzz.verify.Checker`)."""
+def run(module: str, args: list[str], total: int, timeout: float) -> list[dict]:
+    """One record per case 0 .. total - 1 (the worker's, or a crash/hang record)."""
     records: list[dict] = []
-    pending = [f"{r}:0" for r in robots]
-    while pending:
-        proc = subprocess.Popen([sys.executable, "-m", "fuzz.worker", str(seed), str(count), *pending],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(), cwd=FUZZ_DIR.parent)
-        pending = _drain(proc, robots, pending, count, call_timeout, records)
+    start = 0
+    while start < total:
+        proc = subprocess.Popen([sys.executable, "-m", module, *args, str(start)], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, env=_env(), cwd=TESTS_DIR)
+        try:
+            start = _drain(proc, timeout, records, total)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
     return records
 
 
-def _drain(proc, robots, pending, count, call_timeout, records) -> list[str]:
-    """Read one worker's records; return the robots (with first case) still to run."""
+def _drain(proc, timeout: float, records: list, total: int) -> int:
+    """Read one worker's records; return the number of the next case to run."""
     sel = selectors.DefaultSelector()
     sel.register(proc.stdout, selectors.EVENT_READ)
-    current = None  # (robot, index) begun and not finished
+    current = None  # the case begun and not finished
     buf = b""
-    deadline = time.monotonic() + call_timeout + 60  # start-up: imports and loading the robot
+    deadline = time.monotonic() + START_UP
     while True:
         left = deadline - time.monotonic()
-        ready = sel.select(timeout=max(left, 0)) if left > 0 else []
-        if not ready:
+        if left <= 0 or not sel.select(timeout=left):
             proc.kill()
             proc.wait()
-            return _after(current, "hang", f"no answer within {call_timeout:.0f} s", robots, pending, count, records,
-                          proc)
+            if current is None:
+                raise RuntimeError(f"worker {proc.args} did not start within {START_UP:.0f} s")
+            return _lost(current, "hang", f"no answer within {timeout:.0f} s", proc, records)
         chunk = os.read(proc.stdout.fileno(), 1 << 16)
         if not chunk:
             proc.wait()
             if current is None:
                 if proc.returncode:
-                    raise RuntimeError(f"fuzz worker failed before any case: {proc.stderr.read().decode()[-2000:]}")
-                return []
-            return _after(current, "crash", f"the worker died (exit status {proc.returncode})", robots, pending,
-                          count, records, proc)
+                    raise RuntimeError(f"worker failed outside a case: {proc.stderr.read().decode()[-3000:]}")
+                return total
+            return _lost(current, "crash", f"the worker died (exit status {proc.returncode})", proc, records)
         buf += chunk
         *lines, buf = buf.split(b"\n")
         for line in lines:
-            text = line.decode()
+            text = line.decode(errors="replace")
             if text.startswith("B "):
                 current = json.loads(text[2:])
-                deadline = time.monotonic() + call_timeout
+                deadline = time.monotonic() + timeout
             elif text.startswith("R "):
                 records.append(json.loads(text[2:]))
                 current = None
 
 
-def _after(current, outcome, reason, robots, pending, count, records, proc) -> list[str]:
-    key, i = current["robot"], current["index"]
+def _lost(current: dict, outcome: str, reason: str, proc, records: list) -> int:
     stderr = proc.stderr.read().decode(errors="replace").strip().splitlines()
     records.append({**current, "outcome": outcome, "seconds": None,
                     "reason": reason + (f"; last stderr line: {stderr[-1][:200]}" if stderr else "")})
-    order = [p.partition(":")[0] for p in pending]
-    rest = order[order.index(key):]
-    nxt = [f"{key}:{i + 1}"] if i + 1 < count else []
-    return nxt + [f"{r}:0" for r in rest[1:]]
+    return current["g"] + 1
+
+
+def begin(out, record: dict) -> None:
+    out.write("B " + json.dumps(record, default=str) + "\n")
+    out.flush()
+
+
+def end(out, record: dict) -> None:
+    out.write("R " + json.dumps(record, default=str) + "\n")
+    out.flush()
