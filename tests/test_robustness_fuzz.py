@@ -14,7 +14,7 @@ from fuzz.robots import ROBOTS
 from fuzz.runner import run
 
 SEED = 2026
-CASES = 250  # per robot
+CASES = 400  # per robot
 CALL_TIMEOUT = 60.0  # s: a call that compiles a new kernel specialisation takes up to ~20 s
 
 

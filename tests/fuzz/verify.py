@@ -160,7 +160,8 @@ class Checker:
         try:
             result = getattr(target, case.method)(*args, **kwargs)
         except BaseException as e:  # noqa: BLE001 - classified below
-            return {"outcome": _error_kind(e, case), "reason": _message(e), "seconds": time.perf_counter() - t0}
+            return {"outcome": _error_kind(e, case, validity), "reason": _message(e),
+                    "seconds": time.perf_counter() - t0}
         seconds = time.perf_counter() - t0
         done = {"seconds": seconds}
         out = kwargs.get("out")
@@ -234,9 +235,9 @@ def _message(e: BaseException) -> str:
     return f"{type(e).__module__}.{type(e).__name__}: {first[:200]}" + (f" (+{lines - 1} lines)" if lines > 1 else "")
 
 
-def _error_kind(e: BaseException, case) -> str:
+def _error_kind(e: BaseException, case, validity: str) -> str:
     """``error`` for a clear error, ``unnamed`` for a clear type whose message does not name the
-    argument, ``crash`` for anything else."""
+    invalid argument, ``crash`` for anything else."""
     module = type(e).__module__.split(".")[0]
     text = str(e).strip()
     if isinstance(e, OSError) and any(t.startswith("path:") for t in case.tags):
@@ -245,7 +246,7 @@ def _error_kind(e: BaseException, case) -> str:
         return "crash"
     if "\n" in text or len(text) > MAX_MESSAGE or not text:
         return "crash"
-    names = [t.split(":", 1)[1] for t in case.tags if t.startswith("param:")]
+    names = [t.split(":", 1)[1] for t in case.tags if t.startswith("param:")] if validity == INVALID else []
     if names and not any(re.search(rf"\b{re.escape(n)}\b", text) for n in names):
         return "unnamed"
     return "error"
