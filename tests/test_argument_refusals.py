@@ -47,3 +47,11 @@ def test_base_parameters_refuse_no_samples(samples):
     with pytest.raises(ValueError, match="samples must be a positive"):
         robot.base_parameters(samples=samples)
     assert robot.base_parameters(samples=5).rank > 0
+
+
+@pytest.mark.parametrize("method", ["gravity_torques", "jacobian"])
+def test_a_ragged_list_is_refused_naming_the_argument(method):
+    robot = cd.load("two_link")
+    args = ([[0.1, 0.2], [0.3]],) + (("link2",) if method == "jacobian" else ())
+    with pytest.raises(ValueError, match=r"^q must be a numeric array of shape \(\.\.\., 2\)"):
+        getattr(robot, method)(*args)

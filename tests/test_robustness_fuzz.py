@@ -10,6 +10,7 @@ import pytest
 
 from fuzz import report
 from fuzz.known import FAILING, known_item
+from fuzz.methods import FAST_METHODS, FIXED_METHODS, FLOATING_METHODS, NOT_COMPARED
 from fuzz.robots import ROBOTS
 from fuzz.runner import run
 
@@ -25,6 +26,9 @@ def records() -> list[dict]:
     return recs
 
 
+FLOATING = {r for r in ROBOTS if r.startswith(("puma560_floating", "solo12"))}
+
+
 def test_every_case_ran(records):
     assert len(records) == CASES * len(ROBOTS)
     assert {r["outcome"] for r in records} <= {"error", "unnamed", "result", "accepted", *FAILING}
@@ -32,6 +36,12 @@ def test_every_case_ran(records):
     for robot in ROBOTS:
         outcomes = [r["outcome"] for r in records if r["robot"] == robot]
         assert outcomes.count("result") > CASES // 5 and outcomes.count("error") > CASES // 5, robot
+    # every method was called and gave at least one verified result (one result: those not compared)
+    verified = {(r["target"], r["method"], r["robot"] in FLOATING) for r in records if r["outcome"] == "result" or (
+        r["outcome"] == "accepted" and r["method"] in NOT_COMPARED)}
+    wanted = ({("robot", m, False) for m in FIXED_METHODS} | {("robot", m, True) for m in FLOATING_METHODS}
+              | {("fast", m, False) for m in FAST_METHODS})
+    assert wanted <= verified, sorted(wanted - verified)
 
 
 @pytest.mark.parametrize("robot", ROBOTS)

@@ -157,10 +157,19 @@ class Generator:
 
     # ---- cases ----
     def case(self, i: int) -> Case:
+        """Case ``i``: first one clean call of each method (robot, then ``robot.fast``), then
+        random methods with one hostile argument."""
         rng = self.rng(i)
-        if not self.floating and rng.random() < 0.3:
+        fast = [] if self.floating else list(FAST_METHODS)
+        if i < len(self._names) + len(fast):
+            if i >= len(self._names):
+                return self._fast_case(i, rng, fast[i - len(self._names)])
+            return self._robot_case(i, rng, self._names[i], clean=True)
+        if fast and rng.random() < 0.3:
             return self._fast_case(i, rng)
-        method = str(rng.choice(self._names, p=self._p))
+        return self._robot_case(i, rng, str(rng.choice(self._names, p=self._p)))
+
+    def _robot_case(self, i: int, rng, method: str, clean: bool = False) -> Case:
         positional, keywords, _ = self.methods[method]
         values = {}
         frame = None
@@ -173,8 +182,10 @@ class Generator:
         args = [Arg(values[n], values[n]) for n, _ in positional]
         kwargs = {n: Arg(values[n], values[n]) for n, r in keywords if r != "out" and rng.random() < 0.5}
         case = Case(self.key, i, "robot", method, args, kwargs)
-        roles = dict(positional + keywords)
-        self._mutate(rng, case, positional, roles)
+        if clean:
+            case.tags.add("clean")
+        else:
+            self._mutate(rng, case, positional, dict(positional + keywords))
         return case
 
     def _mutate(self, rng, case: Case, positional, roles: dict):
@@ -298,9 +309,8 @@ class Generator:
         case.tags.add("aliasing")
 
     # ---- robot.fast ----
-    def _fast_case(self, i: int, rng) -> Case:
-        names = list(FAST_METHODS)
-        method = str(rng.choice(names))
+    def _fast_case(self, i: int, rng, clean: str | None = None) -> Case:
+        method = clean or str(rng.choice(list(FAST_METHODS)))
         k, tail, batches, _ = FAST_METHODS[method]
         n = self.n_fast
         batch = () if not batches or rng.random() < 0.6 else (int(rng.integers(0, 4)),)
@@ -308,7 +318,7 @@ class Generator:
         args = [Arg(x, x.copy()) for x in xs]
         case = Case(self.key, i, "fast", method, args, {}, {"fast"})
         rshape = batch + ((n,) if tail == "n" else (n, n))
-        u = rng.random()
+        u = 1.0 if clean else rng.random()
         if u < 0.45:
             j = int(rng.integers(k))
             name = str(rng.choice(list(ARRAY_MUTATIONS)))

@@ -28,7 +28,7 @@ def known_item(rec: dict) -> int | None:
     if outcome == "crash" and "bool_none" in tags and rec.get("method") in DERIVATIVES:
         return 10  # friction=None in the compiled derivatives
     if (outcome == "crash" and "IndexError" in reason and rec.get("method") in DERIVATIVES
-            and tags & {"0d", "scalar"} and rec.get("robot") in ("puma560_floating", "solo12")):
+            and tags & {"0d", "scalar"} and rec.get("robot", "").startswith(("puma560_floating", "solo12"))):
         return 10  # IndexError from floating *_derivatives with 0-d arguments
     if fast and outcome == "wrong" and reason.startswith("the result is not the out="):
         return 10  # fast returns a view of out instead of out when it falls back

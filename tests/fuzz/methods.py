@@ -47,7 +47,7 @@ _DYNAMICS: dict[str, Spec] = {
     "linearize": ((("q", "q"), ("qd", "v"), ("tau", "v")),
                   (("dt", "dt"), ("friction", "bool"), ("smooth_friction", "smooth")), 1.5),
     "perturbed": ((), (("scale", "scale"), ("seed", "seed")), 0.3),
-    "to_urdf": ((("path", "path"),), (), 0.2),
+    "to_urdf": ((("path", "path"),), (), 0.4),
 }
 
 FIXED_METHODS: dict[str, Spec] = {

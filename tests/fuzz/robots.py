@@ -10,7 +10,9 @@ import composedyn as cd
 
 FIXED = ("panda", "puma560", "stanford", "panda_gripper")
 FLOATING = ("puma560_floating", "solo12")
-ROBOTS = FIXED + FLOATING
+# "@numpy": the same robot with the NumPy reference backend (``robot.fast`` stays compiled, so its
+# results are then compared across backends)
+ROBOTS = FIXED + FLOATING + ("stanford@numpy", "solo12@numpy")
 
 
 def _erd(key: str) -> str:
@@ -19,8 +21,16 @@ def _erd(key: str) -> str:
     return erd_urdf(key)
 
 
+def use_backend(key: str) -> None:
+    """Select the backend of ``key`` ("@numpy" suffix: NumPy; otherwise the compiled kernels)."""
+    from composedyn.dynamics.dispatch import set_backend
+
+    set_backend("numpy" if key.endswith("@numpy") else "auto")
+
+
 def load(key: str, mimic: str = "dependent"):
-    """The robot named ``key`` (one of ``ROBOTS``)."""
+    """The robot named ``key`` (one of ``ROBOTS``; a backend suffix is ignored here)."""
+    key = key.partition("@")[0]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         if key == "panda_gripper":  # example-robot-data's Panda: the finger joints are a mimic pair

@@ -12,7 +12,7 @@ import warnings
 
 def main(argv: list[str]) -> int:
     from fuzz.cases import Generator
-    from fuzz.robots import fast_reference, load
+    from fuzz.robots import fast_reference, load, use_backend
     from fuzz.runner import begin, end
     from fuzz.verify import Checker
 
@@ -23,6 +23,7 @@ def main(argv: list[str]) -> int:
         for g in range(start, count * len(robots)):
             key, i = robots[g // count], g % count
             if loaded != key:
+                use_backend(key)
                 robot = load(key)
                 floating = bool(getattr(robot, "floating", False))
                 checker = Checker(robot, None if floating else fast_reference(key, robot), floating)
