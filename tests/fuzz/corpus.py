@@ -116,11 +116,14 @@ def corpus() -> list[tuple[str, str, object, str, int | None]]:
     for kw in [{"lower": "1", "upper": "-1"}, {"effort": "-10"}, {"velocity": "nan"}, {"lower": "abc"},
                {"upper": "1e308", "lower": "-1e308"}, {"effort": "inf"}]:
         add("limit_" + "_".join(f"{k}{v}" for k, v in kw.items()), urdf(j1=kw))
-    for extra in ['<dynamics damping="-1" friction="0"/>', '<dynamics damping="0" friction="nan"/>',
-                  '<dynamics damping="1e308"/>', '<mimic joint="nope"/>', '<mimic joint="j2" multiplier="1e200"/>',
-                  '<mimic joint="j2" multiplier="nan"/>', '<mimic joint="j1"/>', '<mimic joint="j2" offset="inf"/>']:
-        add("joint_extra_" + extra.split()[0][1:] + "_" + extra.split('"')[1], urdf(j1={"extra": extra}),
-            item=4 if "1e200" in extra else None)
+    for name, extra in [("damping_negative", '<dynamics damping="-1" friction="0"/>'),
+                        ("friction_nan", '<dynamics damping="0" friction="nan"/>'),
+                        ("damping_1e308", '<dynamics damping="1e308"/>'), ("mimic_unknown", '<mimic joint="nope"/>'),
+                        ("mimic_multiplier_1e200", '<mimic joint="j2" multiplier="1e200"/>'),
+                        ("mimic_multiplier_nan", '<mimic joint="j2" multiplier="nan"/>'),
+                        ("mimic_itself", '<mimic joint="j1"/>'),
+                        ("mimic_offset_inf", '<mimic joint="j2" offset="inf"/>')]:
+        add(name, urdf(j1={"extra": extra}), item=4 if "1e200" in extra else None)
     add("mimic_cycle", urdf(body="\n".join([_link("base"), _link("l1"), _link("l2"),
                                              _joint("j1", extra='<mimic joint="j2"/>'),
                                              _joint("j2", parent="l1", child="l2", extra='<mimic joint="j1"/>')])))
