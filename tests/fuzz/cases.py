@@ -101,7 +101,7 @@ class Generator:
         if role == "seed":
             return int(rng.integers(5))
         if role == "samples":
-            return 20
+            return 8
         if role == "size":
             return 2
         if role == "path":
@@ -180,7 +180,7 @@ class Generator:
             if role == "frame":
                 frame = values[name]
         args = [Arg(values[n], values[n]) for n, _ in positional]
-        kwargs = {n: Arg(values[n], values[n]) for n, r in keywords if r != "out" and rng.random() < 0.5}
+        kwargs = {n: Arg(values[n], values[n]) for n, r in keywords if r != "out" and (clean or rng.random() < 0.5)}
         case = Case(self.key, i, "robot", method, args, kwargs)
         if clean:
             case.tags.add("clean")
