@@ -34,13 +34,14 @@ def describe(x) -> str:
         flags += [] if x.flags.aligned else ["unaligned"]
         head = f"{type(x).__name__ if type(x) is not np.ndarray else 'array'} {x.dtype.name} {x.shape}"
         if x.size and x.size <= 24 and x.dtype.kind in "fiucb":
-            with np.printoptions(precision=3, threshold=30, linewidth=10**6):
-                head += f" {np.asarray(x).tolist()!r}"[:160]
+            head += " " + np.array2string(np.asarray(x), precision=4, separator=", ", max_line_width=10**6)
         return head + (f" [{', '.join(flags)}]" if flags else "")
     if isinstance(x, (list, tuple)):
         return f"{type(x).__name__} of {len(x)}"
     if isinstance(x, dict):
         return "{" + ", ".join(f"{k!r}: {describe(v)}" for k, v in x.items()) + "}"
+    if type(x) is int and abs(x) >= 10**20:
+        return f"{'-' if x < 0 else ''}10**{len(str(abs(x))) - 1}"
     r = repr(x)
     return r if len(r) < 60 else r[:57] + "..."
 

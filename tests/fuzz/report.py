@@ -26,9 +26,12 @@ def fuzz_counts(records: list[dict], robots) -> list[str]:
 
 
 def reproductions(records: list[dict], limit: int = 8) -> str:
-    """The first failing records, one reproduction each."""
+    """The first failing records, one reproduction each (``fuzz.cases.Generator(robot, load(robot),
+    SEED, tmpdir).case(index)`` rebuilds the call)."""
     bad = [r for r in records if r["outcome"] in FAILING]
-    text = "\n".join(f"  [{r['outcome']}] {r['call'][:600]}\n      -> {r['reason'][:400]}" for r in bad[:limit])
+    text = "\n".join(f"  [{r['outcome']}] case {r['index']} of {r['robot']} "
+                     f"({', '.join(t for t in r.get('tags', ()) if not t.startswith('param:'))}): {r['call'][:700]}"
+                     f"\n      -> {r['reason'][:400]}" for r in bad[:limit])
     return text + (f"\n  ... and {len(bad) - limit} more" if len(bad) > limit else "")
 
 
