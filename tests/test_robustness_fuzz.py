@@ -6,6 +6,7 @@ The counts are printed in the terminal summary."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from fuzz import report
@@ -64,3 +65,41 @@ def test_runner_records_a_segfault_and_a_hang_and_goes_on():
     recs = run("fuzz.selftest_worker", [], 4, timeout=2.0)
     assert [(r["g"], r["outcome"]) for r in recs] == [(0, "result"), (1, "crash"), (2, "hang"), (3, "result")]
     assert "exit status -11" in recs[1]["reason"]
+
+
+class _Liar:
+    """A robot whose gravity torques are wrong for a strided input, finite for a NaN input, and
+    which writes into its input for a read-only-looking call: what the checker must catch."""
+
+    def __init__(self, robot):
+        self.robot, self.dof, self.nq, self.nv = robot, robot.dof, robot.nq, robot.nv
+
+    def gravity_torques(self, q):
+        if isinstance(q, np.ndarray) and np.isnan(q).any():
+            return np.zeros(self.dof)
+        g = self.robot.gravity_torques(np.array(q, dtype=float))
+        if isinstance(q, np.ndarray) and not q.flags.c_contiguous:
+            g = g * (1 + 1e-9)
+        if isinstance(q, np.ndarray) and q.dtype == np.float32:
+            q[0] = 0.0
+        return g
+
+
+@pytest.mark.parametrize("mutation, reason", [("strided", "expected"), ("nan", "NaN expected"),
+                                              ("float32", "input array was modified"), ("list", None)])
+def test_checker_catches_wrong_answers(mutation, reason):
+    import composedyn as cd
+    from fuzz.cases import Case
+    from fuzz.mutations import mutate_array
+    from fuzz.verify import Checker
+
+    liar = _Liar(cd.load("two_link"))
+    rng = np.random.default_rng(0)
+    q = rng.uniform(-1, 1, 2)
+    arg = mutate_array(rng, mutation, q, q)
+    case = Case("two_link", 0, "robot", "gravity_torques", [arg], {}, set(arg.tags))
+    rec = Checker(liar, None, False).run(case, 2)
+    if reason is None:
+        assert rec["outcome"] == "result", rec
+    else:
+        assert rec["outcome"] == "wrong" and reason in rec["reason"], rec

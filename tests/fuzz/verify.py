@@ -188,6 +188,9 @@ class Checker:
             return {**done, "outcome": "wrong",
                     "reason": f"a result where the clean call raises {type(e).__name__}: {_message(e)}"}
         reason = _compare(result, batch, expected)
+        numbers = [np.asarray(v, dtype=complex) for _, v in flatten(result) if _numeric(v)]
+        if not reason and case.nonfinite and numbers and not any(np.isnan(v).any() for v in numbers):
+            reason = "a finite result from a non-finite input (NaN expected)"
         if reason and case.tags & OVERFLOWING_NORMS and _all_nan(result):
             reason = None  # a configuration whose norm overflows may give NaN (never a finite wrong value)
         if reason:
