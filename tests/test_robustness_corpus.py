@@ -87,3 +87,28 @@ def test_cli_process_prints_one_line(folder, name):
     lines = [x for x in p.stderr.splitlines() if x.strip() and not x.startswith("composedyn: warning:")]
     assert p.returncode == 2 and len(lines) == 1 and lines[0].startswith("composedyn: error:"), p.stderr[-2000:]
     assert "Traceback" not in p.stderr
+
+
+@pytest.mark.parametrize("load, cli, expect, outcome", [
+    (("error", "ModelError: x"), ("error", "composedyn: error: x"), "any", "error"),
+    (("loaded", ""), ("ok", ""), "any", "loaded"),
+    (("wrong", "M is not positive definite"), ("ok", ""), "any", "wrong"),
+    (("error", "ModelError: x"), ("error", "composedyn: error: x"), "load", "wrong"),
+    (("loaded", ""), ("error", "composedyn: error: x"), "any", "wrong"),
+    (("error", "ModelError: x"), ("crash", "exit status 1"), "any", "crash"),
+])
+def test_corpus_classification(load, cli, expect, outcome):
+    from fuzz.corpus_worker import classify
+
+    assert classify(load, cli, expect)[0] == outcome
+
+
+def test_a_robot_with_a_singular_mass_matrix_is_not_accepted():
+    import composedyn as cd
+    from fuzz.corpus import joint_xml, link_xml, urdf
+    from fuzz.corpus_worker import check_robot
+
+    assert check_robot(cd.from_urdf(urdf()), 0) is None
+    body = link_xml("base") + link_xml("l1", mass="0", ixx="0", iyy="0", izz="0") + joint_xml()
+    massless = cd.from_urdf(urdf(body=body))
+    assert "positive definite" in check_robot(massless, 0)

@@ -19,13 +19,13 @@ JOINT = """<joint name="{name}" type="{type}"><parent link="{parent}"/><child li
 <limit lower="{lower}" upper="{upper}" effort="{effort}" velocity="{velocity}"/>{extra}</joint>"""
 
 
-def _link(name="l1", **kw) -> str:
+def link_xml(name="l1", **kw) -> str:
     d = dict(name=name, com="0 0 0.1", mass="1.0", ixx="0.01", ixy="0", iyy="0.01", izz="0.01", extra="")
     d.update(kw)
     return LINK.format(**d)
 
 
-def _joint(name="j1", parent="base", child="l1", **kw) -> str:
+def joint_xml(name="j1", parent="base", child="l1", **kw) -> str:
     d = dict(name=name, type="revolute", parent=parent, child=child, xyz="0 0 0.1", rpy="0 0 0", axis="0 0 1",
              lower="-1", upper="1", effort="10", velocity="1", extra="")
     d.update(kw)
@@ -35,8 +35,8 @@ def _joint(name="j1", parent="base", child="l1", **kw) -> str:
 def urdf(l1=None, j1=None, body=None, head="") -> str:
     """A three-link chain base -j1- l1 -j2- l2 with l1/j1 attributes replaced, or ``body``."""
     if body is None:
-        body = "\n".join([_link("base"), _link("l1", **(l1 or {})), _joint("j1", **(j1 or {})),
-                          _link("l2"), _joint("j2", parent="l1", child="l2", axis="0 1 0")])
+        body = "\n".join([link_xml("base"), link_xml("l1", **(l1 or {})), joint_xml("j1", **(j1 or {})),
+                          link_xml("l2"), joint_xml("j2", parent="l1", child="l2", axis="0 1 0")])
     return f'{head}<?xml version="1.0"?>\n<robot name="corpus">\n{body}\n</robot>\n' if not head.startswith(
         "<?xml") else f'{head}\n<robot name="corpus">\n{body}\n</robot>\n'
 
@@ -92,13 +92,13 @@ def corpus() -> list[tuple[str, str, object, str, int | None]]:
     # masses
     for v in ["-1", "nan", "inf", "1e308", "abc", "", "1e999", "-0", "1e-300", "0x10", "1.0abc"]:
         add(f"mass_{v or 'empty'}", urdf(l1={"mass": v}))
-    add("mass_missing", valid.replace(_link("l1"), _link("l1").replace('<mass value="1.0"/>', "")))
+    add("mass_missing", valid.replace(link_xml("l1"), link_xml("l1").replace('<mass value="1.0"/>', "")))
     add("zero_mass_with_inertia", urdf(l1={"mass": "0"}))
     # inertias
     for k, v in [("ixx", "-0.01"), ("ixx", "nan"), ("ixx", "1e308"), ("izz", "5"), ("ixy", "1"), ("ixy", "1e308"),
                  ("iyy", "inf"), ("ixx", "0")]:
         add(f"inertia_{k}_{v}", urdf(l1={k: v}), item=6 if v == "1e308" and k == "ixx" else None)
-    add("inertia_missing", valid.replace(_link("l1"), _link("l1").replace(
+    add("inertia_missing", valid.replace(link_xml("l1"), link_xml("l1").replace(
         '<inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/>', "")))
     add("com_huge", urdf(l1={"com": "1e308 0 0"}))
     add("com_nan", urdf(l1={"com": "nan 0 0"}))
@@ -124,25 +124,25 @@ def corpus() -> list[tuple[str, str, object, str, int | None]]:
                         ("mimic_itself", '<mimic joint="j1"/>'),
                         ("mimic_offset_inf", '<mimic joint="j2" offset="inf"/>')]:
         add(name, urdf(j1={"extra": extra}), item=4 if "1e200" in extra else None)
-    add("mimic_cycle", urdf(body="\n".join([_link("base"), _link("l1"), _link("l2"),
-                                             _joint("j1", extra='<mimic joint="j2"/>'),
-                                             _joint("j2", parent="l1", child="l2", extra='<mimic joint="j1"/>')])))
+    add("mimic_cycle", urdf(body="\n".join([link_xml("base"), link_xml("l1"), link_xml("l2"),
+                                             joint_xml("j1", extra='<mimic joint="j2"/>'),
+                                             joint_xml("j2", parent="l1", child="l2", extra='<mimic joint="j1"/>')])))
     # structure
-    body = "\n".join([_link("base"), _link("l1"), _link("l2")])
-    add("cycle", urdf(body=body + _joint("j1") + _joint("j2", parent="l1", child="l2")
-                      + _joint("j3", parent="l2", child="base")))
-    add("self_loop", urdf(body=body + _joint("j1", parent="l1", child="l1")))
-    add("duplicate_link", urdf(body=body + _link("l1") + _joint("j1") + _joint("j2", parent="l1", child="l2")))
-    add("duplicate_joint", urdf(body=body + _joint("j1") + _joint("j1", parent="l1", child="l2")))
-    add("dangling_parent", urdf(body=body + _joint("j1") + _joint("j2", parent="nope", child="l2")))
-    add("dangling_child", urdf(body=body + _joint("j1") + _joint("j2", parent="l1", child="nope")))
-    add("two_roots", urdf(body=body + _joint("j1")))
-    add("two_parents", urdf(body=body + _joint("j1") + _joint("j2", parent="l1", child="l2")
-                            + _joint("j3", parent="base", child="l2")))
+    body = "\n".join([link_xml("base"), link_xml("l1"), link_xml("l2")])
+    add("cycle", urdf(body=body + joint_xml("j1") + joint_xml("j2", parent="l1", child="l2")
+                      + joint_xml("j3", parent="l2", child="base")))
+    add("self_loop", urdf(body=body + joint_xml("j1", parent="l1", child="l1")))
+    add("duplicate_link", urdf(body=body + link_xml("l1") + joint_xml("j1") + joint_xml("j2", parent="l1", child="l2")))
+    add("duplicate_joint", urdf(body=body + joint_xml("j1") + joint_xml("j1", parent="l1", child="l2")))
+    add("dangling_parent", urdf(body=body + joint_xml("j1") + joint_xml("j2", parent="nope", child="l2")))
+    add("dangling_child", urdf(body=body + joint_xml("j1") + joint_xml("j2", parent="l1", child="nope")))
+    add("two_roots", urdf(body=body + joint_xml("j1")))
+    add("two_parents", urdf(body=body + joint_xml("j1") + joint_xml("j2", parent="l1", child="l2")
+                            + joint_xml("j3", parent="base", child="l2")))
     add("no_links", '<?xml version="1.0"?><robot name="x"/>')
     add("wrong_root", '<?xml version="1.0"?><foo/>')
     add("deep_nesting", '<?xml version="1.0"?><robot name="x">' + "<a>" * 5000 + "</a>" * 5000 + "</robot>")
-    add("huge_name", urdf(body=_link("b" * 1_000_000)))
+    add("huge_name", urdf(body=link_xml("b" * 1_000_000)))
     add("bad_utf8", valid.encode().replace(b"l2", b"l\xff\xfe"))
     # XML level
     add("truncated", valid[: len(valid) // 2])
@@ -151,7 +151,7 @@ def corpus() -> list[tuple[str, str, object, str, int | None]]:
     add("binary_garbage", rng.integers(0, 256, 4096, dtype=np.uint8).tobytes())
     add("not_xml", "hello robot")
     add("entity", '<?xml version="1.0"?><!DOCTYPE robot [<!ENTITY m "1.0">]>\n<robot name="x">'
-                  + _link("base").replace('"1.0"', '"&m;"') + "</robot>")
+                  + link_xml("base").replace('"1.0"', '"&m;"') + "</robot>")
     add("billion_laughs", '<?xml version="1.0"?><!DOCTYPE r [<!ENTITY a "aaaaaaaaaa">'
         + "".join(f'<!ENTITY {chr(98 + k)} "{("&" + chr(97 + k) + ";") * 10}">' for k in range(8))
         + ']><robot name="&i;"/>')
@@ -162,15 +162,15 @@ def corpus() -> list[tuple[str, str, object, str, int | None]]:
     # xacro
     add("xacro_valid", _xacro(valid.split('<robot name="corpus">\n')[1].split("\n</robot>")[0]), "load",
         ext="urdf.xacro")
-    add("xacro_self_include", _xacro('<xacro:include filename="SELF"/>' + _link("base")), item=6,
+    add("xacro_self_include", _xacro('<xacro:include filename="SELF"/>' + link_xml("base")), item=6,
         ext="urdf.xacro")
     add("xacro_recursion", _xacro('<xacro:macro name="m"><xacro:m/></xacro:macro><xacro:m/>'), item=6,
         ext="urdf.xacro")
-    add("xacro_arg_without_default", _xacro('<xacro:arg name="x"/>' + _link("$(arg x)")), item=6, ext="urdf.xacro")
-    add("xacro_undefined_property", _xacro(_link("base", mass="${nope}")), ext="urdf.xacro")
-    add("xacro_division_by_zero", _xacro(_link("base", mass="${1/0}")), ext="urdf.xacro")
+    add("xacro_arg_without_default", _xacro('<xacro:arg name="x"/>' + link_xml("$(arg x)")), item=6, ext="urdf.xacro")
+    add("xacro_undefined_property", _xacro(link_xml("base", mass="${nope}")), ext="urdf.xacro")
+    add("xacro_division_by_zero", _xacro(link_xml("base", mass="${1/0}")), ext="urdf.xacro")
     add("xacro_missing_include", _xacro('<xacro:include filename="/nonexistent/x.xacro"/>'), ext="urdf.xacro")
-    add("xacro_python_eval", _xacro(_link("base", mass="${__import__('os').getpid()}")), ext="urdf.xacro")
+    add("xacro_python_eval", _xacro(link_xml("base", mass="${__import__('os').getpid()}")), ext="urdf.xacro")
     add("xacro_mesh_package_missing", _xacro(valid.split('<robot name="corpus">\n')[1].split("\n</robot>")[0]
                                              .replace('<inertial>', '<visual><geometry><mesh filename="package://'
                                                       'nopkg/m.stl"/></geometry></visual><inertial>', 1)),

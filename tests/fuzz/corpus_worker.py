@@ -26,7 +26,7 @@ def _clear(e: BaseException) -> bool:
             and bool(text) and "\n" not in text and len(text) <= MAX_MESSAGE)
 
 
-def _check_robot(robot, seed: int) -> str | None:
+def check_robot(robot, seed: int) -> str | None:
     """Why the loaded robot's M (at a random q) is not finite, symmetric and positive definite."""
     q = np.random.default_rng(seed).uniform(-1.0, 1.0, robot.nq)
     if getattr(robot, "floating", False):
@@ -58,7 +58,7 @@ def load_outcome(path: str, seed: int) -> tuple[str, str]:
         return kind, f"{type(e).__module__}.{type(e).__name__}: {text.splitlines()[0][:200] if text else ''}" + (
             f" (+{len(text.splitlines()) - 1} lines)" if len(text.splitlines()) > 1 else "")
     try:
-        why = _check_robot(robot, seed)
+        why = check_robot(robot, seed)
     except BaseException as e:  # noqa: BLE001
         return "crash", f"loaded, then {type(e).__name__} in the check: {str(e)[:200]}"
     return ("wrong", why) if why else ("loaded", "")
