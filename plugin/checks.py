@@ -13,13 +13,13 @@ def joint_array(name: str, x, n: int, what: str = "") -> np.ndarray:
 
     ``what`` describes the last axis in messages (default: "with n = {n} joints").
     """
-    if np.iscomplexobj(x):
-        raise ValueError(f"{name} is complex; expected real values of shape (..., {n})")
-    try:
-        arr = np.asarray(x, dtype=float)
+    try:  # a ragged list makes NumPy raise already when asked whether it is complex
+        arr = None if np.iscomplexobj(x) else np.asarray(x, dtype=float)
     except (TypeError, ValueError):
         what = what or f"with n = {n} joints"
         raise ValueError(f"{name} must be a numeric array of shape (..., {n}) {what}") from None
+    if arr is None:
+        raise ValueError(f"{name} is complex; expected real values of shape (..., {n})")
     if arr.ndim == 0 or arr.shape[-1] != n:
         raise ValueError(f"{name} has shape {arr.shape}, expected (..., {n}) {what or f'with n = {n} joints'}")
     if not _all_finite(arr):

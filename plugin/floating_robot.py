@@ -16,6 +16,7 @@ axes there; nothing is computed twice.
 
 from __future__ import annotations
 
+import math
 from functools import cached_property
 from typing import Mapping
 
@@ -199,7 +200,14 @@ class FloatingRobot:
     def integrate(self, q, v, dt: float = 1.0) -> np.ndarray:
         """q ⊕ v dt (..., nq): the base moved by exp(v_base dt) (right composition), joints + v dt."""
         q, v = self._state(q, v)
-        nqb, nb, v = self.base.nq, self.base.nv, v * float(dt)
+        chart.base_pose(self.base, q)  # refuses zero-norm quaternions
+        try:
+            step = float(dt)
+        except (TypeError, ValueError, OverflowError):
+            step = math.nan
+        if not math.isfinite(step):
+            raise ValueError(f"integrate: dt must be a finite number of seconds, got {repr(dt)[:40]}")
+        nqb, nb, v = self.base.nq, self.base.nv, v * step
         step = se3_integrate if self.base.kind == "free" else se2_integrate
         return np.concatenate([step(q[..., :nqb], v[..., :nb]), q[..., nqb:] + v[..., nb:]], -1)
 
@@ -217,6 +225,7 @@ class FloatingRobot:
         """dq/dt (..., nq) of the configuration moving with velocity v: the base's quaternion
         (or planar) kinematics, joint rates unchanged; what an ODE solver integrates."""
         q, v = self._state(q, v)
+        chart.base_pose(self.base, q)  # refuses zero-norm quaternions
         nqb, nb = self.base.nq, self.base.nv
         rate = se3_rate if self.base.kind == "free" else se2_rate
         return np.concatenate([rate(q[..., :nqb], v[..., :nb]), v[..., nb:]], -1)

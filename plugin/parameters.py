@@ -115,5 +115,7 @@ def random_states(robot, count: int, seed: int | None = 0) -> tuple[np.ndarray, 
 def robot_base_parameters(robot, joint_terms: bool = False, offset: bool = False,
                           samples: int = BASE_SAMPLES, seed: int | None = 0) -> BaseParameters:
     """Base parameters of ``robot`` (Gautier's QR on the regressor at ``samples`` random states)."""
+    if not samples >= 1:
+        raise ValueError(f"base_parameters: samples must be a positive number of random states, got {samples!r}")
     Y = robot.regressor(*random_states(robot, samples, seed), joint_terms=joint_terms, offset=offset)
     return base_parameters(Y.reshape(-1, Y.shape[-1]), parameter_names(robot, joint_terms, offset))

@@ -318,10 +318,10 @@ class Robot:
         """
         try:
             ok = 0.0 <= float(scale) < 1.0
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             ok = False
         if not ok:
-            raise ValueError(f"perturbed: scale must be a number in [0, 1), got {scale!r}")
+            raise ValueError(f"perturbed: scale must be a number in [0, 1), got {repr(scale)[:40]}")
         g = self.graph.copy()
         rng = np.random.default_rng(seed)
         for link in g.nodes:

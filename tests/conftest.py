@@ -67,3 +67,6 @@ def pytest_terminal_summary(terminalreporter):
     if skipped:
         line += f"; {skipped} skipped ({NO_ORACLE}=1)"
     terminalreporter.write_sep("-", line)
+    robustness = sys.modules.get("fuzz.report")
+    for line in robustness.LINES if robustness is not None else ():
+        terminalreporter.write_line(line)
