@@ -36,7 +36,8 @@ class _Parser(argparse.ArgumentParser):
         if action.dest == "robot" and not action.option_strings:
             super().add_argument("--package-dir", action="append", metavar="DIR",
                                  help="folder of a package that a .xacro robot refers to with $(find PKG) or "
-                                      "package://PKG (the folder PKG itself or one containing it; repeatable)")
+                                      "package://PKG (the folder PKG itself or one containing it), or where an "
+                                      "SDFormat <include> finds model://NAME; repeatable")
         return action
 
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 
 def register(sub) -> None:
+    from composedyn.cli import ROBOT_HELP
+
     p = sub.add_parser("convert", help="write a robot (URDF, xacro, DH .toml, SDFormat, bundled name) as URDF")
-    p.add_argument("robot", help="robot description: URDF, .xacro, DH .toml, .sdf/.world, or bundled robot name")
+    p.add_argument("robot", help=ROBOT_HELP)  # the parser adds --package-dir
     p.add_argument("out", metavar="OUT.urdf", help="URDF file to write")
     p.add_argument("--floating", choices=("auto", "free", "fixed"), default="auto",
                    help="base: auto (as the description says; an SDFormat model not attached to the world is "
                         "free), free (a free-flyer base), fixed (weld a floating base)")
-    p.add_argument("--package-dir", action="append", default=[], metavar="DIR",
-                   help="folder searched for package:// (xacro) and model:// (SDFormat <include>) URIs; repeatable")
     p.add_argument("--model", help="the model to convert from an SDFormat <world> with several")
     p.set_defaults(run=run)
 
