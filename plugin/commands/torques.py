@@ -4,7 +4,8 @@ acceleration and jerk limits given with ``--limits``).
 
 Long files are read, differentiated and checked in blocks, in bounded memory.
 Exit status: 0 no checked limit exceeded, 1 when a limit is exceeded, 2 for
-bad input (nothing is written then).  A limit missing from the description is
+bad input (nothing is written then), 3 when a log is damaged or inconsistent
+(see composedyn.logs.integrity; the verdict names where).  A limit missing from the description is
 reported as unchecked, never as within limits.
 """
 
@@ -21,7 +22,7 @@ def register(sub) -> None:
     p = sub.add_parser("torques", help="check trajectories and robot logs against the joint limits",
                        description=__doc__.split("\n\n")[0].replace("``", ""),
                        epilog="exit status: 0 no checked limit exceeded, 1 a limit is exceeded, "
-                              "2 bad input (nothing written)")
+                              "2 bad input (nothing written), 3 a log is damaged or inconsistent")
     p.add_argument("robot", help="URDF file, DH .toml file, or bundled robot name")
     p.add_argument("trajectories", nargs="+", metavar="LOG",
                    help="CSV (columns: time, one per joint (positions), optional <joint>_vel, <joint>_acc, "
@@ -30,8 +31,9 @@ def register(sub) -> None:
     add_limit_options(p)
     add_log_options(p)
     add_legged_options(p)
-    p.add_argument("--smoothing", default="0", metavar="LAMBDA",
-                   help='spline for missing derivatives: 0 interpolate (default), "gcv" or lambda > 0 smooth')
+    p.add_argument("--smoothing", default=None, metavar="LAMBDA",
+                   help='spline for missing derivatives: 0 interpolate, "gcv" or lambda > 0 smooth (default: '
+                        '"gcv" for measured logs (bags, CSV with _effort columns), 0 for planner output)')
     p.set_defaults(run=run)
 
 
@@ -106,17 +108,19 @@ def run(args) -> int:
     from composedyn.closed_cli import check_closed_trajectory
     from composedyn.legged_cli import load_robot, run_legged
     from composedyn.limits import resolve_limits
-    from composedyn.logs.check import check_log, log_warnings
+    from composedyn.logs.check import LogReport, check_log, log_warnings
     from composedyn.logs.cli import fleet_requested, run_fleet
+    from composedyn.logs.derivatives import choose_smoothing
+    from composedyn.logs.integrity import watch_blocks
     from composedyn.progress import Progress
     from composedyn.trajectory_csv import csv_chunks, streamable
     from composedyn.writing import Staged
 
     check_plot_available(args)
-    smoothing = args.smoothing if args.smoothing == "gcv" else _float(args.smoothing)
+    smoothing = args.smoothing if args.smoothing in (None, "gcv") else _float(args.smoothing)
     robot = load_robot(args, "torques")  # a tree, a closed chain at its actuated joints, or a floating base
     if getattr(robot, "floating", False):  # legged trajectory CSVs: contact inverse dynamics per sample
-        return run_legged(args, robot, smoothing)
+        return run_legged(args, robot, choose_smoothing(False, smoothing)[0])
     closed = isinstance(robot, ClosedChain)
     try:
         limits = resolve_limits(robot, read_limit_options(args), args.margin)
@@ -135,9 +139,11 @@ def run(args) -> int:
             csv = staged.tmp(output_path(args.csv, path, many)) if args.csv else None
             try:
                 if not closed and streamable(path):  # a trajectory CSV without efforts: checked in blocks
-                    chunks = csv_chunks(path, robot.joint_names, dependent)
-                    reports.append(check_chunks(robot, chunks, smoothing=smoothing, limits=limits, source=path,
-                                                csv=csv))
+                    chunks, found = watch_blocks(csv_chunks(path, robot.joint_names, dependent),
+                                                 robot.joint_names, path)
+                    use, derivatives = choose_smoothing(False, smoothing)
+                    report = check_chunks(robot, chunks, smoothing=use, limits=limits, source=path, csv=csv)
+                    reports.append(LogReport(report, None, tuple(found), derivatives))
                 else:  # a log (bag, or CSV with measured efforts), or a closed chain's path
                     with log_warnings() as found:
                         log = cd.read_log(path, args.topic, robot.joint_names, stamps=args.stamps,
@@ -145,8 +151,10 @@ def run(args) -> int:
                     for message in found:  # gaps, backwards or duplicate stamps: data used, reported here
                         print(f"composedyn: warning: {message}", file=sys.stderr)
                     if closed:
-                        report = check_closed_trajectory(robot, log.t, log.q, log.qd, log.qdd, smoothing=smoothing,
-                                                         source=path, limits=limits)
+                        use, derivatives = choose_smoothing(log.measured, smoothing)
+                        report = LogReport(check_closed_trajectory(robot, log.t, log.q, log.qd, log.qdd,
+                                                                   smoothing=use, source=path, limits=limits),
+                                           None, log.findings, derivatives)
                     else:
                         report = check_log(robot, log, smoothing=smoothing, limits=limits)  # + measured - predicted
                     reports.append(report)
@@ -161,6 +169,8 @@ def run(args) -> int:
         bar.advance(1, "done")
     for r in reports:
         print(r.summary())
+    if any(r.findings for r in reports):
+        return 3
     return 0 if all(r.ok for r in reports) else 1
 
 

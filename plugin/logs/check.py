@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import warnings
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from composedyn.logs.derivatives import choose_smoothing
 from composedyn.logs.joint_log import JointLog, LogWarning
 from composedyn.logs.residual import EffortResidual, effort_residual, finite_or_none
 
@@ -17,22 +18,43 @@ CHECK_OPTIONS = ("smoothing", "friction", "limits")
 
 
 class LogReport:
-    """A :class:`~composedyn.TrajectoryReport` of a log and its ``residual``
-    (:class:`EffortResidual`, None without efforts).  ``ok``, ``source``,
-    ``to_csv`` and ``plot`` are the report's; ``summary`` and ``to_dict`` add the residual."""
+    """A :class:`~composedyn.TrajectoryReport` of a log, its ``residual``
+    (:class:`EffortResidual`, None without efforts), its ``findings`` (tuple of
+    :class:`LogFinding`: the log is "damaged" or "inconsistent", see
+    :mod:`composedyn.logs.integrity`) and ``derivatives`` (which spline
+    differentiated it).  ``source``, ``to_csv`` and ``plot`` are the report's;
+    ``ok`` is False when the log has findings; ``verdict``, ``summary`` and
+    ``to_dict`` put the first finding before the limits."""
 
-    def __init__(self, report, residual: EffortResidual | None):
+    def __init__(self, report, residual: EffortResidual | None, findings: tuple = (), derivatives: str = ""):
         self.report, self.residual = report, residual
+        self.findings, self.derivatives = tuple(findings), derivatives
 
     def __getattr__(self, name):
         return getattr(self.report, name)
 
-    def summary(self) -> str:
-        text = self.report.summary()
-        return text if self.residual is None else "\n".join([text] + self.residual.lines())
+    @property
+    def ok(self) -> bool:
+        return self.report.ok and not self.findings
+
+    def verdict(self) -> str:
+        """"damaged: <where>" / "inconsistent: <where>" for a log with findings, else the report's verdict."""
+        if self.findings:
+            return f"{self.findings[0].kind}: {self.findings[0].message}"
+        return self.report.verdict()
+
+    def summary(self, max_lines: int = 50) -> str:
+        text = self.report.summary(max_lines)
+        if self.findings:
+            text = "\n".join([f"{f.kind}: {f.message}" for f in self.findings]
+                             + ["  the data as read: " + text[len(self.report.source) + 2:]])
+        lines = [text] + ([f"  {self.derivatives}"] if self.derivatives else [])
+        return "\n".join(lines + ([] if self.residual is None else self.residual.lines()))
 
     def to_dict(self) -> dict:
         d = self.report.to_dict()
+        d.update(ok=self.ok, verdict=self.verdict(), findings=[asdict(f) for f in self.findings],
+                 derivatives=self.derivatives)
         if self.residual is not None:
             d["effort_residual"] = self.residual.to_dict()
         return d
@@ -42,8 +64,9 @@ def check_log(robot, log, **options) -> LogReport:
     """Check one log (a path or a :class:`JointLog`) against ``robot``'s limits.
 
     ``options``: ``topic``, ``stamps``, ``gap_factor`` (see :func:`composedyn.read_log`),
-    ``smoothing``, ``friction``, ``limits`` (see :func:`composedyn.check_trajectory`).  ValueError
-    messages name the log.
+    ``smoothing``, ``friction``, ``limits`` (see :func:`composedyn.check_trajectory`).  ``smoothing``
+    absent or None: chosen by the kind of log (:mod:`composedyn.logs.derivatives`).  The report
+    carries the log's findings.  ValueError messages name the log.
     """
     import composedyn as cd
 
@@ -55,13 +78,14 @@ def check_log(robot, log, **options) -> LogReport:
                           **{k: options[k] for k in READ_OPTIONS if k in options})
     else:
         log = log.for_robot(robot)
+    check = {k: options[k] for k in CHECK_OPTIONS if k in options}
+    check["smoothing"], derivatives = choose_smoothing(log.measured, options.get("smoothing"))
     try:
-        report = cd.check_trajectory(robot, log.t, log.q, log.qd, log.qdd, source=log.source,
-                                     **{k: options[k] for k in CHECK_OPTIONS if k in options})
+        report = cd.check_trajectory(robot, log.t, log.q, log.qd, log.qdd, source=log.source, **check)
         residual = None if log.effort is None else effort_residual(log.t, log.effort, report.tau, log.joint_names)
     except ValueError as e:
         raise ValueError(f"{log.source}: {e}") from None
-    return LogReport(report, residual)
+    return LogReport(report, residual, log.findings, derivatives)
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ def read_csv_log(path, joint_names=None, dependent=()) -> JointLog:
         effort = np.loadtxt(path, delimiter=",", skiprows=skip, usecols=cols, comments="#",
                             encoding="utf-8-sig", ndmin=2)
     return JointLog(traj.t, joint_names, traj.q, traj.qd, effort, str(path),
-                    qdd=traj.qdd)
+                    qdd=traj.qdd, measured=effort is not None)
 
 
 def _header(path) -> tuple[list, int]:
