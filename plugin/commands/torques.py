@@ -151,7 +151,7 @@ def run(args) -> int:
                     for message in found:  # gaps, backwards or duplicate stamps: data used, reported here
                         print(f"composedyn: warning: {message}", file=sys.stderr)
                     if closed:
-                        use, derivatives = choose_smoothing(log.measured, smoothing)
+                        use, derivatives = choose_smoothing(log.measured, smoothing, log.t, log.q)
                         report = LogReport(check_closed_trajectory(robot, log.t, log.q, log.qd, log.qdd,
                                                                    smoothing=use, source=path, limits=limits),
                                            None, log.findings, derivatives)

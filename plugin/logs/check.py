@@ -79,7 +79,7 @@ def check_log(robot, log, **options) -> LogReport:
     else:
         log = log.for_robot(robot)
     check = {k: options[k] for k in CHECK_OPTIONS if k in options}
-    check["smoothing"], derivatives = choose_smoothing(log.measured, options.get("smoothing"))
+    check["smoothing"], derivatives = choose_smoothing(log.measured, options.get("smoothing"), log.t, log.q)
     try:
         report = cd.check_trajectory(robot, log.t, log.q, log.qd, log.qdd, source=log.source, **check)
         residual = None if log.effort is None else effort_residual(log.t, log.effort, report.tau, log.joint_names)

@@ -20,7 +20,8 @@
   100 Hz, 2 mm at 500 Hz); for velocities and efforts :data:`SPIKE_FRACTION`
   (10 %) of the channel's peak magnitude, at least :data:`SPIKE_FLOOR`.
   "Leaves and comes back": the two neighbours differ from each other by less
-  than half the sample's deviation.
+  than half the sample's deviation.  The first and last sample are compared
+  with the line through the next two, at twice the thresholds.
 
 "inconsistent" (the data reads, but does not describe one motion):
 
@@ -116,7 +117,7 @@ def sample_findings(t: np.ndarray, names, q: np.ndarray, qd: np.ndarray | None, 
         if spike is not None:
             k, i, dev, count = spike
             out.append(damaged(f"{where}: joint {names[i]!r} {label} spikes by {dev:.3g} {unit} at sample {k} "
-                               f"(t = {t[k]:.6g} s) and comes back at the next ({count} spike(s))"))
+                               f"(t = {t[k]:.6g} s) away from its neighbours ({count} spike(s))"))
     if qd is not None:
         out += velocity_findings(t, names, q, qd, where)
     return out
@@ -145,17 +146,27 @@ def watch_blocks(blocks, names, where: str):
 
 
 def _spike(t: np.ndarray, x: np.ndarray, floor: np.ndarray):
-    """(sample, joint, deviation, count) of the first isolated spike of x (T, n), or None."""
+    """(sample, joint, deviation, count) of the first isolated spike of x (T, n), or None.
+
+    Interior samples against the line through their two neighbours; the first and last sample
+    against the line through the next two (twice the thresholds: an extrapolation)."""
     w = ((t[1:-1] - t[:-2]) / (t[2:] - t[:-2]))[:, None]
     across = x[2:] - x[:-2]
     dev = x[1:-1] - (x[:-2] + w * across)
     scale = 1.4826 * np.median(np.abs(dev - np.median(dev, axis=0)), axis=0)
     mag = np.abs(dev)
     hit = (mag > SPIKE_FACTOR * scale) & (mag > floor) & (np.abs(across) < 0.5 * mag)
-    if not hit.any():
+    hits = [(int(k) + 1, int(i), float(dev[k, i])) for k, i in np.argwhere(hit)]
+    for end, a, b in ((0, 1, 2), (len(t) - 1, -2, -3)):
+        step = x[a] - x[b]
+        e = x[end] - (x[a] + step * (t[end] - t[a]) / (t[a] - t[b]))
+        f = floor[0] if end == 0 else floor[-1]
+        bad = (np.abs(e) > 2 * SPIKE_FACTOR * scale) & (np.abs(e) > 2 * f) & (np.abs(step) < 0.5 * np.abs(e))
+        hits += [(end, int(i), float(e[i])) for i in np.flatnonzero(bad)]
+    if not hits:
         return None
-    k, i = np.argwhere(hit)[0]
-    return int(k) + 1, int(i), float(dev[k, i]), int(hit.sum())
+    k, i, d = min(hits)
+    return k, i, d, len(hits)
 
 
 def velocity_findings(t: np.ndarray, names, q: np.ndarray, qd: np.ndarray, where: str) -> list[LogFinding]:
