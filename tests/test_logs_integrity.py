@@ -22,6 +22,7 @@ from composedyn.logs.read import MAX_CSV_BYTES
 from composedyn.testing.log_bags import acceleration, messages, motion, write_log
 from composedyn.trajectory_csv import MAX_LINE_CHARS
 from test_cli_torques import error_lines, run
+from test_logs_cli import center
 
 RATE, DURATION, SPEED = 100.0, 3.0, 0.5
 
@@ -29,11 +30,6 @@ RATE, DURATION, SPEED = 100.0, 3.0, 0.5
 @pytest.fixture(scope="module")
 def panda():
     return cd.load("panda")
-
-
-def center(robot):
-    lim = robot.limits
-    return dict(zip(robot.joint_names, (lim["lower"] + lim["upper"]) / 2))
 
 
 def bag(robot, directory: Path, kind: str, **kw) -> Path:
