@@ -5,8 +5,8 @@ acceleration and jerk limits given with ``--limits``).
 Long files are read, differentiated and checked in blocks, in bounded memory.
 Exit status: 0 no checked limit exceeded, 1 when a limit is exceeded, 2 for
 bad input (nothing is written then), 3 when a log is damaged or inconsistent
-(see composedyn.logs.integrity; the verdict names where).  A limit missing from the description is
-reported as unchecked, never as within limits.
+(see composedyn.logs.integrity; the verdict names where).  A limit missing
+from the description is reported as unchecked, never as within limits.
 """
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ def register(sub) -> None:
     add_legged_options(p)
     p.add_argument("--smoothing", default=None, metavar="LAMBDA",
                    help='spline for missing derivatives: 0 interpolate, "gcv" or lambda > 0 smooth (default: '
-                        '"gcv" for measured logs (bags, CSV with _effort columns), 0 for planner output)')
+                        'measured logs (bags, CSV with _effort columns) smoothed with lambda matched to their '
+                        'position noise, planner output interpolated)')
     p.set_defaults(run=run)
 
 
@@ -148,7 +149,7 @@ def run(args) -> int:
                     with log_warnings() as found:
                         log = cd.read_log(path, args.topic, robot.joint_names, stamps=args.stamps,
                                           dependent=dependent)
-                    for message in found:  # gaps, backwards or duplicate stamps: data used, reported here
+                    for message in found:  # non-finite velocities or efforts: dropped, reported here
                         print(f"composedyn: warning: {message}", file=sys.stderr)
                     if closed:
                         use, derivatives = choose_smoothing(log.measured, smoothing, log.t, log.q)

@@ -53,6 +53,16 @@ def measured_lambda(t: np.ndarray, q: np.ndarray) -> tuple[float, float]:
     return (float(np.median(lams)) if lams else 0.0), float(np.median(sigma))
 
 
+def parse_smoothing(text: str | None) -> float | str | None:
+    """A ``--smoothing`` option: None (by the kind of input), "gcv" or a number (ValueError otherwise)."""
+    if text is None or text == "gcv":
+        return text
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError(f'--smoothing must be a number or "gcv", got {text!r}') from None
+
+
 def choose_smoothing(measured: bool, smoothing=None, t=None, q=None) -> tuple[float | str, str]:
     """(smoothing to pass to the check, one line naming the spline and why it was chosen).
 
