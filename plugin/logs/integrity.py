@@ -101,9 +101,14 @@ def stamp_findings(stamps: np.ndarray, seq: np.ndarray | None, t0: int, where: s
 def sample_findings(t: np.ndarray, names, q: np.ndarray, qd: np.ndarray | None, effort: np.ndarray | None,
                     where: str) -> list[LogFinding]:
     """Spikes in positions, velocities, efforts (T, n) and logged velocities against positions."""
-    out: list[LogFinding] = []
     if len(t) < MIN_SAMPLES:
-        return out
+        return []
+    with np.errstate(over="ignore", invalid="ignore"):  # a flipped exponent: 1e308 - (-1e308)
+        return _sample_findings(t, names, q, qd, effort, where)
+
+
+def _sample_findings(t, names, q, qd, effort, where: str) -> list[LogFinding]:
+    out: list[LogFinding] = []
     h = np.diff(t)
     step = 0.5 * (h[:-1] + h[1:])  # (T-2,) spacing around each interior sample
     floor_q = (0.5 * SPIKE_ACCELERATION * step ** 2)[:, None]
