@@ -214,6 +214,18 @@ def test_reader_errors_are_one_line(panda, tmp_path):
     (line,) = [ln for ln in error_lines(r.stderr) if "warning:" not in ln]  # puma560's own ModelWarnings aside
     assert line.startswith(f"composedyn: error: {bad}: not a readable ROS bag: ")
 
+    mcap = bag(panda, tmp_path, "mcap_file")
+    data = bytearray(mcap.read_bytes())
+    data[16] = 0xFF  # the top byte of the first record's 8-byte length
+    broken = tmp_path / "overflow.mcap"
+    broken.write_bytes(data)
+    with pytest.raises(ValueError) as info:
+        cd.read_log(broken)
+    assert str(info.value).startswith(f"{broken}: not a readable ROS bag: OverflowError: ")
+    rows = cd.check_many(panda, [broken, mcap], errors="report")  # one unreadable log does not stop the others
+    assert rows[0].error == str(info.value)
+    assert rows[1].error is None and rows[1].samples == RATE * DURATION
+
 
 def test_whitespace_only_lines_are_skipped(panda, tmp_path):
     names = list(panda.joint_names)
