@@ -278,3 +278,20 @@ def test_csv_followed_by_2_gb_of_nul_is_refused_quickly(panda, tmp_path):
     long.write_text(",".join(["time"] + names) + "\n" + "1" * (MAX_LINE_CHARS + 10) + "\n")
     with pytest.raises(ValueError, match=rf"long\.csv: line 2 is longer than {MAX_LINE_CHARS} characters"):
         cd.read_log(long)
+
+
+def test_streamed_blocks_give_the_findings_of_the_whole_log(panda):
+    """A spike at a block boundary of a streamed CSV is found as in the whole log."""
+    from composedyn.logs.integrity import sample_findings, watch_blocks
+
+    names = list(panda.joint_names)
+    t = np.arange(0.0, 2.0, 0.01)
+    q, qd, _ = motion(names, t, 0.5, center(panda))
+    q[100, 3] += 0.4
+    whole = sample_findings(t, names, q, qd, None, "log.csv")
+    assert "joint 'joint4' position spikes by 0.4 rad or m at sample 100 (t = 1 s)" in whole[0].message
+    for cut in (99, 100, 101):
+        blocks, found = watch_blocks(iter([(t[:cut], q[:cut], qd[:cut]), (t[cut:], q[cut:], qd[cut:])]), names,
+                                     "log.csv")
+        assert [len(b[0]) for b in blocks] == [cut, len(t) - cut]  # passed through unchanged
+        assert found[0] == whole[0], cut

@@ -99,15 +99,16 @@ def stamp_findings(stamps: np.ndarray, seq: np.ndarray | None, t0: int, where: s
 
 
 def sample_findings(t: np.ndarray, names, q: np.ndarray, qd: np.ndarray | None, effort: np.ndarray | None,
-                    where: str) -> list[LogFinding]:
-    """Spikes in positions, velocities, efforts (T, n) and logged velocities against positions."""
+                    where: str, first: int = 0) -> list[LogFinding]:
+    """Spikes in positions, velocities, efforts (T, n) and logged velocities against positions;
+    samples are numbered from ``first``."""
     if len(t) < MIN_SAMPLES:
         return []
     with np.errstate(over="ignore", invalid="ignore"):  # a flipped exponent: 1e308 - (-1e308)
-        return _sample_findings(t, names, q, qd, effort, where)
+        return _sample_findings(t, names, q, qd, effort, where, first)
 
 
-def _sample_findings(t, names, q, qd, effort, where: str) -> list[LogFinding]:
+def _sample_findings(t, names, q, qd, effort, where: str, first: int) -> list[LogFinding]:
     out: list[LogFinding] = []
     h = np.diff(t)
     step = 0.5 * (h[:-1] + h[1:])  # (T-2,) spacing around each interior sample
@@ -121,7 +122,7 @@ def _sample_findings(t, names, q, qd, effort, where: str) -> list[LogFinding]:
         spike = _spike(t, x, floor)
         if spike is not None:
             k, i, dev, count = spike
-            out.append(damaged(f"{where}: joint {names[i]!r} {label} spikes by {dev:.3g} {unit} at sample {k} "
+            out.append(damaged(f"{where}: joint {names[i]!r} {label} spikes by {dev:.3g} {unit} at sample {k + first} "
                                f"(t = {t[k]:.6g} s) away from its neighbours ({count} spike(s))"))
     if qd is not None:
         out += velocity_findings(t, names, q, qd, where)
@@ -135,17 +136,17 @@ def watch_blocks(blocks, names, where: str):
     found: list[LogFinding] = []
 
     def scan():
-        tail = None
+        tail, first = None, 0
         for block in blocks:
             yield block
             t, q, qd = block[0], block[1], block[2] if len(block) > 2 else None
-            if tail is not None:
-                keep = min(len(tail[0]), 2 * MIN_SAMPLES)
+            keep = 0 if tail is None else min(len(tail[0]), 2 * MIN_SAMPLES)
+            if keep:
                 t, q = np.r_[tail[0][-keep:], t], np.r_[tail[1][-keep:], q]
                 qd = None if qd is None else np.r_[tail[2][-keep:], qd]
-            tail = (t, q, qd)
             if not found:  # the first finding names the place; later blocks are not examined
-                found.extend(sample_findings(t, names, q, qd, None, where))
+                found.extend(sample_findings(t, names, q, qd, None, where, first - keep))
+            tail, first = (t, q, qd), first + len(block[0])
 
     return scan(), found
 
