@@ -295,3 +295,21 @@ def test_streamed_blocks_give_the_findings_of_the_whole_log(panda):
                                      "log.csv")
         assert [len(b[0]) for b in blocks] == [cut, len(t) - cut]  # passed through unchanged
         assert found[0] == whole[0], cut
+
+
+@pytest.mark.parametrize("error", [MemoryError(), struct.error("unpack requires a buffer of 8 bytes"),
+                                   UnicodeDecodeError("utf-8", b"\xe3", 0, 1, "invalid continuation byte")])
+def test_any_reader_exception_is_one_value_error_line(panda, tmp_path, monkeypatch, error):
+    from rosbags.highlevel import AnyReader
+
+    path = bag(panda, tmp_path, "ros1", duration=0.2)
+
+    def fail(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(AnyReader, "messages", fail)
+    with pytest.raises(ValueError) as info:
+        cd.read_log(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}: not a readable ROS bag: ") and "\n" not in message
+    assert ("damaged length field" if isinstance(error, MemoryError) else type(error).__name__) in message
