@@ -23,12 +23,11 @@ Format: a header row, then one row per sample (``#`` lines and blank lines skipp
 from __future__ import annotations
 
 import difflib
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
-from composedyn.trajectory_csv import _diagnose, _header
+from composedyn.trajectory_csv import diagnose, load_numbers, numbered_lines, read_header
 
 POSE = ("base_x", "base_y", "base_z", "base_qx", "base_qy", "base_qz", "base_qw")
 TWIST = ("base_vx", "base_vy", "base_vz", "base_wx", "base_wy", "base_wz")
@@ -56,7 +55,7 @@ def read_legged_csv(path, robot) -> LeggedTrajectory:
     if getattr(robot.base, "kind", None) != "free":
         raise ValueError(f"{path}: legged trajectory CSVs are for free-flyer bases; robot {robot.name!r} "
                          f"has a {robot.base.kind} base")
-    header_line, header = _header(path)
+    header_line, header = read_header(path)
     where = {}
     for k, name in enumerate(header):
         if name in where:
@@ -124,16 +123,11 @@ def read_legged_csv(path, robot) -> LeggedTrajectory:
 
 def _load(path: str, header_line: int, header: list, use: list) -> np.ndarray:
     """The numbers of the used columns (T, len(use)); ValueError naming the first bad line and column."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            data = np.loadtxt(path, delimiter=",", comments="#", usecols=use, skiprows=header_line, ndmin=2,
-                              encoding="utf-8-sig")
-    except (ValueError, UnicodeDecodeError) as e:
-        _diagnose(path, header)
-        raise ValueError(f"{path}: not a readable CSV table: {str(e).splitlines()[0]}") from None
+    with open(path, encoding="utf-8-sig") as f:
+        lines = (s for k, s in numbered_lines(f, path) if k > header_line)
+        data = load_numbers(path, header, lines, use)
     if not np.isfinite(data).all() or np.any(np.diff(data[:, 0]) <= 0):
-        _diagnose(path, header)
+        diagnose(path, header)
     if len(data) < 2:
         raise ValueError(f"{path}: {len(data)} sample(s), a trajectory needs at least 2")
     return data

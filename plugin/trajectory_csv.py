@@ -6,7 +6,10 @@ seconds, strictly increasing), one column per joint named as in
 and ``<joint>_acc`` for *every* joint.  ``<joint>_tau`` and
 ``<joint>_effort`` columns (computed or measured torques) are ignored, so the
 table written by ``TrajectoryReport.to_csv`` reads back.  Lines starting with
-``#`` and blank lines are skipped.
+``#`` and blank or whitespace-only lines are skipped.  A line longer than
+:data:`MAX_LINE_CHARS` (1 Mi characters) or holding a NUL character (binary
+data, not CSV text) is refused when it is reached, without reading the rest
+of it.
 
 Numbers are parsed by :func:`numpy.loadtxt` (its C parser) ``BLOCK`` rows at a
 time, so memory does not grow with the file (:func:`csv_chunks`); when a block
@@ -28,6 +31,11 @@ from composedyn.trajectory import MIN_SAMPLES
 SUFFIXES = ("", "_vel", "_acc")
 IGNORED = ("_tau", "_effort")  # predicted torque (written by to_csv), measured torque (logs)
 BLOCK = 50_000  # rows parsed at a time
+MAX_LINE_CHARS = 1 << 20  # characters of one line: ~40,000 numbers
+
+
+class LineError(ValueError):
+    """A line that cannot be CSV text (too long, or binary): refused without a further scan."""
 
 
 @dataclass(frozen=True)
@@ -58,7 +66,7 @@ def csv_chunks(path, joint_names, dependent=(), rows: int = BLOCK) -> Iterator[t
     The header is checked now (ValueError); the numbers as the blocks are read.
     """
     path = str(path)
-    header_line, header = _header(path)
+    header_line, header = read_header(path)
     cols = _columns(path, header, tuple(joint_names), tuple(dependent))
     use = [cols["time"]] + [int(k) for s in SUFFIXES if cols[s] is not None for k in cols[s]]
     n = len(joint_names)
@@ -71,20 +79,15 @@ def _blocks(path: str, header_line: int, header: list, use: list, n: int, rows: 
     count, last = 0, None
     with open(path, encoding="utf-8-sig") as f:
         for _ in range(header_line):
-            f.readline()
+            f.readline(MAX_LINE_CHARS + 1)  # checked by read_header
+        lines = numbered_lines(f, path, header_line)
         while True:
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")  # "input contained no data" at the end
-                    data = np.loadtxt(f, delimiter=",", comments="#", usecols=use, max_rows=rows, ndmin=2)
-            except (ValueError, UnicodeDecodeError) as e:
-                _diagnose(path, header)
-                raise ValueError(f"{path}: not a readable CSV table: {str(e).splitlines()[0]}") from None
+            data = load_numbers(path, header, (s for _, s in lines), use, rows)
             if len(data) == 0:
                 break
             t = data[:, 0]
             if not np.isfinite(data).all() or (last is not None and t[0] <= last) or np.any(np.diff(t) <= 0):
-                _diagnose(path, header)
+                diagnose(path, header)
             count, last = count + len(t), t[-1]
             yield (t,) + tuple(np.ascontiguousarray(data[:, 1 + k * n:1 + (k + 1) * n]) for k in range(parts))
     if count < need:
@@ -98,15 +101,50 @@ def streamable(path) -> bool:
     :func:`composedyn.read_log` (whole file) so that measured and predicted torques can be compared."""
     if not str(path).lower().endswith(".csv"):
         return False
-    return not any(c.endswith("_effort") for c in _header(str(path))[1])
+    return not any(c.endswith("_effort") for c in read_header(str(path))[1])
 
 
-def _header(path: str) -> tuple[int, list]:
+def numbered_lines(f, path: str, start: int = 0) -> Iterator[tuple[int, str]]:
+    """(line number, text) of the lines of the open text file ``f`` after line ``start``, blank and
+    whitespace-only lines skipped; :class:`LineError` for a line longer than :data:`MAX_LINE_CHARS`
+    or holding a NUL character, read no further than the limit."""
+    k = start
+    while True:
+        line = f.readline(MAX_LINE_CHARS + 1)
+        if not line:
+            return
+        k += 1
+        if "\x00" in line:
+            raise LineError(f"{path}: line {k} holds NUL characters: binary data, not a CSV table")
+        if len(line) > MAX_LINE_CHARS:
+            raise LineError(f"{path}: line {k} is longer than {MAX_LINE_CHARS} characters "
+                            "(composedyn.trajectory_csv.MAX_LINE_CHARS): not a CSV table")
+        if line.strip():
+            yield k, line
+
+
+def load_numbers(path: str, header: list, lines, use: list, rows: int | None = None) -> np.ndarray:
+    """(rows, len(use)) numbers of the CSV text ``lines`` (an iterator, at most ``rows`` taken);
+    ValueError naming the first bad line and column of ``path``."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "input contained no data" at the end
+            return np.loadtxt(lines, delimiter=",", comments="#", usecols=use, max_rows=rows, ndmin=2)
+    except LineError:
+        raise
+    except (ValueError, UnicodeDecodeError) as e:
+        diagnose(path, header)
+        raise ValueError(f"{path}: not a readable CSV table: {str(e).splitlines()[0]}") from None
+    except (MemoryError, OverflowError) as e:
+        raise ValueError(f"{path}: not a readable CSV table: {type(e).__name__}") from None
+
+
+def read_header(path: str) -> tuple[int, list]:
     """(number of lines up to and including the header, header names)."""
     try:
         with open(path, newline="", encoding="utf-8-sig") as f:  # tolerate a byte-order mark
-            for k, line in enumerate(f, start=1):
-                if line.strip() and not line.lstrip().startswith("#"):
+            for k, line in numbered_lines(f, path):
+                if not line.lstrip().startswith("#"):
                     return k, [c.strip() for c in next(csv.reader([line]))]
     except UnicodeDecodeError:
         raise ValueError(f"{path}: not a UTF-8 text (CSV) file") from None
@@ -153,14 +191,14 @@ def _columns(path: str, header: list, joints: tuple, dependent: tuple) -> dict:
     return out
 
 
-def _diagnose(path: str, header: list) -> None:
+def diagnose(path: str, header: list) -> None:
     """Scan ``path`` line by line (streaming) and raise a ValueError naming the first bad
     line and column: field count, not a number, not finite, time not increasing."""
     tcol = next(k for k, c in enumerate(header) if c in ("time", "t"))
     last = None
     try:
         with open(path, newline="", encoding="utf-8-sig") as f:
-            rows = ((k, r) for k, r in enumerate(csv.reader(f), start=1)
+            rows = ((k, r) for k, r in ((k, next(csv.reader([line]))) for k, line in numbered_lines(f, path))
                     if r and any(c.strip() for c in r) and not r[0].lstrip().startswith("#"))
             next(rows)  # the header
             for line, row in rows:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import csv
 import json
+import re
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import numpy as np
 import pytest
 
 import composedyn as cd
+from composedyn.logs.check import check_log
 from composedyn.testing.log_bags import acceleration, motion, write_log
 from test_cli_torques import error_lines, run
 
@@ -65,12 +67,19 @@ def test_oracle_has_both_verdicts(panda):
 @pytest.mark.parametrize("speed", [0.3, 1.5])
 def test_verdict_and_measured_minus_predicted(panda, bags, tmp_path, kind, speed):
     out = tmp_path / "r.json"
-    r = run("torques", "panda", bags[(kind, speed)], "--json", out)
+    # the bags hold the exact motion: interpolated (--smoothing 0) it reproduces the offsets to 1e-4
+    r = run("torques", "panda", bags[(kind, speed)], "--json", out, "--smoothing", "0")
     assert r.returncode == (0 if oracle_ok(panda, speed) else 1), r.stderr
     assert "measured - predicted torque RMS" in r.stdout
     rep = json.loads(out.read_text())
     rms = np.array([rep["effort_residual"][j]["rms"] for j in panda.joint_names])
     np.testing.assert_allclose(rms, OFFSET, atol=1e-4)
+    assert rep["findings"] == [] and rep["derivatives"] == "derivatives: interpolating quintic spline (as given)"
+    # by default a bag is a measured log: the smoothing spline, and the same verdict on this motion
+    r = run("torques", "panda", bags[(kind, speed)], "--json", out)
+    assert r.returncode == (0 if oracle_ok(panda, speed) else 1), r.stderr
+    assert re.search(r"derivatives: (smoothing spline, lambda = \S+ matched to the position noise \(\S+ rad or m\)"
+                     r"|interpolating quintic spline) \(default for a measured log\)", r.stdout), r.stdout
 
 
 def test_topic_option(panda, tmp_path):
@@ -188,16 +197,22 @@ def test_simulate_tracks_a_bag(panda, bags):
     assert "tracking" in r.stdout.lower() or "limit" in r.stdout.lower()
 
 
-def test_usable_faults_are_warnings_on_stderr_and_in_rows(panda, tmp_path):
+def test_a_gap_is_a_damaged_verdict_with_exit_status_3(panda, tmp_path):
     names = list(panda.joint_names)
     path = write_log(tmp_path / "gap.bag", "ros1", [(names, 100.0, 0.0)], duration=2.0, speed=0.3,
                      center=center(panda), edit=lambda msgs: msgs[:50] + msgs[90:])
     r = run("torques", "panda", path)
-    assert r.returncode == 0, r.stderr
-    assert error_lines(r.stderr) == [(f"composedyn: warning: {path}:/joint_states: gap of 0.41 s at t = 0.49 s "
-                                     "(median step 0.01 s; 1 gap(s))")]
+    assert r.returncode == 3 and not error_lines(r.stderr), r.stderr
+    message = (f"{path}:/joint_states: gap of 0.41 s after message 49 (t = 0.49 s; median step 0.01 s; "
+               "1 gap(s) longer than 10 steps)")
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith(f"{path}: damaged: in the samples read, within limits"), lines
+    assert f"  DAMAGED: {message}" in lines
+    report = check_log(panda, path)
+    assert not report.ok and report.verdict == "damaged"
+    assert report.to_dict()["findings"] == [{"kind": "damaged", "message": message}]
     (row,) = cd.check_many(panda, [path])
-    assert row.verdict == "within limits" and row.warnings == (error_lines(r.stderr)[0].split("warning: ", 1)[1],)
+    assert row.verdict == "damaged"
 
 
 def test_scheduler_option(panda, bags, tmp_path):

@@ -4,6 +4,7 @@ with subsets of the joints, jittered stamps, compared with the analytic motion."
 
 from __future__ import annotations
 
+import re
 import tracemalloc
 import warnings
 
@@ -32,7 +33,7 @@ def test_two_publishers_merge_to_the_analytic_motion(tmp_path, kind):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a clean log raises no LogWarning
         log = cd.read_log(path, joint_names=NAMES)
-    assert log.joint_names == tuple(NAMES)
+    assert log.joint_names == tuple(NAMES) and log.findings == ()
     q, qd, effort = expected(log)
     # cubic interpolation of the 130 Hz publisher onto the 200 Hz one: h^4-accurate
     assert np.abs(log.q - q).max() < 1e-6
@@ -102,21 +103,30 @@ def _fault(kind):
 
 
 @pytest.mark.parametrize("fault, message", [
-    ("backwards", r"stamp goes backwards at t = 0\.1 s \(1 time"),
-    ("duplicate", r"duplicate stamp at t = 0\.1 s"),
-    ("gap", r"gap of 0\.41 s at t = 0\.19 s"),
-    ("nan_qd", r"joint 'joint3' velocity is nan at t = 0\.3 s; velocity ignored"),
+    ("backwards", r"header stamp goes backwards at message 11 \(t = 0\.1 s; 1 time"),
+    ("duplicate", r"header stamp repeats at message 11 \(t = 0\.1 s"),
+    ("gap", r"gap of 0\.41 s after message 19 \(t = 0\.19 s; median step 0\.01 s; 1 gap"),
 ])
-def test_usable_faults_warn_with_topic_and_time(tmp_path, fault, message):
+def test_stamp_faults_are_damaged_findings_with_topic_and_time(tmp_path, fault, message):
     path = write_log(tmp_path / "f.bag", "ros1", [(NAMES, 100.0, 0.0)], duration=1.0, edit=_fault(fault))
-    with pytest.warns(cd.LogWarning, match=message) as record:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         log = cd.read_log(path, joint_names=NAMES)
-    assert all(f"{path}:/joint_states" in str(w.message) for w in record)
+    (finding,) = log.findings
+    assert finding.kind == "damaged" and re.search(message, finding.message), finding
+    assert finding.message.startswith(f"{path}:/joint_states: ")
     assert log.source == str(path)
     assert np.all(np.diff(log.t) > 0)
     q = expected(log)[0]
-    assert np.abs(log.q - q).max() < 1e-12  # the samples kept are the motion's
-    assert (log.qd is None) == (fault == "nan_qd")
+    assert np.abs(log.q - q).max() < 1e-12  # the samples kept are the motion's (sorted, repeated dropped)
+
+
+def test_nan_velocity_is_a_warning_and_dropped(tmp_path):
+    path = write_log(tmp_path / "f.bag", "ros1", [(NAMES, 100.0, 0.0)], duration=1.0, edit=_fault("nan_qd"))
+    with pytest.warns(cd.LogWarning, match=r"joint 'joint3' velocity is nan at t = 0\.3 s; velocity ignored") as w:
+        log = cd.read_log(path, joint_names=NAMES)
+    assert all(f"{path}:/joint_states" in str(x.message) for x in w)
+    assert log.qd is None and log.findings == ()
 
 
 def test_nan_position_is_an_error_naming_joint_topic_and_time(tmp_path):

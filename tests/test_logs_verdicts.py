@@ -8,7 +8,7 @@ import csv
 import json
 import re
 import warnings
-from dataclasses import dataclass, fields
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +21,6 @@ from composedyn.closed_chain import ClosedChain
 from composedyn.closed_cli import check_closed_trajectory, demo_reference, load_model
 from composedyn.logs.findings import LogFinding
 from composedyn.logs.html import fleet_html
-from composedyn.logs.joint_log import JointLog
 from composedyn.logs.verdict import EXIT_STATUS, exit_status
 from composedyn.robots import names
 from composedyn.testing.log_bags import write_log
@@ -177,13 +176,6 @@ def test_a_corrupted_bag_is_one_unreadable_row_among_checked_ones(bags, tmp_path
     assert [e["verdict"] for e in json.loads(out.read_text())["reports"]] == [r.verdict for r in rows]
 
 
-@dataclass(frozen=True)
-class _FoundLog(JointLog):
-    """A read log carrying reader findings (the ``findings`` attribute the readers set)."""
-
-    findings: tuple = ()
-
-
 @pytest.fixture(scope="module")
 def bags(tmp_path_factory):
     panda = cd.load("panda")
@@ -202,7 +194,7 @@ def test_reader_findings_give_their_verdict_and_exit_3(bags, kinds, verdict, tmp
         log = read_log(path, *args, **kwargs)
         if str(path) != paths[0.2]:
             return log
-        return _FoundLog(**{f.name: getattr(log, f.name) for f in fields(JointLog)}, findings=found)
+        return replace(log, findings=found)
 
     monkeypatch.setattr(cd, "read_log", reader)
     (row, fast) = cd.check_many(panda, [paths[0.2], paths[2.0]], keep_reports=True)

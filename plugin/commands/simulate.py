@@ -34,6 +34,10 @@ def register(sub) -> None:
     p.add_argument("--offset", type=float, default=0.0, help="initial position error on every joint")
     p.add_argument("--saturate", action="store_true", help="clip torques at the effort limits")
     p.add_argument("--samples", type=int, default=201, help="output samples (default 201)")
+    p.add_argument("--smoothing", default=None, metavar="LAMBDA",
+                   help='spline differentiating a LOG without velocities/accelerations: 0 interpolate, "gcv" or '
+                        'lambda > 0 smooth (default: smoothing for measured logs (bags, CSV with _effort '
+                        'columns), 0 for planner output)')
     add_output_options(p)
     add_limit_options(p)
     p.set_defaults(run=run)
@@ -43,6 +47,7 @@ def run(args) -> int:
     import numpy as np
 
     from composedyn.logs import read_log
+    from composedyn.logs.derivatives import choose_smoothing, parse_smoothing
     from composedyn.progress import Progress
     from composedyn.reference import Sampled
     from composedyn.tracking import track
@@ -66,14 +71,18 @@ def run(args) -> int:
     if args.trajectory:
         tr = read_log(args.trajectory, args.topic, robot.joint_names, dependent=getattr(robot, "mimic_joint_names", ()))
         qd, qdd = tr.qd, tr.qdd
+        smoothing, derivatives = choose_smoothing(tr.measured, parse_smoothing(args.smoothing), tr.t, tr.q)
         if qd is None:
-            qd, qdd_fit = differentiate(tr.t, tr.q)
+            qd, qdd_fit = differentiate(tr.t, tr.q, smoothing)
             qdd = qdd_fit if qdd is None else qdd
         elif qdd is None:
-            qdd = differentiate(tr.t, qd)[0]
+            qdd = differentiate(tr.t, qd, smoothing)[0]
+        else:
+            derivatives = ""  # the log gives both
         reference, (t0, t1), source = Sampled(tr.t, tr.q, qd, qdd), (tr.t[0], tr.t[-1]), args.trajectory
     else:
         reference, (t0, t1), source = demo_reference(robot, args.duration), (0.0, args.duration), "<minimum-jerk>"
+        derivatives = ""
     with Progress(2, "simulating") as bar:
         run_ = track(robot, reference, np.linspace(t0, t1, args.samples), kp=args.kp, kd=args.kd,
                      mismatch=args.mismatch, saturate=args.saturate, offset=args.offset, source=source,
@@ -85,4 +94,6 @@ def run(args) -> int:
         bar.advance(1, "done")
     print(run_.summary())
     print(run_.report.summary())
+    if derivatives:
+        print(f"  reference {derivatives}")
     return 0 if run_.report.ok else 1

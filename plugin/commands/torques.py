@@ -31,8 +31,10 @@ def register(sub) -> None:
     add_limit_options(p)
     add_log_options(p)
     add_legged_options(p)
-    p.add_argument("--smoothing", default="0", metavar="LAMBDA",
-                   help='spline for missing derivatives: 0 interpolate (default), "gcv" or lambda > 0 smooth')
+    p.add_argument("--smoothing", default=None, metavar="LAMBDA",
+                   help='spline for missing derivatives: 0 interpolate, "gcv" or lambda > 0 smooth (default: '
+                        'measured logs (bags, CSV with _effort columns) smoothed with lambda matched to their '
+                        'position noise, planner output interpolated)')
     p.set_defaults(run=run)
 
 
@@ -101,12 +103,14 @@ def run(args) -> int:
     from composedyn.logs.cli import run_logs
 
     check_plot_available(args)
-    smoothing = args.smoothing if args.smoothing == "gcv" else _float(args.smoothing)
+    smoothing = args.smoothing if args.smoothing in (None, "gcv") else _float(args.smoothing)
     robot = load_robot(args, "torques")  # a tree, a closed chain at its actuated joints, or a floating base
     if getattr(robot, "floating", False):  # legged trajectory CSVs: contact inverse dynamics per sample
         if args.summary:
             raise ValueError("--summary takes joint logs of fixed-base robots (not --floating)")
-        return run_legged(args, robot, smoothing)
+        from composedyn.logs.derivatives import choose_smoothing
+
+        return run_legged(args, robot, choose_smoothing(False, smoothing)[0])
     try:
         limits = resolve_limits(robot, read_limit_options(args), args.margin)
     except ValueError as e:

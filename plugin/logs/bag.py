@@ -10,11 +10,12 @@ objects.
 
 from __future__ import annotations
 
-import sqlite3
 from array import array
 from pathlib import Path
 
 import numpy as np
+
+from composedyn.logs.integrity import count_finding
 
 JOINT_STATE = "sensor_msgs/msg/JointState"
 BAG_SUFFIXES = (".bag", ".mcap", ".db3")
@@ -26,14 +27,15 @@ class Publisher:
     positions, velocities, efforts flattened row by row (None once a message lacks them)."""
 
     def __init__(self, names: tuple):
-        self.names, self.stamps = names, array("q")
+        self.names, self.stamps, self.seq = names, array("q"), array("q")
         self.position, self.velocity, self.effort = array("d"), array("d"), array("d")
 
-    def add(self, stamp: int, position, velocity, effort, where: str) -> None:
+    def add(self, stamp: int, position, velocity, effort, where: str, seq: int = 0) -> None:
         n = len(self.names)
         if len(position) != n:
             raise ValueError(f"{where}: {n} joint names but {len(position)} positions")
         self.stamps.append(stamp)
+        self.seq.append(seq)
         self.position.frombytes(_float64(position).tobytes())
         if self.velocity is not None:
             if len(velocity) == n:
@@ -53,6 +55,10 @@ class Publisher:
             return None if a is None else np.frombuffer(a, dtype=np.float64).reshape(shape)
         return np.frombuffer(self.stamps, dtype=np.int64), as2d(self.position), as2d(self.velocity), as2d(self.effort)
 
+    def sequence(self) -> np.ndarray:
+        """(T,) int64 header sequence numbers (ROS 1; zeros where the messages have none)."""
+        return np.frombuffer(self.seq, dtype=np.int64)
+
 
 def _float64(x):
     """x as a C-contiguous float64 array (rosbags' arrays already are: no copy)."""
@@ -67,12 +73,14 @@ def is_bag(path) -> bool:
     return p.is_dir() or p.suffix.lower() in BAG_SUFFIXES
 
 
-def read_publishers(path, topic: str, stamps: str = "header") -> tuple[list[Publisher], str]:
-    """The JointState samples on ``topic`` grouped by publisher, and a description of the source.
+def read_publishers(path, topic: str, stamps: str = "header") -> tuple[list[Publisher], str, list]:
+    """The JointState samples on ``topic`` grouped by publisher, a description of the source
+    (``"path:topic"``) and findings (:class:`LogFinding`: fewer messages read than the bag records).
 
     ``stamps``: "header" (message header stamps) or "receive" (the bag's
-    record time).  ValueError, one line, for a file that is not a bag, a
-    missing topic (the topics present are listed) or a topic of another type.
+    record time).  ValueError, one line naming the file, for a file that is not a
+    bag, a missing topic (the topics present are listed), a topic of another
+    type, or any error of the bag's reader (a truncated or corrupted file).
     """
     from rosbags.highlevel import AnyReader
     from rosbags.typesys import Stores, get_typestore
@@ -85,6 +93,7 @@ def read_publishers(path, topic: str, stamps: str = "header") -> tuple[list[Publ
     if stamps not in ("header", "receive"):
         raise ValueError(f'stamps must be "header" or "receive", got {stamps!r}')
     publishers: dict[tuple, Publisher] = {}
+    findings = []
     try:
         with AnyReader([p], default_typestore=get_typestore(Stores.ROS2_HUMBLE)) as reader:
             connections = [c for c in reader.connections if c.topic == topic]
@@ -94,6 +103,7 @@ def read_publishers(path, topic: str, stamps: str = "header") -> tuple[list[Publ
             other = [c.msgtype for c in connections if c.msgtype != JOINT_STATE]
             if other:
                 raise ValueError(f"{path}: topic {topic} is {other[0]}, expected {JOINT_STATE}")
+            read = 0
             for connection, received, raw in reader.messages(connections=connections):
                 msg = reader.deserialize(raw, connection.msgtype)
                 names = tuple(msg.name)
@@ -102,17 +112,42 @@ def read_publishers(path, topic: str, stamps: str = "header") -> tuple[list[Publ
                     pub = publishers[names] = Publisher(names)
                 s = msg.header.stamp
                 stamp = s.sec * 1_000_000_000 + s.nanosec if stamps == "header" else received
-                pub.add(stamp, msg.position, msg.velocity, msg.effort, f"{path}: topic {topic}")
-    except ValueError:
-        raise
-    except (OSError, sqlite3.Error, EOFError, KeyError, IndexError, AssertionError) as e:
-        raise ValueError(f"{path}: not a readable ROS bag: {_first_line(e)}") from None
-    except Exception as e:  # rosbags' reader errors have no common base class
-        if type(e).__module__.startswith(("rosbags", "ruamel", "yaml", "zstandard", "lz4")):
-            raise ValueError(f"{path}: not a readable ROS bag: {_first_line(e)}") from None
-        raise
-    return list(publishers.values()), f"{path}:{topic}"
+                pub.add(stamp, msg.position, msg.velocity, msg.effort, f"{path}: topic {topic}",
+                        getattr(msg.header, "seq", 0))
+                read += 1
+            recorded = max(sum(int(c.msgcount or 0) for c in connections), db3_count(p, topic))
+            findings = count_finding(f"{path}:{topic}", recorded, read)
+    except Exception as e:  # rosbags, sqlite3/apsw, decompressors, NumPy, struct: no common base class
+        if isinstance(e, ValueError) and str(e).startswith(f"{path}:"):
+            raise
+        raise ValueError(f"{path}: not a readable ROS bag: {describe(e)}") from None
+    return list(publishers.values()), f"{path}:{topic}", findings
 
 
-def _first_line(e: Exception) -> str:
-    return (str(e).splitlines() or [type(e).__name__])[0]
+def db3_count(path: Path, topic: str) -> int:
+    """The message count of ``topic`` in the metadata a single ``.db3`` file keeps of itself (0 when
+    absent: other files, older schemas), which the rows read are compared with."""
+    import sqlite3
+
+    if path.is_dir() or path.suffix.lower() != ".db3":
+        return 0
+    try:
+        from ruamel.yaml import YAML
+
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+            text = db.execute("SELECT metadata FROM metadata ORDER BY metadata_version DESC").fetchone()[0]
+        info = YAML(typ="safe").load(text)
+        return sum(int(x["message_count"]) for x in info["topics_with_message_count"]
+                   if x["topic_metadata"]["name"] == topic)
+    except Exception:  # no metadata table or an unreadable one: the rows are all there is
+        return 0
+
+
+def describe(e: BaseException) -> str:
+    """One line of an exception: its message's first line, or its type when that says more."""
+    if isinstance(e, MemoryError):
+        return "a record claims more memory than is available (a damaged length field)"
+    if isinstance(e, RecursionError):
+        return "nested too deeply"
+    first = (str(e).splitlines() or [""])[0].strip()
+    return f"{type(e).__name__}: {first}" if first else type(e).__name__

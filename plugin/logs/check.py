@@ -7,7 +7,9 @@ from __future__ import annotations
 import warnings
 from contextlib import contextmanager
 
+from composedyn.logs.derivatives import choose_smoothing
 from composedyn.logs.findings import finding_dicts, log_findings
+from composedyn.logs.integrity import watch_blocks
 from composedyn.logs.joint_log import JointLog, LogWarning
 from composedyn.logs.residual import EffortResidual, effort_residual
 from composedyn.logs.verdict import report_verdict
@@ -24,11 +26,17 @@ class LogReport:
     ``source``, ``to_csv`` and ``plot`` are the report's; ``verdict``, ``summary`` and
     ``to_dict`` add the residual and the findings."""
 
-    def __init__(self, report, residual: EffortResidual | None, findings: tuple = ()):
+    def __init__(self, report, residual: EffortResidual | None, findings: tuple = (), derivatives: str = ""):
         self.report, self.residual, self.findings = report, residual, tuple(findings)
+        self.derivatives = derivatives  # which spline differentiated the positions (one line)
 
     def __getattr__(self, name):
         return getattr(self.report, name)
+
+    @property
+    def ok(self) -> bool:
+        """True when no checked limit is exceeded and the reader found nothing wrong with the log."""
+        return self.report.ok and not self.findings
 
     @property
     def verdict(self) -> str:
@@ -43,7 +51,8 @@ class LogReport:
             text = text.replace(f": {phrase} (", f": {verdict}: in the samples read, {phrase} (", 1)
         elif verdict != phrase:
             text = text.replace(f": {phrase} (", f": {verdict}: {phrase} (", 1)
-        lines = [text] + ([] if self.residual is None else self.residual.lines())
+        lines = [text] + ([f"  {self.derivatives}"] if self.derivatives else [])
+        lines += [] if self.residual is None else self.residual.lines()
         lines += [f"  {f.kind.upper()}: {f.message}" for f in self.findings]
         return "\n".join(lines)
 
@@ -54,6 +63,7 @@ class LogReport:
         d["verdict"] = self.verdict
         d["ok"] = d["verdict"] == "within limits"
         d["findings"] = finding_dicts(self.findings)
+        d["derivatives"] = self.derivatives
         if self.residual is not None:
             d["effort_residual"] = self.residual.to_dict()
         return d
@@ -89,6 +99,9 @@ def check_read_log(robot, log: JointLog, **check_options) -> LogReport:
     import composedyn as cd
     from composedyn.closed_chain import ClosedChain
 
+    check_options = dict(check_options)
+    check_options["smoothing"], derivatives = choose_smoothing(log.measured, check_options.get("smoothing"),
+                                                               log.t, log.q)
     try:
         if isinstance(robot, ClosedChain):
             from composedyn.closed_cli import check_closed_trajectory
@@ -103,7 +116,7 @@ def check_read_log(robot, log: JointLog, **check_options) -> LogReport:
     except ValueError as e:
         msg = str(e)
         raise ValueError(msg if msg.startswith(f"{log.source}:") else f"{log.source}: {msg}") from None
-    return LogReport(report, residual, log_findings(log))
+    return LogReport(report, residual, log_findings(log), derivatives)
 
 
 def check_file(robot, path, files: dict | None = None, samples: bool = False, **options) -> LogReport:
@@ -131,10 +144,13 @@ def check_file(robot, path, files: dict | None = None, samples: bool = False, **
         from composedyn.chunked import check_chunks
         from composedyn.trajectory_csv import csv_chunks
 
-        chunks = guarded(lambda: csv_chunks(path, robot.joint_names, getattr(robot, "mimic_joint_names", ())), path)
+        chunks, found = watch_blocks(
+            guarded(lambda: csv_chunks(path, robot.joint_names, getattr(robot, "mimic_joint_names", ())), path),
+            robot.joint_names, path)
+        check_options["smoothing"], derivatives = choose_smoothing(False, check_options.get("smoothing"))
         try:
             report = LogReport(check_chunks(robot, chunks, source=str(path), csv=files.pop("csv", None),
-                                            keep=samples, **check_options), None)
+                                            keep=samples, **check_options), None, tuple(found), derivatives)
         except ValueError as e:
             msg = str(e)
             raise ValueError(msg if msg.startswith(f"{path}:") else f"{path}: {msg}") from None

@@ -39,6 +39,13 @@ class JointLog:
         Accelerations (CSV logs with ``_acc`` columns only).
     stamp0 : int
         Absolute time of ``t = 0`` in nanoseconds (header stamp; 0 for CSV).
+    findings : tuple of LogFinding
+        What is wrong with the data ("damaged" or "inconsistent", see
+        :mod:`composedyn.logs.integrity`); empty for an intact log.
+    measured : bool
+        Measured data (a bag, or a CSV with ``_effort`` columns), differentiated by a
+        smoothing spline by default; False for planner output (a CSV without efforts),
+        differentiated by the interpolating spline (:mod:`composedyn.logs.derivatives`).
     """
 
     t: np.ndarray
@@ -49,6 +56,8 @@ class JointLog:
     source: str
     qdd: np.ndarray | None = None
     stamp0: int = 0
+    findings: tuple = ()
+    measured: bool = True
 
     def reorder(self, names) -> JointLog:
         """The same log with columns in the order ``names`` (e.g. ``robot.joint_names``).

@@ -1,11 +1,13 @@
 """Merge per-publisher joint samples onto one time base.
 
 Each publisher's samples are checked first: a position that is not finite
-raises ValueError; backwards stamps (sorted), duplicate stamps (the later
-sample dropped), gaps longer than ``gap_factor`` times the publisher's median
-step, and non-finite velocities or efforts (the field dropped for the whole
-log) are reported as :class:`LogWarning` and the data is used.  Every message
-names the topic and the time (s from ``stamp0``).
+raises ValueError; backwards or repeated stamps, gaps longer than
+``gap_factor`` times the publisher's median step and jumping sequence numbers
+are "damaged" findings of the log (:mod:`composedyn.logs.integrity`; the
+samples are sorted by stamp and the later of two at one stamp dropped);
+non-finite velocities or efforts (the field dropped for the whole log) are
+reported as :class:`LogWarning`.  Every message names the topic and the time
+(s from ``stamp0``).
 
 Joints published by one publisher keep its stamps; when several publishers
 carry different joints, the time base is the stamps of the joint with the
@@ -22,6 +24,7 @@ import warnings
 import numpy as np
 
 from composedyn.logs.bag import Publisher
+from composedyn.logs.integrity import stamp_findings
 from composedyn.logs.joint_log import JointLog, LogWarning
 
 FIELDS = ("q", "qd", "effort")
@@ -34,9 +37,11 @@ def merge_publishers(publishers: list[Publisher], where: str, joint_names=None,
     if not publishers:
         raise ValueError(f"{where}: no JointState message with joints")
     stamp0 = int(min(min(p.stamps) for p in publishers))
+    findings = []
+    for p in publishers:
+        label = where if len(publishers) == 1 else f"{where} (joints {', '.join(p.names)})"
+        findings += stamp_findings(p.arrays()[0], p.sequence(), stamp0, label, gap_factor)
     series = [_publisher(p, stamp0, where) for p in publishers]
-    for stamps, _, _ in series:
-        _report_gaps(stamps, stamp0, where, gap_factor)
     per_joint = _per_joint(series, where)
     names = tuple(per_joint) if joint_names is None else tuple(joint_names)
     for j in names:
@@ -55,7 +60,8 @@ def merge_publishers(publishers: list[Publisher], where: str, joint_names=None,
         if out[f] is None and any(c is not None for c in fields[f]):
             warnings.warn(f"{where}: {'velocity' if f == 'qd' else 'effort'} of some joints only; "
                           "ignored for all", LogWarning, stacklevel=3)
-    return JointLog((base - stamp0) * 1e-9, names, out["q"], out["qd"], out["effort"], where, stamp0=stamp0)
+    return JointLog((base - stamp0) * 1e-9, names, out["q"], out["qd"], out["effort"], where, stamp0=stamp0,
+                    findings=tuple(findings))
 
 
 def _publisher(p: Publisher, t0: int, where: str) -> tuple:
@@ -64,17 +70,9 @@ def _publisher(p: Publisher, t0: int, where: str) -> tuple:
     if len(stamps) > 1 and stamps[0] == stamps[-1] and np.all(stamps == stamps[0]):
         raise ValueError(f"{where}: every header stamp of joints {', '.join(p.names)} is {_s(stamps[0])} s "
                          '(not stamped by the driver?); read with stamps="receive" (CLI --stamps receive)')
-    back = np.flatnonzero(np.diff(stamps) < 0)
-    if back.size:
-        warnings.warn(f"{where}: stamp goes backwards at t = {_s(stamps[back[0] + 1] - t0)} s "
-                      f"({back.size} time(s)); samples sorted by stamp", LogWarning, stacklevel=4)
-    order = np.argsort(stamps, kind="stable")
+    order = np.argsort(stamps, kind="stable")  # backwards and repeated stamps are findings
     stamps = stamps[order]
     keep = np.concatenate([[True], np.diff(stamps) > 0])
-    if not keep.all():
-        k = int(np.flatnonzero(~keep)[0])
-        warnings.warn(f"{where}: duplicate stamp at t = {_s(stamps[k] - t0)} s ({int((~keep).sum())} time(s)); "
-                      "later sample dropped", LogWarning, stacklevel=4)
     idx = order[keep]
     values = {"q": q[idx], "qd": None if qd is None else qd[idx], "effort": None if effort is None else effort[idx]}
     for f, label in (("q", "position"), ("qd", "velocity"), ("effort", "effort")):
@@ -136,18 +134,6 @@ def _resample(stamps: np.ndarray, x: np.ndarray, base: np.ndarray) -> np.ndarray
 
     t, tb = (stamps - stamps[0]) * 1e-9, (base - stamps[0]) * 1e-9
     return make_interp_spline(t, x, k=min(3, len(t) - 1))(tb)
-
-
-def _report_gaps(stamps: np.ndarray, stamp0: int, where: str, gap_factor: float) -> None:
-    if len(stamps) < 3:
-        return
-    step = np.diff(stamps)
-    median = float(np.median(step))
-    gaps = np.flatnonzero(step > gap_factor * median)
-    if gaps.size:
-        k = gaps[0]
-        warnings.warn(f"{where}: gap of {_s(step[k])} s at t = {_s(stamps[k] - stamp0)} s "
-                      f"(median step {_s(median)} s; {gaps.size} gap(s))", LogWarning, stacklevel=4)
 
 
 def _s(ns) -> str:

@@ -55,12 +55,13 @@ def messages(publishers, duration, seed=0, start_ns=1_700_000_000 * 10**9, effor
 
 def write_log(path: Path, kind: str, publishers, duration=2.0, topic="/joint_states", seed=0,
               extra_topics=(), effort=True, velocity=True, edit=None, speed=1.0,
-              center=None) -> Path:
+              center=None, sequence=False) -> Path:
     """Write a bag of ``kind`` (see KINDS) at ``path``; return the path to pass to read_log.
 
     ``extra_topics``: [(topic, msgtype)] written with one message each (std_msgs/String only).
     ``edit``: optional function(list of messages) -> list, to inject faults.
     ``effort``: True (the motion's), False (none) or a function (names, t) -> (T, n).
+    ``sequence``: ROS 1 only: number the messages of each publisher 1, 2, ... in ``header.seq`` (else 0).
     """
     from rosbags.typesys import Stores, get_typestore
 
@@ -74,10 +75,14 @@ def write_log(path: Path, kind: str, publishers, duration=2.0, topic="/joint_sta
     Time = ts.types["builtin_interfaces/msg/Time"]
     String = ts.types["std_msgs/msg/String"]
 
+    counts: dict = {}
+
     def joint_state(stamp, names, q, qd, eff):
         h = {"stamp": Time(sec=stamp // 10**9, nanosec=stamp % 10**9), "frame_id": ""}
         if ros1:
-            h["seq"] = 0
+            key = tuple(names)
+            counts[key] = counts.get(key, 0) + 1
+            h["seq"] = counts[key] if sequence else 0
         empty = np.zeros(0)
         return JS(header=Header(**h), name=names, position=np.ascontiguousarray(q, float),
                   velocity=np.ascontiguousarray(qd, float) if velocity else empty,
