@@ -176,10 +176,3 @@ def _add_row(g: nx.DiGraph, src: str, i: int, row: dict, parent: str, convention
     add_link(g, link, mass=row["mass"], com=row["com"], inertia=row["inertia"])
     add_joint(g, f"{jname}_dh", prox, link, type="fixed", origin=trans(x=a) @ rot_x(alpha))
     return link
-
-
-def load_dh_toml(path: str | os.PathLike) -> nx.DiGraph:
-    """Kinematic graph from a DH table in a TOML file (see :mod:`composedyn.importers.toml_dh`)."""
-    from composedyn.importers.toml_dh import load_dh_toml as _load
-
-    return _load(path)

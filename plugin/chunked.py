@@ -8,7 +8,7 @@ limit scan's running state (:class:`composedyn.limit_scan.LimitScan`) and a
 bounded torque envelope for the plot.
 
 Differentiation in overlapping windows: the spline of
-:func:`composedyn.trajectory.spline_derivatives` is fitted to a window of
+:func:`composedyn.sampled.spline_derivatives` is fitted to a window of
 ``overlap + chunk + overlap`` samples and only the ``chunk`` samples in the
 middle are kept (at the true ends of the log the window ends there, as for the
 whole-log fit).  Both splines are global, but the influence of a sample on the
@@ -39,7 +39,7 @@ from composedyn.envelope import Envelope
 from composedyn.limit_scan import LimitScan
 from composedyn.limits import JointLimits, resolve_limits
 from composedyn.report import TrajectoryReport, sample_table
-from composedyn.trajectory import MIN_SAMPLES, check_positions, check_smoothing, check_times, spline_derivatives
+from composedyn.sampled import MIN_SAMPLES, check_positions, check_smoothing, check_times, spline_derivatives
 
 CHUNK = 50_000  # samples kept from each window
 OVERLAP = 64  # samples of context on each side of a window (interpolating spline)

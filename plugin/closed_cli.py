@@ -50,7 +50,8 @@ def check_closed_trajectory(chain: ClosedChain, t, q, qd=None, qdd=None, smoothi
     path that leaves the assembly range gives one ValueError naming the first
     sample (index and time) where the loops cannot close.
     """
-    from composedyn.trajectory import check_times, check_trajectory
+    from composedyn.sampled import check_times
+    from composedyn.trajectory import check_trajectory
 
     t = check_times(t)
     qa = np.asarray(q, dtype=float)

@@ -31,7 +31,7 @@ from composedyn.checks import joint_array
 from composedyn.contact import CONES, INFEASIBLE, KINDS, OK, contact_inverse_dynamics
 from composedyn.limits import JointLimits, resolve_limits
 from composedyn.report import TrajectoryReport
-from composedyn.trajectory import check_positions, check_times
+from composedyn.sampled import check_positions, check_times
 
 
 @dataclass(frozen=True)

@@ -49,10 +49,10 @@ def load_robot(args, command: str):
 
 def run_legged(args, robot, smoothing) -> int:
     """Check every legged trajectory CSV of ``args``; write outputs; print the summaries."""
-    from composedyn.commands.torques import output_path, read_limit_options, write_reports
     from composedyn.legged import check_legged_trajectory, joint_limits
     from composedyn.legged_csv import read_legged_csv
-    from composedyn.logs.cli import fleet_requested
+    from composedyn.logs.cli import fleet_requested, output_path
+    from composedyn.report_options import read_limit_options, write_reports
     from composedyn.writing import Staged
 
     if fleet_requested(args):

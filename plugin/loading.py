@@ -132,7 +132,7 @@ def load(name_or_path: str | os.PathLike, strict: bool = False, mimic: str = "de
     if suffix in (".urdf", ".xacro") or s.lstrip().startswith("<"):
         return from_urdf(s, strict=strict, mimic=mimic, floating=floating, **kwargs)
     if suffix == ".toml":
-        from composedyn.importers.dh import load_dh_toml
+        from composedyn.importers.toml_dh import load_dh_toml
 
         _urdf_only(s, kwargs)
         return make_robot(load_dh_toml(s), strict=strict, mimic=mimic, floating=floating)

@@ -33,8 +33,8 @@ import numpy as np
 from composedyn.checks import joint_array, joint_arrays
 from composedyn.errors import SimulationError
 from composedyn.protocol import DynamicsModel
+from composedyn.sampled import check_times
 from composedyn.stick_slip import StickSlip
-from composedyn.trajectory import check_times
 
 MAX_EVALUATIONS = 1_000_000  # right-hand side evaluations before a run is stopped
 

@@ -26,7 +26,7 @@ from typing import Iterator
 
 import numpy as np
 
-from composedyn.trajectory import MIN_SAMPLES
+from composedyn.sampled import MIN_SAMPLES
 
 SUFFIXES = ("", "_vel", "_acc")
 IGNORED = ("_tau", "_effort")  # predicted torque (written by to_csv), measured torque (logs)

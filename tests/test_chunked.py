@@ -13,7 +13,7 @@ import pytest
 import composedyn as cd
 from composedyn.chunked import check_chunks, differentiate_chunks
 from composedyn.cli import main
-from composedyn.trajectory import spline_derivatives
+from composedyn.sampled import spline_derivatives
 from composedyn.trajectory_csv import csv_chunks
 
 

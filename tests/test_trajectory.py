@@ -12,7 +12,7 @@ import pytest
 import composedyn as cd
 from composedyn.reference import MinimumJerk, demo_motion
 from composedyn.report import exceedances
-from composedyn.trajectory import differentiate
+from composedyn.sampled import differentiate
 
 
 @pytest.fixture(scope="module")

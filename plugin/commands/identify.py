@@ -32,9 +32,9 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from composedyn.cli import load_open_tree, package_dirs
-    from composedyn.commands.torques import check_plot_available
     from composedyn.identification import identify
     from composedyn.progress import Progress
+    from composedyn.report_options import check_plot_available
     from composedyn.writing import Staged
 
     check_plot_available(args)

@@ -7,7 +7,7 @@ Exit status: 0 within limits, 1 when a limit is exceeded, 2 for bad input.
 
 from __future__ import annotations
 
-from composedyn.commands.torques import (
+from composedyn.report_options import (
     add_limit_options,
     add_output_options,
     check_plot_available,
@@ -50,8 +50,8 @@ def run(args) -> int:
     from composedyn.logs.derivatives import choose_smoothing, parse_smoothing
     from composedyn.progress import Progress
     from composedyn.reference import Sampled
+    from composedyn.sampled import differentiate
     from composedyn.tracking import track
-    from composedyn.trajectory import differentiate
     from composedyn.writing import Staged
 
     check_plot_available(args)
