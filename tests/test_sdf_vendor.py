@@ -99,3 +99,36 @@ def test_cassie_is_refused_naming_the_joint(name, joint, kind, capsys):
     assert main(["info", str(path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"<joint name='{joint}'>" in err[0]
+
+
+CASSIE_WORLD = erd_robots_dir() / "cassie_description" / "robots" / "cassie.world"
+BOT = """<?xml version="1.0"?>
+<sdf version="1.7"><model name="bot">
+  <link name="a1"><inertial><mass>2</mass>
+    <inertia><ixx>0.1</ixx><iyy>0.1</iyy><izz>0.1</izz></inertia></inertial></link>
+  <link name="a2"><pose>0.3 0 0 0 0.5 0</pose><inertial><pose>0.1 0 0 0 0 0</pose><mass>1</mass>
+    <inertia><ixx>0.01</ixx><iyy>0.02</iyy><izz>0.03</izz></inertia></inertial></link>
+  <joint name="ja" type="revolute"><parent>a1</parent><child>a2</child><axis><xyz>0 1 0</xyz></axis></joint>
+</model></sdf>"""
+
+
+def test_cassie_world_with_a_licence_above_its_xml_declaration_is_read():
+    """libsdformat reads a file whose <?xml?> declaration follows a comment; so does composedyn."""
+    assert CASSIE_WORLD.read_text().lstrip().startswith("<!--")
+    with pytest.raises(cd.ModelError, match=r"cassie\.world: the world has 3 models \['<include model://sun>'"):
+        cd.load(str(CASSIE_WORLD))
+
+
+def test_a_world_model_is_chosen_although_gazebo_s_own_models_are_not_there(tmp_path):
+    (tmp_path / "models" / "bot").mkdir(parents=True)
+    (tmp_path / "models" / "bot" / "model.sdf").write_text(BOT)
+    world = tmp_path / "lab.world"
+    world.write_text('<!-- licence -->\n<?xml version="1.0" ?>\n<sdf version="1.6"><world name="default">\n'
+                     "<include><uri>model://sun</uri></include>\n<include><uri>model://ground_plane</uri></include>\n"
+                     "<include><uri>model://bot</uri></include>\n</world></sdf>\n")
+    robot = cd.load(str(world), model="bot", package_dirs=[str(tmp_path / "models")])
+    assert robot.joint_names == ("ja",) and robot.floating
+    compare(str(tmp_path / "models" / "bot" / "model.sdf"), robot, samples=3)
+    with pytest.raises(cd.ModelError, match=r"no model 'other' among the world's models that were found \(\['bot'\]\); "
+                                            r"it may be one that was not: .*'model://sun' not found"):
+        cd.load(str(world), model="other", package_dirs=[str(tmp_path / "models")])
