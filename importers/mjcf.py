@@ -150,12 +150,21 @@ def _load(path_or_xml, root, floating, loops: list | None):
 def closes_loops(path_or_xml) -> tuple[str, list[str]] | None:
     """(source name, actuated joints) when the MJCF has an active ``<equality connect>`` or
     ``<equality weld>`` (a closed chain, see :func:`load_mjcf_closed`), else None."""
+    import warnings
+
     from composedyn.importers.mjcf_loops import EQ_CONNECT, EQ_WELD, actuated_joints
 
     model, src = compile_mjcf(path_or_xml)
     if not any(model.eq_active0[e] and int(model.eq_type[e]) in (EQ_CONNECT, EQ_WELD) for e in range(model.neq)):
         return None
-    return src, actuated_joints(model, None)
+    ids: list[int] = []  # the equalities that close loops within the robot (not those to mocap bodies or objects)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # loading the robot afterwards reports them
+            _load(path_or_xml, None, None, ids)
+    except ModelError:
+        return None  # loading the robot reports what is wrong with it
+    return (src, actuated_joints(model, None)) if ids else None
 
 
 def load_mjcf_closed(path_or_xml: str | bytes | os.PathLike, root: str | None = None):

@@ -21,16 +21,24 @@ import numpy as np
 
 from composedyn.dynamics.errors import ModelError
 from composedyn.dynamics.floating.lie import quaternion_matrix
-from composedyn.dynamics.schema import add_joint, add_link, check_structure, new_graph
+from composedyn.dynamics.schema import add_joint, add_link, check_structure, new_graph, report_suspicious
 
 FREE, BALL, SLIDE, HINGE = 0, 1, 2, 3  # mjtJoint
 _KIND = {FREE: "free", BALL: "ball", SLIDE: "slide", HINGE: "hinge"}
 
 
 def name_of(model, kind: str, i: int) -> str:
-    """The element's name in the file, or ``<kind><id>`` when it has none."""
-    obj = getattr(model, kind)(i)
-    return obj.name or f"{kind}{i}"
+    """The element's name in the file; an unnamed one is ``<kind><id>`` (MuJoCo's id among the elements
+    of that kind, e.g. ``body3``, ``joint0``), with ``_`` appended as long as that is the name of
+    some element of the file (so it never takes a name the file gives)."""
+    name = getattr(model, kind)(i).name
+    if name:
+        return name
+    taken = set(bytes(model.names).decode("utf-8", "replace").split("\0"))
+    name = f"{kind}{i}"
+    while name in taken:
+        name += "_"
+    return name
 
 
 def pose(pos, quat_wxyz) -> np.ndarray:
@@ -242,9 +250,15 @@ def _add_moving_joint(model, g: nx.DiGraph, j: int, name: str, parent: str, chil
 
 
 def _add_site(model, g: nx.DiGraph, s: int, src: str) -> None:
-    """A site as a massless link fixed to its body."""
+    """A site as a massless link fixed to its body; a site with the name of a body of the robot (MuJoCo
+    keeps the two apart, composedyn's frames share one namespace) is the frame ``<name>::site``."""
     name, body = name_of(model, "site", s), name_of(model, "body", int(model.site_bodyid[s]))
     if name in g:
-        raise ModelError(f"{src}: site {name!r} has the name of a body or another site (frame names must be unique)")
+        renamed = f"{name}::site"
+        if renamed in g:
+            raise ModelError(f"{src}: site {name!r} has the name of a body, and {renamed!r} is taken too "
+                             "(frame names must be unique)")
+        report_suspicious(f"{src}: site {name!r} has the name of a body: its frame is {renamed!r}", False)
+        name = renamed
     add_link(g, name)
     add_joint(g, f"{name}::site", body, name, type="fixed", origin=pose(model.site_pos[s], model.site_quat[s]))

@@ -7,7 +7,8 @@ names, the frame table of :mod:`composedyn.importers.sdf_pose`) and their number
 
 * a ``world`` link is the root of a fixed robot: a model attached to the world by joints whose
   parent is ``world``, a ``<static>`` model (its links welded where they are), or a model loaded
-  with ``floating=False`` (its canonical link welded where it is, by joint ``world_joint``);
+  with ``floating=False`` (its canonical link welded where it is, by joint ``world_joint``, and
+  the root link of every other separate tree of the model by ``world_joint_2``, ...);
 * any other model is free (as in Gazebo and Drake): the root link of its joint tree gets a
   ``floating`` joint ``root_joint`` from ``world``; the base pose in the world is part of the
   configuration, the model's ``<pose>`` is an initial state, not part of the robot.
@@ -72,7 +73,8 @@ def load_sdf(path_or_xml, package_dirs=(), floating=None, model: str | None = No
         variables GZ_SIM_RESOURCE_PATH, IGN_GAZEBO_RESOURCE_PATH and SDF_PATH.
     floating : None -- free unless attached to the world (a joint with parent ``world``, or
         ``<static>``); True -- free, also a model attached by one fixed joint to the world (that
-        joint is removed); False -- fixed: the canonical link of a free model is welded at its pose.
+        joint is removed); False -- fixed: the canonical link of a free model is welded at its pose
+        (and the root link of each other separate tree of the model at its own).
     model : for a ``<world>`` with several models, the one to load.
 
     Returns
@@ -123,9 +125,7 @@ def _assemble(d: Description, joints: list[Joint], inertials: dict, floating) ->
     elif d.static:
         starts = _welds(d, g, joints, adjacency)
     elif floating is False:
-        add_joint(g, _unused("world_joint", joints), WORLD, d.canonical, type="fixed",
-                  origin=d.frames.world(d.canonical))
-        starts = [d.canonical]
+        starts = _welds(d, g, joints, adjacency, roots=True)
     else:
         root = _tree_root(d, joints, adjacency)
         add_joint(g, _unused("root_joint", joints), WORLD, root, type="floating")
@@ -134,8 +134,9 @@ def _assemble(d: Description, joints: list[Joint], inertials: dict, floating) ->
     missing = [n for n in inertials if g.in_degree(n) == 0]
     if missing:
         reach = "the world" if not moving_base else f"the base link {starts[0]!r}"
+        hint = "; floating=False welds each part where the file puts it" if moving_base else ""
         raise ModelError(f"{src}: links {missing} of model {d.name!r} are not joined to {reach}; composedyn loads "
-                         "one tree (free bodies and separate parts are not supported)")
+                         f"one tree (free bodies and separate parts are not supported){hint}")
     _frames(d, g)
     _check_inertials(d, g, moving_base)
     springs = [j.name for j in joints if j.spring]
@@ -186,19 +187,26 @@ def _tree_root(d: Description, joints: list[Joint], adjacency: dict) -> str:
     return d.canonical if d.canonical in roots or not roots else roots[0]
 
 
-def _welds(d: Description, g: nx.DiGraph, joints: list[Joint], adjacency: dict) -> list:
-    """A static model: every separate tree welded to the world where it is; returns their roots."""
+def _welds(d: Description, g: nx.DiGraph, joints: list[Joint], adjacency: dict, roots: bool = False) -> list:
+    """Every separate tree of the model welded to the world where it is (joints ``world_joint``,
+    ``world_joint_2``, ...): the canonical link's tree at the canonical link, every other tree at its
+    first link in the file (a static model) or, with ``roots``, at its root link, the one that is
+    no joint's child (``floating=False``); returns the welded links."""
+    children = {j.child for j in joints}
     seen, starts = set(), []
     for n in [d.canonical] + list(d.links):
         if n in seen:
             continue
-        starts.append(n)
-        stack = [n]
+        part, stack = [], [n]
         while stack:
             m = stack.pop()
             if m not in seen:
                 seen.add(m)
+                part.append(m)
                 stack += [j.child if fwd else j.parent for j, fwd in adjacency[m]]
+        if roots and starts:
+            n = next((m for m in d.links if m in part and m not in children), n)
+        starts.append(n)
         name = _unused("world_joint" if len(starts) == 1 else f"world_joint_{len(starts)}", joints)
         add_joint(g, name, WORLD, n, type="fixed", origin=d.frames.world(n))
     return starts

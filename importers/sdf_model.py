@@ -159,9 +159,19 @@ class Reader:
                              "choose one with model=... (composedyn describes one robot)")
         picked = [(n, e) for n, e in cands if model is None or n == model]
         if not picked:  # an include without <name> is named by its model
-            named = [(n if n is not None else self._include_target(e, world_scope, chain)[0].get("name"), e)
-                     for n, e in cands]
+            named, unresolved = [], []
+            for n, e in cands:
+                if n is None:
+                    try:
+                        n = self._include_target(e, world_scope, chain)[0].get("name")
+                    except ModelError as error:  # another model of the world (Gazebo's sun, ground plane...)
+                        unresolved.append(error)
+                named.append((n, e))
             picked = [(n, e) for n, e in named if n == model]
+            if not picked and unresolved:
+                found = [n for n, _ in named if n is not None]
+                raise ModelError(f"{src}: no model {model!r} among the world's models that were found ({found}); "
+                                 f"it may be one that was not: {unresolved[0]}")
             if not picked:
                 raise ModelError(f"{src}: the world has no model {model!r} (models: {[n for n, _ in named]})")
         if picked[0][0] is None:

@@ -26,6 +26,24 @@ def rel_err(a, b) -> float:
     return float(np.abs(a - b).max() / max(1.0, np.abs(b).max()))
 
 
+def documented_name(model: mujoco.MjModel, kind: str, i: int) -> str:
+    """The name composedyn's MJCF guide gives element ``i`` of ``kind``: its own, else ``<kind><id>``
+    with ``_`` appended while that is a name in the file."""
+    name = getattr(model, kind)(i).name
+    if name:
+        return name
+    taken = set(bytes(model.names).decode().split("\0"))  # every name in the file (all kinds, the model's)
+    name = f"{kind}{i}"
+    while name in taken:
+        name += "_"
+    return name
+
+
+def joint_ids(model: mujoco.MjModel) -> dict[str, int]:
+    """{composedyn's joint name: MuJoCo joint id}."""
+    return {documented_name(model, "joint", j): j for j in range(model.njnt)}
+
+
 class MjPair:
     """A composedyn robot and the MuJoCo model of the same file, with index maps by joint name.
 
@@ -36,12 +54,12 @@ class MjPair:
         self.robot, self.m = robot, model
         model.opt.disableflags |= _NO_PASSIVE if not passive else int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
         self.d = mujoco.MjData(model)
-        names = robot.joint_names  # every joint a coordinate: load with mimic="independent"
-        self.qa = [int(model.joint(n).qposadr[0]) for n in names]
-        self.va = [int(model.joint(n).dofadr[0]) for n in names]
+        names, ids = robot.joint_names, joint_ids(model)  # every joint a coordinate: load with mimic="independent"
+        self.qa = [int(model.jnt_qposadr[ids[n]]) for n in names]
+        self.va = [int(model.jnt_dofadr[ids[n]]) for n in names]
         self.free = None
         if robot.floating:
-            j = model.joint(robot.base.joint)
+            j = model.joint(ids[robot.base.joint])
             assert int(j.type[0]) == int(mujoco.mjtJoint.mjJNT_FREE)
             self.free = (int(j.qposadr[0]), int(j.dofadr[0]), int(model.jnt_bodyid[j.id]))
             self.qa = list(range(self.free[0], self.free[0] + 7)) + self.qa
@@ -102,9 +120,12 @@ class MjPair:
         """Largest difference between composedyn's frame poses and MuJoCo's body and site poses."""
         robot, m, d, worst, seen = self.robot, self.m, self.d, 0.0, 0
         frames = set(robot.frame_names)
+        bodies = {documented_name(m, "body", i) for i in range(m.nbody)}
         for kind, n, xpos, xmat in (("body", m.nbody, d.xpos, d.xmat), ("site", m.nsite, d.site_xpos, d.site_xmat)):
             for i in range(n):
-                name = getattr(m, kind)(i).name
+                name = documented_name(m, kind, i)
+                if kind == "site" and name in bodies:
+                    name += "::site"  # the guide: a site with a body's name is the frame <name>::site
                 if name in frames:
                     T = robot.frame_pose(q, name)
                     worst = max(worst, rel_err(T[:3, 3], xpos[i]), rel_err(T[:3, :3], xmat[i].reshape(3, 3)))
