@@ -112,12 +112,12 @@ def _select(model, src: str, root: str | None, floating) -> tuple[list[int], int
                 names = [name_of(model, "body", b) for b in moving]
                 raise ModelError(f"{src}: several moving bodies under <worldbody> ({', '.join(names)}), "
                                  f"free body {name_of(model, 'body', free[0])!r} among them; pass "
-                                 "root=<body> to choose the robot")
+                                 "root=<body> (command line: --root BODY) to choose the robot")
             chosen = free
         elif floating not in (None, False):
             if len(tops) != 1:
                 raise ModelError(f"{src}: floating={floating!r} needs one body under <worldbody>, found "
-                                 f"{len(tops)}; pass root=<body>")
+                                 f"{len(tops)}; pass root=<body> (command line: --root BODY)")
             chosen = tops
         else:
             return [b for t in tops for b in _subtree(model, t)], None, "fixed"

@@ -38,6 +38,8 @@ class _Parser(argparse.ArgumentParser):
                                  help="folder of a package that a .xacro robot refers to with $(find PKG) or "
                                       "package://PKG (the folder PKG itself or one containing it), or where an "
                                       "SDFormat <include> finds model://NAME; repeatable")
+            super().add_argument("--root", metavar="BODY",
+                                 help="MJCF: the body whose subtree is the robot, in a scene with other free bodies")
         return action
 
 
@@ -66,30 +68,37 @@ def declared_loops(name_or_path: str) -> tuple[str, list[str]] | None:
 FLOATING_COMMANDS = ("torques",)  # the commands that take a floating-base robot
 
 
-def package_dirs(args: argparse.Namespace) -> tuple[str, ...]:
-    """The folders given with ``--package-dir`` (xacro packages), in order."""
-    return tuple(getattr(args, "package_dir", None) or ())
+def load_options(args: argparse.Namespace) -> dict:
+    """The ``cd.load`` keywords of the robot options common to every command: ``package_dirs``
+    (``--package-dir``, in order) and ``root`` (``--root``, MJCF only), each only when given."""
+    options = {}
+    if getattr(args, "package_dir", None):
+        options["package_dirs"] = list(args.package_dir)
+    if getattr(args, "root", None):
+        from composedyn.importers.mjcf import is_mjcf
+
+        if not is_mjcf(args.robot):
+            raise ValueError(f"{args.robot}: --root picks the robot's body in an MJCF scene; this is not MJCF")
+        options["root"] = args.root
+    return options
 
 
-def load_robot(name_or_path: str, package_dirs: tuple[str, ...] = (), **kwargs):
-    """``cd.load(name_or_path, **kwargs)``, with ``package_dirs`` only when some are given
-    (``cd.load`` refuses the keyword for descriptions other than URDF/xacro)."""
+def load_robot(name_or_path: str, options: dict | None = None, **kwargs):
+    """``cd.load(name_or_path, **options, **kwargs)``; ``options`` from :func:`load_options`."""
     import composedyn as cd
 
-    if package_dirs:
-        kwargs["package_dirs"] = list(package_dirs)
-    return cd.load(name_or_path, **kwargs)
+    return cd.load(name_or_path, **(options or {}), **kwargs)
 
 
-def load_open_tree(name_or_path: str, command: str, package_dirs: tuple[str, ...] = ()):
+def load_open_tree(name_or_path: str, command: str, options: dict | None = None):
     """``cd.load`` for commands that handle open trees only; ModelError for a closed chain, and for
     a floating base (a URDF whose root joint is floating or planar) unless ``command`` takes one.
-    ``package_dirs``: folders holding the packages a xacro description refers to."""
+    ``options``: the common loading options (:func:`load_options`)."""
     loops = declared_loops(name_or_path)
     if loops is not None:
         raise ModelError(f"{name_or_path}: a closed chain (loops in {loops[0]}); `composedyn {command}` "
                          "handles open trees only, use composedyn.load_closed_chain from Python")
-    robot = load_robot(name_or_path, package_dirs)
+    robot = load_robot(name_or_path, options)
     if robot.floating and command not in FLOATING_COMMANDS:
         from composedyn.importers.sdf import looks_like_sdf
 

@@ -15,14 +15,14 @@ from composedyn.closed_chain import ClosedChain, load_closed_chain
 from composedyn.errors import ModelError
 
 
-def load_model(name_or_path: str, command: str, package_dirs: tuple[str, ...] = ()):
+def load_model(name_or_path: str, command: str, options: dict | None = None):
     """A :class:`ClosedChain` when the description declares loop closures, else ``cd.load``
-    through :func:`composedyn.cli.load_open_tree` (``package_dirs``: xacro packages)."""
+    through :func:`composedyn.cli.load_open_tree` (``options``: :func:`composedyn.cli.load_options`)."""
     from composedyn.cli import declared_loops, load_open_tree
 
     if declared_loops(name_or_path) is not None:
         return load_closed_chain(name_or_path)
-    return load_open_tree(name_or_path, command, package_dirs)
+    return load_open_tree(name_or_path, command, options)
 
 
 def closed_info_lines(name_or_path: str) -> list[str]:

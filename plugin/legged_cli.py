@@ -30,18 +30,18 @@ def add_legged_options(p) -> None:
 
 def load_robot(args, command: str):
     """The robot of ``args.robot``: free-flyer with ``--floating``, else as the description says."""
+    from composedyn.cli import load_options
     from composedyn.cli import load_robot as cli_load
-    from composedyn.cli import package_dirs
     from composedyn.closed_cli import load_model
 
     if not args.floating:
-        robot = load_model(args.robot, command, package_dirs(args))
+        robot = load_model(args.robot, command, load_options(args))
     else:
         from composedyn.cli import declared_loops
 
         if declared_loops(args.robot) is not None:
             raise ModelError(f"{args.robot}: --floating takes open trees only (this description declares loops)")
-        robot = cli_load(args.robot, package_dirs(args), floating=True)
+        robot = cli_load(args.robot, load_options(args), floating=True)
     if not getattr(robot, "floating", False) and (args.mu is not None or args.surface or args.foot):
         raise ValueError(f"{args.robot}: --mu, --surface and --foot apply to floating-base robots (add --floating)")
     return robot

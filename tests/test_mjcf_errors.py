@@ -137,3 +137,23 @@ def test_connect_between_sites_names_them():
                + '<site name="s2"/></body>', '<equality><connect name="pin" site1="s1" site2="s2"/></equality>')
     with pytest.raises(cd.ModelError, match=r"<equality connect> 'pin' between sites 's1' and 's2' closes"):
         cd.from_mjcf(xml)
+
+
+def test_cli_root_picks_the_robot_of_a_scene(tmp_path, capsys):
+    from mjcf_models import SCENE
+
+    scene = tmp_path / "scene.xml"
+    scene.write_text(SCENE)
+    assert main(["info", str(scene)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--root BODY" in err[0], err
+    assert main(["info", str(scene), "--root", "robot"]) == 0
+    out = capsys.readouterr().out
+    expected = cd.from_mjcf(str(scene), root="robot")
+    assert all(name in out for name in expected.joint_names)
+    urdf = tmp_path / "robot.urdf"
+    assert main(["convert", str(scene), str(urdf), "--root", "robot"]) == 0
+    capsys.readouterr()
+    assert cd.load(str(urdf)).joint_names == expected.joint_names
+    assert main(["info", "panda", "--root", "robot"]) == 2  # --root is for MJCF scenes only
+    assert "not MJCF" in capsys.readouterr().err

@@ -20,7 +20,7 @@ def run(args) -> int:
     from pathlib import Path
 
     import composedyn as cd
-    from composedyn.cli import declared_loops
+    from composedyn.cli import declared_loops, load_options
     from composedyn.writing import Staged
 
     if Path(args.out).suffix.lower() != ".urdf":
@@ -30,9 +30,7 @@ def run(args) -> int:
         raise cd.ModelError(f"{args.robot}: a closed chain (loops in {loops[0]}); URDF describes trees only, "
                             "the loop closures would be lost")
     floating = {"auto": None, "free": True, "fixed": False}[args.floating]
-    kwargs = {}
-    if args.package_dir:
-        kwargs["package_dirs"] = args.package_dir
+    kwargs = load_options(args)
     if args.model:
         from composedyn.importers.sdf import looks_like_sdf
 

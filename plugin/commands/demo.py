@@ -41,9 +41,9 @@ def run(args) -> int:
             plot_format(args.plot)  # fail before the work, not after it
         except ImportError:
             pass
-    from composedyn.cli import load_open_tree, package_dirs
+    from composedyn.cli import load_open_tree, load_options
 
-    robot = load_open_tree(args.robot, "demo", package_dirs(args))
+    robot = load_open_tree(args.robot, "demo", load_options(args))
     if robot.dof == 0:
         raise ValueError(f"{args.robot}: robot {robot.name!r} has no moving joints, nothing to demonstrate")
     lines = [f"robot {robot.name}: {robot.dof} joints, {robot.model.total_mass:.3g} kg"]

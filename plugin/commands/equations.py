@@ -21,9 +21,9 @@ def register(sub) -> None:
 
 def run(args) -> int:
     import composedyn as cd
-    from composedyn.cli import load_open_tree, package_dirs
+    from composedyn.cli import load_open_tree, load_options
 
-    robot = load_open_tree(args.robot, "equations", package_dirs(args))
+    robot = load_open_tree(args.robot, "equations", load_options(args))
     if robot.dof == 0:
         raise ValueError(f"{args.robot}: robot {robot.name!r} has no moving joints, no equations of motion")
     from composedyn.writing import Staged

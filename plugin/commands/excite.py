@@ -27,13 +27,13 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from composedyn.cli import load_open_tree, package_dirs
+    from composedyn.cli import load_open_tree, load_options
     from composedyn.excitation import excitation_trajectory
 
     if not 0 < args.duration <= 3600 or not args.rate > 0 or args.harmonics < 2 or not args.base_frequency > 0:
         raise ValueError("need 0 < --duration <= 3600 s, --rate > 0, --harmonics >= 2 (a motion from rest), "
                          "--base-frequency > 0")
-    robot = load_open_tree(args.robot, "excite", package_dirs(args))
+    robot = load_open_tree(args.robot, "excite", load_options(args))
     if robot.dof == 0:
         raise ValueError(f"{args.robot}: robot {robot.name!r} has no moving joints, nothing to excite")
     ex = excitation_trajectory(robot, args.duration, harmonics=args.harmonics, base_frequency=args.base_frequency,

@@ -31,14 +31,14 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from composedyn.cli import load_open_tree, package_dirs
+    from composedyn.cli import load_open_tree, load_options
     from composedyn.identification import identify
     from composedyn.progress import Progress
     from composedyn.report_options import check_plot_available
     from composedyn.writing import Staged
 
     check_plot_available(args)
-    robot = load_open_tree(args.robot, "identify", package_dirs(args))
+    robot = load_open_tree(args.robot, "identify", load_options(args))
     if robot.dof == 0:
         raise ValueError(f"{args.robot}: robot {robot.name!r} has no moving joints, nothing to identify")
     stages = 7 + bool(args.validate)

@@ -52,13 +52,13 @@ def link_text(node: dict) -> str:
 
 def run(args) -> int:
     import composedyn as cd
-    from composedyn.cli import declared_loops, load_robot, package_dirs
+    from composedyn.cli import declared_loops, load_options, load_robot
 
     loops = declared_loops(args.robot)
     if loops is not None and not getattr(args, "floating", False):
         robot = cd.load_closed_chain(args.robot).robot  # an MJCF tree is only loaded with its loops
     else:
-        robot = load_robot(args.robot, package_dirs(args),
+        robot = load_robot(args.robot, load_options(args),
                            floating=True if getattr(args, "floating", False) else None)
     g, m = robot.graph, robot.model
     print(f"robot {robot.name}  ({m.source})")

@@ -57,11 +57,11 @@ def run(args) -> int:
     check_plot_available(args)
     if args.samples < 2 or not 0.05 <= args.duration <= 600 or args.kp <= 0 or not 0 <= args.mismatch < 1:
         raise ValueError("need --samples >= 2, 0.05 <= --duration <= 600 s, --kp > 0 and 0 <= --mismatch < 1")
-    from composedyn.cli import package_dirs
+    from composedyn.cli import load_options
     from composedyn.closed_cli import demo_reference, load_model
     from composedyn.limits import resolve_limits
 
-    robot = load_model(args.robot, "simulate", package_dirs(args))  # a tree, or a closed chain at its actuated joints
+    robot = load_model(args.robot, "simulate", load_options(args))  # a tree, or a closed chain at its actuated joints
     try:
         limits = resolve_limits(robot, read_limit_options(args), args.margin)
     except ValueError as e:
