@@ -20,6 +20,7 @@ from pathlib import Path
 import networkx as nx
 
 from composedyn.dynamics.errors import ModelError
+from composedyn.importers.mujoco_module import import_mujoco
 
 STRING_SOURCE = "<mjcf string>"
 _PROLOG = re.compile(rb"\A(?:\s+|<\?.*?\?>|<!--.*?-->|<!DOCTYPE[^>]*>)*<([A-Za-z_][\w.:-]*)", re.S)
@@ -49,15 +50,6 @@ def is_mjcf(path_or_xml) -> bool:
         return True
     text = str(path_or_xml)
     return not text.lstrip().startswith("<") and text.lower().endswith(".xml") and not Path(text).is_file()
-
-
-def import_mujoco():
-    """The ``mujoco`` module, or ModelError saying which extra to install."""
-    try:
-        import mujoco
-    except ImportError:
-        raise ModelError('reading MJCF needs MuJoCo: pip install "composedyn[mjcf]"') from None
-    return mujoco
 
 
 def compile_mjcf(path_or_xml: str | bytes | os.PathLike):

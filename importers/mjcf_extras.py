@@ -45,7 +45,7 @@ def _edges(g: nx.DiGraph) -> dict:
 
 def _force_bound(model, a: int) -> float:
     """Largest force (N or N m, before the gear) actuator ``a`` can produce; inf when unbounded."""
-    from composedyn.importers.mjcf import import_mujoco
+    from composedyn.importers.mujoco_module import import_mujoco
 
     mujoco = import_mujoco()
     bounds = []

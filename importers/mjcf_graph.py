@@ -183,7 +183,7 @@ def build_graph(model, src: str, root: str | None = None, floating=None) -> tupl
 
 
 def _gravity(model) -> np.ndarray:
-    from composedyn.importers.mjcf import import_mujoco
+    from composedyn.importers.mujoco_module import import_mujoco
 
     if int(model.opt.disableflags) & int(import_mujoco().mjtDisableBit.mjDSBL_GRAVITY):
         return np.zeros(3)
