@@ -21,10 +21,9 @@ import networkx as nx
 import numpy as np
 
 from composedyn.dynamics.errors import ModelError
+from composedyn.dynamics.joint_types import PRISMATIC, REVOLUTE
 from composedyn.dynamics.reference.spatial import spatial_inertia
 from composedyn.dynamics.schema import DEFAULT_GRAVITY, find_root, source_of, validate
-
-REVOLUTE, PRISMATIC = 0, 1
 
 
 @dataclass(frozen=True, eq=False)

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from composedyn.dynamics.model import Model
 from composedyn.dynamics.reference.kinematics import body_inertias_world, body_poses, motion_subspaces
+
+if TYPE_CHECKING:
+    from composedyn.dynamics.model import Model
 
 
 def composite_inertias(model: Model, I: np.ndarray) -> np.ndarray:

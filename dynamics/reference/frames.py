@@ -38,11 +38,15 @@ R. Featherstone, *Rigid Body Dynamics Algorithms*, Springer 2008, sec. 2.12
 from __future__ import annotations
 
 import difflib
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from composedyn.dynamics.model import PRISMATIC, Model
+from composedyn.dynamics.joint_types import PRISMATIC
 from composedyn.dynamics.reference.kinematics import body_poses, body_velocities, motion_derivatives, motion_subspaces
+
+if TYPE_CHECKING:
+    from composedyn.dynamics.model import Model
 
 
 def frame_index(model: Model, frame: str) -> int:

@@ -6,10 +6,15 @@ with the body index on the axis just before the vector dimensions.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from composedyn.dynamics.model import PRISMATIC, Model
+from composedyn.dynamics.joint_types import PRISMATIC
 from composedyn.dynamics.reference.spatial import crm_apply, rotation_about
+
+if TYPE_CHECKING:
+    from composedyn.dynamics.model import Model
 
 
 def body_poses(model: Model, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
