@@ -40,7 +40,7 @@ def smooth_width(x) -> float:
     """The ``smooth_friction`` argument as a float >= 0 (0: exact sign); ValueError naming it otherwise."""
     try:
         w = float(x)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         w = float("nan")
     if not w >= 0:
         raise ValueError(f"smooth_friction must be None, 0 or a positive width (rad/s or m/s), got {x!r}")

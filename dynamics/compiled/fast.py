@@ -67,14 +67,30 @@ def _batch(name: str, n: int, arrays: dict, out, tail: tuple):
     shape = xs[0].shape
     if len(shape) != 2 or shape[1] != n or any(x.shape != shape or x.dtype != _F8 for x in xs):
         raise _bad_call(name, n, arrays, out)
-    xs = [x if x.flags.c_contiguous else np.ascontiguousarray(x) for x in xs]
     want = (shape[0],) + tail
-    if out is None:
-        return xs, np.empty(want)
-    if (type(out) is not np.ndarray or out.shape != want or out.dtype != _F8 or not out.flags.c_contiguous
-            or not out.flags.writeable):
-        raise _bad_call(name, n, arrays, out)
-    return xs, out
+    if out is not None:
+        if (type(out) is not np.ndarray or out.shape != want or out.dtype != _F8 or not out.flags.c_contiguous
+                or not out.flags.writeable):
+            raise _bad_call(name, n, arrays, out)
+        if any(np.may_share_memory(out, x) for x in xs):
+            raise _Overlap(f"robot.fast.{name}: out shares memory with an input array; pass a separate array")
+    xs = [x if x.flags.c_contiguous else np.ascontiguousarray(x) for x in xs]
+    return xs, np.empty(want) if out is None else out
+
+
+class _Overlap(ValueError):
+    """out= shares memory with an input (raised as it is, not renamed as a shape error)."""
+
+
+def smooth_width(x) -> float:
+    """``smooth_friction`` as a float >= 0 (0: the exact sign); ValueError naming it otherwise."""
+    try:
+        w = float(x)
+    except (TypeError, ValueError, OverflowError):
+        w = float("nan")
+    if not w >= 0:
+        raise ValueError(f"smooth_friction must be 0 or a positive width (rad/s or m/s), got {x!r}")
+    return w
 
 
 def _one(name: str, n: int, arrays: dict, out, tail: tuple):
@@ -84,8 +100,17 @@ def _one(name: str, n: int, arrays: dict, out, tail: tuple):
         raise _bad_call(name, n, arrays, out)
     try:
         return _batch(name, n, {k: x[None] for k, x in arrays.items()}, None if out is None else out[None], tail)
+    except _Overlap:
+        raise
     except ValueError:  # named with the arrays as given
         raise _bad_call(name, n, arrays, out) from None
+
+
+def _result(res: np.ndarray, single: bool, out) -> np.ndarray:
+    """What a method returns: ``out`` itself when given, else one sample's row of ``res`` or ``res``."""
+    if out is not None:
+        return out
+    return res[0] if single else res
 
 
 class FastDynamics:
@@ -117,7 +142,7 @@ class FastDynamics:
         arrays = {"q": q, "qd": qd, "qdd": qdd}
         (q, qd, qdd), res = (_one if np.ndim(q) == 1 else _batch)("inverse_dynamics", n, arrays, out, (n,))
         (rnea_parallel if use_parallel(q.size) else rnea_serial)(im, fm, q, qd, qdd, NO_FW3, 1, 3, res)
-        return res[0] if np.ndim(arrays["q"]) == 1 else res
+        return _result(res, np.ndim(arrays["q"]) == 1, out)
 
     _rnea = _inverse_dynamics
 
@@ -126,32 +151,33 @@ class FastDynamics:
         n, im, fm = self.n, *self._packed
         (x,), res = (_one if np.ndim(q) == 1 else _batch)("mass_matrix", n, {"q": q}, out, (n, n))
         (crba_parallel if use_parallel(x.size) else crba_serial)(im, fm, x, 1, res)
-        return res[0] if np.ndim(q) == 1 else res
+        return _result(res, np.ndim(q) == 1, out)
 
     def _coriolis_matrix(self, q, qd, out=None):
         """C(q, qd) in Christoffel form, (n, n) or (N, n, n)."""
         n, im, fm = self.n, *self._packed
         (x, xd), res = (_one if np.ndim(q) == 1 else _batch)("coriolis_matrix", n, {"q": q, "qd": qd}, out, (n, n))
         (coriolis_parallel if use_parallel(x.size) else coriolis_serial)(im, fm, x, xd, res)
-        return res[0] if np.ndim(q) == 1 else res
+        return _result(res, np.ndim(q) == 1, out)
 
     def _bias_torques(self, q, qd, out=None):
         """h = C qd + g (no friction), (n,) only."""
         n, im, fm = self.n, *self._packed
         (x, xd), res = _one("bias_torques", n, {"q": q, "qd": qd}, out, (n,))
         rnea_serial(im, fm, x, xd, np.zeros_like(x), NO_FW3, 1, 0, res)
-        return res[0]
+        return _result(res, True, out)
 
     def _gravity_torques(self, q, out=None):
         """g(q), (n,) or (N, n)."""
         n, im, fm = self.n, *self._packed
         (x,), res = (_one if np.ndim(q) == 1 else _batch)("gravity_torques", n, {"q": q}, out, (n,))
         (gravity_parallel if use_parallel(x.size) else gravity_serial)(im, fm, x, res)
-        return res[0] if np.ndim(q) == 1 else res
+        return _result(res, np.ndim(q) == 1, out)
 
-    def _forward_dynamics(self, q, qd, tau, out=None, smooth_friction: float = 0.0):
+    def _forward_dynamics(self, q, qd, tau, smooth_friction: float = 0.0, out=None):
         """qdd solving M qdd = tau - C qd - g - friction, (n,) or (N, n); ModelError if M is singular."""
         n, im, fm = self.n, *self._packed
+        smooth_friction = smooth_width(smooth_friction)
         arrays = {"q": q, "qd": qd, "tau": tau}
         (x, xd, t), res = (_one if np.ndim(q) == 1 else _batch)("forward_dynamics", n, arrays, out, (n,))
         st = np.zeros(x.shape[0], dtype=np.int64)
@@ -160,7 +186,7 @@ class FastDynamics:
         if st.any():  # no positive pivot: the reference raises ModelError, or solves at the edge
             b = np.nonzero(st)[0]
             res[b] = _reference.forward_dynamics(self.model, x[b], xd[b], t[b], smooth=smooth_friction or None)
-        return res[0] if np.ndim(q) == 1 else res
+        return _result(res, np.ndim(q) == 1, out)
 
     def warm_up(self, batch: bool = False) -> None:
         """Compile (or load from the disk cache) the single-sample entries now; ``batch=True`` also the loops."""
