@@ -7,6 +7,10 @@ from typing import Mapping
 
 import numpy as np
 
+from composedyn.dynamics.reference.friction import smooth_width
+
+__all__ = ["joint_array", "joint_arrays", "output_array", "smooth_width", "wrenches"]
+
 
 def joint_array(name: str, x, n: int, what: str = "") -> np.ndarray:
     """Return ``x`` as a float array of shape (..., n); ValueError naming ``name`` otherwise.
@@ -34,17 +38,6 @@ def _all_finite(arr: np.ndarray) -> bool:
     if arr.ndim == 1 and arr.shape[0] <= 64 and math.isfinite(sum(arr.tolist())):
         return True
     return bool(np.isfinite(arr).all())
-
-
-def smooth_width(x) -> float:
-    """The ``smooth_friction`` argument as a float >= 0 (0: exact sign); ValueError naming it otherwise."""
-    try:
-        w = float(x)
-    except (TypeError, ValueError, OverflowError):
-        w = float("nan")
-    if not w >= 0:
-        raise ValueError(f"smooth_friction must be None, 0 or a positive width (rad/s or m/s), got {x!r}")
-    return w
 
 
 def joint_arrays(n: int, **arrays) -> list[np.ndarray]:

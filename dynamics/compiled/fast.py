@@ -43,6 +43,7 @@ from composedyn.dynamics.compiled.layout import NO_FW3, pack
 from composedyn.dynamics.compiled.parallel import use_parallel
 from composedyn.dynamics.compiled.rnea import rnea_parallel, rnea_serial
 from composedyn.dynamics.reference import forward as _reference
+from composedyn.dynamics.reference.friction import smooth_width
 
 _F8 = np.dtype(np.float64)
 
@@ -80,17 +81,6 @@ def _batch(name: str, n: int, arrays: dict, out, tail: tuple):
 
 class _Overlap(ValueError):
     """out= shares memory with an input (raised as it is, not renamed as a shape error)."""
-
-
-def smooth_width(x) -> float:
-    """``smooth_friction`` as a float >= 0 (0: the exact sign); ValueError naming it otherwise."""
-    try:
-        w = float(x)
-    except (TypeError, ValueError, OverflowError):
-        w = float("nan")
-    if not w >= 0:
-        raise ValueError(f"smooth_friction must be 0 or a positive width (rad/s or m/s), got {x!r}")
-    return w
 
 
 def _one(name: str, n: int, arrays: dict, out, tail: tuple):

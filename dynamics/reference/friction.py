@@ -13,6 +13,18 @@ import numpy as np
 from composedyn.dynamics.model import Model
 
 
+def smooth_width(x) -> float:
+    """The ``smooth_friction`` argument as a float >= 0 (0: exact sign); ValueError naming it otherwise
+    (also for a number too large for a float)."""
+    try:
+        w = float(x)
+    except (TypeError, ValueError, OverflowError):
+        w = float("nan")
+    if not w >= 0:
+        raise ValueError(f"smooth_friction must be None, 0 or a positive width (rad/s or m/s), got {x!r}")
+    return w
+
+
 def friction_torques(model: Model, qd, smooth: float | None = None) -> np.ndarray:
     """Torque the joints lose to friction, tau_f = damping * qd + friction * sgn(qd).
 
