@@ -84,6 +84,11 @@ class Model:
     link_com: np.ndarray
     total_mass: float
 
+    def __post_init__(self):
+        for key, value in vars(self).items():  # immutable in fact: no caller can change a model under a result
+            if isinstance(value, np.ndarray):
+                object.__setattr__(self, key, frozen_array(value))
+
     @property
     def n(self) -> int:
         """Number of bodies (= joint coordinates)."""
@@ -92,6 +97,13 @@ class Model:
     def ancestors(self, i: int) -> list[int]:
         """Body i and its ancestors, from i up to the root's child."""
         return ancestors(self.parent, i)
+
+
+def frozen_array(a) -> np.ndarray:
+    """A C-contiguous copy of ``a`` that is read-only in fact: a view of an immutable ``bytes``
+    object, so NumPy refuses ``flags.writeable = True`` on it, on its base and on every view."""
+    a = np.ascontiguousarray(a)
+    return np.frombuffer(a.tobytes(), dtype=a.dtype).reshape(a.shape)
 
 
 def ancestors(parent, i: int) -> list[int]:
@@ -126,9 +138,6 @@ def compile_graph(g: nx.DiGraph, strict: bool = False) -> Model:
     validate(g, strict=strict)
     with np.errstate(over="ignore", invalid="ignore"):  # overflow is refused by check_numbers
         model = _flatten(g)
-    for value in vars(model).values():  # frozen: no caller can change a model under a cached result
-        if isinstance(value, np.ndarray):
-            value.flags.writeable = False
     check_numbers(model, strict=strict)
     return model
 

@@ -27,6 +27,7 @@ from composedyn.dynamics.dispatch import (  # the route choice: compiled or NumP
 )
 from composedyn.dynamics.dispatch import lean_calls as _lean_calls
 from composedyn.dynamics.dispatch import packed as _packed
+from composedyn.dynamics.frozen_graph import frozen_graph
 from composedyn.dynamics.model import Model, compile_graph
 from composedyn.dynamics.reference.energy import kinetic_energy, potential_energy
 from composedyn.dynamics.reference.external import body_forces
@@ -56,8 +57,8 @@ class Robot:
         ``dof``, ``joint_names`` and every joint array cover the independent joints
         only (Kolev's projection, see :mod:`composedyn.dynamics.constraints.mimic`);
         ``"independent"``: every joint is a coordinate (mimic ignored)."""
-        self.graph = graph
         self.model: Model = compile_graph(graph, strict=strict)
+        self.graph = frozen_graph(graph)  # read-only: results always match the graph shown
         self._mimic_mode = mimic
         self._mimic = select_mimic(self.model, mimic)
 

@@ -35,6 +35,19 @@ def skew(w: np.ndarray) -> np.ndarray:
     return np.stack([np.stack([z, -t, y], -1), np.stack([t, z, -x], -1), np.stack([-y, x, z], -1)], -2)
 
 
+def unit_and_norm(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(x / |x|, |x|) over the last axis, without overflow or underflow: scaled by the largest
+    magnitude before squaring, so a quaternion of norm 1e200 gives its unit quaternion (|x| is
+    then inf only if the norm itself exceeds the largest double).  Zero rows give NaN units
+    and norm 0; callers refuse them."""
+    x = np.asarray(x, dtype=float)
+    m = np.max(np.abs(x), axis=-1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        y = x / m
+        r = np.sqrt(np.sum(y * y, axis=-1, keepdims=True))
+        return y / r, m * r
+
+
 def quaternion_matrix(quat: np.ndarray) -> np.ndarray:
     """Rotation matrices (..., 3, 3) of unit quaternions (..., 4) (x, y, z, w)."""
     x, y, z, w = (quat[..., k] for k in range(4))
