@@ -25,9 +25,11 @@ SUPPORTED = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar
 
 
 def parse_robot_xml(text: bytes, src: str) -> etree._Element:
-    """Parse URDF bytes into the ``<robot>`` element, refusing DTDs and entities."""
-    if b"<!DOCTYPE" in text or b"<!ENTITY" in text:
-        raise ModelError(f"{src}: <!DOCTYPE>/<!ENTITY> declarations are not allowed in URDF")
+    """Parse URDF bytes into the ``<robot>`` element, refusing DTDs and entities.
+
+    The parser reads a document type declaration without loading or expanding anything;
+    the parsed document is then refused if it has one (so ``<!DOCTYPE`` inside a comment
+    or a string is harmless text, as XML says)."""
     parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False,
                              remove_comments=True, remove_pis=True)
     try:
@@ -35,7 +37,8 @@ def parse_robot_xml(text: bytes, src: str) -> etree._Element:
     except etree.XMLSyntaxError as e:
         msg = re.sub(r" \(<string>, line \d+\)$", "", str(e))
         raise ModelError(f"{src}: malformed XML: {msg}") from None
-    if root.getroottree().docinfo.doctype or any(True for _ in root.iter(etree.Entity)):
+    info = root.getroottree().docinfo
+    if info.doctype or info.internalDTD is not None or any(True for _ in root.iter(etree.Entity)):
         raise ModelError(f"{src}: <!DOCTYPE> and entity references are not allowed in URDF")
     if root.tag != "robot":
         raise ModelError(f"{src}: root element is <{root.tag}>, expected <robot>")

