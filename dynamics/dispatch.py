@@ -346,7 +346,7 @@ def forward_dynamics(model, q, qd, tau, f_world=None, friction: bool = True, smo
     im, fm = packed(model)
     q, qd, tau = np.asarray(q, float), np.asarray(qd, float), np.asarray(tau, float)
     fw = _NONE_FW if f_world is None else np.asarray(f_world, float)
-    fric, sm = int(friction), float(smooth or 0.0)
+    fric, sm = int(bool(friction)), float(smooth or 0.0)  # any truth value, as the other routes
     if q.ndim == 1 and q.shape == qd.shape == tau.shape and fw.ndim == 2:
         res = _target(out, q.shape)
         if _kernel("aba_one")(im, fm, q, qd, tau, fw, fric, sm, res):
@@ -625,7 +625,7 @@ def rnea_derivatives(model, q, qd, qdd, f_world=None, P=None, friction: bool = F
     im, fm = packed(model)
     q, qd, qdd = np.asarray(q, float), np.asarray(qd, float), np.asarray(qdd, float)
     n = model.n
-    fric, sm = int(friction), float(smooth or 0.0)
+    fric, sm = int(bool(friction)), float(smooth or 0.0)  # any truth value, as the other routes
     if q.ndim == 1 and q.shape == qd.shape == qdd.shape and (f_world is None or np.ndim(f_world) == 2):
         dq, dqd = np.empty((n, n)), np.empty((n, n))
         fw = _NONE_FW if f_world is None else np.ascontiguousarray(f_world, float)
@@ -658,7 +658,7 @@ def forward_dynamics_derivatives(model, q, qd, tau, friction: bool = True, smoot
     im, fm = packed(model)
     q, qd, tau = np.asarray(q, float), np.asarray(qd, float), np.asarray(tau, float)
     n = model.n
-    fric, sm = int(friction), float(smooth or 0.0)
+    fric, sm = int(bool(friction)), float(smooth or 0.0)  # any truth value, as the other routes
     shape = np.broadcast_shapes(q.shape, qd.shape, tau.shape)
     if len(shape) == 1:
         out = np.empty((3, n, n))

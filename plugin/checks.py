@@ -17,6 +17,9 @@ def joint_array(name: str, x, n: int, what: str = "") -> np.ndarray:
 
     ``what`` describes the last axis in messages (default: "with n = {n} joints").
     """
+    if isinstance(x, np.ma.MaskedArray):
+        raise ValueError(f"{name} is a masked array; pass a plain array (np.ma.filled({name}, value) chooses "
+                         "what the masked entries are)")
     if np.iscomplexobj(x):
         raise ValueError(f"{name} is complex; expected real values of shape (..., {n})")
     try:

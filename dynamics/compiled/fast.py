@@ -50,7 +50,8 @@ _F8 = np.dtype(np.float64)
 
 def _bad_call(name: str, n: int, arrays: dict, out) -> ValueError:
     """The ValueError for a call of ``robot.fast.<name>`` whose arrays do not fit."""
-    got = ", ".join(f"{k} {getattr(a, 'dtype', type(a).__name__)} {np.shape(a)}" for k, a in arrays.items())
+    got = ", ".join(f"{k} {'' if type(a) is np.ndarray else type(a).__name__ + ' '}"
+                    f"{getattr(a, 'dtype', '')} {_shape(a)}" for k, a in arrays.items())
     if out is not None:
         flags = getattr(out, "flags", None)
         layout = "" if flags is not None and flags.c_contiguous and flags.writeable else " not C-contiguous/writeable"
@@ -59,11 +60,18 @@ def _bad_call(name: str, n: int, arrays: dict, out) -> ValueError:
                       f"C-contiguous out= of the result's shape; got {got}")
 
 
+def _shape(a) -> str:
+    try:
+        return str(np.shape(a))
+    except Exception:  # an object NumPy cannot even measure
+        return "(?)"
+
+
 def _batch(name: str, n: int, arrays: dict, out, tail: tuple):
     """Check a batch call once: inputs float64 (N, n) of one shape (copied to C order if
     strided), out None or float64 C-contiguous writeable (N,) + tail.  Returns (inputs, out)."""
     xs = list(arrays.values())
-    if any(not isinstance(x, np.ndarray) for x in xs):
+    if any(type(x) is not np.ndarray for x in xs):  # subclasses (masked arrays, matrices) too: refused
         raise _bad_call(name, n, arrays, out)
     shape = xs[0].shape
     if len(shape) != 2 or shape[1] != n or any(x.shape != shape or x.dtype != _F8 for x in xs):
@@ -85,8 +93,8 @@ class _Overlap(ValueError):
 
 def _one(name: str, n: int, arrays: dict, out, tail: tuple):
     """A single sample as a batch of one (see :func:`_batch`): (inputs (1, n), out (1,) + tail)."""
-    if any(getattr(x, "ndim", None) != 1 for x in arrays.values()) or not (
-            out is None or isinstance(out, np.ndarray)):
+    if any(type(x) is not np.ndarray or x.ndim != 1 for x in arrays.values()) or not (
+            out is None or type(out) is np.ndarray):
         raise _bad_call(name, n, arrays, out)
     try:
         return _batch(name, n, {k: x[None] for k, x in arrays.items()}, None if out is None else out[None], tail)
@@ -112,6 +120,9 @@ class FastDynamics:
     """
 
     def __init__(self, model):
+        if model.n == 0:
+            raise ValueError(f"robot.fast: robot {model.name!r} ({model.source}) has no moving joint, so there "
+                             "is nothing to compute per joint; its Robot methods return the empty results")
         self.model = model
         self.n = model.n
         self._packed = pack(model)

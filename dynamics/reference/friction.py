@@ -8,6 +8,8 @@ Coulomb levels and damping coefficients from the model directly.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from composedyn.dynamics.model import Model
@@ -21,7 +23,9 @@ def smooth_width(x) -> float:
     except (TypeError, ValueError, OverflowError):
         w = float("nan")
     if not w >= 0:
-        raise ValueError(f"smooth_friction must be None, 0 or a positive width (rad/s or m/s), got {x!r}")
+        shown = repr(x) if len(repr(x)) <= 40 else repr(x)[:30] + "..."
+        shown += " (an int too large for a float)" if isinstance(x, int) and not math.isfinite(w) else ""
+        raise ValueError(f"smooth_friction must be None, 0 or a positive width (rad/s or m/s), got {shown}")
     return w
 
 
