@@ -68,7 +68,7 @@ class ReadOnlyAttributes(dict):
 
 
 def _rebuilt(items: dict, sealed: bool) -> ReadOnlyAttributes:
-    d = ReadOnlyAttributes(items)
+    d = ReadOnlyAttributes({k: _frozen_value(v) for k, v in items.items()} if sealed else items)
     d.sealed = sealed
     return d
 

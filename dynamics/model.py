@@ -15,7 +15,7 @@ translates along (prismatic) ``axis[i]`` expressed in the joint frame.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import networkx as nx
 import numpy as np
@@ -83,6 +83,9 @@ class Model:
     link_mass: np.ndarray
     link_com: np.ndarray
     total_mass: float
+
+    def __reduce__(self):  # unpickled through __init__, so its arrays are read-only again
+        return (Model, tuple(getattr(self, f.name) for f in fields(self)))
 
     def __post_init__(self):
         for key, value in vars(self).items():  # immutable in fact: no caller can change a model under a result

@@ -87,6 +87,7 @@ class FloatingRobot:
 
     _one = Robot._one  # the one fast path: entry name -> C caller (its "floating_" entries)
     __getstate__ = Robot.__getstate__  # pickled without the C callers
+    __setstate__ = Robot.__setstate__
 
     @cached_property
     def _frame_lean(self) -> tuple:

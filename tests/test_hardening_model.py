@@ -152,3 +152,32 @@ def test_a_graph_passed_in_is_not_shared():
     link = next(n for n, d in g.nodes(data=True) if d["mass"] > 0)
     g.nodes[link]["mass"] = 1000.0
     assert np.array_equal(r.perturbed(0).inverse_dynamics(q, q, q), before)
+
+
+def test_c_entries_refuse_writeable_model_arrays():
+    from composedyn.dynamics.compiled import lean
+    from composedyn.dynamics.compiled._call import Lean
+
+    im, fm = dispatch.packed(cd.load("puma560").model)
+    addr, n = lean.compiled("mass_matrix").address, fm.shape[0]
+    Lean(addr, (im, fm), (n,), ((n, n),), None, False, lean.ON, None)  # the read-only packed arrays
+    for model in ((im.copy(), fm), (im, fm.copy())):
+        with pytest.raises(ValueError, match="read-only"):
+            Lean(addr, model, (n,), ((n, n),), None, False, lean.ON, None)
+
+
+def test_read_only_survives_pickling():
+    import pickle
+
+    fr = cd.from_graph(cd.load("puma560").graph.copy(), floating=True)
+    q = fr.random_configuration(seed=0)
+    want = fr.gravity_torques(q)
+    back = pickle.loads(pickle.dumps(fr))
+    assert np.array_equal(back.gravity_torques(q), want)
+    with pytest.raises(ValueError):
+        back.model.mass.flags.writeable = True
+    link = next(n for n, d in back.graph.nodes(data=True) if d["mass"] > 0)
+    with pytest.raises(ValueError):
+        back.graph.nodes[link]["inertia"].flags.writeable = True
+    with pytest.raises(TypeError, match="read-only"):
+        back.graph.nodes[link]["mass"] = 1.0

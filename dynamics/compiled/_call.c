@@ -264,8 +264,11 @@ static PyObject *lean_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     for (int k = 0; k < tmp.nmodel; k++) {
         PyObject *a = PyTuple_GET_ITEM(model, k);
         if (!PyArray_CheckExact(a) || !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)a)
-                || !PyArray_ISNOTSWAPPED((PyArrayObject *)a) || PyArray_NDIM((PyArrayObject *)a) < 1) {
-            PyErr_SetString(PyExc_ValueError, "Lean: the model arrays must be C-contiguous ndarrays");
+                || !PyArray_ISNOTSWAPPED((PyArrayObject *)a) || PyArray_NDIM((PyArrayObject *)a) < 1
+                || PyArray_ISWRITEABLE((PyArrayObject *)a)) {
+            /* read-only: an entry indexes with the parent column, so a model array that could change
+               under it (a writeable one) is never trusted */
+            PyErr_SetString(PyExc_ValueError, "Lean: the model arrays must be read-only C-contiguous ndarrays");
             return NULL;
         }
         tmp.model[k] = PyArray_DATA((PyArrayObject *)a);
