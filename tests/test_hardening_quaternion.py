@@ -93,3 +93,13 @@ def test_zero_quaternion_is_still_refused(solo):
         solo.gravity_torques(q)
     with pytest.raises(ValueError, match="zero norm"):
         solo.normalize(q)
+
+
+def test_group_operations_with_huge_quaternion_norm(solo):
+    q, big, v = _states(solo, 1e200)
+    assert np.allclose(solo.integrate(big, v, 0.1), solo.integrate(q, v, 0.1), rtol=0, atol=1e-12)
+    assert np.allclose(solo.difference(big, q), 0.0, atol=1e-12)
+    assert np.allclose(solo.difference(q, solo.integrate(big, v, 0.1)), 0.1 * v, rtol=1e-9, atol=1e-12)
+    rate, want = solo.configuration_rate(big, v), solo.configuration_rate(q, v)
+    assert np.allclose(rate[:3], want[:3], rtol=1e-12, atol=1e-12)
+    assert np.allclose(rate[3:7] / 1e200, want[3:7], rtol=1e-12, atol=1e-12)  # the quaternion's rate scales with it
