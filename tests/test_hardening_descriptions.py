@@ -8,7 +8,6 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -61,7 +60,7 @@ def test_expanded_output_size_is_limited(tmp_path, monkeypatch):
 def test_cli_prints_one_line_and_exits_2(tmp_path, kind):
     path = tmp_path / "bad.xacro"
     path.write_text(CASES[kind][0])
-    run = subprocess.run([str(Path(sys.executable).with_name("composedyn")), "info", str(path)],
+    run = subprocess.run([sys.executable, "-m", "composedyn.cli", "info", str(path)],
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr[-2000:]
     assert len(run.stderr.strip().splitlines()) == 1 and str(path) in run.stderr
@@ -73,7 +72,7 @@ def test_deeply_nested_toml_is_one_line(tmp_path):
     with pytest.raises(cd.ModelError, match="nested deeper") as info:
         cd.load(path)
     assert "\n" not in str(info.value)
-    run = subprocess.run([str(Path(sys.executable).with_name("composedyn")), "info", str(path)],
+    run = subprocess.run([sys.executable, "-m", "composedyn.cli", "info", str(path)],
                          capture_output=True, text=True, timeout=300)
     assert run.returncode == 2 and len(run.stderr.strip().splitlines()) == 1, run.stderr[-2000:]
 
