@@ -38,6 +38,7 @@ from composedyn.trajectory import check_times
 
 MAX_EVALUATIONS = 1_000_000  # right-hand side evaluations before a run is stopped
 DEFAULT_TIMEOUT = 60.0  # s of wall time before a run is stopped (simulate's ``timeout``)
+IMPLAUSIBLE_TORQUE = 1e6  # N m: a failed run of a robot without effort limits blames larger applied torques
 
 
 @dataclass(frozen=True)
@@ -259,15 +260,19 @@ def _peak_tracked(tau_fn: Callable, peak: list) -> Callable:
 
 
 def _applied(peak: float, robot) -> str:
-    """What the applied torques were, for a run that diverged or stalled: their largest magnitude,
-    and how it compares with the robot's effort limits when it has any."""
-    text = f"the applied torques reached {peak:.3g} N m (or N)"
+    """What the applied torques were, for a run that diverged, failed or stalled: their largest
+    magnitude, compared with the robot's effort limits when it has any; the torque input is
+    blamed when it exceeds them (or, without limits, ``IMPLAUSIBLE_TORQUE``)."""
+    text = f"the largest applied torque was {peak:.3g} N m (or N)"
     limits = getattr(robot, "limits", None)
     effort = np.asarray(limits.get("effort", ()), float) if isinstance(limits, dict) else np.zeros(0)
     effort = effort[np.isfinite(effort) & (effort > 0)]
     if effort.size and peak > effort.max():
-        text += f", {peak / effort.max():.3g} times the largest effort limit ({effort.max():.3g})"
-    return text + ": check the torque input"
+        return text + f", {peak / effort.max():.3g} times the largest effort limit ({effort.max():.3g}): " \
+                      "check the torque input"
+    if not effort.size and peak > IMPLAUSIBLE_TORQUE:
+        return text + f", beyond any actuator (> {IMPLAUSIBLE_TORQUE:g}): check the torque input"
+    return text
 
 
 def _progress(progress):

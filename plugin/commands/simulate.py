@@ -14,6 +14,7 @@ from composedyn.commands.torques import (
     read_limit_options,
     write_reports,
 )
+from composedyn.simulate import DEFAULT_TIMEOUT
 
 
 def register(sub) -> None:
@@ -32,6 +33,8 @@ def register(sub) -> None:
     p.add_argument("--offset", type=float, default=0.0, help="initial position error on every joint")
     p.add_argument("--saturate", action="store_true", help="clip torques at the effort limits")
     p.add_argument("--samples", type=int, default=201, help="output samples (default 201)")
+    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
+                   help=f"stop after this many seconds of wall time (default {DEFAULT_TIMEOUT:g}; 0: no limit)")
     add_output_options(p)
     add_limit_options(p)
     p.set_defaults(run=run)
@@ -74,7 +77,7 @@ def run(args) -> int:
     with Progress(2, "simulating") as bar:
         run_ = track(robot, reference, np.linspace(t0, t1, args.samples), kp=args.kp, kd=args.kd,
                      mismatch=args.mismatch, saturate=args.saturate, offset=args.offset, source=source,
-                     progress=bar.update, limits=limits)
+                     progress=bar.update, limits=limits, timeout=args.timeout or None)
         bar.advance(1, "writing")
         with Staged() as staged:
             write_reports([run_.report], args, staged)
