@@ -113,3 +113,13 @@ def test_a_stalled_run_with_ordinary_torques_does_not_blame_them():
     with pytest.raises(cd.SimulationError, match=r"wall time.*largest applied torque was 0 ") as info:
         cd.simulate(r, np.zeros(r.dof), np.zeros(r.dof), np.linspace(0, 1, 11), timeout=1e-9)
     assert "check the torque input" not in str(info.value)
+
+
+def test_cli_simulate_timeout_is_one_line(tmp_path):
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-m", "composedyn.cli", "simulate", "two_link", "--timeout", "1e-9",
+                          "--samples", "11"], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1 and "1e-09 s of wall time" in run.stderr
