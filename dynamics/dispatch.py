@@ -203,6 +203,15 @@ def packed(model) -> tuple[np.ndarray, np.ndarray]:
     return p
 
 
+def _plain(x) -> np.ndarray:
+    """``x`` as the float64 array every compiled kernel takes with one specialisation: native byte
+    order, aligned, C-contiguous and writeable (a read-only or strided array is copied; numba would
+    otherwise compile the kernel again for its type)."""
+    a = np.asarray(x, float)
+    f = a.flags
+    return a if f.c_contiguous and f.writeable and f.aligned else np.array(a, order="C")
+
+
 def _rows(x: np.ndarray, shape: tuple, n: int) -> np.ndarray:
     """x broadcast to ``shape`` as a writeable C-contiguous (N, n...) array."""
     if x.shape != shape:
@@ -254,8 +263,8 @@ def rnea(model, q, qd, qdd, f_world=None, gravity: bool = True, armature: bool =
             tau = tau + friction_torques(model, qd)
         return deliver(tau, out)
     im, fm = _packs.get(id(model)) or packed(model)
-    q, qd, qdd = np.asarray(q, float), np.asarray(qd, float), np.asarray(qdd, float)
-    fw = _NONE_FW if f_world is None else np.asarray(f_world, float)
+    q, qd, qdd = _plain(q), _plain(qd), _plain(qdd)
+    fw = _NONE_FW if f_world is None else _plain(f_world)
     if q.ndim == 1 and q.shape == qd.shape == qdd.shape and fw.ndim == 2:
         res = _target(out, q.shape)
         (_kernels.get("rnea_one") or _kernel("rnea_one"))(im, fm, q, qd, qdd, fw, 1 if gravity else 0, extra, res)
@@ -276,7 +285,7 @@ def gravity(model, q) -> np.ndarray:
         z = np.zeros(np.shape(q))
         return _np_rnea.rnea(model, q, z, z)
     im, fm = _packs.get(id(model)) or packed(model)
-    q = np.asarray(q, float)
+    q = _plain(q)
     if q.ndim == 1:
         out = np.empty(q.shape[0])
         (_kernels.get("gravity_one") or _kernel("gravity_one"))(im, fm, q, out)
@@ -295,7 +304,7 @@ def crba(model, q, armature: bool = False, out: np.ndarray | None = None) -> np.
         M = _np_crba.crba(model, q)
         return deliver(M + np.diag(model.armature) if armature else M, out)
     im, fm = _packs.get(id(model)) or packed(model)
-    q = np.asarray(q, float)
+    q = _plain(q)
     n = q.shape[-1]
     arm = 1 if armature else 0
     if q.ndim == 1:
@@ -313,7 +322,7 @@ def coriolis_matrix(model, q, qd) -> np.ndarray:
     if _reference(model):
         return _np_coriolis.coriolis_matrix(model, q, qd)
     im, fm = packed(model)
-    q, qd = np.asarray(q, float), np.asarray(qd, float)
+    q, qd = _plain(q), _plain(qd)
     n = model.n
     if q.ndim == 1 and q.shape == qd.shape:
         out = np.empty((n, n))
@@ -344,9 +353,9 @@ def forward_dynamics(model, q, qd, tau, f_world=None, friction: bool = True, smo
         return deliver(_np_forward.forward_dynamics(model, q, qd, tau, f_world=f_world, friction=friction,
                                                      smooth=smooth), out)
     im, fm = packed(model)
-    q, qd, tau = np.asarray(q, float), np.asarray(qd, float), np.asarray(tau, float)
-    fw = _NONE_FW if f_world is None else np.asarray(f_world, float)
-    fric, sm = int(friction), float(smooth or 0.0)
+    q, qd, tau = _plain(q), _plain(qd), _plain(tau)
+    fw = _NONE_FW if f_world is None else _plain(f_world)
+    fric, sm = int(bool(friction)), float(smooth or 0.0)  # any truth value, as the other routes
     if q.ndim == 1 and q.shape == qd.shape == tau.shape and fw.ndim == 2:
         res = _target(out, q.shape)
         if _kernel("aba_one")(im, fm, q, qd, tau, fw, fric, sm, res):
@@ -480,7 +489,7 @@ def frame_pose(model, q, k: int) -> np.ndarray:
     if _reference(model):
         return _frames_reference("frame_pose", model, q, k)
     im, fx = packed_frames(model)
-    q = np.asarray(q, float)
+    q = _plain(q)
     if q.ndim == 1:
         out = np.empty((4, 4))
         if _kernel("pose_one")(im, fx, q, 2 * k, out):  # non-finite q
@@ -497,7 +506,7 @@ def jacobian(model, q, k: int, local: bool = False) -> np.ndarray:
     if _reference(model):
         return _frames_reference("jacobian", model, q, k, local)
     im, fx = packed_frames(model)
-    q = np.asarray(q, float)
+    q = _plain(q)
     n, code = model.n, 2 * k + int(local)
     if q.ndim == 1:
         out = np.empty((6, n))
@@ -515,7 +524,7 @@ def frame_velocity(model, q, qd, k: int, local: bool = False) -> np.ndarray:
     if _reference(model):
         return _frames_reference("frame_velocity", model, q, qd, k, local)
     im, fx = packed_frames(model)
-    q, qd = np.asarray(q, float), np.asarray(qd, float)
+    q, qd = _plain(q), _plain(qd)
     code = 2 * k + int(local)
     if q.ndim == 1 and q.shape == qd.shape:
         out = np.empty(6)
@@ -534,7 +543,7 @@ def frame_acceleration(model, q, qd, qdd, k: int, local: bool = False) -> np.nda
     if _reference(model):
         return _frames_reference("frame_acceleration", model, q, qd, qdd, k, local)
     im, fx = packed_frames(model)
-    q, qd, qdd = np.asarray(q, float), np.asarray(qd, float), np.asarray(qdd, float)
+    q, qd, qdd = _plain(q), _plain(qd), _plain(qdd)
     code = 2 * k + int(local)
     if q.ndim == 1 and q.shape == qd.shape == qdd.shape:
         out = np.empty(6)
@@ -566,7 +575,7 @@ def _com_quantity(model, q, name: str, tail: tuple) -> np.ndarray:
         return (frames.center_of_mass if name == "com" else frames.com_jacobian)(model, q)
     im, fm = packed(model)
     mass = frames.moving_mass(model)
-    q = np.asarray(q, float)
+    q = _plain(q)
     if q.ndim == 1:
         out = np.empty(tail)
         _kernel(f"{name}_one")(im, fm, q, mass, out)
@@ -586,7 +595,7 @@ def regressor(model, q, qd, qdd, gravity: bool = True) -> np.ndarray:
     if _reference(model):
         return _np_regressor.regressor(model, q, qd, qdd, gravity=gravity)
     im, fm = packed(model)
-    q, qd, qdd = np.asarray(q, float), np.asarray(qd, float), np.asarray(qdd, float)
+    q, qd, qdd = _plain(q), _plain(qd), _plain(qdd)
     n = model.n
     if q.ndim == 1 and q.shape == qd.shape == qdd.shape:
         out = np.empty((n, 10 * n))
@@ -623,9 +632,9 @@ def rnea_derivatives(model, q, qd, qdd, f_world=None, P=None, friction: bool = F
             dqd[..., np.arange(model.n), np.arange(model.n)] += d
         return dq, dqd
     im, fm = packed(model)
-    q, qd, qdd = np.asarray(q, float), np.asarray(qd, float), np.asarray(qdd, float)
+    q, qd, qdd = _plain(q), _plain(qd), _plain(qdd)
     n = model.n
-    fric, sm = int(friction), float(smooth or 0.0)
+    fric, sm = int(bool(friction)), float(smooth or 0.0)  # any truth value, as the other routes
     if q.ndim == 1 and q.shape == qd.shape == qdd.shape and (f_world is None or np.ndim(f_world) == 2):
         dq, dqd = np.empty((n, n)), np.empty((n, n))
         fw = _NONE_FW if f_world is None else np.ascontiguousarray(f_world, float)
@@ -656,9 +665,9 @@ def forward_dynamics_derivatives(model, q, qd, tau, friction: bool = True, smoot
     if _reference(model):
         return _np_deriv.forward_dynamics_derivatives(model, q, qd, tau, friction=friction, smooth=smooth)
     im, fm = packed(model)
-    q, qd, tau = np.asarray(q, float), np.asarray(qd, float), np.asarray(tau, float)
+    q, qd, tau = _plain(q), _plain(qd), _plain(tau)
     n = model.n
-    fric, sm = int(friction), float(smooth or 0.0)
+    fric, sm = int(bool(friction)), float(smooth or 0.0)  # any truth value, as the other routes
     shape = np.broadcast_shapes(q.shape, qd.shape, tau.shape)
     if len(shape) == 1:
         out = np.empty((3, n, n))

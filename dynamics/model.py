@@ -15,7 +15,7 @@ translates along (prismatic) ``axis[i]`` expressed in the joint frame.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import networkx as nx
 import numpy as np
@@ -83,6 +83,14 @@ class Model:
     link_com: np.ndarray
     total_mass: float
 
+    def __reduce__(self):  # unpickled through __init__, so its arrays are read-only again
+        return (Model, tuple(getattr(self, f.name) for f in fields(self)))
+
+    def __post_init__(self):
+        for key, value in vars(self).items():  # immutable in fact: no caller can change a model under a result
+            if isinstance(value, np.ndarray):
+                object.__setattr__(self, key, frozen_array(value))
+
     @property
     def n(self) -> int:
         """Number of bodies (= joint coordinates)."""
@@ -91,6 +99,13 @@ class Model:
     def ancestors(self, i: int) -> list[int]:
         """Body i and its ancestors, from i up to the root's child."""
         return ancestors(self.parent, i)
+
+
+def frozen_array(a) -> np.ndarray:
+    """A C-contiguous copy of ``a`` that is read-only in fact: a view of an immutable ``bytes``
+    object, so NumPy refuses ``flags.writeable = True`` on it, on its base and on every view."""
+    a = np.ascontiguousarray(a)
+    return np.frombuffer(a.tobytes(), dtype=a.dtype).reshape(a.shape)
 
 
 def ancestors(parent, i: int) -> list[int]:
@@ -125,9 +140,6 @@ def compile_graph(g: nx.DiGraph, strict: bool = False) -> Model:
     validate(g, strict=strict)
     with np.errstate(over="ignore", invalid="ignore"):  # overflow is refused by check_numbers
         model = _flatten(g)
-    for value in vars(model).values():  # frozen: no caller can change a model under a cached result
-        if isinstance(value, np.ndarray):
-            value.flags.writeable = False
     check_numbers(model, strict=strict)
     return model
 

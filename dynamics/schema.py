@@ -34,6 +34,10 @@ from composedyn.dynamics.errors import ModelError, ModelWarning
 JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed")
 DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
 NEG_INERTIA_ATOL = 1e-6  # kg m^2: more negative principal moments are errors, not rounding
+# The largest magnitude of any number in a description (SI units).  The dynamics multiply up to three
+# description numbers (m L^2, a mimic multiplier squared times an inertia, the squared norm of an axis),
+# so larger ones can overflow a double (1.8e308) and turn into inf, or into 0 after a normalisation.
+LARGEST = 1e100
 
 
 def new_graph(name: str, gravity=DEFAULT_GRAVITY, source: str | None = None) -> nx.DiGraph:
@@ -92,6 +96,8 @@ def source_of(g: nx.DiGraph) -> str:
 
 
 def _finite(src: str, what: str, value: Any, shape: tuple[int, ...], allow_inf: bool = False) -> np.ndarray:
+    """``value`` as a float array of ``shape``: no NaN, no inf (unless ``allow_inf``), no magnitude
+    beyond :data:`LARGEST`; ModelError naming ``what`` (the link or joint and its element) otherwise."""
     try:
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
@@ -100,6 +106,10 @@ def _finite(src: str, what: str, value: Any, shape: tuple[int, ...], allow_inf: 
         raise ModelError(f"{src}: {what} has shape {arr.shape}, expected {shape}")
     if np.any(np.isnan(arr)) or (not allow_inf and not np.all(np.isfinite(arr))):
         raise ModelError(f"{src}: {what} contains NaN" + ("" if allow_inf else " or infinite values"))
+    big = np.abs(arr[np.isfinite(arr)])
+    if big.size and big.max() > LARGEST:
+        raise ModelError(f"{src}: {what} has a number of magnitude {big.max():.3g}, beyond {LARGEST:g}: "
+                         "it would overflow the dynamics")
     return arr
 
 
@@ -274,9 +284,9 @@ def _check_joint(src: str, parent: str, child: str, d: dict) -> None:
     limits = d.get("limits") or (None,) * 4
     if not isinstance(limits, (tuple, list)) or len(limits) != 4:
         raise ModelError(f"{src}: {where} limits must be (lower, upper, velocity, effort)")
-    for lim in limits:
+    for kind, lim in zip(("lower", "upper", "velocity", "effort"), limits):
         if lim is not None:
-            _finite(src, f"{where} limit", lim, (), allow_inf=True)
+            _finite(src, f"{where} {kind} limit", lim, (), allow_inf=True)
     if limits[0] is not None and limits[1] is not None and float(limits[0]) > float(limits[1]):
         raise ModelError(f"{src}: {where} lower limit {limits[0]} > upper limit {limits[1]}")
     for key in ("damping", "friction", "armature"):

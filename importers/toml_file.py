@@ -18,8 +18,8 @@ def read_toml(path: str | os.PathLike, missing: str) -> dict:
     """The parsed document of the TOML file ``path``.
 
     ``missing`` completes the message when the file does not exist, e.g.
-    ``"no such DH table file"``.  Syntax errors and non-UTF-8 bytes raise
-    ModelError naming the file.
+    ``"no such DH table file"``.  Syntax errors, non-UTF-8 bytes and nesting deeper
+    than the parser can follow raise ModelError naming the file.
     """
     p = Path(path)
     if not p.is_file():
@@ -31,3 +31,6 @@ def read_toml(path: str | os.PathLike, missing: str) -> dict:
         raise ModelError(f"{p}: invalid TOML: {e}") from None
     except UnicodeDecodeError as e:
         raise ModelError(f"{p}: invalid TOML (not UTF-8): {e}") from None
+    except RecursionError:  # the parser recurses once per nesting level
+        raise ModelError(f"{p}: invalid TOML: arrays or tables nested deeper than the parser's limit "
+                         f"(Python's recursion limit, {sys.getrecursionlimit()})") from None

@@ -25,10 +25,12 @@ SUPPORTED = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar
 
 
 def parse_xml(text: bytes, src: str, fmt: str = "URDF") -> etree._Element:
-    """Parse XML bytes into the root element with the hardened parser (no DTD, no entities, no
-    network, comments and processing instructions dropped); ``fmt`` names the format in messages."""
-    if b"<!DOCTYPE" in text or b"<!ENTITY" in text:
-        raise ModelError(f"{src}: <!DOCTYPE>/<!ENTITY> declarations are not allowed in {fmt}")
+    """Parse XML bytes into the root element with the hardened parser (no DTD loaded, no entities,
+    no network, comments and processing instructions dropped); ``fmt`` names the format in messages.
+
+    The parser reads a document type declaration without loading or expanding anything; the
+    parsed document is then refused if it has one (so ``<!DOCTYPE`` inside a comment or a string
+    is harmless text, as XML says)."""
     parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False,
                              remove_comments=True, remove_pis=True)
     try:
@@ -36,7 +38,8 @@ def parse_xml(text: bytes, src: str, fmt: str = "URDF") -> etree._Element:
     except etree.XMLSyntaxError as e:
         msg = re.sub(r" \(<string>, line \d+\)$", "", str(e))
         raise ModelError(f"{src}: malformed XML: {msg}") from None
-    if root.getroottree().docinfo.doctype or any(True for _ in root.iter(etree.Entity)):
+    info = root.getroottree().docinfo
+    if info.doctype or info.internalDTD is not None or any(True for _ in root.iter(etree.Entity)):
         raise ModelError(f"{src}: <!DOCTYPE> and entity references are not allowed in {fmt}")
     return root
 

@@ -3,20 +3,41 @@
 ``$(find pkg)`` and ``package://pkg/...`` are resolved from ``package_dirs``,
 then the ``ROS_PACKAGE_PATH`` and ``AMENT_PREFIX_PATH`` environment variables:
 a package ``pkg`` is a folder named ``pkg`` given itself, or found directly
-inside one of those folders (``<prefix>/share/pkg`` for ament prefixes).
+inside one of those folders (``<prefix>/share/pkg`` for ament prefixes).  A
+``package://`` reference to a package that is not found (meshes, usually) is
+left as it is, as in a plain URDF; a ``$(find pkg)`` that is not found is an
+error.
+
+Expansion runs in a child process (:mod:`.xacro_child`) with resource limits:
+xacro is a macro language, so a description can recurse without end, include
+itself or double a property at every level (gigabytes in seconds).  A child
+process is the one place where such growth can be bounded robustly -- its
+address space and CPU time are capped by the kernel (``resource.setrlimit``),
+its stack by its own recursion limit, its output by a size check, its wall
+time by a timeout -- and where a failure cannot leave xacro's module-level
+state, or the caller's recursion limit, changed.  The cost is starting a
+Python interpreter (a fraction of a second) per xacro file.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
-import threading
+import subprocess
+import sys
 from pathlib import Path
 
 from composedyn.errors import ModelError
+from composedyn.importers.xacro_child import PackageNotFound
+from composedyn.importers.xacro_child import find_package as _find
 
-_LOCK = threading.Lock()  # xacro keeps its state in module globals
 _PACKAGE_URI = re.compile(r"package://([^/\"'<>\s]+)")
+# Limits of one expansion (see the module doc); the messages name them.
+XACRO_MEMORY = 2**30  # bytes of address space of the expanding process
+XACRO_SECONDS = 60  # CPU and wall-clock seconds
+XACRO_OUTPUT = 64 * 2**20  # characters of expanded URDF
+XACRO_RECURSION = 1000  # Python frames: macro and include nesting
 
 
 def is_xacro(path_or_xml) -> bool:
@@ -27,16 +48,10 @@ def is_xacro(path_or_xml) -> bool:
 
 def find_package(name: str, package_dirs=(), source: str = "<xacro>") -> Path:
     """The folder of package ``name``; ModelError naming it and the folders searched."""
-    roots = [Path(d) for d in package_dirs]
-    roots += [Path(d) for d in os.environ.get("ROS_PACKAGE_PATH", "").split(os.pathsep) if d]
-    roots += [Path(d) / "share" for d in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep) if d]
-    for root in roots:
-        if root.name == name and root.is_dir():
-            return root.resolve()
-        if (root / name).is_dir():
-            return (root / name).resolve()
-    searched = ", ".join(map(str, roots)) or "none: give package_dirs (--package-dir) or set ROS_PACKAGE_PATH"
-    raise ModelError(f"{source}: package {name!r} not found (searched: {searched})")
+    try:
+        return _find(name, package_dirs, source)
+    except PackageNotFound as e:
+        raise ModelError(str(e)) from None
 
 
 def expand_xacro(path, xacro_args=None, package_dirs=()) -> str:
@@ -44,52 +59,42 @@ def expand_xacro(path, xacro_args=None, package_dirs=()) -> str:
 
     ``xacro_args``: mapping of ``<xacro:arg>`` names to values (as ``name:=value``
     on the xacro command line).  ModelError naming the file for a missing file,
-    a missing package, an undefined argument or a xacro error.
+    a missing package, an undefined argument, a xacro error, or an expansion
+    beyond the limits (``XACRO_MEMORY`` bytes, ``XACRO_SECONDS`` s,
+    ``XACRO_OUTPUT`` characters, ``XACRO_RECURSION`` levels), naming the limit.
     """
-    from xml.parsers.expat import ExpatError
-
-    import xacro
-    from xacro import substitution_args
-
     p = Path(path)
     if not p.is_file():
         raise ModelError(f"{p}: no such xacro file")
     source = str(p)
-    dirs = tuple(package_dirs or ())
-    mappings = {str(k): str(v) for k, v in (xacro_args or {}).items()}
-    with _LOCK:
-        original = substitution_args._eval_find
-        substitution_args._eval_find = lambda pkg: str(find_package(pkg, dirs, source))
-        try:
-            doc = xacro.process_file(str(p.resolve()), mappings=mappings)
-        except ModelError:
-            raise
-        except (xacro.XacroException, substitution_args.ArgException, substitution_args.SubstitutionException,
-                ExpatError, OSError, NameError, TypeError, ValueError, KeyError, ArithmeticError) as e:
-            # a package lookup of ours that failed inside xacro keeps its own one-line message
-            raise (_wrapped_model_error(e) or ModelError(f"{source}: xacro: {_one_line(e)}")) from None
-        finally:
-            substitution_args._eval_find = original
-    text = doc.toxml()
-    return _PACKAGE_URI.sub(lambda m: find_package(m.group(1), dirs, source).as_uri(), text)
+    dirs = [str(d) for d in (package_dirs or ())]
+    request = {"path": str(p.resolve()), "source": source, "package_dirs": dirs,
+               "mappings": {str(k): str(v) for k, v in (xacro_args or {}).items()},
+               "memory": XACRO_MEMORY, "seconds": XACRO_SECONDS, "output": XACRO_OUTPUT,
+               "recursion": XACRO_RECURSION}
+    child = Path(__file__).with_name("xacro_child.py")
+    try:
+        run = subprocess.run([sys.executable, "-X", "utf8", str(child)], input=json.dumps(request).encode(),
+                             capture_output=True, timeout=XACRO_SECONDS)
+    except subprocess.TimeoutExpired:
+        raise ModelError(f"{source}: xacro: expansion exceeds the time limit of {XACRO_SECONDS} s") from None
+    if run.returncode != 0:
+        lines = [ln for ln in run.stderr.decode("utf-8", "replace").splitlines() if ln.strip()]
+        if run.returncode == 3 and lines:
+            raise ModelError(lines[-1])
+        why = f"signal {-run.returncode}" if run.returncode < 0 else f"status {run.returncode}"
+        raise ModelError(f"{source}: xacro: expansion stopped ({why}; limits: {XACRO_MEMORY // 2**20} MB, "
+                         f"{XACRO_SECONDS} s){': ' + lines[-1] if lines else ''}")
+    text = run.stdout.decode("utf-8")
+    return _PACKAGE_URI.sub(lambda m: _resolved(m, dirs, source), text)
 
 
-def _wrapped_model_error(e: BaseException) -> ModelError | None:
-    """The ModelError that xacro wrapped (``exc``, cause or context chain), if any."""
-    seen = set()
-    while e is not None and id(e) not in seen:
-        if isinstance(e, ModelError):
-            return e
-        seen.add(id(e))
-        e = getattr(e, "exc", None) or e.__cause__ or e.__context__
-    return None
-
-
-def _one_line(e: Exception) -> str:
-    text = (str(e) or type(e).__name__).splitlines()[0]
-    if "substitution argument" in text:
-        text += " (give it in xacro_args)"
-    return text
+def _resolved(m: re.Match, dirs: list, source: str) -> str:
+    """``package://pkg`` as the file URI of the package folder, or unchanged if it is not found."""
+    try:
+        return _find(m.group(1), dirs, source).as_uri()
+    except PackageNotFound:
+        return m.group(0)
 
 
 def load_xacro_urdf(path, xacro_args=None, package_dirs=(), **kwargs):

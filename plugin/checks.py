@@ -7,19 +7,30 @@ from typing import Mapping
 
 import numpy as np
 
+from composedyn.dynamics.reference.friction import smooth_width
+
+__all__ = ["joint_array", "joint_arrays", "output_array", "smooth_width", "wrenches"]
+
 
 def joint_array(name: str, x, n: int, what: str = "") -> np.ndarray:
     """Return ``x`` as a float array of shape (..., n); ValueError naming ``name`` otherwise.
 
     ``what`` describes the last axis in messages (default: "with n = {n} joints").
     """
+    if isinstance(x, np.ma.MaskedArray):
+        raise ValueError(f"{name} is a masked array; pass a plain array (np.ma.filled({name}, value) chooses "
+                         "what the masked entries are)")
     try:  # a ragged list makes NumPy raise already when asked whether it is complex
-        arr = None if np.iscomplexobj(x) else np.asarray(x, dtype=float)
+        complex_input = np.iscomplexobj(x)
+    except (TypeError, ValueError):
+        complex_input = False
+    if complex_input:
+        raise ValueError(f"{name} is complex; expected real values of shape (..., {n})")
+    try:
+        arr = np.asarray(x, dtype=float)
     except (TypeError, ValueError):
         what = what or f"with n = {n} joints"
         raise ValueError(f"{name} must be a numeric array of shape (..., {n}) {what}") from None
-    if arr is None:
-        raise ValueError(f"{name} is complex; expected real values of shape (..., {n})")
     if arr.ndim == 0 or arr.shape[-1] != n:
         raise ValueError(f"{name} has shape {arr.shape}, expected (..., {n}) {what or f'with n = {n} joints'}")
     if not _all_finite(arr):
@@ -34,17 +45,6 @@ def _all_finite(arr: np.ndarray) -> bool:
     if arr.ndim == 1 and arr.shape[0] <= 64 and math.isfinite(sum(arr.tolist())):
         return True
     return bool(np.isfinite(arr).all())
-
-
-def smooth_width(x) -> float:
-    """The ``smooth_friction`` argument as a float >= 0 (0: exact sign); ValueError naming it otherwise."""
-    try:
-        w = float(x)
-    except (TypeError, ValueError):
-        w = float("nan")
-    if not w >= 0:
-        raise ValueError(f"smooth_friction must be None, 0 or a positive width (rad/s or m/s), got {x!r}")
-    return w
 
 
 def joint_arrays(n: int, **arrays) -> list[np.ndarray]:

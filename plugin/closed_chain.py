@@ -59,6 +59,7 @@ from composedyn.dynamics.constraints.reduced import (
     projection,
     rank_report,
 )
+from composedyn.dynamics.model import REVOLUTE
 from composedyn.dynamics.reference.friction import friction_torques
 from composedyn.errors import ModelError
 from composedyn.robot import Robot
@@ -216,24 +217,51 @@ class ClosedChain:
                 return
         raise ModelError(f"{self.robot.model.source}: independent joints {list(self.joint_names)}: {msg}")
 
+    @cached_property
+    def _revolute(self) -> np.ndarray:
+        """(n,) bool over the robot coordinates: revolute (periodic) joints."""
+        m = self.robot.model
+        kind = dict(zip(m.joint_names, m.jtype))
+        return np.array([kind[j] == REVOLUTE for j in self.robot.joint_names], dtype=bool)
+
+    def _wrap(self, x: np.ndarray) -> np.ndarray:
+        """x with its revolute entries reduced to [-pi, pi) (prismatic ones unchanged)."""
+        return np.where(self._revolute, np.remainder(x + np.pi, 2.0 * np.pi) - np.pi, x)
+
     def _close(self, qi: np.ndarray, start: np.ndarray, what: str) -> np.ndarray:
         """Close the loops at independent positions qi, continuing from the closed ``start`` in
-        steps of at most ``STEP`` (rad or m) so that Newton stays on start's assembly branch."""
-        q = start.copy()
-        steps = max(1, int(np.ceil(np.abs(qi - start[self._ind]).max() / self.STEP)))
+        steps of at most ``STEP`` (rad or m) so that Newton stays on start's assembly branch.
+
+        Revolute angles enter the loop equations through their sines and cosines only, so
+        Newton runs on angles reduced to [-pi, pi): the residual is then exact to rounding
+        at any angle (at 2000 rad an unreduced sine carries errors of ~1e-13, the default
+        tolerance), and an independent angle that is whole turns away from ``start`` is
+        reached the short way round.  The result continues ``start``: every revolute
+        angle is start's plus the (small) changes of the steps, and the independent ones
+        are exactly ``qi``."""
+        ind, rev = self._ind, self._revolute
+        delta = qi - start[ind]
+        delta = np.where(rev[ind], np.remainder(delta + np.pi, 2.0 * np.pi) - np.pi, delta)
+        w0 = self._wrap(start)
+        q, acc = w0.copy(), start.copy()
+        steps = max(1, int(np.ceil(np.abs(delta).max() / self.STEP))) if delta.size else 1
         for s in range(1, steps + 1):
-            q[self._ind] = start[self._ind] + (qi - start[self._ind]) * (s / steps)
+            prev = q.copy()
+            q[ind] = w0[ind] + delta * (s / steps)
             q, res, it = newton_close(self._residual, lambda x: self._terms(x)[1], q, self._dep,
                                       J0=self._jac, tol=self.tol)
             if res > self.tol:
                 break
+            acc += np.where(rev, self._wrap(q - prev), q - prev)
+            q = self._wrap(q)
         if res > self.tol:
             worst = self.rows[int(np.argmax(np.abs(self._terms(q)[0])))]
             raise ModelError(f"{self.robot.model.source}: the loops cannot close at {what} "
                              f"({dict(zip(self.joint_names, np.round(qi, 6).tolist()))}): outside the assembly "
                              f"range or at a singular configuration (residual {res:.3g} in {worst} after {it} "
                              f"Newton steps)")
-        return q
+        acc[ind] = qi
+        return acc
 
     def assemble(self, q) -> np.ndarray:
         """Position closure: all robot coordinates (..., n) from the independent ones (..., k).

@@ -42,7 +42,7 @@ import difflib
 
 import numpy as np
 
-from composedyn.dynamics.floating.lie import quaternion_matrix
+from composedyn.dynamics.floating.lie import quaternion_matrix, unit_and_norm
 
 CONVENTIONS: tuple[str, ...] = ("pinocchio", "mujoco", "drake")
 _ALIASES = {"composedyn": "pinocchio"}
@@ -67,13 +67,14 @@ def _convention(name: str, role: str) -> str:
 def _rotation(quat_xyzw: np.ndarray) -> np.ndarray:
     """Rotation matrices (..., 3, 3), world <- base, of quaternions (..., 4) (x, y, z, w), normalised first;
     ValueError for a zero-norm or non-finite quaternion."""
-    norm = np.linalg.norm(quat_xyzw, axis=-1)
+    unit, norm = unit_and_norm(quat_xyzw)
+    norm = norm[..., 0]
     bad = ~(np.isfinite(norm) & (norm > 0.0))
     if np.any(bad):
         where = tuple(int(i) for i in np.argwhere(bad)[0]) if np.ndim(bad) else ()
         at = f" at batch index {where}" if where else ""
         raise ValueError(f"base quaternion{at} has zero norm or is not finite: {quat_xyzw[where]}")
-    return quaternion_matrix(quat_xyzw / norm[..., None])
+    return quaternion_matrix(unit)
 
 
 def _apply(R: np.ndarray, x: np.ndarray, transpose: bool = False) -> np.ndarray:
@@ -160,7 +161,7 @@ def convert_floating(q, v=None, a=None, *, source: str = "pinocchio", target: st
     quat = q[..., _QUAT_XYZW[src]]
     R = _rotation(quat)
     if normalize:
-        quat = quat / np.linalg.norm(quat, axis=-1, keepdims=True)
+        quat = unit_and_norm(quat)[0]
     q_out = np.empty_like(q)
     q_out[..., _POSITION[tgt]] = q[..., _POSITION[src]]
     q_out[..., _QUAT_XYZW[tgt]] = quat

@@ -128,8 +128,8 @@ def _compiled(robot: "FloatingRobot", forward: bool, q, v, x, friction: bool, sm
     lean = robot._lean
     if not lean or dispatch.backend() != "numba" or not all(y.__class__ is _ND and y.dtype is _F64 for y in (q, v, x)):
         return None
-    if q.ndim == v.ndim == x.ndim == 1:  # a sample the C entry did not take: the general path
-        return None
+    if q.ndim == v.ndim == x.ndim == 1 or min(q.ndim, v.ndim, x.ndim) == 0:  # the general path (it names
+        return None  # the shape that is wrong)
     im, fm, bf = lean
     n, k, fric = fm.shape[0], 3 if forward else 2, int(bool(friction))
     try:

@@ -36,8 +36,11 @@ from composedyn.dynamics.floating.lie import (
     se3_difference,
     se3_integrate,
     se3_rate,
+    unit_and_norm,
 )
 from composedyn.dynamics.floating.lie import skew as _skew
+from composedyn.dynamics.frozen_graph import frozen_graph
+from composedyn.dynamics.model import frozen_array
 from composedyn.robot import Robot
 
 # Robot methods that have no floating-base form yet: they raise a one-line error naming the robot.
@@ -61,9 +64,9 @@ class FloatingRobot:
     floating = True
 
     def __init__(self, graph: nx.DiGraph, base: chart.Base, strict: bool = False, mimic: str = "dependent"):
-        self.graph = graph
-        self.base = base
         self.chart = Robot(chart.virtual_graph(graph, base), strict=strict, mimic=mimic)
+        self.graph = frozen_graph(graph)  # read-only: results always match the graph shown
+        self.base = base
         self.model = self.chart.model
         self._mimic_mode = mimic
         hidden = set(base.virtual) | {f"{base.joint}::world"}
@@ -74,8 +77,8 @@ class FloatingRobot:
         nv = self.chart.dof
         self._n1, self._nn = (nv,), (nv, nv)
         go = base.origin[:3, :3].T @ base.gravity  # gravity in the base joint frame's axes at neutral
-        self._bf = np.array([0.0 if base.kind == "free" else 1.0, *go, *base.origin[:3, :3].ravel(),
-                             *base.origin[:3, 3]])  # see dynamics/compiled/floating.py
+        self._bf = frozen_array([0.0 if base.kind == "free" else 1.0, *go, *base.origin[:3, :3].ravel(),
+                                 *base.origin[:3, 3]])  # see dynamics/compiled/floating.py
         chart.check_base_inertia(base, self.model, strict)
 
     @cached_property
@@ -85,6 +88,7 @@ class FloatingRobot:
 
     _one = Robot._one  # the one fast path: entry name -> C caller (its "floating_" entries)
     __getstate__ = Robot.__getstate__  # pickled without the C callers
+    __setstate__ = Robot.__setstate__
 
     @cached_property
     def _frame_lean(self) -> tuple:
@@ -235,7 +239,7 @@ class FloatingRobot:
         q = joint_array("q", q, self.nq, self._what_q).copy()
         chart.base_pose(self.base, q)  # refuses a zero norm
         k = slice(3, 7) if self.base.kind == "free" else slice(2, 4)
-        q[..., k] /= np.linalg.norm(q[..., k], axis=-1, keepdims=True)
+        q[..., k] = unit_and_norm(q[..., k])[0]
         return q
 
     # ---- argument handling ----
@@ -491,7 +495,7 @@ class FloatingRobot:
     # ---- model mismatch, export, speed ----
     def perturbed(self, scale: float = 0.1, seed: int | None = 0) -> "FloatingRobot":
         """A copy with link masses and inertias off by up to ``scale`` (see :meth:`Robot.perturbed`)."""
-        g = Robot.perturbed(self.chart, scale, seed).graph
+        g = Robot.perturbed(self.chart, scale, seed).graph.copy()
         g.remove_nodes_from([n for n in g if n not in self.graph])
         g.graph["root"] = self.graph.graph.get("root")
         return FloatingRobot(g, self.base, mimic=self._mimic_mode)

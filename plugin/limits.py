@@ -172,4 +172,7 @@ def read_limits_toml(path) -> dict:
         raise ValueError(f"{path}: is a folder, expected a TOML file of limits") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise ValueError(f"{path}: not a valid TOML file: {e}") from None
+    except RecursionError:
+        raise ValueError(f"{path}: not a valid TOML file: arrays or tables nested deeper than the parser's limit") \
+            from None
     return data

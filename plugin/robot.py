@@ -27,7 +27,8 @@ from composedyn.dynamics.dispatch import (  # the route choice: compiled or NumP
 )
 from composedyn.dynamics.dispatch import lean_calls as _lean_calls
 from composedyn.dynamics.dispatch import packed as _packed
-from composedyn.dynamics.model import Model, compile_graph
+from composedyn.dynamics.frozen_graph import frozen_graph
+from composedyn.dynamics.model import Model, compile_graph, frozen_array
 from composedyn.dynamics.reference.energy import kinetic_energy, potential_energy
 from composedyn.dynamics.reference.external import body_forces
 from composedyn.dynamics.reference.friction import friction_torques
@@ -56,8 +57,8 @@ class Robot:
         ``dof``, ``joint_names`` and every joint array cover the independent joints
         only (Kolev's projection, see :mod:`composedyn.dynamics.constraints.mimic`);
         ``"independent"``: every joint is a coordinate (mimic ignored)."""
-        self.graph = graph
         self.model: Model = compile_graph(graph, strict=strict)
+        self.graph = frozen_graph(graph)  # read-only: results always match the graph shown
         self._mimic_mode = mimic
         self._mimic = select_mimic(self.model, mimic)
 
@@ -82,7 +83,11 @@ class Robot:
     def __getstate__(self) -> dict:
         """Pickle the graph and the model; the compiled callers (``_one``, ``fast``: C objects
         holding machine addresses) are left out and rebuilt on first use after unpickling."""
-        return {k: v for k, v in self.__dict__.items() if k not in ("_one", "_fast")}
+        return {k: v for k, v in self.__dict__.items() if k not in ("_one", "_fast", "_lean", "_frame_lean")}
+
+    def __setstate__(self, state: dict) -> None:
+        """Unpickle; arrays the C entries read (a floating base's ``_bf``) are read-only again."""
+        self.__dict__.update({k: frozen_array(v) if isinstance(v, np.ndarray) else v for k, v in state.items()})
 
     @cached_property
     def _one(self) -> dict:

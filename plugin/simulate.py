@@ -37,6 +37,8 @@ from composedyn.sampled import check_times
 from composedyn.stick_slip import StickSlip
 
 MAX_EVALUATIONS = 1_000_000  # right-hand side evaluations before a run is stopped
+DEFAULT_TIMEOUT = 60.0  # s of wall time before a run is stopped (simulate's ``timeout``)
+IMPLAUSIBLE_TORQUE = 1e6  # N m: a failed run of a robot without effort limits blames larger applied torques
 
 
 @dataclass(frozen=True)
@@ -72,7 +74,7 @@ def simulate(robot: DynamicsModel, q0, qd0, t, torque=None, reference: Callable 
              f_ext=None, friction: bool = True, smooth_friction: float | None = None,
              method: str = "DOP853", rtol: float = 1e-8, atol: float = 1e-10,
              max_step: float = np.inf, progress: Callable[[float], None] | str | None = "auto",
-             max_evaluations: int = MAX_EVALUATIONS, timeout: float | None = None) -> Simulation:
+             max_evaluations: int = MAX_EVALUATIONS, timeout: float | None = DEFAULT_TIMEOUT) -> Simulation:
     """Integrate the equations of motion from (q0, qd0) and sample at times t.
 
     Parameters
@@ -105,14 +107,16 @@ def simulate(robot: DynamicsModel, q0, qd0, t, torque=None, reference: Callable 
         "auto" (default) draws a bar on stderr when it is a terminal and the
         run lasts over a second.
     max_evaluations, timeout
-        Stop after this many right-hand side evaluations or seconds of wall
-        time (None: no time limit).
+        Stop after this many right-hand side evaluations (default 1,000,000) or
+        seconds of wall time (default 60 s; None: no time limit).
 
     Raises
     ------
     SimulationError
         when the integrator gives up or the guard stops it before ``t[-1]``
-        (the message names the time reached).
+        (the message names the time reached and the largest torque applied),
+        or when the state stops being finite although the inputs were (the
+        message names the time and the largest torque applied).
     """
     from scipy.integrate import solve_ivp  # imported here: keeps `import composedyn` light
 
@@ -128,7 +132,8 @@ def simulate(robot: DynamicsModel, q0, qd0, t, torque=None, reference: Callable 
         q0, qd0 = joint_array("q0", q0, nq), joint_array("qd0", qd0, n)
     if q0.shape != (nq,) or qd0.shape != (n,):
         raise ValueError(f"q0 and qd0 must have shapes ({nq},) and ({n},), got {q0.shape} and {qd0.shape}")
-    tau_fn = _torque_function(torque, reference, n)
+    peak = [0.0]  # largest |torque| applied so far: what a diverged or stalled run is blamed on
+    tau_fn = _peak_tracked(_torque_function(torque, reference, n), peak)
     fext_fn = f_ext if callable(f_ext) else (lambda tt, q, qd: f_ext)
     levels = joint_friction(robot) if friction and smooth_friction is None else None
     stick = levels is not None and bool(np.any(levels[0] > 0))
@@ -137,22 +142,25 @@ def simulate(robot: DynamicsModel, q0, qd0, t, torque=None, reference: Callable 
     report, bar = _progress(progress)
     count, start = [0], time.monotonic()
 
-    def guard(tt):
+    def guard(tt, y):
         count[0] += 1
         if count[0] > max_evaluations or (timeout is not None and time.monotonic() - start > timeout):
             raise _Stop(tt)
+        if not np.all(np.isfinite(y)):
+            raise SimulationError(f"simulate: the state diverged at t = {tt:.6g} s (q or qd is no longer finite) "
+                                  f"from finite initial values; {_applied(peak[0], robot)}")
         if report is not None:
             report((tt - t[0]) / span)
 
     try:
         if stick:
             ss = StickSlip(robot, *levels, tau_fn, fext_fn)
-            y, qdd, switches = _stick_slip(ss, q0, qd0, t, guard, solve_ivp, method=method, rtol=rtol, atol=atol,
-                                           max_step=max_step)
+            y, qdd, switches = _stick_slip(ss, q0, qd0, t, guard, solve_ivp, lambda: _applied(peak[0], robot),
+                                           method=method, rtol=rtol, atol=atol, max_step=max_step)
             q, qd = y[:, :n].copy(), y[:, n:].copy()
         else:
             def rhs(tt, y):
-                guard(tt)
+                guard(tt, y)
                 q, qd = y[:nq], y[nq:]
                 qdd = robot.forward_dynamics(q, qd, tau_fn(tt, q, qd), f_ext=fext_fn(tt, q, qd), friction=friction,
                                              **kw)
@@ -161,7 +169,9 @@ def simulate(robot: DynamicsModel, q0, qd0, t, torque=None, reference: Callable 
             sol = solve_ivp(rhs, (t[0], t[-1]), np.concatenate([q0, qd0]), method=method, t_eval=t,
                             rtol=rtol, atol=atol, max_step=max_step)
             if sol.status != 0:
-                raise SimulationError(f"simulate: integration failed at t = {sol.t[-1]:g} s: {sol.message}")
+                reached = float(np.ravel(sol.t)[-1]) if np.size(sol.t) else float(t[0])
+                raise SimulationError(f"simulate: integration failed at t = {reached:g} s: {sol.message}; "
+                                      f"{_applied(peak[0], robot)}")
             q, qd, qdd, switches = sol.y[:nq].T.copy(), sol.y[nq:].T.copy(), None, 0
             if rate is not None:  # back onto the group: unit quaternions
                 q = robot.normalize(q)
@@ -169,8 +179,8 @@ def simulate(robot: DynamicsModel, q0, qd0, t, torque=None, reference: Callable 
         why = (f"{max_evaluations} right-hand side evaluations" if count[0] > max_evaluations
                else f"{timeout:g} s of wall time")
         raise SimulationError(f"simulate: stopped at t = {float(stop.args[0]):.6g} s of {t[-1]:g} s after {why}: "
-                           "the dynamics are too stiff or chatter (raise max_evaluations/timeout, "
-                           "or pass smooth_friction=width)") from None
+                              f"the dynamics are too stiff or chatter; {_applied(peak[0], robot)} (raise "
+                              "max_evaluations/timeout, or pass smooth_friction=width)") from None
     finally:
         if bar is not None:
             bar.close()
@@ -202,23 +212,24 @@ def joint_friction(robot) -> tuple[np.ndarray, np.ndarray] | None:
     return np.asarray(model.friction, float), np.asarray(model.damping, float)
 
 
-def _stick_slip(ss: StickSlip, q0, qd0, t, guard, solve_ivp, **options):
-    """Integrate mode by mode; returns (y (T, 2n), qdd (T, n), number of switches)."""
+def _stick_slip(ss: StickSlip, q0, qd0, t, guard, solve_ivp, applied: Callable[[], str], **options):
+    """Integrate mode by mode; returns (y (T, 2n), qdd (T, n), number of switches).  ``applied()``:
+    the sentence on the applied torques that a failure message ends with."""
     n = ss.n
     Y, QDD = np.empty((len(t), 2 * n)), np.empty((len(t), n))
     y = ss.settle(t[0], np.concatenate([q0, qd0]), qd0 == 0)
     Y[0], QDD[0], k, ts, switches, stalls = y, ss.acceleration(t[0], y), 1, t[0], 0, 0
 
     def rhs(tt, yy):
-        guard(tt)
+        guard(tt, yy)
         return ss.rhs(tt, yy)
 
     while k < len(t):
         events = ss.events()
         sol = solve_ivp(rhs, (ts, t[-1]), y, t_eval=t[k:], events=events or None, **options)
         if sol.status == -1:
-            raise SimulationError(f"simulate: integration failed at t = {sol.t[-1] if sol.t.size else ts:g} s: "
-                               f"{sol.message}")
+            reached = float(np.ravel(sol.t)[-1]) if np.size(sol.t) else ts
+            raise SimulationError(f"simulate: integration failed at t = {reached:g} s: {sol.message}; {applied()}")
         for j in range(len(sol.t)):
             Y[k + j], QDD[k + j] = sol.y[:, j], ss.acceleration(sol.t[j], sol.y[:, j])
         k += len(sol.t)
@@ -235,6 +246,33 @@ def _stick_slip(ss: StickSlip, q0, qd0, t, guard, solve_ivp, **options):
             raise SimulationError(f"simulate: stick-slip switching does not advance at t = {te:g} s")
         y, ts, switches = ss.settle(te, ye, at_rest, release), te, switches + 1
     return Y, QDD, switches
+
+
+def _peak_tracked(tau_fn: Callable, peak: list) -> Callable:
+    """``tau_fn`` recording the largest magnitude it returns in ``peak[0]``."""
+    def tracked(tt, q, qd):
+        tau = tau_fn(tt, q, qd)
+        m = float(np.max(np.abs(tau), initial=0.0))
+        if not m <= peak[0]:
+            peak[0] = m
+        return tau
+    return tracked
+
+
+def _applied(peak: float, robot) -> str:
+    """What the applied torques were, for a run that diverged, failed or stalled: their largest
+    magnitude, compared with the robot's effort limits when it has any; the torque input is
+    blamed when it exceeds them (or, without limits, ``IMPLAUSIBLE_TORQUE``)."""
+    text = f"the largest applied torque was {peak:.3g} N m (or N)"
+    limits = getattr(robot, "limits", None)
+    effort = np.asarray(limits.get("effort", ()), float) if isinstance(limits, dict) else np.zeros(0)
+    effort = effort[np.isfinite(effort) & (effort > 0)]
+    if effort.size and peak > effort.max():
+        return text + f", {peak / effort.max():.3g} times the largest effort limit ({effort.max():.3g}): " \
+                      "check the torque input"
+    if not effort.size and peak > IMPLAUSIBLE_TORQUE:
+        return text + f", beyond any actuator (> {IMPLAUSIBLE_TORQUE:g}): check the torque input"
+    return text
 
 
 def _progress(progress):

@@ -256,7 +256,7 @@ def _graph() -> nx.DiGraph:
         (lambda g: g.edges["base", "l1"].update(axis=np.zeros(3)), "joint 'j1' has a zero axis"),
         (lambda g: g.edges["base", "l1"].update(axis=np.array([np.nan, 0, 1])), "joint 'j1' axis"),
         (lambda g: g.edges["base", "l1"].update(origin=np.diag([1, 1, -1, 1.0])), "not a proper rotation"),
-        (lambda g: g.edges["base", "l1"].update(limits=(np.nan, 1, 1, 1)), "joint 'j1' limit contains NaN"),
+        (lambda g: g.edges["base", "l1"].update(limits=(np.nan, 1, 1, 1)), "joint 'j1' lower limit contains NaN"),
         (lambda g: g.edges["base", "l1"].update(damping=np.nan), "joint 'j1' damping"),
         (lambda g: g.edges["base", "l1"].update(limits=(1.0, -1.0, None, None)), "joint 'j1' lower limit 1.0 >"),
         (lambda g: g.edges["base", "l1"].pop("name"), "joint 'base' -> 'l1' has no 'name'"),

@@ -7,7 +7,9 @@
  * entries, a float, positional or by its keyword) and, for an entry with one
  * result, optionally out=, it checks in C that each vector is a numpy float64
  * ndarray of its length in native byte order (a strided one is copied), and
- * that out is a writeable C-contiguous float64 ndarray of the result's shape;
+ * that out is a writeable C-contiguous float64 ndarray of the result's shape
+ * sharing no byte with an input (compared as address ranges) and that the float
+ * argument is >= 0 (a smoothing width or a frame code; NaN is not);
  * it then calls the entry with the data pointers and returns the result (new
  * arrays unless out was given; a tuple for several results).
  *
@@ -97,6 +99,26 @@ static int vector(PyObject *o, npy_intp m, double *buf, void **x) {
     return 1;
 }
 
+/* Whether the bytes of the array a and of the ndarray o (any strides) may overlap: compares the
+ * ranges [lowest, highest] address each touches; an input that is not an ndarray never overlaps. */
+static int overlaps(PyArrayObject *a, PyObject *o) {
+    if (!PyArray_Check(o)) return 0;
+    PyArrayObject *b = (PyArrayObject *)o;
+    char *lo[2], *hi[2];
+    PyArrayObject *ab[2] = {a, b};
+    for (int k = 0; k < 2; k++) {
+        PyArrayObject *x = ab[k];
+        if (PyArray_SIZE(x) == 0) return 0;
+        lo[k] = hi[k] = PyArray_BYTES(x);
+        for (int i = 0; i < PyArray_NDIM(x); i++) {
+            npy_intp span = (PyArray_DIM(x, i) - 1) * PyArray_STRIDE(x, i);
+            if (span < 0) lo[k] += span; else hi[k] += span;
+        }
+        hi[k] += PyArray_ITEMSIZE(x);
+    }
+    return lo[0] < hi[1] && lo[1] < hi[0];
+}
+
 static int out_ok(Lean *self, PyObject *o) {
     if (!PyArray_CheckExact(o)) return 0;
     PyArrayObject *a = (PyArrayObject *)o;
@@ -127,6 +149,11 @@ static PyObject *lean_call(PyObject *obj, PyObject *const *args, size_t nargsf, 
                      && number(val, &s))) {
             return fall(self, args, nargsf, kwnames);
         }
+    }
+    if (nscalar && !(s >= 0.0)) return fall(self, args, nargsf, kwnames);  /* negative or NaN: refused there */
+    if (given != NULL) {  /* out sharing memory with an input: the kernel would read what it writes */
+        for (int k = 0; k < ni; k++)
+            if (overlaps((PyArrayObject *)given, args[k])) return fall(self, args, nargsf, kwnames);
     }
     if (self->inlen > STACK) {
         buf = PyMem_Malloc(self->inlen * sizeof(double));
@@ -237,8 +264,11 @@ static PyObject *lean_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     for (int k = 0; k < tmp.nmodel; k++) {
         PyObject *a = PyTuple_GET_ITEM(model, k);
         if (!PyArray_CheckExact(a) || !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)a)
-                || !PyArray_ISNOTSWAPPED((PyArrayObject *)a) || PyArray_NDIM((PyArrayObject *)a) < 1) {
-            PyErr_SetString(PyExc_ValueError, "Lean: the model arrays must be C-contiguous ndarrays");
+                || !PyArray_ISNOTSWAPPED((PyArrayObject *)a) || PyArray_NDIM((PyArrayObject *)a) < 1
+                || PyArray_ISWRITEABLE((PyArrayObject *)a)) {
+            /* read-only: an entry indexes with the parent column, so a model array that could change
+               under it (a writeable one) is never trusted */
+            PyErr_SetString(PyExc_ValueError, "Lean: the model arrays must be read-only C-contiguous ndarrays");
             return NULL;
         }
         tmp.model[k] = PyArray_DATA((PyArrayObject *)a);

@@ -39,6 +39,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba import types as nbtypes
 
 from composedyn.dynamics.compiled.closed_layout import (
     ACCELERATIONS,
@@ -539,11 +540,14 @@ def closed_batch(im, fm, cm, cf, mode, fric, Q, QD, X, OUT):
     return 0
 
 
-_IM, _FM, _V, _A = "int64[:, ::1]", "float64[:, ::1]", "float64[:]", "float64[:, ::1]"
+# im, fm: the packed model arrays, read-only (dispatch.packed); cm, cf: the chain's own arrays
+_IM, _FM = nbtypes.Array(nbtypes.int64, 2, "C", readonly=True), nbtypes.Array(nbtypes.float64, 2, "C", readonly=True)
+_CM, _CF = nbtypes.Array(nbtypes.int64, 1, "C"), nbtypes.Array(nbtypes.float64, 1, "C")
+_V, _A = nbtypes.Array(nbtypes.float64, 1, "A"), nbtypes.Array(nbtypes.float64, 2, "C")
+_HEAD = (_IM, _FM, _CM, _CF, nbtypes.int64, nbtypes.boolean)
 _SIGNATURES = {
-    "one": (f"int64({_IM}, {_FM}, int64[::1], float64[::1], int64, boolean, {_V}, {_V}, {_V}, float64[::1])",
-            closed_one),
-    "batch": (f"int64({_IM}, {_FM}, int64[::1], float64[::1], int64, boolean, {_A}, {_A}, {_A}, {_A})", closed_batch),
+    "one": (nbtypes.int64(*_HEAD, _V, _V, _V, _CF), closed_one),
+    "batch": (nbtypes.int64(*_HEAD, _A, _A, _A, _A), closed_batch),
 }
 _compiled: dict = {}
 

@@ -43,13 +43,15 @@ from composedyn.dynamics.compiled.layout import NO_FW3, pack
 from composedyn.dynamics.compiled.parallel import use_parallel
 from composedyn.dynamics.compiled.rnea import rnea_parallel, rnea_serial
 from composedyn.dynamics.reference import forward as _reference
+from composedyn.dynamics.reference.friction import smooth_width
 
 _F8 = np.dtype(np.float64)
 
 
 def _bad_call(name: str, n: int, arrays: dict, out) -> ValueError:
     """The ValueError for a call of ``robot.fast.<name>`` whose arrays do not fit."""
-    got = ", ".join(f"{k} {getattr(a, 'dtype', type(a).__name__)} {np.shape(a)}" for k, a in arrays.items())
+    got = ", ".join(f"{k} {'' if type(a) is np.ndarray else type(a).__name__ + ' '}"
+                    f"{getattr(a, 'dtype', '')} {_shape(a)}" for k, a in arrays.items())
     if out is not None:
         flags = getattr(out, "flags", None)
         layout = "" if flags is not None and flags.c_contiguous and flags.writeable else " not C-contiguous/writeable"
@@ -58,34 +60,55 @@ def _bad_call(name: str, n: int, arrays: dict, out) -> ValueError:
                       f"C-contiguous out= of the result's shape; got {got}")
 
 
+def _shape(a) -> str:
+    try:
+        return str(np.shape(a))
+    except Exception:  # an object NumPy cannot even measure
+        return "(?)"
+
+
 def _batch(name: str, n: int, arrays: dict, out, tail: tuple):
     """Check a batch call once: inputs float64 (N, n) of one shape (copied to C order if
     strided), out None or float64 C-contiguous writeable (N,) + tail.  Returns (inputs, out)."""
     xs = list(arrays.values())
-    if any(not isinstance(x, np.ndarray) for x in xs):
+    if any(type(x) is not np.ndarray for x in xs):  # subclasses (masked arrays, matrices) too: refused
         raise _bad_call(name, n, arrays, out)
     shape = xs[0].shape
     if len(shape) != 2 or shape[1] != n or any(x.shape != shape or x.dtype != _F8 for x in xs):
         raise _bad_call(name, n, arrays, out)
-    xs = [x if x.flags.c_contiguous else np.ascontiguousarray(x) for x in xs]
     want = (shape[0],) + tail
-    if out is None:
-        return xs, np.empty(want)
-    if (type(out) is not np.ndarray or out.shape != want or out.dtype != _F8 or not out.flags.c_contiguous
-            or not out.flags.writeable):
-        raise _bad_call(name, n, arrays, out)
-    return xs, out
+    if out is not None:
+        if (type(out) is not np.ndarray or out.shape != want or out.dtype != _F8 or not out.flags.c_contiguous
+                or not out.flags.writeable):
+            raise _bad_call(name, n, arrays, out)
+        if any(np.may_share_memory(out, x) for x in xs):
+            raise _Overlap(f"robot.fast.{name}: out shares memory with an input array; pass a separate array")
+    xs = [x if x.flags.c_contiguous else np.ascontiguousarray(x) for x in xs]
+    return xs, np.empty(want) if out is None else out
+
+
+class _Overlap(ValueError):
+    """out= shares memory with an input (raised as it is, not renamed as a shape error)."""
 
 
 def _one(name: str, n: int, arrays: dict, out, tail: tuple):
     """A single sample as a batch of one (see :func:`_batch`): (inputs (1, n), out (1,) + tail)."""
-    if any(getattr(x, "ndim", None) != 1 for x in arrays.values()) or not (
-            out is None or isinstance(out, np.ndarray)):
+    if any(type(x) is not np.ndarray or x.ndim != 1 for x in arrays.values()) or not (
+            out is None or type(out) is np.ndarray):
         raise _bad_call(name, n, arrays, out)
     try:
         return _batch(name, n, {k: x[None] for k, x in arrays.items()}, None if out is None else out[None], tail)
+    except _Overlap:
+        raise
     except ValueError:  # named with the arrays as given
         raise _bad_call(name, n, arrays, out) from None
+
+
+def _result(res: np.ndarray, single: bool, out) -> np.ndarray:
+    """What a method returns: ``out`` itself when given, else one sample's row of ``res`` or ``res``."""
+    if out is not None:
+        return out
+    return res[0] if single else res
 
 
 class FastDynamics:
@@ -97,6 +120,9 @@ class FastDynamics:
     """
 
     def __init__(self, model):
+        if model.n == 0:
+            raise ValueError(f"robot.fast: robot {model.name!r} ({model.source}) has no moving joint, so there "
+                             "is nothing to compute per joint; its Robot methods return the empty results")
         self.model = model
         self.n = model.n
         self._packed = pack(model)
@@ -117,7 +143,7 @@ class FastDynamics:
         arrays = {"q": q, "qd": qd, "qdd": qdd}
         (q, qd, qdd), res = (_one if np.ndim(q) == 1 else _batch)("inverse_dynamics", n, arrays, out, (n,))
         (rnea_parallel if use_parallel(q.size) else rnea_serial)(im, fm, q, qd, qdd, NO_FW3, 1, 3, res)
-        return res[0] if np.ndim(arrays["q"]) == 1 else res
+        return _result(res, np.ndim(arrays["q"]) == 1, out)
 
     _rnea = _inverse_dynamics
 
@@ -126,32 +152,33 @@ class FastDynamics:
         n, im, fm = self.n, *self._packed
         (x,), res = (_one if np.ndim(q) == 1 else _batch)("mass_matrix", n, {"q": q}, out, (n, n))
         (crba_parallel if use_parallel(x.size) else crba_serial)(im, fm, x, 1, res)
-        return res[0] if np.ndim(q) == 1 else res
+        return _result(res, np.ndim(q) == 1, out)
 
     def _coriolis_matrix(self, q, qd, out=None):
         """C(q, qd) in Christoffel form, (n, n) or (N, n, n)."""
         n, im, fm = self.n, *self._packed
         (x, xd), res = (_one if np.ndim(q) == 1 else _batch)("coriolis_matrix", n, {"q": q, "qd": qd}, out, (n, n))
         (coriolis_parallel if use_parallel(x.size) else coriolis_serial)(im, fm, x, xd, res)
-        return res[0] if np.ndim(q) == 1 else res
+        return _result(res, np.ndim(q) == 1, out)
 
     def _bias_torques(self, q, qd, out=None):
         """h = C qd + g (no friction), (n,) only."""
         n, im, fm = self.n, *self._packed
         (x, xd), res = _one("bias_torques", n, {"q": q, "qd": qd}, out, (n,))
         rnea_serial(im, fm, x, xd, np.zeros_like(x), NO_FW3, 1, 0, res)
-        return res[0]
+        return _result(res, True, out)
 
     def _gravity_torques(self, q, out=None):
         """g(q), (n,) or (N, n)."""
         n, im, fm = self.n, *self._packed
         (x,), res = (_one if np.ndim(q) == 1 else _batch)("gravity_torques", n, {"q": q}, out, (n,))
         (gravity_parallel if use_parallel(x.size) else gravity_serial)(im, fm, x, res)
-        return res[0] if np.ndim(q) == 1 else res
+        return _result(res, np.ndim(q) == 1, out)
 
-    def _forward_dynamics(self, q, qd, tau, out=None, smooth_friction: float = 0.0):
+    def _forward_dynamics(self, q, qd, tau, smooth_friction: float = 0.0, out=None):
         """qdd solving M qdd = tau - C qd - g - friction, (n,) or (N, n); ModelError if M is singular."""
         n, im, fm = self.n, *self._packed
+        smooth_friction = smooth_width(smooth_friction)
         arrays = {"q": q, "qd": qd, "tau": tau}
         (x, xd, t), res = (_one if np.ndim(q) == 1 else _batch)("forward_dynamics", n, arrays, out, (n,))
         st = np.zeros(x.shape[0], dtype=np.int64)
@@ -160,7 +187,7 @@ class FastDynamics:
         if st.any():  # no positive pivot: the reference raises ModelError, or solves at the edge
             b = np.nonzero(st)[0]
             res[b] = _reference.forward_dynamics(self.model, x[b], xd[b], t[b], smooth=smooth_friction or None)
-        return res[0] if np.ndim(q) == 1 else res
+        return _result(res, np.ndim(q) == 1, out)
 
     def warm_up(self, batch: bool = False) -> None:
         """Compile (or load from the disk cache) the single-sample entries now; ``batch=True`` also the loops."""

@@ -42,8 +42,12 @@ def _gravity(bf, q):
     """(gx, gy, gz) = Rᵀ go in base axes, and 0 or 1 when the base orientation is invalid (zero norm)."""
     if bf[0] == 0.0:
         x, y, z, w = q[3], q[4], q[5], q[6]
+        m = max(abs(x), abs(y), abs(z), abs(w))  # scaled before squaring: no overflow, no underflow
+        if not m > 0.0:
+            return 0.0, 0.0, 0.0, 1
+        x, y, z, w = x / m, y / m, z / m, w / m
         s = x * x + y * y + z * z + w * w
-        if not s > 1e-24:
+        if not m * math.sqrt(s) > 1e-12:
             return 0.0, 0.0, 0.0, 1
         s = 2.0 / s  # R of the normalised quaternion: R = I + s (w [v] + [v]^2)
         r00, r01, r02 = 1 - s * (y * y + z * z), s * (x * y - z * w), s * (x * z + y * w)

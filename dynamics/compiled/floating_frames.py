@@ -30,8 +30,12 @@ def _base_pose(bf, q, P):
     """P (12,) = (R₀ row-major, p₀): world pose of the base frame at q; 1 for a zero orientation."""
     if bf[0] == 0.0:
         x, y, z, w = q[3], q[4], q[5], q[6]
+        m = max(abs(x), abs(y), abs(z), abs(w))  # scaled before squaring: no overflow, no underflow
+        if not m > 0.0:
+            return 1
+        x, y, z, w = x / m, y / m, z / m, w / m
         s = x * x + y * y + z * z + w * w
-        if not s > 1e-24:
+        if not m * math.sqrt(s) > 1e-12:
             return 1
         s = 2.0 / s
         r = (1 - s * (y * y + z * z), s * (x * y - z * w), s * (x * z + y * w),

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from composedyn.dynamics.model import Model
+from composedyn.dynamics.model import Model, frozen_array
 
 TR, TP, AX, MASS, H, IO, ARM, DAMP, FRIC, GRAV = 0, 9, 12, 15, 16, 19, 28, 29, 30, 31
 TK, TA, RA = 34, 43, 52  # tree_R K(axis), (tree_R axis) axis^T, tree_R axis (joint transform terms)
@@ -30,7 +30,8 @@ NO_FW.flags.writeable = NO_FW3.flags.writeable = False
 
 
 def pack(model: Model) -> tuple[np.ndarray, np.ndarray]:
-    """Return ``(im, fm)`` for ``model``; see the module docstring for the layout."""
+    """Return ``(im, fm)`` for ``model`` (read-only in fact, see ``model.frozen_array``); see the module
+    docstring for the layout."""
     n = model.n
     im = np.zeros((n, 2), dtype=np.int64)
     im[:, 0], im[:, 1] = model.parent, model.jtype
@@ -51,7 +52,7 @@ def pack(model: Model) -> tuple[np.ndarray, np.ndarray]:
     fm[:, TK:TK + 9] = (model.tree_R @ K).reshape(n, 9)
     fm[:, TA:TA + 9] = (Ra[:, :, None] * a[:, None, :]).reshape(n, 9)
     fm[:, RA:RA + 3] = Ra
-    return np.ascontiguousarray(im), np.ascontiguousarray(fm)
+    return frozen_array(im), frozen_array(fm)
 
 
 # ---- frames ----
@@ -70,4 +71,4 @@ def pack_frames(model: Model, fm: np.ndarray) -> np.ndarray:
     fx[n:, 0:9] = T[:, :3, :3].reshape(L, 9)
     fx[n:, 9:12] = T[:, :3, 3]
     fx[n:, FBODY] = model.link_body
-    return fx
+    return frozen_array(fx)

@@ -52,7 +52,7 @@ import networkx as nx
 import numpy as np
 
 from composedyn.dynamics.errors import ModelError
-from composedyn.dynamics.floating.lie import quaternion_matrix
+from composedyn.dynamics.floating.lie import quaternion_matrix, unit_and_norm
 from composedyn.dynamics.schema import DEFAULT_GRAVITY, add_joint, add_link, find_root, source_of
 
 KINDS = ("free", "planar")
@@ -220,17 +220,15 @@ def base_pose(base: Base, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ValueError when a quaternion (or planar (cos θ, sin θ)) has zero norm; other
     norms are divided out."""
     if base.kind == "free":
-        quat = q[..., 3:7]
-        norm = np.linalg.norm(quat, axis=-1, keepdims=True)
-        if np.any(norm < 1e-12):
+        unit, norm = unit_and_norm(q[..., 3:7])
+        if not np.all(norm >= 1e-12):
             raise ValueError(f"base quaternion q[3:7] (qx, qy, qz, qw) of joint {base.joint!r} has zero norm")
-        R, p = quaternion_matrix(quat / norm), q[..., :3]
+        R, p = quaternion_matrix(unit), q[..., :3]
     else:
-        cs = q[..., 2:4]
-        norm = np.linalg.norm(cs, axis=-1, keepdims=True)
-        if np.any(norm < 1e-12):
+        unit, norm = unit_and_norm(q[..., 2:4])
+        if not np.all(norm >= 1e-12):
             raise ValueError(f"planar base (cos θ, sin θ) q[2:4] of joint {base.joint!r} has zero norm")
-        c, s = (cs / norm)[..., 0], (cs / norm)[..., 1]
+        c, s = unit[..., 0], unit[..., 1]
         z, o = np.zeros_like(c), np.ones_like(c)
         R = np.stack([np.stack([c, -s, z], -1), np.stack([s, c, z], -1), np.stack([z, z, o], -1)], -2)
         p = np.concatenate([q[..., :2], np.zeros(q.shape[:-1] + (1,))], -1)

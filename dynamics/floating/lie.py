@@ -35,6 +35,20 @@ def skew(w: np.ndarray) -> np.ndarray:
     return np.stack([np.stack([z, -t, y], -1), np.stack([t, z, -x], -1), np.stack([-y, x, z], -1)], -2)
 
 
+def unit_and_norm(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(x / |x|, |x|) over the last axis, without overflow or underflow: scaled by the largest
+    magnitude before squaring, so a quaternion of norm 1e200 gives its unit quaternion (|x| is
+    then inf only if the norm itself exceeds the largest double).  Zero rows give NaN units
+    and norm 0; callers refuse them."""
+    x = np.asarray(x, dtype=float)
+    m = np.max(np.abs(x), axis=-1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        y = x / m
+        r = np.sqrt(np.sum(y * y, axis=-1, keepdims=True))
+        norm = m * r  # x / norm rounds as x / |x| always did; y / r where the norm itself overflows
+        return np.where(np.isfinite(norm), x / norm, y / r), norm
+
+
 def quaternion_matrix(quat: np.ndarray) -> np.ndarray:
     """Rotation matrices (..., 3, 3) of unit quaternions (..., 4) (x, y, z, w)."""
     x, y, z, w = (quat[..., k] for k in range(4))
@@ -111,17 +125,18 @@ def left_jacobian_inverse(w: np.ndarray) -> np.ndarray:
 
 
 def se3_integrate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Free-flyer q (..., 7) moved by the body twist v (..., 6): q · exp(v); quaternion renormalised."""
-    quat = q[..., 3:7]
+    """Free-flyer q (..., 7) moved by the body twist v (..., 6): q · exp(v); the quaternion's norm
+    divided out first (any finite norm; zero gives NaN), the result's quaternion of unit norm."""
+    quat = unit_and_norm(q[..., 3:7])[0]
     p = q[..., :3] + np.einsum("...ij,...j->...i", quaternion_matrix(quat),
                                np.einsum("...ij,...j->...i", left_jacobian(v[..., 3:]), v[..., :3]))
     out = quaternion_multiply(quat, exp_quaternion(v[..., 3:]))
-    return np.concatenate([p, out / np.linalg.norm(out, axis=-1, keepdims=True)], -1)
+    return np.concatenate([p, unit_and_norm(out)[0]], -1)
 
 
 def se3_difference(q0: np.ndarray, q1: np.ndarray) -> np.ndarray:
     """Body twist (..., 6) v with q1 = q0 · exp(v): log(q0⁻¹ q1), linear first."""
-    R0, R1 = quaternion_matrix(q0[..., 3:7]), quaternion_matrix(q1[..., 3:7])
+    R0, R1 = quaternion_matrix(unit_and_norm(q0[..., 3:7])[0]), quaternion_matrix(unit_and_norm(q1[..., 3:7])[0])
     R0t = np.swapaxes(R0, -1, -2)
     w = log3(R0t @ R1)
     dp = np.einsum("...ij,...j->...i", R0t, q1[..., :3] - q0[..., :3])
@@ -160,7 +175,7 @@ def se3_rate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
     """dq/dt (..., 7) of a free flyer q moving with the body twist v (..., 6):
     (R v_linear, ½ quat ⊗ (w, 0)), the quaternion kinematics (Solà et al., eq. (109))."""
     quat = q[..., 3:7]
-    pd = np.einsum("...ij,...j->...i", quaternion_matrix(quat), v[..., :3])
+    pd = np.einsum("...ij,...j->...i", quaternion_matrix(unit_and_norm(quat)[0]), v[..., :3])
     w = np.concatenate([v[..., 3:], np.zeros(v.shape[:-1] + (1,))], -1)
     return np.concatenate([pd, 0.5 * quaternion_multiply(quat, w)], -1)
 

@@ -8,9 +8,25 @@ Coulomb levels and damping coefficients from the model directly.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from composedyn.dynamics.model import Model
+
+
+def smooth_width(x) -> float:
+    """The ``smooth_friction`` argument as a float >= 0 (0: exact sign); ValueError naming it otherwise
+    (also for a number too large for a float)."""
+    try:
+        w = float(x)
+    except (TypeError, ValueError, OverflowError):
+        w = float("nan")
+    if not w >= 0:
+        shown = repr(x) if len(repr(x)) <= 40 else repr(x)[:30] + "..."
+        shown += " (an int too large for a float)" if isinstance(x, int) and not math.isfinite(w) else ""
+        raise ValueError(f"smooth_friction must be None, 0 or a positive width (rad/s or m/s), got {shown}")
+    return w
 
 
 def friction_torques(model: Model, qd, smooth: float | None = None) -> np.ndarray:

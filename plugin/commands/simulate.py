@@ -14,6 +14,7 @@ from composedyn.report_options import (
     read_limit_options,
     write_reports,
 )
+from composedyn.simulate import DEFAULT_TIMEOUT
 
 
 def register(sub) -> None:
@@ -38,6 +39,8 @@ def register(sub) -> None:
                    help='spline differentiating a LOG without velocities/accelerations: 0 interpolate, "gcv" or '
                         'lambda > 0 smooth (default: smoothing for measured logs (bags, CSV with _effort '
                         'columns), 0 for planner output)')
+    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
+                   help=f"stop after this many seconds of wall time (default {DEFAULT_TIMEOUT:g}; 0: no limit)")
     add_output_options(p)
     add_limit_options(p)
     p.set_defaults(run=run)
@@ -86,7 +89,7 @@ def run(args) -> int:
     with Progress(2, "simulating") as bar:
         run_ = track(robot, reference, np.linspace(t0, t1, args.samples), kp=args.kp, kd=args.kd,
                      mismatch=args.mismatch, saturate=args.saturate, offset=args.offset, source=source,
-                     progress=bar.update, limits=limits)
+                     progress=bar.update, limits=limits, timeout=args.timeout or None)
         bar.advance(1, "writing")
         with Staged() as staged:
             write_reports([run_.report], args, staged)
