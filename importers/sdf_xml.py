@@ -46,8 +46,7 @@ def parse_sdf(text: bytes, src: str) -> tuple[etree._Element, tuple[int, int]]:
     """The ``<sdf>`` root element and its version as (major, minor); DTDs and entities refused.
 
     Element prefixes that the file uses without declaring them (``<drake:rotor_inertia>``,
-    ``<gz:...>``: libsdformat does not check namespaces) are declared on ``<sdf>`` first, and an
-    XML declaration after a leading comment (which libsdformat accepts) is dropped."""
+    ``<gz:...>``: libsdformat does not check namespaces) are declared on ``<sdf>`` first."""
     for _ in range(32):
         try:
             root = parse_xml(text, src, "SDFormat")
@@ -55,8 +54,6 @@ def parse_sdf(text: bytes, src: str) -> tuple[etree._Element, tuple[int, int]]:
         except ModelError as e:
             m = re.search(r"Namespace prefix ([A-Za-z_][\w.-]*) on \S+ is not defined", str(e))
             declared = None if m is None else _declare(text, m.group(1).encode())
-            if declared is None and "XML declaration allowed only at the start" in str(e):
-                declared = _late_declaration_removed(text)
             if declared is None:
                 raise
             text = declared
@@ -68,13 +65,6 @@ def parse_sdf(text: bytes, src: str) -> tuple[etree._Element, tuple[int, int]]:
         raise ModelError(f"{src}: <sdf> (line {root.sourceline}) {what}; supported: {', '.join(VERSIONS)}")
     major, minor = raw.split(".")
     return root, (int(major), int(minor))
-
-
-def _late_declaration_removed(text: bytes) -> bytes | None:
-    """``text`` without an ``<?xml ...?>`` declaration that follows a comment (a licence header
-    above it: libsdformat's parser reads such files), None when there is none."""
-    out, n = re.subn(rb"\A((?:\s|<!--.*?-->)*?<!--.*?-->\s*)<\?xml[^>]*\?>", rb"\1", text, count=1, flags=re.S)
-    return out if n else None
 
 
 def _declare(text: bytes, prefix: bytes) -> bytes | None:

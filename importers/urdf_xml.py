@@ -30,18 +30,28 @@ def parse_xml(text: bytes, src: str, fmt: str = "URDF") -> etree._Element:
 
     The parser reads a document type declaration without loading or expanding anything; the
     parsed document is then refused if it has one (so ``<!DOCTYPE`` inside a comment or a string
-    is harmless text, as XML says)."""
+    is harmless text, as XML says).  An XML declaration after a leading comment is dropped."""
     parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False,
                              remove_comments=True, remove_pis=True)
     try:
         root = etree.fromstring(text, parser=parser)
     except etree.XMLSyntaxError as e:
+        late = late_declaration_removed(text) if "XML declaration allowed only at the start" in str(e) else None
+        if late is not None:
+            return parse_xml(late, src, fmt)
         msg = re.sub(r" \(<string>, line \d+\)$", "", str(e))
         raise ModelError(f"{src}: malformed XML: {msg}") from None
     info = root.getroottree().docinfo
     if info.doctype or info.internalDTD is not None or any(True for _ in root.iter(etree.Entity)):
         raise ModelError(f"{src}: <!DOCTYPE> and entity references are not allowed in {fmt}")
     return root
+
+
+def late_declaration_removed(text: bytes) -> bytes | None:
+    """``text`` without an ``<?xml ...?>`` declaration that follows a comment (a licence header
+    above it, which the reference parsers of URDF and SDFormat read), None when there is none."""
+    out, n = re.subn(rb"\A((?:\s|<!--.*?-->)*?<!--.*?-->\s*)<\?xml[^>]*\?>", rb"\1", text, count=1, flags=re.S)
+    return out if n else None
 
 
 def parse_robot_xml(text: bytes, src: str) -> etree._Element:

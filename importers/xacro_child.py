@@ -34,7 +34,7 @@ def find_package(name: str, package_dirs=(), source: str = "<xacro>") -> Path:
             return root.resolve()
         if (root / name).is_dir():
             return (root / name).resolve()
-    searched = ", ".join(map(str, roots)) or "none: give package_dirs or set ROS_PACKAGE_PATH"
+    searched = ", ".join(map(str, roots)) or "none: give package_dirs (--package-dir) or set ROS_PACKAGE_PATH"
     raise PackageNotFound(f"{source}: package {name!r} not found (searched: {searched})")
 
 

@@ -67,7 +67,7 @@ def _known(item: int):
     return pytest.param(item, marks=pytest.mark.xfail(strict=True, reason=f"issue 28 item {item}"))
 
 
-@pytest.mark.parametrize("item", [_known(4), _known(6), _known(7), _known(10)])
+@pytest.mark.parametrize("item", [4, 6, 7, 10])
 def test_issue28_known_descriptions(records, item):
     bad = [r for r in records if r["item"] == item and r["outcome"] in FAILING]
     assert not bad, f"{len(bad)} descriptions of issue 28 item {item}:\n{_lines(bad)}"

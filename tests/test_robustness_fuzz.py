@@ -55,7 +55,7 @@ def _known(item: int):
     return pytest.param(item, marks=pytest.mark.xfail(strict=True, reason=f"issue 28 item {item}"))
 
 
-@pytest.mark.parametrize("item", [_known(3), _known(5), _known(10)])
+@pytest.mark.parametrize("item", [3, 5, 10])
 def test_issue28_known_failures(records, item):
     bad = [r for r in records if known_item(r) == item]
     assert not bad, f"{len(bad)} failures of issue 28 item {item}:\n{report.reproductions(bad)}"
