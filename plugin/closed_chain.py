@@ -219,10 +219,12 @@ class ClosedChain:
 
     @cached_property
     def _revolute(self) -> np.ndarray:
-        """(n,) bool over the robot coordinates: revolute (periodic) joints."""
+        """(n,) bool over the robot coordinates: the periodic ones, revolute joints that no mimic
+        joint follows (a follower with a multiplier other than an integer would not be periodic)."""
         m = self.robot.model
         kind = dict(zip(m.joint_names, m.jtype))
-        return np.array([kind[j] == REVOLUTE for j in self.robot.joint_names], dtype=bool)
+        followed = {m.joint_names[s] for s in m.mimic_source if s >= 0}
+        return np.array([kind[j] == REVOLUTE and j not in followed for j in self.robot.joint_names], dtype=bool)
 
     def _wrap(self, x: np.ndarray) -> np.ndarray:
         """x with its revolute entries reduced to [-pi, pi) (prismatic ones unchanged)."""

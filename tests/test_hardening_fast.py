@@ -49,7 +49,8 @@ def test_partly_overlapping_out_is_refused(puma):
     assert tau2 is not None and np.array_equal(big[18:24], tau)
 
 
-@pytest.mark.parametrize("width", [-1.0, float("nan"), float("-inf"), -1, 10**400, "x"])
+@pytest.mark.parametrize("width", [-1.0, float("nan"), float("-inf"), -1, 10**400, "x"],
+                         ids=["negative", "nan", "-inf", "negative int", "10**400", "str"])
 def test_forward_dynamics_refuses_a_bad_smoothing_width(puma, width):
     q = np.zeros(6)
     with pytest.raises(ValueError, match="smooth_friction"):
