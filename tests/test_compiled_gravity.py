@@ -90,6 +90,7 @@ def test_gravity_vector_is_the_models():
     assert rel(out, reference(m, q)) < TOL
     # linearity: g(q) = sum_k gvec_k g_k(q), g_k computed with gravity e_k in the GRAV columns
     im0, fm0 = pack(robot_for(*FIXED_SEEDS[8]).model)
+    fm0 = fm0.copy()  # the packed arrays are read-only: a modified copy
     parts = []
     for e in np.eye(3):
         fm0[:, GRAV:GRAV + 3] = e
