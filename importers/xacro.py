@@ -13,6 +13,7 @@ import re
 import threading
 from pathlib import Path
 
+from composedyn.dynamics.extras import require
 from composedyn.errors import ModelError
 
 _LOCK = threading.Lock()  # xacro keeps its state in module globals
@@ -48,6 +49,7 @@ def expand_xacro(path, xacro_args=None, package_dirs=()) -> str:
     """
     from xml.parsers.expat import ExpatError
 
+    require("xacro", f"{path}: expanding a xacro description")
     import xacro
     from xacro import substitution_args
 

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
+from composedyn.dynamics.extras import require
+
 JOINT_STATE = "sensor_msgs/msg/JointState"
 BAG_SUFFIXES = (".bag", ".mcap", ".db3")
 _F64 = np.dtype(np.float64)
@@ -74,6 +76,7 @@ def read_publishers(path, topic: str, stamps: str = "header") -> tuple[list[Publ
     record time).  ValueError, one line, for a file that is not a bag, a
     missing topic (the topics present are listed) or a topic of another type.
     """
+    require("rosbags", f"{path}: reading a ROS bag")
     from rosbags.highlevel import AnyReader
     from rosbags.typesys import Stores, get_typestore
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import sys
 from contextlib import contextmanager
 
+from composedyn.dynamics.extras import require
+
 
 def add_log_options(p) -> None:
     """Add the log and fleet options to the ``torques`` parser."""
@@ -92,6 +94,7 @@ def _client(args):
         return
     import logging
 
+    require("distributed", "checking logs on a Dask cluster (--workers, --scheduler)")
     from distributed import Client, LocalCluster
 
     if args.scheduler:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
+from composedyn.dynamics.extras import require
 from composedyn.logs.check import LogRow, check_row
 
 _ROBOTS: dict = {}  # worker-side: (scattered graph key, mimic mode) -> Robot, the latest few
@@ -65,6 +66,7 @@ def check_many(robot, paths, client=None, plot: bool = False, errors: str = "rai
 def _on_cluster(client, robot, paths, plot, errors, progress, options) -> list[LogRow]:
     import uuid
 
+    require("distributed", "checking logs on a Dask cluster")
     from distributed import as_completed
 
     run = uuid.uuid4().hex  # keys of this call only: a later call never meets released ones
