@@ -39,7 +39,7 @@ import numba
 from numba.core import caching
 
 __all__ = ["BUILD_INFO", "PACKAGE_DIR", "SHIPPED_DIR", "SOURCE_STAMP", "CacheDirs", "PackageCache", "cache_dirs",
-           "in_package", "source_stamp"]
+           "compiled_count", "in_package", "source_stamp"]
 
 PACKAGE_DIR = os.path.dirname(os.path.realpath(__file__))
 SHIPPED_DIR = os.path.join(PACKAGE_DIR, "kernel_cache")  # written at build time (setup.py), read only here
@@ -138,6 +138,12 @@ def host_cpu() -> str:
 
 
 _noticed: list = []
+_compiled = [0]  # kernels compiled (not found in a cache) by this process
+
+
+def compiled_count() -> int:
+    """How many kernel compilations this process has done (cache misses)."""
+    return _compiled[0]
 
 
 def compile_notice() -> None:
@@ -220,6 +226,7 @@ class PackageCache(caching.FunctionCache):
                 data = None
             if data is not None:
                 return self._impl.rebuild(target_context, data)
+        _compiled[0] += 1
         compile_notice()
         return None
 
