@@ -86,14 +86,20 @@ def read_only_copy():
         shutil.rmtree(base, ignore_errors=True)
 
 
-def _run(site: Path, tmp: Path, code: str) -> dict:
+def _python(site: Path, tmp: Path, *args: str) -> subprocess.CompletedProcess:
+    """Python with ``args`` as another user, HOME unset, the copy on PYTHONPATH, TMPDIR=tmp."""
     prefix, who = _as_user()
     env = {k: v for k, v in os.environ.items()
            if k not in ("HOME", "XDG_CACHE_HOME", "PYTHONPATH") and not k.startswith(("NUMBA_", "COMPOSEDYN_"))}
     env.update(PYTHONPATH=str(site), TMPDIR=str(tmp))
-    proc = subprocess.run([*prefix, sys.executable, "-c", code], cwd=str(tmp), env=env, capture_output=True,
+    proc = subprocess.run([*prefix, sys.executable, *args], cwd=str(tmp), env=env, capture_output=True,
                           text=True, timeout=900, check=False)
     assert proc.returncode == 0, f"as {who}: {proc.stderr[-3000:]}"
+    return proc
+
+
+def _run(site: Path, tmp: Path, code: str) -> dict:
+    proc = _python(site, tmp, "-c", code)
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     result["stderr"] = proc.stderr
     return result
@@ -111,6 +117,8 @@ def test_read_only_install_another_user_no_home(read_only_copy):
         assert len([ln for ln in first["stderr"].splitlines() if "compiling dynamics kernels" in ln]) == 1
     again = _run(site, tmp, FIRST_RESULT)
     assert again["compiled"] == 0 and again["err"] < 1e-9, again
+    demo = _python(site, tmp, "-m", "composedyn.cli", "demo", "--no-plot", "--duration", "0.3")
+    assert demo.stdout.startswith("robot panda") and "Traceback" not in demo.stderr
     assert _tree(site) == before
 
 
