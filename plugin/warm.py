@@ -9,6 +9,7 @@ on the bundled robots serves every robot.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from typing import Callable
@@ -26,7 +27,8 @@ _FRAMES = {"frame_pose": 1, "jacobian": 1, "frame_velocity": 2, "frame_accelerat
 
 class Steps:
     """Times groups of work; writes ``composedyn: warm-up k/N <group>: <s> s`` on ``stream`` for a
-    group that compiled kernels (one that only loaded cached machine code stays silent)."""
+    group that compiled kernels (one that only loaded cached machine code stays silent; so does
+    every group under ``COMPOSEDYN_COMPILE_NOTICE=0``)."""
 
     def __init__(self, total: int, stream=None):
         self.total, self.done = total, 0
@@ -40,7 +42,7 @@ class Steps:
         result = work()
         self.done += 1
         dt = self.seconds[label] = time.perf_counter() - t0
-        if compiled_count() > before:
+        if compiled_count() > before and os.environ.get("COMPOSEDYN_COMPILE_NOTICE", "1") != "0":
             self.stream.write(f"composedyn: warm-up {self.done}/{self.total} {label}: {dt:.1f} s\n")
             self.stream.flush()
         return result
