@@ -172,6 +172,8 @@ def contact_inverse_dynamics(robot, q, v, a, contacts, friction_coefficient: flo
     if objective not in OBJECTIVES:
         raise ValueError(f"objective must be 'forces' or 'torques', got {objective!r}")
     mu = None if friction_coefficient is None else _coefficient(friction_coefficient)
+    if mu is not None:
+        _cvxpy()  # the extra is needed whatever the state, not only when the cones bind
     normals = _normals(contacts, normal)
     feet = _feet(contacts, foot, mu)
     q, v, a = robot._state(q, v, a)
