@@ -165,7 +165,7 @@ def compile_notice() -> None:
     where = f"kept in {dirs.writable}" if dirs.writable else \
         "not kept: no writable cache directory, set NUMBA_CACHE_DIR"
     sys.stderr.write(f"composedyn: compiling dynamics kernels ({why}): about 5-20 s per quantity on first use, "
-                     f"1-2 min for all (`composedyn warm-up`); {where}\n")
+                     f"a few minutes for all (`composedyn warm-up`); {where}\n")
     sys.stderr.flush()
 
 
