@@ -1,7 +1,7 @@
 """Compile every kernel a user can reach, in groups, with one progress line per group.
 
-Used when the package is built (``setup.py`` runs ``python -m composedyn.warm``
-with the freshly built package, writing numba's cache into the package as
+Used when the package is built (:mod:`composedyn.kernel_build`, run by
+``setup.py`` on the freshly built package, writing numba's cache into it as
 ``kernel_cache/``), by ``composedyn warm-up``, and by ``Robot.warm_up`` for its
 own kernels.  The kernels take the robot's size at run time, so compiling them
 on the bundled robots serves every robot.
@@ -102,22 +102,17 @@ def groups() -> list[tuple[str, Callable[[], object]]]:
     ]
 
 
-def warm_all(stream=None) -> dict[str, float]:
-    """Compile (or load) every group of :func:`groups`; the seconds each took."""
+def warm_all(stream=None, only: int | None = None) -> dict[str, float]:
+    """Compile (or load) every group of :func:`groups` (``only``: the group of that index only);
+    the seconds each took."""
     import warnings
 
     from composedyn.errors import ModelWarning
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ModelWarning)  # the bundled robots' remarks, about no user's input
-        work = groups()
+        work = groups() if only is None else [groups()[only]]
         steps = Steps(len(work), stream)
         for label, run in work:
             steps.run(label, run)
     return steps.seconds
-
-
-if __name__ == "__main__":  # the build step of setup.py
-    t0 = time.perf_counter()
-    warm_all()
-    print(f"composedyn: kernels compiled in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
