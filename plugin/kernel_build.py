@@ -83,8 +83,8 @@ def build(target: str, jobs: int) -> None:
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
     warm_all()  # loads the merged entries; compiles (into target) whatever they lack
-    print(f"composedyn: kernels compiled in {time.perf_counter() - t0:.0f} s ({jobs} processes; "
-          f"{compiled_count()} compiled in the last pass)", file=sys.stderr)
+    split = f"{jobs} processes, then {compiled_count()} in a last pass" if jobs > 1 else f"{compiled_count()}"
+    print(f"composedyn: kernels compiled in {time.perf_counter() - t0:.0f} s ({split})", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
