@@ -48,7 +48,7 @@ class build_kernels(Command):
             return
         target = os.path.abspath(os.path.join(self.build_lib, CACHE))
         shutil.rmtree(target, ignore_errors=True)
-        env = dict(os.environ, COMPOSEDYN_KERNEL_CACHE_BUILD=target, COMPOSEDYN_COMPILE_NOTICE="0",
+        env = dict(os.environ, COMPOSEDYN_KERNEL_CACHE_BUILD=target, COMPOSEDYN_COMPILE_NOTICE="1",
                    PYTHONPATH=os.pathsep.join(filter(None, [os.path.abspath(self.build_lib),
                                                             os.environ.get("PYTHONPATH")])))
         env.pop("NUMBA_CACHE_DIR", None)
