@@ -24,3 +24,9 @@ class SimulationError(RuntimeError):
 class ModelWarning(UserWarning):
     """A robot description loads, but something in it looks suspicious
     (e.g. an inertia violating the triangle inequality)."""
+
+
+class MissingExtra(ImportError):
+    """A feature needs an optional dependency that is not installed; the one-line message
+    names the feature, the package and the extra that installs it
+    (``pip install "composedyn[logs]"``).  Subclasses ``ImportError``."""

@@ -28,6 +28,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from composedyn.dynamics.extras import require
 from composedyn.errors import ModelError
 from composedyn.importers.xacro_child import PackageNotFound
 from composedyn.importers.xacro_child import find_package as _find
@@ -63,6 +64,7 @@ def expand_xacro(path, xacro_args=None, package_dirs=()) -> str:
     beyond the limits (``XACRO_MEMORY`` bytes, ``XACRO_SECONDS`` s,
     ``XACRO_OUTPUT`` characters, ``XACRO_RECURSION`` levels), naming the limit.
     """
+    require("xacro", f"{path}: expanding a xacro description")
     p = Path(path)
     if not p.is_file():
         raise ModelError(f"{p}: no such xacro file")

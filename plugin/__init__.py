@@ -12,7 +12,7 @@ from composedyn.closed_chain import ClosedChain, load_closed_chain
 from composedyn.contact import ContactResult, contact_inverse_dynamics
 from composedyn.controller import ComputedTorqueController
 from composedyn.dynamics.constraints.loops import LoopClosure
-from composedyn.errors import ModelError, ModelWarning, SimulationError
+from composedyn.errors import MissingExtra, ModelError, ModelWarning, SimulationError
 from composedyn.excitation import ExcitationTrajectory, excitation_trajectory
 from composedyn.floating_conventions import convert_floating, convert_floating_forces
 from composedyn.identification import Identification, identify
@@ -43,6 +43,7 @@ __all__ = [
     "LogWarning",
     "LoopClosure",
     "MinimumJerk",
+    "MissingExtra",
     "ModelError",
     "ModelWarning",
     "OperationalSpaceController",

@@ -3,7 +3,8 @@
 Each subcommand lives in its own module under ``composedyn.commands`` and
 exposes ``register(subparsers)``, which adds a parser whose ``run(args)``
 default returns the exit status.  The project's own errors (``ModelError``,
-``SimulationError``, ``OSError`` for files, and a ``ValueError`` raised by
+``SimulationError``, ``OSError`` for files, ``MissingExtra`` for a feature whose
+optional dependency is not installed, and a ``ValueError`` raised by
 composedyn's own checks) print one line on stderr and exit with status 2; any
 other exception, including a ``ValueError`` raised inside a third-party
 library, is a bug and shows its traceback.  A ``ModelWarning`` prints
@@ -18,9 +19,9 @@ import pkgutil
 import sys
 import warnings
 
-from composedyn.errors import ModelError, ModelWarning, SimulationError
+from composedyn.errors import MissingExtra, ModelError, ModelWarning, SimulationError
 
-USER_ERRORS = (ModelError, SimulationError, OSError)  # one line on stderr, exit status 2
+USER_ERRORS = (ModelError, SimulationError, OSError, MissingExtra)  # one line on stderr, exit status 2
 ROBOT_HELP = ("robot description: URDF (.urdf, .xacro), MJCF (<mujoco> XML), SDFormat (.sdf, .world), DH .toml file, "
               "or bundled robot name")
 

@@ -64,6 +64,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from composedyn.checks import joint_array
+from composedyn.dynamics.extras import require
 
 KINDS = {"point": 3, "surface": 6}
 OBJECTIVES = ("forces", "torques")
@@ -171,6 +172,8 @@ def contact_inverse_dynamics(robot, q, v, a, contacts, friction_coefficient: flo
     if objective not in OBJECTIVES:
         raise ValueError(f"objective must be 'forces' or 'torques', got {objective!r}")
     mu = None if friction_coefficient is None else _coefficient(friction_coefficient)
+    if mu is not None:
+        _cvxpy()  # the extra is needed whatever the state, not only when the cones bind
     normals = _normals(contacts, normal)
     feet = _feet(contacts, foot, mu)
     q, v, a = robot._state(q, v, a)
@@ -278,9 +281,15 @@ def _solve(A, b, B, bj, setup: _Setup, rots: dict, scale: float, tol: float):
     return f, (OK if worst <= tol * max(scale, np.linalg.norm(b)) else CONES)
 
 
+def _cvxpy():
+    """cvxpy, with the Clarabel solver the cones are solved with (MissingExtra naming ``[contact]``)."""
+    require("clarabel", "contact wrenches within friction cones", "contact")
+    return require("cvxpy", "contact wrenches within friction cones", "contact")
+
+
 def _run(problem):
     """Solve with Clarabel; the variable's value, or None when infeasible."""
-    import cvxpy as cp
+    cp = _cvxpy()
 
     try:
         problem.solve(solver=cp.CLARABEL, tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
@@ -312,7 +321,7 @@ def _program(setup: _Setup, nb: int, n: int):
     """(exact, closest) cvxpy problems of a setup, built once (parameters A, b, B, bj and the
     transposed rotations "Rt:<frame>" of the feet; forces scaled by the robot's weight): exact
     meets A f = b within the contact constraints; closest minimises ‖A f - b‖² within them."""
-    import cvxpy as cp
+    cp = _cvxpy()
 
     k = sum(KINDS[kind] for _, kind in setup.contacts)
     f, g = cp.Variable(k, name="f"), cp.Variable(k, name="f")
@@ -331,7 +340,7 @@ def _program(setup: _Setup, nb: int, n: int):
 def _constraints(f, setup: _Setup) -> list:
     """Second-order cones ‖T f_c‖ <= mu nᵀ f_c on the force part of every contact (T: tangent
     basis), and the centre-of-pressure bounds of the feet (parameter Rt = frame rotationᵀ)."""
-    import cvxpy as cp
+    cp = _cvxpy()
 
     out, j, feet = [], 0, dict(setup.feet)
     for (frame, kind), nrm in zip(setup.contacts, setup.normals):

@@ -2,6 +2,6 @@
 :mod:`composedyn.dynamics.errors`, the lowest layer, so that importers and the
 dynamics raise them without importing the package facade)."""
 
-from composedyn.dynamics.errors import ModelError, ModelWarning, SimulationError
+from composedyn.dynamics.errors import MissingExtra, ModelError, ModelWarning, SimulationError
 
-__all__ = ["ModelError", "ModelWarning", "SimulationError"]
+__all__ = ["MissingExtra", "ModelError", "ModelWarning", "SimulationError"]

@@ -37,6 +37,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from composedyn.dynamics.extras import require
+
 PRIOR_FLOOR = 1e-6  # prior pseudo-inertia eigenvalues raised to this x (largest or 1): invertible, J0 > 0
 
 # J(pi) = sum_k pi_k E[k]  (E: (10, 4, 4))
@@ -75,9 +77,10 @@ def fit_physical(G: np.ndarray, g: np.ndarray, prior: np.ndarray, bodies: int, j
     program of the module docstring, given the normal equations G = A^T A (P, P), g = A^T b (P,);
     ``prior`` (P,) the regularisation centre for the bodies.
 
-    Raises RuntimeError when the solver fails.
+    Raises RuntimeError when the solver fails; MissingExtra (``[identify]``) without cvxpy and Clarabel.
     """
-    import cvxpy as cp
+    require("clarabel", "physical identification")
+    cp = require("cvxpy", "physical identification")
 
     P = G.shape[0]
     ev, V = np.linalg.eigh(0.5 * (G + G.T))  # |A x - b|^2 = |R x - c|^2 + const on range(A^T)

@@ -10,16 +10,13 @@ from pathlib import Path
 
 import numpy as np
 
+from composedyn.dynamics.extras import require
 from composedyn.writing import write_atomic
 
 
 def require_matplotlib():
-    """The ``matplotlib.figure.Figure`` class, or a clear ImportError."""
-    try:
-        from matplotlib.figure import Figure
-    except ImportError:
-        raise ImportError("plotting needs matplotlib: pip install 'composedyn[plot]'") from None
-    return Figure
+    """The ``matplotlib.figure.Figure`` class; MissingExtra (an ImportError naming ``[plot]``) without matplotlib."""
+    return require("matplotlib.figure", "plotting").Figure
 
 
 def plot_format(path) -> str:

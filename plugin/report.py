@@ -242,7 +242,7 @@ class TrajectoryReport:
     def plot(self, path) -> None:
         """Torque and +-effort band per joint, violations shaded; saved to ``path``.
 
-        Needs matplotlib (``pip install 'composedyn[plot]'``); raises ImportError otherwise.
+        Needs matplotlib (``pip install "composedyn[plot]"``); raises MissingExtra (an ImportError) otherwise.
         """
         from composedyn.plotting import plot_report
 

@@ -57,10 +57,6 @@ def write_reports(reports: list, args, staged, csv_written: bool = False) -> Non
 
 def check_plot_available(args) -> None:
     if args.plot:
-        try:
-            import matplotlib  # noqa: F401
-        except ImportError:
-            raise ValueError("--plot needs matplotlib: pip install 'composedyn[plot]'") from None
         from composedyn.plotting import plot_format
 
         plot_format(args.plot)

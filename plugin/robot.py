@@ -353,10 +353,17 @@ class Robot:
     def warm_up(self, batch: bool = False) -> dict:
         """Compile (or load from the on-disk cache) the compiled dynamics and task-space
         kernels now, so that a controller's first call does not pause; ``batch=True`` also the
-        trajectory loops.  Returns the seconds each kernel's first call took."""
+        trajectory loops.  Returns the seconds each kernel's first call took.  Writes one line per
+        group on stderr when kernels had to be compiled (not found in the install's or the
+        per-user cache)."""
         from composedyn.dynamics.dispatch import warm_up
+        from composedyn.warm import Steps
 
-        return warm_up(self.model, batch=batch, entries_too=bool(self._lean))
+        steps = Steps(2 if batch else 1)
+        times = steps.run("dynamics and task space", lambda: warm_up(self.model, entries_too=bool(self._lean)))
+        if batch:
+            times = steps.run("trajectory loops", lambda: warm_up(self.model, batch=True, entries_too=False))
+        return times
 
     @property
     def fast(self) -> "FastDynamics":

@@ -13,6 +13,9 @@ import sys
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
+# The one-line notice of kernels compiled on first use would land in whichever test compiles first
+# (and in the stderr of the CLI subprocesses); the tests of the notice set their own environment.
+os.environ.setdefault("COMPOSEDYN_COMPILE_NOTICE", "0")
 
 NO_ORACLE = "COMPOSEDYN_NO_ORACLE"
 _used_oracle: set[str] = set()  # node ids whose call looked up anything in pinocchio

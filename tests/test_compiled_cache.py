@@ -13,10 +13,13 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import pickle
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import numba
 
 import composedyn
 
@@ -33,13 +36,14 @@ print(json.dumps({"file": composedyn.__file__, "tau": out.tolist(),
 """
 
 
-def copy_installed_package(dest: Path) -> Path:
-    """composedyn's modules copied into dest/composedyn (an installed wheel's layout), no caches.
+def copy_installed_package(dest: Path, kernels: bool = False) -> Path:
+    """composedyn's modules copied into dest/composedyn (an installed wheel's layout), no caches
+    (``kernels``: with the kernels compiled at install, ``kernel_cache/``, when it has them).
 
     Works for a wheel install (subpackages inside composedyn/) and an editable one
     (subpackages mapped from the repository's top-level folders)."""
     root = dest / "composedyn"
-    skip = shutil.ignore_patterns("__pycache__")
+    skip = shutil.ignore_patterns("__pycache__", *(() if kernels else ("kernel_cache",)))
     shutil.copytree(composedyn.__path__[0], root, ignore=skip)
     for sub in ("importers", "dynamics", "robots"):
         shutil.copytree(importlib.import_module(f"composedyn.{sub}").__path__[0], root / sub, ignore=skip,
@@ -49,7 +53,7 @@ def copy_installed_package(dest: Path) -> Path:
 
 def run(code: str, path: Path, **env_extra) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "COMPOSEDYN_"))}
-    env.update(PYTHONPATH=str(path), **env_extra)
+    env.update(PYTHONPATH=str(path), XDG_CACHE_HOME=str(path / "user-cache"), **env_extra)
     return subprocess.run([sys.executable, "-c", code], cwd=path, env=env, capture_output=True, text=True,
                           timeout=600, check=False)
 
@@ -89,3 +93,31 @@ def test_numba_that_does_not_import_is_one_clear_error(tmp_path):
     assert last.startswith("ImportError:") and "pip install numba" in last and "COMPOSEDYN_BACKEND=numpy" in last
     numpy_backend = run(code, tmp_path, COMPOSEDYN_BACKEND="numpy")  # the explicit choice still works
     assert numpy_backend.returncode == 0, numpy_backend.stderr
+
+
+def test_a_cache_compiled_with_another_numba_compiles_again_and_says_so_once(tmp_path):
+    root = copy_installed_package(tmp_path)
+    shipped = root / "dynamics" / "compiled" / "kernel_cache"
+    built = run(RUN_RNEA, tmp_path, COMPOSEDYN_KERNEL_CACHE_BUILD=str(shipped))  # as the build step writes it
+    assert built.returncode == 0, built.stderr
+    (shipped / "build.json").write_text(json.dumps({"numba": numba.__version__}))
+    served = run(RUN_RNEA, tmp_path)
+    assert served.returncode == 0, served.stderr
+    assert json.loads(served.stdout.strip().splitlines()[-1])["cache_hits"] == 1  # read from the shipped cache
+    assert "compiling dynamics kernels" not in served.stderr
+    assert not (tmp_path / "user-cache").exists() or not any((tmp_path / "user-cache").rglob("rnea*"))
+    for index in shipped.glob("*.nbi"):  # as if compiled by another numba release
+        with open(index, "rb") as f:
+            pickle.load(f)
+            rest = f.read()
+        index.write_bytes(pickle.dumps("0.0.1", protocol=-1) + rest)
+    (shipped / "build.json").write_text(json.dumps({"numba": "0.0.1"}))
+    proc = run(RUN_RNEA, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert result["cache_hits"] == 0 and result["tau"] == json.loads(served.stdout.strip().splitlines()[-1])["tau"]
+    notices = [ln for ln in proc.stderr.splitlines() if "compiling dynamics kernels" in ln]
+    assert len(notices) == 1 and f"compiled with numba 0.0.1, this is numba {numba.__version__}" in notices[0]
+    assert proc.stderr.strip() == notices[0]
+    again = json.loads(run(RUN_RNEA, tmp_path).stdout.strip().splitlines()[-1])  # kept in the user's cache
+    assert again["cache_hits"] == 1

@@ -50,7 +50,8 @@ inlined by LLVM), and avoid array slices and non-inlined calls that take
 arrays, on which numba counts references with atomic operations.  Measured
 figures are in ``docs/performance.md``.
 
-Kernels are compiled with ``cache=True``: the machine code is written to
-``__pycache__`` next to these files on the first call and reloaded by later
-processes while no ``.py`` file of this package changes (:mod:`.jit`).
+Kernels are compiled with ``cache=True``: the machine code is compiled when
+the package is built and shipped with it (``kernel_cache/``), or compiled on
+the first call and kept in a per-user cache directory, and reloaded by later
+processes while no ``.py`` file of this package changes (:mod:`.cache`).
 """

@@ -25,12 +25,12 @@ import time
 import types
 
 import numpy as np
-from numba import carray, cfunc
+from numba import carray
 from numba import types as nbtypes
 
 from composedyn.dynamics.compiled import entry, floating, floating_derivatives, floating_frames
 from composedyn.dynamics.compiled import frames as _frames_kernels
-from composedyn.dynamics.compiled.jit import njit
+from composedyn.dynamics.compiled.jit import cfunc, njit
 from composedyn.dynamics.compiled.layout import NCOL
 
 try:

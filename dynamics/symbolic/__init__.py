@@ -11,8 +11,12 @@ composed vectors and their scalar products), :mod:`.coords` (user
 coordinates), :mod:`.equations`, :mod:`.codegen`, :mod:`.printing`.
 """
 
-from composedyn.dynamics.symbolic.chain import PARAMETER_KINDS, Chain, chain_from_model
-from composedyn.dynamics.symbolic.dh import chain_from_dh
-from composedyn.dynamics.symbolic.equations import Equations, equations
+from composedyn.dynamics.extras import require
+
+require("sympy", "symbolic equations")  # MissingExtra naming [symbolic], before the modules that import SymPy
+
+from composedyn.dynamics.symbolic.chain import PARAMETER_KINDS, Chain, chain_from_model  # noqa: E402
+from composedyn.dynamics.symbolic.dh import chain_from_dh  # noqa: E402
+from composedyn.dynamics.symbolic.equations import Equations, equations  # noqa: E402
 
 __all__ = ["PARAMETER_KINDS", "Chain", "Equations", "chain_from_dh", "chain_from_model", "equations"]

@@ -34,14 +34,12 @@ def run(args) -> int:
 
     if not 0.05 <= args.duration <= 600:
         raise ValueError(f"--duration must be between 0.05 and 600 s, got {args.duration}")
-    if not args.no_plot:
-        try:
-            from composedyn.plotting import plot_format
+    if not args.no_plot and _have_matplotlib():
+        from composedyn.plotting import plot_format
 
-            plot_format(args.plot)  # fail before the work, not after it
-        except ImportError:
-            pass
+        plot_format(args.plot)  # fail before the work, not after it
     from composedyn.cli import load_open_tree, load_options
+    from composedyn.dynamics.extras import install_hint
 
     robot = load_open_tree(args.robot, "demo", load_options(args))
     if robot.dof == 0:
@@ -71,6 +69,8 @@ def run(args) -> int:
         bar.update(4, "done")
     if plot:
         lines.append(f"plot of the fast motion: {plot}")
+    elif not args.no_plot:
+        lines.append(f"plot skipped: matplotlib is not installed ({install_hint('matplotlib')})")
     print("\n".join(lines))
     return 0
 
@@ -87,13 +87,21 @@ def _peaks(report) -> str:
     return text
 
 
+def _have_matplotlib() -> bool:
+    """True when matplotlib (the extra ``[plot]``) imports."""
+    from composedyn.dynamics.extras import require
+    from composedyn.errors import MissingExtra
+
+    try:
+        require("matplotlib.figure", "plotting")
+    except MissingExtra:
+        return False
+    return True
+
+
 def _plot(report, args) -> str | None:
     """Write the plot unless disabled or matplotlib is missing; return its path."""
-    if args.no_plot:
-        return None
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
+    if args.no_plot or not _have_matplotlib():
         return None
     report.plot(args.plot)
     return args.plot

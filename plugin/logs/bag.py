@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from composedyn.dynamics.extras import require
 from composedyn.logs.integrity import count_finding
 
 JOINT_STATE = "sensor_msgs/msg/JointState"
@@ -82,6 +83,7 @@ def read_publishers(path, topic: str, stamps: str = "header") -> tuple[list[Publ
     bag, a missing topic (the topics present are listed), a topic of another
     type, or any error of the bag's reader (a truncated or corrupted file).
     """
+    require("rosbags", f"{path}: reading a ROS bag")
     from rosbags.highlevel import AnyReader
     from rosbags.typesys import Stores, get_typestore
 

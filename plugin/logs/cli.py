@@ -10,6 +10,8 @@ import sys
 from contextlib import contextmanager
 from pathlib import Path
 
+from composedyn.dynamics.extras import require
+
 EXIT_STATUS_HELP = ("exit status: 0 every log within limits, or some limit unchecked and none exceeded; "
                     "1 a limit exceeded; 2 bad input, or a log unreadable (the other logs are still checked "
                     "and their reports written); 3 a log damaged or inconsistent (the reader found lost, "
@@ -221,6 +223,7 @@ def _client(args):
         return
     import logging
 
+    require("distributed", "checking logs on a Dask cluster (--workers, --scheduler)")
     from distributed import Client, LocalCluster
 
     if args.scheduler:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
+from composedyn.dynamics.extras import require
 from composedyn.logs.rows import LogRow, check_row
 
 _ROBOTS: dict = {}  # worker-side: (scattered graph key, mimic mode) -> Robot, the latest few
@@ -90,6 +91,7 @@ def check_many(robot, paths, client=None, plot: bool = False, errors: str = "rai
 def _on_cluster(client, robot, paths, files, errors, progress, task) -> list[LogRow]:
     import uuid
 
+    require("distributed", "checking logs on a Dask cluster")
     from distributed import as_completed
 
     run = uuid.uuid4().hex  # keys of this call only: a later call never meets released ones

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
+from composedyn.dynamics.extras import require
+
 KINDS = ("ros1", "sqlite3", "mcap", "mcap_file", "db3_file")
 
 
@@ -63,6 +65,7 @@ def write_log(path: Path, kind: str, publishers, duration=2.0, topic="/joint_sta
     ``effort``: True (the motion's), False (none) or a function (names, t) -> (T, n).
     ``sequence``: ROS 1 only: number the messages of each publisher 1, 2, ... in ``header.seq`` (else 0).
     """
+    require("rosbags", "writing ROS bags")
     from rosbags.typesys import Stores, get_typestore
 
     msgs = messages(publishers, duration, seed, effort=effort if callable(effort) else None, speed=speed,
