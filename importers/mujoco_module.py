@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-from composedyn.dynamics.errors import ModelError
+from composedyn.dynamics.extras import require
 
 
 def import_mujoco():
-    """The ``mujoco`` module, or ModelError saying which extra to install."""
-    try:
-        import mujoco
-    except ImportError:
-        raise ModelError('reading MJCF needs MuJoCo: pip install "composedyn[mjcf]"') from None
-    return mujoco
+    """The ``mujoco`` module, or :class:`~composedyn.MissingExtra` naming the ``[mjcf]`` extra."""
+    return require("mujoco", "reading MJCF")

@@ -83,7 +83,8 @@ def test_include_and_defaults_resolved(tmp_path):
 
 def test_without_mujoco_one_line_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "mujoco", None)  # import mujoco raises ImportError
-    with pytest.raises(cd.ModelError, match=r'^reading MJCF needs MuJoCo: pip install "composedyn\[mjcf\]"$'):
+    with pytest.raises(cd.MissingExtra, match=r'^reading MJCF needs mujoco, which is not installed: '
+                                              r'pip install "composedyn\[mjcf\]"$'):
         cd.from_mjcf(CRAWLER)
 
 
@@ -101,7 +102,8 @@ def test_cli_without_mujoco_exits_2(tmp_path, capsys, monkeypatch):
     path.write_text(CRAWLER)
     monkeypatch.setitem(sys.modules, "mujoco", None)
     assert main(["info", str(path)]) == 2
-    assert capsys.readouterr().err == 'composedyn: error: reading MJCF needs MuJoCo: pip install "composedyn[mjcf]"\n'
+    assert capsys.readouterr().err == ('composedyn: error: reading MJCF needs mujoco, which is not installed: '
+                                       'pip install "composedyn[mjcf]"\n')
 
 
 def test_cli_info_on_mjcf(tmp_path, capsys):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import warnings
 from contextlib import contextmanager
 
+from composedyn.dynamics.errors import MissingExtra
 from composedyn.logs.derivatives import choose_smoothing
 from composedyn.logs.findings import finding_dicts, log_findings
 from composedyn.logs.integrity import watch_blocks
@@ -157,6 +158,8 @@ def check_file(robot, path, files: dict | None = None, samples: bool = False, **
     else:
         try:
             log = read_for(robot, str(path), **{k: options[k] for k in READ_OPTIONS if k in options})
+        except MissingExtra:  # the reader's package is not installed: the log is not at fault
+            raise
         except Exception as e:
             raise Unreadable(path, e) from e
         report = check_read_log(robot, log, **check_options)

@@ -55,6 +55,7 @@ def read_log(path, topic: str = "/joint_states", joint_names=None, stamps: str =
         corrupted), a CSV over the size limit.  Non-finite velocities or efforts
         are :class:`~composedyn.logs.LogWarning` (see :mod:`composedyn.logs.merge`).
     """
+    from composedyn.dynamics.errors import MissingExtra
     from composedyn.logs.bag import describe
 
     try:
@@ -62,6 +63,8 @@ def read_log(path, topic: str = "/joint_states", joint_names=None, stamps: str =
     except ValueError as e:
         first = (str(e).splitlines() or ["not readable"])[0]
         raise ValueError(first if first.startswith(str(path)) else f"{path}: {first}") from None
+    except MissingExtra:  # the reader's package is not installed: the log is not at fault
+        raise
     except Exception as e:  # a reader's own error type (NumPy, csv, codecs, memory): one line naming the file
         raise ValueError(f"{path}: not a readable log: {describe(e)}") from None
     return log
