@@ -125,11 +125,14 @@ def numbered_lines(f, path: str, start: int = 0) -> Iterator[tuple[int, str]]:
 
 def load_numbers(path: str, header: list, lines, use: list, rows: int | None = None) -> np.ndarray:
     """(rows, len(use)) numbers of the CSV text ``lines`` (an iterator, at most ``rows`` taken);
-    ValueError naming the first bad line and column of ``path``."""
+    ValueError naming the first bad line and column of ``path``.
+
+    Every field is parsed, then the ``use`` columns taken: a row with more fields than the
+    header is refused like one with fewer (``usecols`` alone would drop the extra fields)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "input contained no data" at the end
-            return np.loadtxt(lines, delimiter=",", comments="#", usecols=use, max_rows=rows, ndmin=2)
+            data = np.loadtxt(lines, delimiter=",", comments="#", max_rows=rows, ndmin=2)
     except LineError:
         raise
     except (ValueError, UnicodeDecodeError) as e:
@@ -137,6 +140,12 @@ def load_numbers(path: str, header: list, lines, use: list, rows: int | None = N
         raise ValueError(f"{path}: not a readable CSV table: {str(e).splitlines()[0]}") from None
     except (MemoryError, OverflowError) as e:
         raise ValueError(f"{path}: not a readable CSV table: {type(e).__name__}") from None
+    if len(data) == 0:
+        return np.empty((0, len(use)))
+    if data.shape[1] != len(header):
+        diagnose(path, header)
+        raise ValueError(f"{path}: {data.shape[1]} fields per line, the header has {len(header)}")
+    return data[:, use]
 
 
 def read_header(path: str) -> tuple[int, list]:

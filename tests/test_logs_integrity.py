@@ -301,6 +301,41 @@ def test_streamed_blocks_give_the_findings_of_the_whole_log(panda):
         assert found[0] == whole[0], cut
 
 
+def test_accelerations_that_contradict_the_velocities_are_inconsistent(panda):
+    """Logged accelerations against the velocities, in the whole log and across streamed blocks;
+    the consistent accelerations are no finding."""
+    from composedyn.logs.integrity import sample_findings, watch_blocks
+
+    names = list(panda.joint_names)
+    t = np.arange(0.0, 2.0, 0.01)
+    q, qd, _ = motion(names, t, 0.5, center(panda))
+    qdd = acceleration(names, t, 0.5)
+    assert sample_findings(t, names, q, qd, None, "log.csv", qdd=qdd) == []
+    bad = qdd.copy()
+    bad[120:140, 2] = 0.0
+    whole = sample_findings(t, names, q, qd, None, "log.csv", qdd=bad)
+    assert whole[0].kind == "inconsistent" and "joint 'joint3' logged acceleration" in whole[0].message
+    for cut in (115, 130):
+        blocks, found = watch_blocks(iter([(t[:cut], q[:cut], qd[:cut], bad[:cut]),
+                                           (t[cut:], q[cut:], qd[cut:], bad[cut:])]), names, "log.csv")
+        list(blocks)
+        assert found and found[0].kind == "inconsistent" and "joint 'joint3'" in found[0].message, cut
+
+
+def test_a_csv_row_with_an_extra_field_is_refused(panda, tmp_path):
+    names = list(panda.joint_names)
+    t = np.arange(0.0, 0.5, 0.01)
+    q, _, _ = motion(names, t, 0.5, center(panda))
+    rows = [",".join(repr(float(x)) for x in [a, *b]) for a, b in zip(t, q)]
+    rows[20] += ",0.5"
+    path = tmp_path / "extra.csv"
+    path.write_text(",".join(["time"] + names) + "\n" + "\n".join(rows) + "\n")
+    with pytest.raises(ValueError, match=r"extra\.csv: line 22: 9 fields, the header has 8"):
+        cd.read_log(path)
+    row = cd.check_many(panda, [path], errors="report")[0]
+    assert row.verdict == "unreadable" and "line 22: 9 fields" in row.error
+
+
 @pytest.mark.parametrize("error", [MemoryError(), struct.error("unpack requires a buffer of 8 bytes"),
                                    UnicodeDecodeError("utf-8", b"\xe3", 0, 1, "invalid continuation byte")])
 def test_any_reader_exception_is_one_value_error_line(panda, tmp_path, monkeypatch, error):

@@ -36,6 +36,9 @@
   \\|q(t_b) - q(t_a)\\| and the integral of \\|velocity\\|, ``VELOCITY_ABS`` =
   1e-3 rad (or m) and ``VELOCITY_REL`` = 0.3 (a velocity filter lag of up to
   ~10 ms on a 0.1 s window stays inside).
+- **logged accelerations against velocities** (CSV ``_acc`` columns): the same rule
+  one derivative up, the velocity change against the integral of the logged
+  acceleration (``VELOCITY_ABS`` then in rad/s or m/s).
 """
 
 from __future__ import annotations
@@ -99,16 +102,16 @@ def stamp_findings(stamps: np.ndarray, seq: np.ndarray | None, t0: int, where: s
 
 
 def sample_findings(t: np.ndarray, names, q: np.ndarray, qd: np.ndarray | None, effort: np.ndarray | None,
-                    where: str, first: int = 0) -> list[LogFinding]:
-    """Spikes in positions, velocities, efforts (T, n) and logged velocities against positions;
-    samples are numbered from ``first``."""
+                    where: str, first: int = 0, qdd: np.ndarray | None = None) -> list[LogFinding]:
+    """Spikes in positions, velocities, efforts (T, n), logged velocities against positions and
+    logged accelerations ``qdd`` (T, n) against velocities; samples are numbered from ``first``."""
     if len(t) < MIN_SAMPLES:
         return []
     with np.errstate(over="ignore", invalid="ignore"):  # a flipped exponent: 1e308 - (-1e308)
-        return _sample_findings(t, names, q, qd, effort, where, first)
+        return _sample_findings(t, names, q, qd, effort, where, first, qdd)
 
 
-def _sample_findings(t, names, q, qd, effort, where: str, first: int) -> list[LogFinding]:
+def _sample_findings(t, names, q, qd, effort, where: str, first: int, qdd=None) -> list[LogFinding]:
     out: list[LogFinding] = []
     h = np.diff(t)
     step = 0.5 * (h[:-1] + h[1:])  # (T-2,) spacing around each interior sample
@@ -126,6 +129,8 @@ def _sample_findings(t, names, q, qd, effort, where: str, first: int) -> list[Lo
                                f"(t = {t[k]:.6g} s) away from its neighbours ({count} spike(s))"))
     if qd is not None:
         out += velocity_findings(t, names, q, qd, where)
+    if qd is not None and qdd is not None:
+        out += velocity_findings(t, names, qd, qdd, where, ("acceleration", "velocities", "velocity changed"))
     return out
 
 
@@ -139,14 +144,15 @@ def watch_blocks(blocks, names, where: str):
         tail, first = None, 0
         for block in blocks:
             yield block
-            t, q, qd = block[0], block[1], block[2] if len(block) > 2 else None
+            t, q, qd, qdd = block[0], block[1], *(tuple(block[2:4]) + (None, None))[:2]
             keep = 0 if tail is None else min(len(tail[0]), 2 * MIN_SAMPLES)
             if keep:
                 t, q = np.r_[tail[0][-keep:], t], np.r_[tail[1][-keep:], q]
                 qd = None if qd is None else np.r_[tail[2][-keep:], qd]
+                qdd = None if qdd is None else np.r_[tail[3][-keep:], qdd]
             if not found:  # the first finding names the place; later blocks are not examined
-                found.extend(sample_findings(t, names, q, qd, None, where, first - keep))
-            tail, first = (t, q, qd), first + len(block[0])
+                found.extend(sample_findings(t, names, q, qd, None, where, first - keep, qdd))
+            tail, first = (t, q, qd, qdd), first + len(block[0])
 
     return scan(), found
 
@@ -175,8 +181,10 @@ def _spike(t: np.ndarray, x: np.ndarray, floor: np.ndarray):
     return k, i, d, len(hits)
 
 
-def velocity_findings(t: np.ndarray, names, q: np.ndarray, qd: np.ndarray, where: str) -> list[LogFinding]:
-    """Windows where the logged velocity's integral and the position change disagree (module docstring)."""
+def velocity_findings(t: np.ndarray, names, q: np.ndarray, qd: np.ndarray, where: str,
+                      words=("velocity", "positions", "moved")) -> list[LogFinding]:
+    """Windows where the logged velocity's integral and the position change disagree (module docstring);
+    with ``words`` = ("acceleration", "velocities", "velocity changed"), q is velocities and qd accelerations."""
     T = len(t)
     span = float(t[-1] - t[0])
     per = max(5, int(round(WINDOW / (span / (T - 1))))) if span > 0 else 5
@@ -198,9 +206,10 @@ def velocity_findings(t: np.ndarray, names, q: np.ndarray, qd: np.ndarray, where
     if not bad.any():
         return []
     k, i = np.argwhere(bad)[0]
-    return [LogFinding("inconsistent", f"{where}: joint {names[i]!r} logged velocity disagrees with its positions "
-                                       f"from t = {t[a[k]]:.6g} s to {t[b[k]]:.6g} s (moved {moved[k, i]:.4g}, "
-                                       f"velocity integrates to {integral[k, i]:.4g}; {int(bad.sum())} window(s))")]
+    rate, of, change = words
+    return [LogFinding("inconsistent", f"{where}: joint {names[i]!r} logged {rate} disagrees with its {of} "
+                                       f"from t = {t[a[k]]:.6g} s to {t[b[k]]:.6g} s ({change} {moved[k, i]:.4g}, "
+                                       f"{rate} integrates to {integral[k, i]:.4g}; {int(bad.sum())} window(s))")]
 
 
 def _cumulative_trapezoid(t: np.ndarray, y: np.ndarray) -> np.ndarray:

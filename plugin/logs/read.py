@@ -43,7 +43,7 @@ def read_log(path, topic: str = "/joint_states", joint_names=None, stamps: str =
         ``q`` (T, n), ``qd`` and ``effort`` (T, n) or None, and ``findings``:
         what makes the log "damaged" (messages lost, stamps or sequence numbers
         that jump, single-sample spikes) or "inconsistent" (logged velocities
-        against positions), each naming topic and time; the rules and their
+        against positions, logged accelerations against velocities), each naming topic and time; the rules and their
         tolerances are in :mod:`composedyn.logs.integrity`.
 
     Raises
@@ -52,7 +52,8 @@ def read_log(path, topic: str = "/joint_states", joint_names=None, stamps: str =
         One line naming the file (and topic): not a log, no such topic (the topics
         present are listed), a topic of another type, a joint in no message, a
         non-finite position, a file the bag reader cannot read (truncated,
-        corrupted), a CSV over the size limit.  Non-finite velocities or efforts
+        corrupted), a CSV over the size limit, a CSV row whose field count is not the
+        header's, a non-finite CSV number.  In a bag, non-finite velocities or efforts
         are :class:`~composedyn.logs.LogWarning` (see :mod:`composedyn.logs.merge`).
     """
     from composedyn.dynamics.errors import MissingExtra
@@ -91,5 +92,5 @@ def _read(path, topic, joint_names, stamps, gap_factor, dependent, max_csv_bytes
         log = merge_publishers(publishers, where, joint_names, gap_factor=gap_factor)
         log = replace(log, source=str(path), findings=tuple(findings) + log.findings)  # reports name the file
     where = log.source if p.suffix.lower() == ".csv" else f"{path}:{topic}"
-    found = sample_findings(log.t, log.joint_names, log.q, log.qd, log.effort, where)
+    found = sample_findings(log.t, log.joint_names, log.q, log.qd, log.effort, where, qdd=log.qdd)
     return replace(log, findings=log.findings + tuple(found)) if found else log
