@@ -2,28 +2,14 @@
 compared with every joint limit (see :mod:`composedyn.limits`).
 
 Missing velocities and accelerations (and jerks, when a jerk limit is given)
-come from differentiating a spline through each joint's samples
-(:mod:`composedyn.sampled`).  By default
-(``smoothing=0``) it is the quintic spline that *interpolates* the samples
-(:func:`scipy.interpolate.make_interp_spline`, k = 5, not-a-knot ends): exact
-for clean planner output, e.g. accelerations of a minimum-jerk motion to
-~1e-8 relative at 1 kHz.  For measured, noisy positions pass
-``smoothing="gcv"`` (cubic smoothing spline with the parameter chosen by
-generalised cross-validation, :func:`scipy.interpolate.make_smoothing_spline`)
-or ``smoothing=lam > 0`` (its lambda, in units of q^2 s^3).  The smoothing
-spline is *natural* (zero second derivative at both ends), and
-cross-validation over-smooths noise-free data, so only use it on noisy data.
-Long inputs are differentiated in overlapping windows
-(:mod:`composedyn.chunked`), equal to the whole-array spline to 1e-9.
-
-Inputs that cannot be a robot motion are refused (ValueError, one line):
-
-- times not finite or not strictly increasing, |t| > ``MAX_TIME`` = 1e10 s
-  (~300 years: e.g. nanoseconds given as seconds), or two samples closer than
-  ``MIN_SPACING`` = 1e-7 s (10 MHz: no joint log is sampled faster, and
-  differences of closer times lose most of their digits);
-- positions with |q| > ``MAX_POSITION`` = 1e4 rad or m;
-- derivatives or torques that come out non-finite from finite inputs.
+come from differentiating a spline through each joint's samples: by default
+(``smoothing=0``) the quintic spline that interpolates them, exact for clean
+planner output; ``smoothing="gcv"`` or ``lam > 0`` smooths measured, noisy
+positions (:mod:`composedyn.sampled`, which also lists the times and
+positions that are refused).  Long inputs are differentiated in overlapping
+windows (:mod:`composedyn.chunked`), equal to the whole-array spline to 1e-9.
+Derivatives or torques that come out non-finite from finite inputs are
+refused (ValueError, one line).
 """
 
 from __future__ import annotations
