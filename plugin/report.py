@@ -196,12 +196,13 @@ class TrajectoryReport:
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
-        """JSON-ready dict: robot, source, ok, verdict, per-joint summaries, violations,
-        unchecked pairs (inf -> None)."""
+        """JSON-ready dict: robot, source, ok (true only "within limits": nothing exceeded and
+        nothing unchecked; :attr:`ok` and ``complete`` separately), verdict, per-joint summaries,
+        violations, unchecked pairs (inf -> None)."""
         def clean(d: dict) -> dict:
             return {k: (None if isinstance(v, float) and math.isinf(v) else v) for k, v in d.items()}
 
-        return {"robot": self.robot, "source": self.source, "ok": self.ok, "complete": self.complete,
+        return {"robot": self.robot, "source": self.source, "ok": self.ok and self.complete, "complete": self.complete,
                 "verdict": self.verdict(), "margin": self.limits.margin,
                 "samples": int(self.samples), "t_start": self.t_start, "t_end": self.t_end,
                 "joints": [clean(asdict(j)) for j in self.joints],

@@ -43,7 +43,7 @@ def write_reports(reports: list, args, staged, csv_written: bool = False) -> Non
     many = len(reports) > 1
     if args.json:
         data = reports[0].to_dict() if not many else {
-            "ok": all(r.ok for r in reports), "complete": all(r.complete for r in reports),
+            "ok": all(r.ok and r.complete for r in reports), "complete": all(r.complete for r in reports),
             "reports": [r.to_dict() for r in reports]}
         Path(staged.tmp(args.json)).write_text(json.dumps(data, indent=2, allow_nan=False) + "\n", encoding="utf-8")
     for r in reports:

@@ -19,7 +19,7 @@ import pytest
 
 from fuzz import report
 from fuzz.csv_corpus import csv_corpus
-from fuzz.known import FAILING
+from fuzz.report import FAILING
 from fuzz.runner import run
 
 ENTRIES = csv_corpus()

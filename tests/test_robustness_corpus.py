@@ -1,8 +1,8 @@
 """The corrupt-description corpus (see :mod:`fuzz.corpus`): every malformed URDF, xacro or DH
 table, loaded through ``cd.load`` and through ``composedyn info`` in a worker subprocess under a
 memory limit and a time budget, gives a one-line ModelError/ValueError (CLI: exit status 2, one
-stderr line) or a valid robot whose M is finite, symmetric and positive definite.  Failures that
-issue 28 lists fail the strict xfail test of their item instead.  Counts in the terminal summary."""
+stderr line) or a valid robot whose M is finite, symmetric and positive definite.  Counts in the
+terminal summary."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import pytest
 
 from fuzz import report
 from fuzz.corpus import corpus
-from fuzz.known import FAILING
+from fuzz.report import FAILING
 from fuzz.runner import run
 
 ENTRIES = corpus()
@@ -41,15 +41,15 @@ def folder(tmp_path_factory) -> Path:
 def records(folder) -> list[dict]:
     recs = run("fuzz.corpus_worker", [str(folder)], len(ENTRIES), TIMEOUT)
     c = Counter(r["outcome"] for r in recs)
-    known = sum(r["outcome"] in FAILING and r["item"] is not None for r in recs)
     report.add([f"corpus descriptions: {len(recs)} files, {c['error']} one-line errors, {c['loaded']} valid robots "
                 f"loaded, {c['crash']} crashes/tracebacks, {c['wrong']} wrong (loaded silently or refused when "
-                f"valid), {c['hang']} hangs; {known} of the failures listed in issue 28"])
+                f"valid), {c['hang']} hangs"])
     return recs
 
 
 def _lines(recs: list[dict]) -> str:
-    return "\n".join(f"  [{r['outcome']}] {r['name']} ({r['file']}): {r['reason'][:300]}" for r in recs[:10])
+    return "\n".join(f"  [{r['outcome']}{', ' + r['kind'] if r['kind'] else ''}] {r['name']} ({r['file']}): "
+                     f"{r['reason'][:300]}" for r in recs[:10])
 
 
 def test_every_description_ran(records):
@@ -59,18 +59,8 @@ def test_every_description_ran(records):
 
 
 def test_no_crash_silent_load_or_hang(records):
-    bad = [r for r in records if r["outcome"] in FAILING and r["item"] is None]
+    bad = [r for r in records if r["outcome"] in FAILING]
     assert not bad, f"{len(bad)} descriptions not handled:\n{_lines(bad)}"
-
-
-def _known(item: int):
-    return pytest.param(item, marks=pytest.mark.xfail(strict=True, reason=f"issue 28 item {item}"))
-
-
-@pytest.mark.parametrize("item", [4, 6, 7, 10])
-def test_issue28_known_descriptions(records, item):
-    bad = [r for r in records if r["item"] == item and r["outcome"] in FAILING]
-    assert not bad, f"{len(bad)} descriptions of issue 28 item {item}:\n{_lines(bad)}"
 
 
 def _cli() -> list[str]:

@@ -1,7 +1,6 @@
 """The fuzzer over every public method of ``Robot``, ``FloatingRobot`` and ``robot.fast``
 (see :mod:`fuzz`): a fixed seed, a fixed number of cases per robot, each call in a worker
-subprocess with a time budget.  A crash, a wrong answer or a hang fails the robot's test,
-except the failures issue 28 lists, which fail the strict xfail test of their item instead.
+subprocess with a time budget.  A crash, a wrong answer or a hang fails the robot's test.
 The counts are printed in the terminal summary."""
 
 from __future__ import annotations
@@ -10,8 +9,8 @@ import numpy as np
 import pytest
 
 from fuzz import report
-from fuzz.known import FAILING, known_item
 from fuzz.methods import FAST_METHODS, FIXED_METHODS, FLOATING_METHODS, NOT_COMPARED
+from fuzz.report import FAILING
 from fuzz.robots import ROBOTS
 from fuzz.runner import run
 
@@ -47,18 +46,8 @@ def test_every_case_ran(records):
 
 @pytest.mark.parametrize("robot", ROBOTS)
 def test_no_crash_wrong_answer_or_hang(records, robot):
-    bad = [r for r in records if r["robot"] == robot and r["outcome"] in FAILING and known_item(r) is None]
-    assert not bad, f"{len(bad)} failures not listed in issue 28:\n{report.reproductions(bad)}"
-
-
-def _known(item: int):
-    return pytest.param(item, marks=pytest.mark.xfail(strict=True, reason=f"issue 28 item {item}"))
-
-
-@pytest.mark.parametrize("item", [3, 5, 10])
-def test_issue28_known_failures(records, item):
-    bad = [r for r in records if known_item(r) == item]
-    assert not bad, f"{len(bad)} failures of issue 28 item {item}:\n{report.reproductions(bad)}"
+    bad = [r for r in records if r["robot"] == robot and r["outcome"] in FAILING]
+    assert not bad, f"{len(bad)} failures:\n{report.reproductions(bad)}"
 
 
 def test_runner_records_a_segfault_and_a_hang_and_goes_on():

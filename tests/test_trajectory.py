@@ -152,3 +152,12 @@ def test_given_velocities_are_differentiated_for_accelerations(panda):
         cd.check_trajectory(panda, t, q, smoothing="lots")
     with pytest.raises(ValueError, match="smoothing"):
         cd.check_trajectory(panda, t, q, smoothing=-1.0)
+
+
+def test_json_ok_is_false_when_a_limit_is_unchecked():
+    robot = cd.load("puma560")  # its description gives no effort limit for some joints
+    t = np.linspace(0.0, 1.0, 51)
+    report = cd.check_trajectory(robot, t, np.zeros((51, robot.dof)))
+    assert report.ok and not report.complete and report.unchecked  # nothing exceeded, something not checked
+    data = report.to_dict()
+    assert data["ok"] is False and data["complete"] is False and data["verdict"] != "within limits"

@@ -1,9 +1,10 @@
 """A corpus of malformed robot descriptions, generated at test time.
 
-``corpus()`` returns entries ``(name, file name, content, expect, item)``: ``expect`` is
+``corpus()`` returns entries ``(name, file name, content, expect, kind)``: ``expect`` is
 ``"any"`` (a one-line error or a valid robot), ``"load"`` (a valid description that must load)
-or ``"error"`` (must be refused); ``item`` is the issue-28 item whose fix the entry waits
-for, or None.
+or ``"error"`` (must be refused); ``kind`` names the failure the entry provokes in a careless
+reader ("overflow", "traceback", "unbounded cost", "wrongly refused"), shown with a failure,
+or None.
 """
 
 from __future__ import annotations
@@ -79,14 +80,14 @@ def corpus() -> list[tuple[str, str, object, str, int | None]]:
     valid = urdf()
     e = []
 
-    def add(name, content, expect="any", item=None, ext="urdf"):
+    def add(name, content, expect="any", kind=None, ext="urdf"):
         safe = re.sub(r"[^A-Za-z0-9_.+-]", "_", name)
-        e.append((name, f"{len(e):03d}_{safe}.{ext}", content, expect, item))
+        e.append((name, f"{len(e):03d}_{safe}.{ext}", content, expect, kind))
 
     # sanity: valid descriptions load
     add("valid", valid, "load")
     add("valid_bom", "\ufeff" + valid, "any")
-    add("doctype_in_comment", urdf(head="<!-- <!DOCTYPE robot> -->\n"), "load", 10)
+    add("doctype_in_comment", urdf(head="<!-- <!DOCTYPE robot> -->\n"), "load", "wrongly refused")
     add("mesh_package_missing_urdf", urdf(l1={"extra": '<visual><geometry><mesh filename="package://nopkg/m.stl"/>'
                                                          '</geometry></visual>'}), "load")
     # masses
@@ -97,7 +98,7 @@ def corpus() -> list[tuple[str, str, object, str, int | None]]:
     # inertias
     for k, v in [("ixx", "-0.01"), ("ixx", "nan"), ("ixx", "1e308"), ("izz", "5"), ("ixy", "1"), ("ixy", "1e308"),
                  ("iyy", "inf"), ("ixx", "0")]:
-        add(f"inertia_{k}_{v}", urdf(l1={k: v}), item=6 if v == "1e308" and k == "ixx" else None)
+        add(f"inertia_{k}_{v}", urdf(l1={k: v}), kind="traceback" if v == "1e308" and k == "ixx" else None)
     add("inertia_missing", valid.replace(link_xml("l1"), link_xml("l1").replace(
         '<inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/>', "")))
     add("com_huge", urdf(l1={"com": "1e308 0 0"}))
@@ -105,7 +106,7 @@ def corpus() -> list[tuple[str, str, object, str, int | None]]:
     # axes
     for v in ["0 1e200 0", "0 0 0", "nan 0 0", "1 0", "1 0 0 0", "a b c", "1e-320 0 0", "inf 0 0",
               "1e308 1e308 0", "-0 -0 -0", "0 0 1e-200"]:
-        add(f"axis_{v}", urdf(j1={"axis": v}), item=4 if v in ("0 1e200 0", "1e308 1e308 0") else None)
+        add(f"axis_{v}", urdf(j1={"axis": v}), kind="overflow" if v in ("0 1e200 0", "1e308 1e308 0") else None)
     # origins
     for k, v in [("xyz", "1e308 0 0"), ("xyz", "nan 0 0"), ("rpy", "1e300 0 0"), ("xyz", "1 2"), ("rpy", "inf 0 0"),
                  ("xyz", "1e200 1e200 1e200")]:
@@ -123,7 +124,7 @@ def corpus() -> list[tuple[str, str, object, str, int | None]]:
                         ("mimic_multiplier_nan", '<mimic joint="j2" multiplier="nan"/>'),
                         ("mimic_itself", '<mimic joint="j1"/>'),
                         ("mimic_offset_inf", '<mimic joint="j2" offset="inf"/>')]:
-        add(name, urdf(j1={"extra": extra}), item=4 if "1e200" in extra else None)
+        add(name, urdf(j1={"extra": extra}), kind="overflow" if "1e200" in extra else None)
     add("mimic_cycle", urdf(body="\n".join([link_xml("base"), link_xml("l1"), link_xml("l2"),
                                              joint_xml("j1", extra='<mimic joint="j2"/>'),
                                              joint_xml("j2", parent="l1", child="l2", extra='<mimic joint="j1"/>')])))
@@ -162,11 +163,12 @@ def corpus() -> list[tuple[str, str, object, str, int | None]]:
     # xacro
     add("xacro_valid", _xacro(valid.split('<robot name="corpus">\n')[1].split("\n</robot>")[0]), "load",
         ext="urdf.xacro")
-    add("xacro_self_include", _xacro('<xacro:include filename="SELF"/>' + link_xml("base")), item=6,
+    add("xacro_self_include", _xacro('<xacro:include filename="SELF"/>' + link_xml("base")), kind="traceback",
         ext="urdf.xacro")
-    add("xacro_recursion", _xacro('<xacro:macro name="m"><xacro:m/></xacro:macro><xacro:m/>'), item=6,
+    add("xacro_recursion", _xacro('<xacro:macro name="m"><xacro:m/></xacro:macro><xacro:m/>'), kind="traceback",
         ext="urdf.xacro")
-    add("xacro_arg_without_default", _xacro('<xacro:arg name="x"/>' + link_xml("$(arg x)")), item=6, ext="urdf.xacro")
+    add("xacro_arg_without_default", _xacro('<xacro:arg name="x"/>' + link_xml("$(arg x)")), kind="traceback",
+        ext="urdf.xacro")
     add("xacro_undefined_property", _xacro(link_xml("base", mass="${nope}")), ext="urdf.xacro")
     add("xacro_division_by_zero", _xacro(link_xml("base", mass="${1/0}")), ext="urdf.xacro")
     add("xacro_missing_include", _xacro('<xacro:include filename="/nonexistent/x.xacro"/>'), ext="urdf.xacro")
@@ -174,15 +176,15 @@ def corpus() -> list[tuple[str, str, object, str, int | None]]:
     add("xacro_mesh_package_missing", _xacro(valid.split('<robot name="corpus">\n')[1].split("\n</robot>")[0]
                                              .replace('<inertial>', '<visual><geometry><mesh filename="package://'
                                                       'nopkg/m.stl"/></geometry></visual><inertial>', 1)),
-        "load", 10, ext="urdf.xacro")
+        "load", "wrongly refused", ext="urdf.xacro")
     add("xacro_doubling", _xacro('<xacro:property name="p0" value="ab"/>' + "".join(
         f'<xacro:property name="p{k + 1}" value="${{p{k}}}${{p{k}}}"/>' for k in range(40))
-        + '<link name="${p40}"/>'), item=7, ext="urdf.xacro")
+        + '<link name="${p40}"/>'), kind="unbounded cost", ext="urdf.xacro")
     # DH tables
     add("dh_valid", _dh(), "load", ext="toml")
     add("dh_empty", "", ext="toml")
     add("dh_garbage", "[[rows\n a = ", ext="toml")
-    add("dh_nested", "a = " + "[" * 100_000 + "]" * 100_000 + "\n", item=6, ext="toml")
+    add("dh_nested", "a = " + "[" * 100_000 + "]" * 100_000 + "\n", kind="traceback", ext="toml")
     add("dh_no_rows", 'name = "x"\n', ext="toml")
     for kw in [{"mass": "-1.0"}, {"mass": "nan"}, {"mass": "inf"}, {"mass": "1e308"}, {"mass": '"heavy"'},
                {"com": "[0.0, 0.0]"}, {"com": "[nan, 0.0, 0.0]"}, {"inertia": "[[0.01, 0], [0, 0.01]]"},

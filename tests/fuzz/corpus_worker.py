@@ -103,9 +103,9 @@ def main(argv: list[str]) -> int:
     folder, start = Path(argv[0]), int(argv[1])
     entries = json.loads((folder / "manifest.json").read_text())
     for g in range(start, len(entries)):
-        name, file, expect, item = entries[g]
+        name, file, expect, kind = entries[g]
         path = str(folder / file)
-        head = {"g": g, "name": name, "file": file, "expect": expect, "item": item}
+        head = {"g": g, "name": name, "file": file, "expect": expect, "kind": kind}
         begin(sys.stdout, head)
         load, cli = load_outcome(path, 2026 + g), cli_outcome(path)
         outcome, reason = classify(load, cli, expect)
