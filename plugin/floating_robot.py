@@ -564,8 +564,8 @@ class FloatingRobot:
         ``inverse_dynamics(q, v, a) = Sᵀ tau + Σ J_cᵀ f_c`` (world-axes Jacobians, no base actuation).
         Least-norm wrenches without ``friction_coefficient``, Coulomb cones with it; options
         ``normal``, ``objective``, ``friction``, ``tolerance``.  See
-        :func:`composedyn.contact.contact_inverse_dynamics`; returns a :class:`ContactResult`."""
-        from composedyn.contact import contact_inverse_dynamics
+        :func:`composedyn.floating.contact.contact_inverse_dynamics`; returns a :class:`ContactResult`."""
+        from composedyn.floating.contact import contact_inverse_dynamics
 
         return contact_inverse_dynamics(self, q, v, a, contacts, friction_coefficient, **options)
 

@@ -357,7 +357,7 @@ class Robot:
         group on stderr when kernels had to be compiled (not found in the install's or the
         per-user cache)."""
         from composedyn.dynamics.dispatch import warm_up
-        from composedyn.warm import Steps
+        from composedyn.kernels.warm import Steps
 
         steps = Steps(2 if batch else 1)
         times = steps.run("dynamics and task space", lambda: warm_up(self.model, entries_too=bool(self._lean)))

@@ -1,5 +1,5 @@
 """Closed chains on the command line: ``info``, ``torques`` and ``simulate`` with a closed chain,
-and the functions behind them (composedyn.closed_cli)."""
+and the functions behind them (composedyn.cli.closed_chain)."""
 
 import json
 
@@ -8,7 +8,9 @@ import pytest
 
 import composedyn as cd
 from composedyn.cli import main
-from composedyn.closed_cli import check_closed_trajectory, closed_info_lines, demo_reference, load_model
+from composedyn.cli.closed_chain import closed_info_lines, load_model
+from composedyn.simulation.reference_motion import demo_reference
+from composedyn.torque_check.closed_chain import check_closed_trajectory
 
 
 def test_info_lists_loops_actuated_and_dependent_joints(capsys):

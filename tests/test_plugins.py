@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import composedyn as cd
-from composedyn.plugins import importers
+from composedyn.third_party_formats import importers
 
 IMPORTER = '''
 """A toy format: one line "mass length" per link of a planar chain of point-like rods."""
