@@ -59,7 +59,7 @@ from composedyn.dynamics.constraints.reduced import (
     projection,
     rank_report,
 )
-from composedyn.dynamics.model import REVOLUTE
+from composedyn.dynamics.joint_types import angular
 from composedyn.dynamics.reference.friction import friction_torques
 from composedyn.errors import ModelError
 from composedyn.robot import Robot
@@ -222,9 +222,9 @@ class ClosedChain:
         """(n,) bool over the robot coordinates: the periodic ones, revolute joints that no mimic
         joint follows (a follower with a multiplier other than an integer would not be periodic)."""
         m = self.robot.model
-        kind = dict(zip(m.joint_names, m.jtype))
+        angle = dict(zip(m.joint_names, angular(m.jtype)))
         followed = {m.joint_names[s] for s in m.mimic_source if s >= 0}
-        return np.array([kind[j] == REVOLUTE and j not in followed for j in self.robot.joint_names], dtype=bool)
+        return np.array([angle[j] and j not in followed for j in self.robot.joint_names], dtype=bool)
 
     def _wrap(self, x: np.ndarray) -> np.ndarray:
         """x with its revolute entries reduced to [-pi, pi) (prismatic ones unchanged)."""

@@ -44,7 +44,13 @@ from __future__ import annotations
 import numpy as np
 
 from composedyn.dynamics.compiled.jit import njit, prange
-from composedyn.dynamics.compiled.joint import REVOLUTE, cross, joint_angle, joint_rotation_row, joint_translation
+from composedyn.dynamics.compiled.joint import (
+    cross,
+    joint_angle,
+    joint_motion_at,
+    joint_rotation_row,
+    joint_translation,
+)
 from composedyn.dynamics.compiled.layout import AX, BLOCKS, FBODY
 from composedyn.dynamics.compiled.loops import all_finite, serial_and_parallel
 
@@ -135,12 +141,8 @@ def jacobian_into(im, fx, q, code, out):
     F = frame_world(chain_into(im, fx, q, body, out), fx, r)
     i = body
     while i >= 0:
-        a0, a1, a2 = out[3, i], out[4, i], out[5, i]
-        if im[i, 1] == REVOLUTE:
-            l0, l1, l2 = cross(a0, a1, a2, F[9] - out[0, i], F[10] - out[1, i], F[11] - out[2, i])
-            w0, w1, w2 = a0, a1, a2
-        else:
-            l0, l1, l2, w0, w1, w2 = a0, a1, a2, 0.0, 0.0, 0.0
+        w0, w1, w2, l0, l1, l2 = joint_motion_at(im, i, out[3, i], out[4, i], out[5, i],
+                                                 out[0, i] - F[9], out[1, i] - F[10], out[2, i] - F[11])
         if local:
             l0, l1, l2 = _to_local(F, l0, l1, l2)
             w0, w1, w2 = _to_local(F, w0, w1, w2)
@@ -178,12 +180,12 @@ def acceleration_into(im, fx, q, qd, qdd, code, out, C):
         g0, g1, g2 = cross(w0, w1, w2, e0, e1, e2)
         c0, c1, c2 = c0 + f0 + g0, c1 + f1 + g1, c2 + f2 + g2
         s, sd = qd[j], qdd[j]
-        h0, h1, h2 = cross(w0, w1, w2, a0 * s, a1 * s, a2 * s)
-        if im[j, 1] == REVOLUTE:
-            d0, d1, d2 = d0 + h0 + a0 * sd, d1 + h1 + a1 * sd, d2 + h2 + a2 * sd
-            w0, w1, w2 = w0 + a0 * s, w1 + a1 * s, w2 + a2 * s
-        else:
-            c0, c1, c2 = c0 + 2.0 * h0 + a0 * sd, c1 + 2.0 * h1 + a1 * sd, c2 + 2.0 * h2 + a2 * sd
+        u0, u1, u2, t0, t1, t2 = joint_motion_at(im, j, a0, a1, a2, 0.0, 0.0, 0.0)  # about the joint origin
+        h0, h1, h2 = cross(w0, w1, w2, u0 * s, u1 * s, u2 * s)
+        k0, k1, k2 = cross(w0, w1, w2, t0 * s, t1 * s, t2 * s)
+        d0, d1, d2 = d0 + h0 + u0 * sd, d1 + h1 + u1 * sd, d2 + h2 + u2 * sd
+        w0, w1, w2 = w0 + u0 * s, w1 + u1 * s, w2 + u2 * s
+        c0, c1, c2 = c0 + 2.0 * k0 + t0 * sd, c1 + 2.0 * k1 + t1 * sd, c2 + 2.0 * k2 + t2 * sd
         x0, x1, x2 = C[0, j], C[1, j], C[2, j]
     if body >= 0:
         r0, r1, r2 = F[9] - x0, F[10] - x1, F[11] - x2

@@ -27,6 +27,8 @@ from typing import Mapping
 
 import numpy as np
 
+from composedyn.dynamics.joint_types import angular
+
 QUANTITIES = ("position", "velocity", "acceleration", "jerk", "effort")
 KEYS = ("lower", "upper", "velocity", "acceleration", "jerk", "effort")
 UNITS = {  # (revolute, prismatic)
@@ -153,7 +155,8 @@ def joint_flags(robot) -> tuple[np.ndarray, np.ndarray]:
     mnames = tuple(getattr(model, "joint_names", ()))
     where = {name: k for k, name in enumerate(mnames)}
     cont = np.array([bool(model.continuous[where[j]]) if j in where else False for j in names], dtype=bool)
-    pris = np.array([int(model.jtype[where[j]]) == 1 if j in where else False for j in names], dtype=bool)
+    length = ~angular(model.jtype) if mnames else np.zeros(0, dtype=bool)
+    pris = np.array([bool(length[where[j]]) if j in where else False for j in names], dtype=bool)
     return cont, pris
 
 

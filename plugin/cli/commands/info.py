@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from composedyn.dynamics.joint_types import angular
+
 
 def register(sub) -> None:
     from composedyn.cli.program import ROBOT_HELP
@@ -18,8 +20,8 @@ def register(sub) -> None:
 MAX_INDENT = 40  # levels of two spaces; deeper lines are not indented further
 
 
-# units of (position, velocity, effort, viscous damping, armature) by joint kind (Model.jtype: 0 revolute, 1 prismatic)
-UNITS = (("rad", "rad/s", "N m", "N m s/rad", "kg m²"), ("m", "m/s", "N", "N s/m", "kg"))
+# units of (position, velocity, effort, viscous damping, armature) by the coordinate's dimension (angle, length)
+UNITS = {True: ("rad", "rad/s", "N m", "N m s/rad", "kg m²"), False: ("m", "m/s", "N", "N s/m", "kg")}
 
 
 def _q(x: float, unit: str) -> str:
@@ -29,7 +31,7 @@ def _q(x: float, unit: str) -> str:
 
 def joint_text(m, i: int) -> str:
     """Limits (and friction, damping, armature when non-zero) of moving joint ``i``, with units."""
-    pos, vel, eff, damp, arm = UNITS[int(m.jtype[i])]
+    pos, vel, eff, damp, arm = UNITS[bool(angular(m.jtype)[i])]
     where = ("position unbounded" if m.continuous[i]
              else f"lower {_q(m.lower[i], pos)}  upper {_q(m.upper[i], pos)}")
     out = f"{where}  velocity {_q(m.velocity[i], vel)}  effort {_q(m.effort[i], eff)}"
