@@ -289,5 +289,5 @@ def robot_with_parameters(robot, pi: np.ndarray, offset: bool = False):
     for j, name in enumerate(m.joint_names):
         g.edges[edge[name]].update(damping=float(joint_par[j, 0]), friction=float(joint_par[j, 1]),
                                    armature=float(joint_par[j, 2]))
-    return type(robot)(g, mimic=robot._mimic_mode)
+    return type(robot)(g, mimic=robot.mimic_mode)
 

@@ -75,6 +75,6 @@ def demo_reference(model, duration: float = 2.0, amplitude: float = 0.2):
     assembly by +-``amplitude`` (rad or m, alternating in sign), which stays on its branch."""
     if not isinstance(model, ClosedChain):
         return demo_motion(model, duration)
-    q0 = model._last[model._ind].copy()
+    q0 = model.assembly[[model.all_joint_names.index(name) for name in model.joint_names]]
     sign = np.where(np.arange(model.dof) % 2 == 0, 1.0, -1.0)
     return MinimumJerk(q0, q0 + amplitude * sign, duration)
