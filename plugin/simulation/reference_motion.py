@@ -40,7 +40,7 @@ class MinimumJerk:
         return self.q0 + d * s, d * ds, d * dds
 
 
-class Sampled:
+class SplineReference:
     """A reference interpolating sampled (t, q, qd, qdd) with cubic splines (held at the ends)."""
 
     def __init__(self, t, q, qd, qdd):
