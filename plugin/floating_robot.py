@@ -594,3 +594,16 @@ class FloatingRobot:
         from composedyn.floating_derivatives import linearize
 
         return linearize(self, q, v, tau, dt, f_ext, friction, smooth_friction)
+
+    # ---- for functions built on the robot ----
+    @property
+    def mimic_mode(self) -> str:
+        """How mimic joints are handled, as given to the constructor: ``"dependent"`` or ``"independent"``
+        (see :class:`composedyn.Robot`)."""
+        return self._mimic_mode
+
+    def check_state(self, q, *rates, names: tuple = ("v", "a")) -> tuple:
+        """``(q, *rates)`` checked and broadcast to one batch shape: q (..., nq) with the base quaternion,
+        each rate (..., nv) in the body frame of the base; ValueError naming the argument (``names`` for the
+        rates) and the expected length.  For functions built on the robot that take a state."""
+        return self._state(q, *rates, names=names)

@@ -531,3 +531,11 @@ class Robot:
         from composedyn.derivatives import linearize
 
         return linearize(self, q, qd, tau, dt, f_ext, friction, smooth_friction)
+
+    # ---- for functions built on the robot ----
+    @property
+    def mimic_mode(self) -> str:
+        """How mimic joints are handled, as given to the constructor: ``"dependent"`` (mimic joints follow
+        their leader and are not coordinates) or ``"independent"`` (every joint is a coordinate).  Pass it on
+        to build a robot of the same kind from a changed graph."""
+        return self._mimic_mode

@@ -4,6 +4,7 @@
 - A sub-package's ``__init__.py`` holds only its docstring (and, for ``cli``, ``main``):
   public names are imported from ``composedyn`` itself, never through a sub-package.
 - Every public name of ``composedyn.__all__`` is importable from ``composedyn``.
+- The layout section of docs/architecture.md names every module at the top of ``plugin/`` and in its groups.
 """
 
 from __future__ import annotations
@@ -42,3 +43,14 @@ def test_a_group_is_a_folder_whose_init_holds_only_its_docstring(group):
 def test_every_public_name_is_importable_from_the_package():
     missing = [name for name in composedyn.__all__ if not hasattr(composedyn, name)]
     assert not missing and len(composedyn.__all__) > 30
+
+
+def test_the_layout_section_of_the_architecture_page_names_every_module_of_the_groups():
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = text[text.index("## Layout"):text.index("\n## ", text.index("## Layout") + 1)]
+    plugin = ROOT / "plugin"
+    files = [p for p in plugin.glob("*.py")] + [p for g in GROUPS for p in (plugin / g).glob("*.py")]
+    unnamed = sorted(str(p.relative_to(plugin)) for p in files
+                     if p.stem not in ("__init__", "__main__") and f"{p.name}" not in section)
+    missing_groups = [g for g in GROUPS if f"{g}/" not in section]
+    assert not unnamed and not missing_groups, f"not in docs/architecture.md's layout: {unnamed + missing_groups}"

@@ -16,7 +16,7 @@ from composedyn.checks import joint_arrays
 from composedyn.protocol import DynamicsModel
 
 
-def _gain(name: str, k, n: int) -> np.ndarray:
+def gain_vector(name: str, k, n: int) -> np.ndarray:
     """A scalar or (n,) gain as a (n,) array of finite, non-negative numbers."""
     try:
         arr = np.broadcast_to(np.asarray(k, dtype=float), (n,)) if np.ndim(k) == 0 else np.asarray(k, float)
@@ -61,9 +61,9 @@ class ComputedTorqueController:
         refuse_floating(robot, "the computed-torque controller")
         n = robot.dof
         self.robot = robot
-        self.kp, self.kd = _gain("kp", kp, n), _gain("kd", kd, n)
+        self.kp, self.kd = gain_vector("kp", kp, n), gain_vector("kd", kd, n)
         lim = robot.limits["effort"] if effort is None else effort
-        self.effort = _gain("effort", lim, n) if saturate else None
+        self.effort = gain_vector("effort", lim, n) if saturate else None
         self.friction = friction
 
     def __call__(self, q, qd, q_des, qd_des, qdd_des) -> np.ndarray:

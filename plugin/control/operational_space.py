@@ -32,7 +32,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from composedyn.checks import joint_arrays
-from composedyn.control.computed_torque import _gain
+from composedyn.control.computed_torque import gain_vector
 from composedyn.dynamics.reference.ik import log3
 from composedyn.dynamics.reference.task_inertia import task_inertia
 from composedyn.protocol import DynamicsModel
@@ -93,12 +93,13 @@ class OperationalSpaceController:
         if frame not in robot.frame_names:
             robot.frame_pose(np.zeros(robot.dof), frame)  # raises the one-line error with close names
         self.robot, self.frame, self.rows = robot, frame, 3 if position_only else 6
-        self.kp, self.kd = _gain("kp", kp, self.rows), _gain("kd", kd, self.rows)
+        self.kp, self.kd = gain_vector("kp", kp, self.rows), gain_vector("kd", kd, self.rows)
         n = robot.dof
         self.posture = None if posture is None else joint_arrays(n, posture=posture)[0].reshape(n)
-        self.kp_posture = float(_gain("kp_posture", kp_posture, 1)[0])
-        self.kd_posture = float(_gain("kd_posture", kd_posture, 1)[0])
-        self.effort = _gain("effort", robot.limits["effort"] if effort is None else effort, n) if saturate else None
+        self.kp_posture = float(gain_vector("kp_posture", kp_posture, 1)[0])
+        self.kd_posture = float(gain_vector("kd_posture", kd_posture, 1)[0])
+        effort = robot.limits["effort"] if effort is None else effort
+        self.effort = gain_vector("effort", effort, n) if saturate else None
         self.friction, self.damping = friction, float(damping)
 
     def error(self, q, pose_des) -> np.ndarray:

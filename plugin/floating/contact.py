@@ -65,6 +65,7 @@ import numpy as np
 
 from composedyn.checks import joint_array
 from composedyn.dynamics.extras import require
+from composedyn.dynamics.reference.frames import unknown_frame
 
 KINDS = {"point": 3, "surface": 6}
 OBJECTIVES = ("forces", "torques")
@@ -95,6 +96,14 @@ class ContactResult:
     status: str | np.ndarray
 
 
+def check_frame(robot, frame) -> str:
+    """``frame`` when it is one of ``robot.frame_names``; else ValueError naming the robot and the closest
+    frame names."""
+    if isinstance(frame, str) and frame in robot.frame_names:
+        return frame
+    raise unknown_frame(robot.name, frame, robot.frame_names)
+
+
 def parse_contacts(robot, contacts) -> dict:
     """``contacts`` as an ordered dict frame -> "point" | "surface"; ValueError for an unknown
     frame or kind, a repeated frame, or something that is neither a sequence nor a mapping."""
@@ -109,7 +118,7 @@ def parse_contacts(robot, contacts) -> dict:
                          f"got {type(contacts).__name__}")
     out: dict = {}
     for frame, kind in items:
-        robot._frame(frame)  # ValueError naming close frames
+        check_frame(robot, frame)
         if kind not in KINDS:
             raise ValueError(f"{robot.name}: contact {frame!r}: kind must be 'point' or 'surface', got {kind!r}")
         if frame in out:
@@ -176,7 +185,7 @@ def contact_inverse_dynamics(robot, q, v, a, contacts, friction_coefficient: flo
         _cvxpy()  # the extra is needed whatever the state, not only when the cones bind
     normals = _normals(contacts, normal)
     feet = _feet(contacts, foot, mu)
-    q, v, a = robot._state(q, v, a)
+    q, v, a = robot.check_state(q, v, a)
     nb = robot.base.nv
     b = robot.inverse_dynamics(q, v, a, friction=friction)
     JT = [np.swapaxes(robot.jacobian(q, f, "world")[..., :KINDS[k], :], -1, -2) for f, k in contacts.items()]

@@ -28,7 +28,7 @@ from typing import Mapping
 import numpy as np
 
 from composedyn.checks import joint_array
-from composedyn.floating.contact import CONES, INFEASIBLE, KINDS, OK, contact_inverse_dynamics
+from composedyn.floating.contact import CONES, INFEASIBLE, KINDS, OK, check_frame, contact_inverse_dynamics
 from composedyn.sampled import check_positions, check_times
 from composedyn.torque_check.limits import JointLimits, resolve_limits
 from composedyn.torque_check.report import TrajectoryReport
@@ -123,7 +123,7 @@ def _stance(robot, contacts, T: int) -> dict:
         raise ValueError("contacts must map contact frames to (T,) stance flags (0/1), one frame at least")
     out = {}
     for frame, flags in contacts.items():
-        robot._frame(frame)
+        check_frame(robot, frame)
         x = np.asarray(flags)
         if x.shape != (T,) or not np.isin(x, (0, 1)).all():
             raise ValueError(f"stance flags of {frame!r} must be {T} values 0/1 (one per sample), got shape {x.shape}")

@@ -40,9 +40,9 @@ from pathlib import Path
 import numpy as np
 
 from composedyn.errors import ModelError
-from composedyn.identification.logs import as_joint_log, check_logs
+from composedyn.identification.logs import as_identification_log, check_logs
 from composedyn.identification.physical import fit_physical, inconsistent_bodies
-from composedyn.identification.signals import CUTOFF, ORDER, process
+from composedyn.identification.signals import CUTOFF, ORDER, filter_log
 from composedyn.parameters import parameters, refuse_floating
 
 METHODS = ("ols", "wls", "physical")
@@ -95,7 +95,7 @@ class Identification:
         data); stores and returns ``{"source", "rms", "relative_rms", "prior_relative_rms"}``."""
         opts = {k: self.options[k] for k in ("cutoff", "order", "decimate")}
         opts.update(kwargs)
-        s = process(as_joint_log(log, self.joint_names), **opts)
+        s = filter_log(as_identification_log(log, self.joint_names), **opts)
         Y = s.parallel(self._source_robot.regressor(s.q, s.qd, s.qdd, joint_terms=True,
                                                     offset=self.options["offset"]))
         tau = s.parallel(s.effort)
@@ -199,7 +199,7 @@ def identify(robot, logs, method: str = "wls", offset: bool = False, cutoff: flo
     its joints may be in any order and include extra ones.  ``method``: ``"ols"``,
     ``"wls"`` or ``"physical"`` (see the module docstring).  ``offset``: also a
     constant torque offset per joint.  ``cutoff`` (Hz), ``order``, ``decimate``:
-    the signal processing of :func:`composedyn.identification.signals.process`.
+    the signal processing of :func:`composedyn.identification.signals.filter_log`.
     ``gamma``: weight of the prior divergence (physical; in units of the weighted
     squared residual, i.e. of one noise variance).  ``progress(label)`` is called
     at each stage.  Raises ValueError (bad logs, unknown method).
@@ -210,12 +210,12 @@ def identify(robot, logs, method: str = "wls", offset: bool = False, cutoff: flo
     say = progress or (lambda label: None)
     names = robot.joint_names
     say("reading logs")
-    jl = [as_joint_log(lg, names) for lg in (logs if isinstance(logs, (list, tuple)) else [logs])]
+    jl = [as_identification_log(lg, names) for lg in (logs if isinstance(logs, (list, tuple)) else [logs])]
     if not jl:
         raise ValueError("identify: no logs given")
     check_logs(jl, names)
     say("filtering")
-    samples = [process(lg, cutoff=cutoff, order=order, decimate=decimate) for lg in jl]
+    samples = [filter_log(lg, cutoff=cutoff, order=order, decimate=decimate) for lg in jl]
     say("regressor")
     n = robot.dof
     P = (10 + (4 if offset else 3)) * robot.model.n
@@ -289,5 +289,5 @@ def robot_with_parameters(robot, pi: np.ndarray, offset: bool = False):
     for j, name in enumerate(m.joint_names):
         g.edges[edge[name]].update(damping=float(joint_par[j, 0]), friction=float(joint_par[j, 1]),
                                    armature=float(joint_par[j, 2]))
-    return type(robot)(g, mimic=robot._mimic_mode)
+    return type(robot)(g, mimic=robot.mimic_mode)
 

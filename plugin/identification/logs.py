@@ -21,7 +21,7 @@ MOVE_MIN = 1e-3  # rad or m: a joint whose logged range stays below this never m
 
 
 @dataclass(frozen=True)
-class JointLog:
+class IdentificationLog:
     """One log in the robot's joint order: t (T,), q, effort (T, dof), qd (T, dof) or None."""
 
     source: str
@@ -31,13 +31,13 @@ class JointLog:
     effort: np.ndarray
 
 
-def as_joint_log(log, joint_names) -> JointLog:
-    """A :class:`JointLog` in ``joint_names`` order from a path (CSV) or a log object."""
+def as_identification_log(log, joint_names) -> IdentificationLog:
+    """A :class:`IdentificationLog` in ``joint_names`` order from a path (CSV) or a log object."""
     if isinstance(log, (str, os.PathLike)):  # CSV with <joint>_effort columns, ROS bags, MCAP
         from composedyn.logs import read_log
 
         log = read_log(log, joint_names=joint_names)
-    if isinstance(log, JointLog):
+    if isinstance(log, IdentificationLog):
         return log
     source = str(getattr(log, "source", None) or getattr(log, "path", None) or type(log).__name__)
     try:
@@ -62,7 +62,7 @@ def as_joint_log(log, joint_names) -> JointLog:
             raise ValueError(f"{source}: {what} has non-finite values")
     if T > 1 and np.any(np.diff(t) <= 0):
         raise ValueError(f"{source}: time stamps are not strictly increasing")
-    return JointLog(source, t, q[:, idx], None if qd is None else qd[:, idx], effort[:, idx])
+    return IdentificationLog(source, t, q[:, idx], None if qd is None else qd[:, idx], effort[:, idx])
 
 
 def check_logs(logs: list, joint_names) -> None:

@@ -32,7 +32,7 @@ TRIM_PERIODS = 2.0
 
 
 @dataclass(frozen=True)
-class Samples:
+class FilteredLog:
     """One log after differentiation: t (T,), q, qd, qdd, effort (T, dof) at the log's rate
     (untrimmed); ``ba`` the filter, ``keep`` the slice of samples that enter the fit."""
 
@@ -59,8 +59,9 @@ class Samples:
         return self.t[self.keep]
 
 
-def process(log, cutoff: float = CUTOFF, order: int = ORDER, decimate: int | None = None) -> Samples:
-    """Filtered q, qd, qdd of a :class:`composedyn.identification.logs.JointLog` and the fit's sample selection."""
+def filter_log(log, cutoff: float = CUTOFF, order: int = ORDER, decimate: int | None = None) -> FilteredLog:
+    """Filtered q, qd, qdd of a :class:`composedyn.identification.logs.IdentificationLog` and the fit's
+    sample selection."""
     from scipy.signal import butter, filtfilt
 
     t = log.t
@@ -86,4 +87,4 @@ def process(log, cutoff: float = CUTOFF, order: int = ORDER, decimate: int | Non
     if len(range(*keep.indices(T))) < 2:
         raise ValueError(f"{log.source}: {T} samples leave nothing after trimming {trim} filter-transient "
                          "samples at each end; log longer or raise the cut-off")
-    return Samples(log.source, t, q, qd, qdd, log.effort, (b, a), keep)
+    return FilteredLog(log.source, t, q, qd, qdd, log.effort, (b, a), keep)

@@ -40,7 +40,7 @@ class MinimumJerk:
         return self.q0 + d * s, d * ds, d * dds
 
 
-class Sampled:
+class SplineReference:
     """A reference interpolating sampled (t, q, qd, qdd) with cubic splines (held at the ends)."""
 
     def __init__(self, t, q, qd, qdd):
@@ -75,6 +75,6 @@ def demo_reference(model, duration: float = 2.0, amplitude: float = 0.2):
     assembly by +-``amplitude`` (rad or m, alternating in sign), which stays on its branch."""
     if not isinstance(model, ClosedChain):
         return demo_motion(model, duration)
-    q0 = model._last[model._ind].copy()
+    q0 = model.assembly[[model.all_joint_names.index(name) for name in model.joint_names]]
     sign = np.where(np.arange(model.dof) % 2 == 0, 1.0, -1.0)
     return MinimumJerk(q0, q0 + amplitude * sign, duration)

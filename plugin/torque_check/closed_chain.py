@@ -24,13 +24,13 @@ def check_closed_trajectory(chain: ClosedChain, t, q, qd=None, qdd=None, smoothi
     if qa.ndim != 2 or qa.shape != (len(t), chain.dof):
         raise ValueError(f"{source}: q must have shape ({len(t)}, {chain.dof}) (actuated joints "
                          f"{list(chain.joint_names)}), got {qa.shape}")
-    start = chain._last.copy()
-    for s in range(len(t)):
-        try:
+    start = chain.assembly
+    try:
+        for s in range(len(t)):
             chain.assemble(qa[s])
-        except ModelError as e:
-            chain._last = start
-            raise ValueError(f"{source}: sample {s} (t = {t[s]:g} s): {str(e).split(': ', 1)[-1]}") from None
-    chain._last = start
+    except ModelError as e:
+        raise ValueError(f"{source}: sample {s} (t = {t[s]:g} s): {str(e).split(': ', 1)[-1]}") from None
+    finally:
+        chain.assembly = start
     return check_trajectory(chain, t, qa, qd, qdd, smoothing=smoothing, friction=friction, source=source,
                             limits=limits)

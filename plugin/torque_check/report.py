@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
-from composedyn.torque_check.limit_scan import Interval, LimitScan, _crossing  # noqa: F401  (re-exported)
+from composedyn.torque_check.limit_scan import Interval, LimitScan
 from composedyn.torque_check.limits import QUANTITIES, JointLimits
 from composedyn.writing import write_atomic
 

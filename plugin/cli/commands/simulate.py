@@ -53,7 +53,7 @@ def run(args) -> int:
     from composedyn.logs.derivatives import choose_smoothing, parse_smoothing
     from composedyn.progress import Progress
     from composedyn.sampled import differentiate
-    from composedyn.simulation.reference_motion import Sampled
+    from composedyn.simulation.reference_motion import SplineReference
     from composedyn.simulation.tracking import track
     from composedyn.writing import Staged
 
@@ -83,7 +83,7 @@ def run(args) -> int:
             qdd = differentiate(tr.t, qd, smoothing)[0]
         else:
             derivatives = ""  # the log gives both
-        reference, (t0, t1), source = Sampled(tr.t, tr.q, qd, qdd), (tr.t[0], tr.t[-1]), args.trajectory
+        reference, (t0, t1), source = SplineReference(tr.t, tr.q, qd, qdd), (tr.t[0], tr.t[-1]), args.trajectory
     else:
         reference, (t0, t1), source = demo_reference(robot, args.duration), (0.0, args.duration), "<minimum-jerk>"
         derivatives = ""
