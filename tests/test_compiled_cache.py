@@ -85,6 +85,20 @@ def test_editing_an_inlined_helper_recompiles_the_kernel(tmp_path):
     assert restored["tau"] == first["tau"]
 
 
+def test_the_stamp_covers_the_joint_type_codes_the_kernels_compile_in(tmp_path):
+    from composedyn.dynamics.compiled.cache import CONSTANTS, source_stamp
+
+    root = copy_installed_package(tmp_path)
+    compiled, codes = root / "dynamics" / "compiled", root / "dynamics" / "joint_types.py"
+    assert "joint_types.py" in CONSTANTS and codes.is_file()
+    before = source_stamp(str(compiled))
+    codes.write_text(codes.read_text() + "\n")
+    edited = source_stamp(str(compiled))
+    assert edited != before
+    (root / "dynamics" / "schema.py").write_text("")  # other modules beside compiled/ are not compiled in
+    assert source_stamp(str(compiled)) == edited
+
+
 def test_numba_that_does_not_import_is_one_clear_error(tmp_path):
     code = ("import sys; sys.modules['numba'] = None\n"
             "import composedyn, numpy as np\n"

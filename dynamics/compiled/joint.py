@@ -22,6 +22,8 @@ coordinate qi:
   world axis and its origin relative to that point: (a, r x a) revolute,
   (0, a) prismatic (Jacobian columns, world subspaces, the centre of mass's
   Jacobian); :func:`joint_motion_world` -- the same from the body's world pose;
+  :func:`joint_point_rates` -- the joint's terms of the classical (point)
+  velocity and acceleration recursion in world axes;
 * :func:`joint_force` -- S^T (n, f), the generalised force of a body-frame
   spatial force;
 * :func:`joint_bias` (the velocity product v x S qd),
@@ -192,6 +194,19 @@ def joint_motion_at(im, i, a0, a1, a2, r0, r1, r2):
         c0, c1, c2 = cross(r0, r1, r2, a0, a1, a2)
         return a0, a1, a2, c0, c1, c2
     return 0.0, 0.0, 0.0, a0, a1, a2
+
+
+@njit(cache=True)
+def joint_point_rates(im, i, a0, a1, a2, w0, w1, w2, x, xd):
+    """Joint i's share of its body's motion, world axes, for the classical point recursion:
+    (w_i - w_k, dw_i - dw_k, acc_i - acc_k - rigid transport), 9 floats, with a the unit world
+    axis, w the parent body's angular velocity, x and xd the joint rate and acceleration and
+    the body origin on the axis: revolute (a x, w x a x + a xd, 0), prismatic
+    (0, 0, 2 w x a x + a xd)."""
+    h0, h1, h2 = cross(w0, w1, w2, a0 * x, a1 * x, a2 * x)
+    if im[i, 1] == REVOLUTE:
+        return a0 * x, a1 * x, a2 * x, h0 + a0 * xd, h1 + a1 * xd, h2 + a2 * xd, 0.0, 0.0, 0.0
+    return 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0 * h0 + a0 * xd, 2.0 * h1 + a1 * xd, 2.0 * h2 + a2 * xd
 
 
 @njit(cache=True)
