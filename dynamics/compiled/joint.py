@@ -27,8 +27,7 @@ coordinate qi:
   velocity and acceleration recursion in world axes;
 * :func:`joint_force` -- S^T (n, f), the generalised force of a body-frame
   spatial force;
-* :func:`joint_bias` (the velocity product v x S qd),
-  :func:`joint_motion_world` (S in world axes) and :func:`joint_friction`
+* :func:`joint_bias` (the velocity product v x S qd) and :func:`joint_friction`
   (damping and Coulomb friction, sign or tanh).
 
 Only the ``joint_*`` functions look at the joint type (a test reads every
