@@ -1,0 +1,1 @@
+"""Dynamics algorithms written once against the Python array API (NumPy, PyTorch, JAX)."""
