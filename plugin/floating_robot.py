@@ -594,3 +594,7 @@ class FloatingRobot:
         from composedyn.floating_derivatives import linearize
 
         return linearize(self, q, v, tau, dt, f_ext, friction, smooth_friction)
+
+    # ---- tensors ----
+    to_torch = Robot.to_torch  # torch tensors, with integrate, difference, centroidal_momentum_matrix
+    to_jax = Robot.to_jax  # pure JAX functions, the same methods

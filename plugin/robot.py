@@ -531,3 +531,17 @@ class Robot:
         from composedyn.derivatives import linearize
 
         return linearize(self, q, qd, tau, dt, f_ext, friction, smooth_friction)
+
+    # ---- tensors ----
+    def to_torch(self, device=None, dtype=None):
+        """This robot's dynamics on torch tensors (``device``: default torch's; ``dtype``: ``torch.float64``
+        (default) or ``torch.float32``), batched and differentiable; see :mod:`composedyn.tensors`."""
+        from composedyn.tensors import to_torch
+
+        return to_torch(self, device, dtype)
+
+    def to_jax(self):
+        """This robot's dynamics as pure JAX functions (jit, vmap, grad); see :mod:`composedyn.tensors`."""
+        from composedyn.tensors import to_jax
+
+        return to_jax(self)
