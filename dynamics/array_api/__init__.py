@@ -1,1 +1,17 @@
-"""Dynamics algorithms written once against the Python array API (NumPy, PyTorch, JAX)."""
+"""Dynamics algorithms written once against the Python array API (NumPy, PyTorch, JAX).
+
+``am = from_robot(robot)`` collects a robot's constants once (:mod:`.model`); ``bm = on(am, xp,
+device, dtype)`` makes them arrays of one namespace (``array_api_compat.array_namespace(x)``);
+every algorithm is a function of ``(bm, ...)`` broadcasting over leading batch axes and equal
+to the :class:`composedyn.Robot` method of the same name.  Spatial vectors are linear first in
+body frames (:mod:`.spatial`); joints come from :mod:`.joints`.
+"""
+
+from composedyn.dynamics.array_api.crba import forward_dynamics, mass_matrix
+from composedyn.dynamics.array_api.model import ArrayModel, BackendModel, from_robot, on
+from composedyn.dynamics.array_api.rnea import bias_torques, gravity_torques, inverse_dynamics
+
+__all__ = [
+    "ArrayModel", "BackendModel", "from_robot", "on",
+    "inverse_dynamics", "mass_matrix", "forward_dynamics", "bias_torques", "gravity_torques",
+]

@@ -1,0 +1,185 @@
+"""Inverse dynamics by the recursive Newton-Euler algorithm in body frames, on the array API.
+
+Featherstone, *Rigid Body Dynamics Algorithms* (RBDA), Springer 2008, Table 5.1 (algorithm
+RNEA), with the joint model's bias ``c_J`` of eq. 4.30 and gravity as the fictitious base
+acceleration ``-g`` (sec. 5.3): per body, outward
+
+    v_i = X_i v_p + S_i qd_i,     a_i = X_i a_p + S_i qdd_i + c_J,i + v_i x S_i qd_i,
+    f_i = I_i a_i + v_i x* I_i v_i,
+
+and inward ``f_p += X_i^T f_i``, ``tau_i = S_i^T f_i``.  Spatial vectors are linear first in
+body axes (:mod:`composedyn.dynamics.array_api.spatial`).  Joint friction (viscous + Coulomb,
+the Robot's law) and armature are added on the model's coordinates, then dependent mimic joints
+are projected (``Gv^T tau``).
+"""
+
+from __future__ import annotations
+
+from composedyn.dynamics.array_api import joints as jm
+from composedyn.dynamics.array_api.kinematics import (
+    batch_shape,
+    coords,
+    full_q,
+    full_v,
+    joint_motion,
+    reduce,
+    tree,
+    velocities,
+)
+from composedyn.dynamics.array_api.spatial import (
+    force_cross,
+    force_to_parent,
+    inertia_from_parameters,
+    inertia_times,
+    motion_cross,
+    motion_to_child,
+    mtv,
+)
+
+
+def body_inertias(bm, params=None):
+    """Per body (m (...,), h (..., 3), I (..., 3, 3)) about the body origin in body axes: the
+    model's, or those of ``params`` (..., 10 n) in the regressor layout."""
+    if params is None:
+        return list(zip(bm.m, bm.h, bm.I))
+    if params.shape[-1] != 10 * bm.am.n:
+        raise ValueError(f"{bm.am.name}: params must have 10 x {bm.am.n} bodies = {10 * bm.am.n} entries "
+                         f"(regressor layout), got shape {tuple(params.shape)}")
+    return [inertia_from_parameters(bm.xp, params[..., 10 * i:10 * i + 10]) for i in range(bm.am.n)]
+
+
+def accelerations(bm, X, S, vel, vJ, q, v, a, gravity: bool = True):
+    """Body spatial accelerations (dv_i, dw_i) (..., 3) each, body axes, for full (q, v, a)
+    (v or a None: zero); ``gravity``: the base accelerates by -g (gravity's effect included)."""
+    xp = bm.xp
+    acc = []
+    g = -bm.gravity if gravity else None
+    for i, joint in enumerate(bm.am.joints):
+        k = bm.am.parent[i]
+        terms = []
+        if k < 0:
+            if g is not None:
+                terms.append((mtv(X[i][0], g), None))
+        else:
+            terms.append(motion_to_child(xp, *X[i], *acc[k]))
+        qj = coords(q, joint, velocity=False)
+        if a is not None:
+            terms.append(joint_motion(S[i], coords(a, joint)))
+        if v is not None:
+            c = jm.bias(xp, joint, qj, coords(v, joint))
+            terms.append((c[..., :3], c[..., 3:]))
+            if k >= 0:
+                terms.append(motion_cross(xp, *vel[i], *vJ[i]))
+        acc.append(_sum_pairs(xp, terms, batch_shape(q, v, a)))
+    return acc
+
+
+def _sum_pairs(xp, terms, batch):
+    """Sum of (linear, angular) pairs (None halves are zero); zeros of ``batch`` when empty."""
+    lin = [t[0] for t in terms if t[0] is not None]
+    ang = [t[1] for t in terms if t[1] is not None]
+    return _total(xp, lin, batch), _total(xp, ang, batch)
+
+
+def _total(xp, xs, batch):
+    if not xs:
+        return xp.zeros(batch + (3,))
+    out = xs[0]
+    for x in xs[1:]:
+        out = out + x
+    return out
+
+
+def body_forces(bm, inertias, vel, acc):
+    """Per body the net force (f, n) (..., 3) each = I a + v x* I v, body axes (N, N m)."""
+    xp = bm.xp
+    out = []
+    for i in range(bm.am.n):
+        m, h, I = inertias[i]
+        f, n = inertia_times(xp, m, h, I, *acc[i])
+        if vel is not None:
+            pl, pa = inertia_times(xp, m, h, I, *vel[i])
+            cf, cn = force_cross(xp, *vel[i], pl, pa)
+            f, n = f + cf, n + cn
+        out.append((f, n))
+    return out
+
+
+def joint_torques(bm, X, S, forces, batch):
+    """Backward pass: accumulate the body forces from the leaves to the root and project them
+    on the joints, tau (..., nv_full) in joint order."""
+    xp = bm.xp
+    forces = list(forces)
+    taus = [None] * bm.am.n
+    for i in range(bm.am.n - 1, -1, -1):
+        f, n = forces[i]
+        f6 = xp.concat([xp.broadcast_to(f, batch + (3,)), xp.broadcast_to(n, batch + (3,))], axis=-1)
+        taus[i] = mtv(S[i], f6)
+        k = bm.am.parent[i]
+        if k >= 0:
+            pf, pn = force_to_parent(xp, *X[i], f, n)
+            forces[k] = (forces[k][0] + pf, forces[k][1] + pn)
+    order = sorted(range(bm.am.n), key=lambda i: bm.am.joints[i].idx_v)
+    return xp.concat([xp.broadcast_to(taus[i], batch + (taus[i].shape[-1],)) for i in order], axis=-1)
+
+
+def rigid_torques(bm, q, v, a, params=None, gravity: bool = True):
+    """Rigid-body generalised forces (..., nv_full) of the model at full (q, v, a) (v, a None: 0),
+    without friction and armature."""
+    batch = batch_shape(q, v, a)
+    X, S = tree(bm, q)
+    vel, vJ = velocities(bm, X, S, v) if v is not None else (None, None)
+    acc = accelerations(bm, X, S, vel, vJ, q, v, a, gravity)
+    return joint_torques(bm, X, S, body_forces(bm, body_inertias(bm, params), vel, acc), batch)
+
+
+def friction_torques(bm, v, smooth_friction=None, damping=None, coulomb=None):
+    """Joint friction (..., nv_full) = damping v + coulomb sgn(v) on full velocities v (the
+    Robot's law); ``smooth_friction`` > 0 (rad/s or m/s) replaces sgn(v) by tanh(v / width)."""
+    xp = bm.xp
+    d = bm.damping if damping is None else damping
+    c = bm.coulomb if coulomb is None else coulomb
+    if smooth_friction is None or (isinstance(smooth_friction, (int, float)) and smooth_friction == 0):
+        sgn = xp.sign(v)
+    else:
+        sgn = xp.tanh(v / smooth_friction)
+    return d * v + c * sgn
+
+
+def check_width(smooth_friction):
+    """A Python-number ``smooth_friction`` checked (>= 0); arrays pass through."""
+    if smooth_friction is None or not isinstance(smooth_friction, (int, float)):
+        return smooth_friction
+    from composedyn.dynamics.reference.friction import smooth_width
+
+    return smooth_width(smooth_friction)
+
+
+def inverse_dynamics(bm, q, qd, qdd, params=None, friction: bool = True, smooth_friction=None,
+                     damping=None, coulomb=None, armature=None):
+    """Generalised forces tau (..., nv) = M(q) qdd + C(q, qd) qd + g(q) + friction, the Robot's
+    ``inverse_dynamics`` (armature on M's diagonal; joint torques in N m or N, a floating base's
+    wrench first, base axes).
+
+    q (..., nq), qd and qdd (..., nv), broadcasting over leading axes.  ``params`` (..., 10
+    bodies): inertial parameters in the regressor layout replacing the model's; ``damping``,
+    ``coulomb``, ``armature`` (..., nv_full) replace the model's joint terms; ``friction=False``
+    drops friction; ``smooth_friction`` as in :func:`friction_torques`.
+    """
+    smooth_friction = check_width(smooth_friction)
+    qf, vf, af = full_q(bm, q), full_v(bm, qd), full_v(bm, qdd)
+    tau = rigid_torques(bm, qf, vf, af, params)
+    tau = tau + (bm.armature if armature is None else armature) * af
+    if friction:
+        tau = tau + friction_torques(bm, vf, smooth_friction, damping, coulomb)
+    return reduce(bm, tau)
+
+
+def bias_torques(bm, q, qd, params=None):
+    """C(q, qd) qd + g(q) (..., nv), friction not included (the Robot's ``bias_torques``)."""
+    return reduce(bm, rigid_torques(bm, full_q(bm, q), full_v(bm, qd), None, params))
+
+
+def gravity_torques(bm, q, params=None):
+    """g(q) (..., nv): the generalised forces holding the robot still against gravity."""
+    return reduce(bm, rigid_torques(bm, full_q(bm, q), None, None, params))
