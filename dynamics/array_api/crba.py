@@ -17,7 +17,7 @@ from composedyn.dynamics.array_api.rnea import (
     friction_torques,
     rigid_torques,
 )
-from composedyn.dynamics.array_api.spatial import inertia_times_columns, inertia_to_parent, skew
+from composedyn.dynamics.array_api.spatial import inertia_times_columns, inertia_to_parent
 
 
 def composite_inertias(bm, X, inertias):
@@ -42,7 +42,7 @@ def subtree_forces(bm, S, comp, i):
 def up_columns(xp, R, p, Fl, Fn):
     """Force columns (..., 3, k) in a child frame -> its parent frame: (R Fl, R Fn + [p] R Fl)."""
     RF = R @ Fl
-    return RF, R @ Fn + skew(xp, p) @ RF
+    return RF, R @ Fn + xp.linalg.cross(xp.broadcast_to(p[..., :, None], RF.shape), RF, axis=-2)
 
 
 def rigid_mass_matrix(bm, q, params=None):

@@ -171,7 +171,7 @@ class BackendModel:
         self.dtype = xp.float64 if dtype is None else dtype
 
         def arr(a):
-            return xp.asarray(np.ascontiguousarray(a), dtype=self.dtype, device=device)
+            return xp.asarray(np.array(a, dtype=float), dtype=self.dtype, device=device)  # a writable copy
 
         self.R = [arr(r) for r in am.placement_R]
         self.p = [arr(p) for p in am.placement_p]

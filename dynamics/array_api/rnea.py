@@ -70,20 +70,20 @@ def accelerations(bm, X, S, vel, vJ, q, v, a, gravity: bool = True):
             terms.append((c[..., :3], c[..., 3:]))
             if k >= 0:
                 terms.append(motion_cross(xp, *vel[i], *vJ[i]))
-        acc.append(_sum_pairs(xp, terms, batch_shape(q, v, a)))
+        acc.append(_sum_pairs(bm, terms, batch_shape(q, v, a)))
     return acc
 
 
-def _sum_pairs(xp, terms, batch):
+def _sum_pairs(bm, terms, batch):
     """Sum of (linear, angular) pairs (None halves are zero); zeros of ``batch`` when empty."""
     lin = [t[0] for t in terms if t[0] is not None]
     ang = [t[1] for t in terms if t[1] is not None]
-    return _total(xp, lin, batch), _total(xp, ang, batch)
+    return _total(bm, lin, batch), _total(bm, ang, batch)
 
 
-def _total(xp, xs, batch):
+def _total(bm, xs, batch):
     if not xs:
-        return xp.zeros(batch + (3,))
+        return bm.xp.zeros(batch + (3,), dtype=bm.dtype, device=bm.device)
     out = xs[0]
     for x in xs[1:]:
         out = out + x

@@ -91,12 +91,14 @@ def inertia_times_columns(xp, m, h, I, Sv, Sw):
 
 def inertia_to_parent(xp, R, p, m, h, I):
     """The inertia (m, h, I) of a child frame expressed in its parent frame (about the parent
-    origin, parent axes): h' = R h + m p, I' = R I R^T - m [p][p] - [p][R h] - [R h][p]
-    (parallel-axis theorem, Featherstone eq. 2.63)."""
+    origin, parent axes): h' = R h + m p and, with u = R h + m p / 2,
+    I' = R I R^T + 2 (p . u) 1 - u p^T - p u^T (parallel-axis theorem, Featherstone eq. 2.63)."""
     Rh = mv(R, h)
-    P, H = skew(xp, p), skew(xp, Rh)
-    PP = P @ P
-    I2 = R @ I @ xp.matrix_transpose(R) - m[..., None, None] * PP - P @ H - H @ P
+    u = Rh + 0.5 * m[..., None] * p
+    pu = xp.sum(p * u, axis=-1)[..., None, None]
+    eye = xp.eye(3, dtype=p.dtype)
+    I2 = R @ I @ xp.matrix_transpose(R) + 2.0 * pu * eye - u[..., :, None] * p[..., None, :] \
+        - p[..., :, None] * u[..., None, :]
     return m, Rh + m[..., None] * p, I2
 
 
