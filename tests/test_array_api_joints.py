@@ -125,8 +125,8 @@ def test_integrate_difference_identities(kind):
 
 @pytest.mark.parametrize("kind", J.KINDS)
 def test_subspace_and_bias_are_derivatives_along_integrate(kind):
-    """S v is the child's velocity relative to the parent (child frame) and c = dS/dt v, by central differences
-    along q(t) = integrate(q, t v)."""
+    """S v is the child's velocity relative to the parent (child frame), dS/dt and c = dS/dt v, by central
+    differences along q(t) = integrate(q, t v)."""
     rng = np.random.default_rng(15)
     joint = _joint(kind, rng)
     h = 1e-5
@@ -139,7 +139,9 @@ def test_subspace_and_bias_are_derivatives_along_integrate(kind):
         twist = np.concatenate((rot.T @ pdot, [w_hat[2, 1], w_hat[0, 2], w_hat[1, 0]]))
         assert _rel(J.motion_subspace(XP, joint, q) @ v, twist) < 1e-8
         sdot = (J.motion_subspace(XP, joint, qp) - J.motion_subspace(XP, joint, qm)) / (2 * h)
+        assert _rel(J.motion_subspace_derivative(XP, joint, q, v), sdot) < 1e-8
         assert _rel(J.bias(XP, joint, q, v), sdot @ v) < 1e-8
+        assert _rel(J.bias(XP, joint, q, v), J.motion_subspace_derivative(XP, joint, q, v) @ v) < 1e-14
 
 
 @pytest.mark.parametrize("kind", ["spherical", "planar", "free_flyer", "universal"])
@@ -170,6 +172,7 @@ def _all_functions(xp, joint, q, v, q1):
         "p": p,
         "S": J.motion_subspace(xp, joint, q),
         "c": J.bias(xp, joint, q, v),
+        "dS": J.motion_subspace_derivative(xp, joint, q, v),
         "integrate": J.integrate(xp, joint, q, v),
         "difference": J.difference(xp, joint, q, q1),
         "jacobian": J.integrate_jacobian(xp, joint, q, v),

@@ -122,6 +122,12 @@ def motion_subspace(xp: Any, joint: Joint, qj: Array) -> Array:
     return _KIND_TABLE[joint.kind].subspace(xp, joint, qj)
 
 
+def motion_subspace_derivative(xp: Any, joint: Joint, qj: Array, vj: Array) -> Array:
+    """``dS/dt`` (..., 6, nv) along the joint's own motion at velocity ``vj``, child frame (zero unless ``S``
+    depends on ``qj`` in the child frame, as a universal joint's does); ``bias == dS/dt @ vj``."""
+    return _KIND_TABLE[joint.kind].subspace_rate(xp, joint, qj, vj)
+
+
 def bias(xp: Any, joint: Joint, qj: Array, vj: Array) -> Array:
     """The velocity-product acceleration ``c = dS/dt vj`` (..., 6) in the child frame (Pinocchio's ``jdata.c``)."""
     return _KIND_TABLE[joint.kind].bias(xp, joint, qj, vj)
@@ -394,6 +400,10 @@ def _no_bias(xp: Any, joint: Joint, qj: Array, vj: Array) -> Array:
     return _zeros(xp, vj, _batch(qj, vj) + (6,))
 
 
+def _constant_s(xp: Any, joint: Joint, qj: Array, vj: Array) -> Array:
+    return _zeros(xp, vj, _batch(qj, vj) + (6, joint.nv))
+
+
 def _uniform(rng: np.random.Generator, lo: np.ndarray, hi: np.ndarray, default: float) -> np.ndarray:
     lo = np.where(np.isfinite(lo), lo, -default)
     hi = np.where(np.isfinite(hi), hi, default)
@@ -464,6 +474,15 @@ def _universal_subspace(xp: Any, joint: Joint, qj: Array) -> Array:
     a2 = xp.broadcast_to(_like(xp, qj, joint.axis2), a1.shape)
     angular = xp.stack((a1, a2), axis=-1)
     return xp.concat((xp.zeros_like(angular), angular), axis=-2)
+
+
+def _universal_rate(xp: Any, joint: Joint, qj: Array, vj: Array) -> Array:
+    """The first column turns with the second angle: d(R2ᵀ axis)/dt = (R2ᵀ axis) × axis2 q̇2; the second is fixed."""
+    a1 = _universal_first_axis(xp, joint, qj)
+    a2 = xp.broadcast_to(_like(xp, qj, joint.axis2), a1.shape)
+    col = _cross(xp, a1, a2) * vj[..., 1:2]
+    col = xp.concat((xp.zeros_like(col), col), axis=-1)
+    return xp.stack((col, xp.zeros_like(col)), axis=-1)
 
 
 def _universal_bias(xp: Any, joint: Joint, qj: Array, vj: Array) -> Array:
@@ -570,6 +589,7 @@ class _KindOps(NamedTuple):
     nv: int
     transform: Callable[[Any, Joint, Array], tuple[Array, Array]]
     subspace: Callable[[Any, Joint, Array], Array]
+    subspace_rate: Callable[[Any, Joint, Array, Array], Array]
     bias: Callable[[Any, Joint, Array, Array], Array]
     integrate: Callable[[Any, Joint, Array, Array], Array]
     difference: Callable[[Any, Joint, Array, Array], Array]
@@ -578,38 +598,43 @@ class _KindOps(NamedTuple):
     random: Callable[[Joint, np.random.Generator, np.ndarray, np.ndarray], np.ndarray]
 
 
+_VECTOR_SPACE = {"integrate": _add, "difference": _subtract, "jacobian": _identity_jacobian}
+_CONSTANT_S = {"subspace_rate": _constant_s, "bias": _no_bias}
 _REVOLUTE = _KindOps(
-    1, 1, _revolute_transform, _constant_subspace(_revolute_s), _no_bias, _add, _subtract, _identity_jacobian,
-    (0.0,), _random_angles,
+    nq=1, nv=1, transform=_revolute_transform, subspace=_constant_subspace(_revolute_s), neutral=(0.0,),
+    random=_random_angles, **_CONSTANT_S, **_VECTOR_SPACE,
 )  # fmt: skip
 
 _KIND_TABLE: dict[str, _KindOps] = {
     "revolute": _REVOLUTE,
     "continuous": _REVOLUTE,
     "prismatic": _KindOps(
-        1, 1, _prismatic_transform, _constant_subspace(_prismatic_s), _no_bias, _add, _subtract,
-        _identity_jacobian, (0.0,), _random_positions,
+        nq=1, nv=1, transform=_prismatic_transform, subspace=_constant_subspace(_prismatic_s), neutral=(0.0,),
+        random=_random_positions, **_CONSTANT_S, **_VECTOR_SPACE,
     ),
     "helical": _KindOps(
-        1, 1, _helical_transform, _constant_subspace(_helical_s), _no_bias, _add, _subtract, _identity_jacobian,
-        (0.0,), _random_angles,
+        nq=1, nv=1, transform=_helical_transform, subspace=_constant_subspace(_helical_s), neutral=(0.0,),
+        random=_random_angles, **_CONSTANT_S, **_VECTOR_SPACE,
     ),
     "universal": _KindOps(
-        2, 2, _universal_transform, _universal_subspace, _universal_bias, _add, _subtract, _identity_jacobian,
-        (0.0, 0.0), _random_angles,
+        nq=2, nv=2, transform=_universal_transform, subspace=_universal_subspace, subspace_rate=_universal_rate,
+        bias=_universal_bias, neutral=(0.0, 0.0), random=_random_angles, **_VECTOR_SPACE,
     ),
     "spherical": _KindOps(
-        4, 3, _spherical_transform, _constant_subspace(lambda j: np.vstack((np.zeros((3, 3)), np.eye(3)))),
-        _no_bias, _spherical_integrate, _spherical_difference, _spherical_jacobian, (0.0, 0.0, 0.0, 1.0),
-        _random_spherical,
+        nq=4, nv=3, transform=_spherical_transform,
+        subspace=_constant_subspace(lambda j: np.vstack((np.zeros((3, 3)), np.eye(3)))), **_CONSTANT_S,
+        integrate=_spherical_integrate, difference=_spherical_difference, jacobian=_spherical_jacobian,
+        neutral=(0.0, 0.0, 0.0, 1.0), random=_random_spherical,
     ),
     "planar": _KindOps(
-        4, 3, _planar_transform, _constant_subspace(lambda j: np.eye(6)[:, [0, 1, 5]]), _no_bias,
-        _planar_integrate, _planar_difference, _planar_jacobian, (0.0, 0.0, 1.0, 0.0), _random_planar,
+        nq=4, nv=3, transform=_planar_transform, subspace=_constant_subspace(lambda j: np.eye(6)[:, [0, 1, 5]]),
+        **_CONSTANT_S, integrate=_planar_integrate, difference=_planar_difference, jacobian=_planar_jacobian,
+        neutral=(0.0, 0.0, 1.0, 0.0), random=_random_planar,
     ),
     "free_flyer": _KindOps(
-        7, 6, _free_flyer_transform, _constant_subspace(lambda j: np.eye(6)), _no_bias, _free_flyer_integrate,
-        _free_flyer_difference, _free_flyer_jacobian, (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0), _random_free_flyer,
+        nq=7, nv=6, transform=_free_flyer_transform, subspace=_constant_subspace(lambda j: np.eye(6)),
+        **_CONSTANT_S, integrate=_free_flyer_integrate, difference=_free_flyer_difference,
+        jacobian=_free_flyer_jacobian, neutral=(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0), random=_random_free_flyer,
     ),
 }  # fmt: skip
 
