@@ -45,6 +45,19 @@ def up_columns(xp, R, p, Fl, Fn):
     return RF, R @ Fn + xp.linalg.cross(xp.broadcast_to(p[..., :, None], RF.shape), RF, axis=-2)
 
 
+def project_to_ancestors(bm, X, S, i, Fl, Fn, blocks):
+    """blocks[(j, i)] = S_j^T F for body i and each ancestor j, F (force columns (Fl, Fn) (..., 3, k)
+    in body i's frame) moved up the chain by X^T (the CRBA's and the regressor's inner loop)."""
+    xp = bm.xp
+    j = i
+    while True:
+        blocks[(j, i)] = xp.matrix_transpose(S[j]) @ xp.concat([Fl, Fn], axis=-2)
+        if bm.am.parent[j] < 0:
+            return
+        Fl, Fn = up_columns(xp, *X[j], Fl, Fn)
+        j = bm.am.parent[j]
+
+
 def rigid_mass_matrix(bm, q, params=None):
     """M_full (..., nv_full, nv_full) of the model at q_full, without armature."""
     xp = bm.xp
@@ -54,14 +67,7 @@ def rigid_mass_matrix(bm, q, params=None):
     comp = composite_inertias(bm, X, body_inertias(bm, params))
     blocks = {}
     for i in range(am.n):
-        Fl, Fn = subtree_forces(bm, S, comp, i)
-        j = i
-        while True:
-            blocks[(j, i)] = xp.matrix_transpose(S[j]) @ xp.concat([Fl, Fn], axis=-2)
-            if am.parent[j] < 0:
-                break
-            Fl, Fn = up_columns(xp, *X[j], Fl, Fn)
-            j = am.parent[j]
+        project_to_ancestors(bm, X, S, i, *subtree_forces(bm, S, comp, i), blocks)
     order = sorted(range(am.n), key=lambda i: am.joints[i].idx_v)
     rows = []
     for r in order:

@@ -20,7 +20,7 @@ dependent mimic joints ``q_full = Gq q + bq`` and ``v_full = Gv v`` (Kolev's pro
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -49,6 +49,8 @@ class ArrayModel:
       frame_names (F,), frame_body (F,) (-1: welded to the world), frame_R (F, 3, 3),
         frame_p (F, 3): every frame (link) and its constant pose in its body's frame.
       nq, nv: the robot's coordinates; nq_full, nv_full: the model's.
+      coordinate_joints: the joints of the robot's coordinates (the independent ones, indexed
+        into q (nq,) and v (nv,)); ``joints`` itself without dependent mimic joints.
     """
 
     name: str
@@ -74,6 +76,7 @@ class ArrayModel:
     nv: int
     nq_full: int
     nv_full: int
+    coordinate_joints: tuple[Joint, ...]
 
     @property
     def n(self) -> int:
@@ -139,6 +142,14 @@ def from_robot(robot) -> ArrayModel:
         Gq[:nqb, :nqb] = np.eye(nqb)
         Gq[nqb:, nqb:] = G[nb:, nb:]
         bq = np.concatenate([np.zeros(nqb), b[nb:]])
+    coordinate_joints = tuple(joints)
+    if Gv is not None:
+        dependent, kept, iq, iv = set(fixed.mimic_joint_names), [], 0, 0
+        for j in sorted(joints, key=lambda j: j.idx_v):
+            if j.name not in dependent:
+                kept.append(replace(j, idx_q=iq, idx_v=iv))
+                iq, iv = iq + j.nq, iv + j.nv
+        coordinate_joints = tuple(kept)
     names = tuple(robot.frame_names)
     k = [model.link_names.index(f) for f in names]
     body = tuple(int(model.link_body[j]) - first if model.link_body[j] >= 0 else -1 for j in k)
@@ -153,6 +164,7 @@ def from_robot(robot) -> ArrayModel:
         frame_R=np.asarray(model.link_T[k, :3, :3], float).reshape(-1, 3, 3),
         frame_p=np.asarray(model.link_T[k, :3, 3], float).reshape(-1, 3),
         nq=int(robot.nq), nv=int(robot.nv), nq_full=nq_full, nv_full=nv_full,
+        coordinate_joints=coordinate_joints,
     )
 
 
