@@ -214,7 +214,8 @@ def test_torch_and_jax_equal_numpy(kind, backend):
 
 @pytest.mark.parametrize("kind", ["spherical", "planar", "free_flyer"])
 def test_gradients_at_zero_velocity(kind):
-    """Autodiff through integrate at v = 0 (the series branch) gives finite, correct derivatives."""
+    """Autodiff through integrate at v = 0 and difference at q1 = q0 (the series branches) gives finite, correct
+    derivatives."""
     rng = np.random.default_rng(19)
     joint = _joint(kind, rng)
     q = torch.asarray(J.random_configuration(joint, rng), dtype=torch.float64)
@@ -232,8 +233,12 @@ def test_gradients_at_zero_velocity(kind):
     )
     assert torch.all(torch.isfinite(auto))
     assert _rel(auto.numpy(), fd) < 1e-8
-    jac = jax.jacfwd(lambda v: J.integrate_jacobian(jnp, joint, jnp.asarray(q.numpy()), v))(jnp.zeros(joint.nv))
+    qj = jnp.asarray(q.numpy())
+    jac = jax.jacfwd(lambda v: J.integrate_jacobian(jnp, joint, qj, v))(jnp.zeros(joint.nv))
     assert bool(jnp.all(jnp.isfinite(jac)))
+    # the derivative of difference(q, q1) at q1 = q is the inverse of d integrate / dv at v = 0 (coordinates)
+    d_diff = jax.jacfwd(lambda q1: J.difference(jnp, joint, qj, q1))(qj)
+    assert _rel(np.asarray(d_diff) @ auto.numpy(), np.eye(joint.nv)) < 1e-12
 
 
 def test_jit_and_vmap():
