@@ -102,6 +102,7 @@ def array_model(model: pin.Model, name: str = "pinocchio tree") -> ArrayModel:
         nv=model.nv,
         nq_full=model.nq,
         nv_full=model.nv,
+        coordinate_joints=joints,
     )
 
 
@@ -114,14 +115,19 @@ def random_tree(
     rng: np.random.Generator, n_bodies: int, kinds: Sequence[str] = KINDS, root: str | None = None
 ) -> pin.Model:
     """A random Pinocchio tree of ``n_bodies`` bodies whose joints cycle through ``kinds`` in a random order
-    (``root``: the first joint's kind, e.g. ``"free_flyer"``), with random parents, placements, axes,
-    pitches and positive-definite inertias; one frame per body ("body{i}") placed off the joint origin.
+    (``root``: the first joint's kind, e.g. ``"free_flyer"``), in depth-first order, with random parents,
+    placements, axes, pitches and positive-definite inertias; one frame per body ("body{i}") off the joint origin.
     """
     order = list(rng.permutation(list(kinds)))
     model = pin.Model()
     for i in range(n_bodies):
         kind = root if (i == 0 and root is not None) else order[i % len(order)]
-        parent = 0 if i == 0 else int(rng.integers(0, i + 1))
+        # depth-first order (Pinocchio's subtree algorithms need it): the parent is the last joint or one of
+        # its ancestors, most often the last (deep trees with branches)
+        path = [i]
+        while path[-1] > 0:
+            path.append(int(model.parents[path[-1]]))
+        parent = path[min(int(rng.geometric(0.55)) - 1, len(path) - 1)]
         a1 = _unit(rng)
         a2 = np.cross(a1, _unit(rng))
         joint = make_joint(f"j{i}", kind, 0, 0, axis=a1, axis2=a2, pitch=float(rng.uniform(-0.2, 0.2)))
