@@ -192,6 +192,24 @@ def test_batches_equal_pinocchio_loop(tree):
     assert _err(qdd, accs) < TOL
 
 
+def test_task_space_batches_equal_pinocchio_loop(tree):
+    m, d, bm = tree.model, tree.data, tree.bm
+    frame = f"body{len(tree.am.joints) // 2}"
+    fid = m.getFrameId(frame)
+    qs = np.stack([tree.q() for _ in range(4)]).reshape(2, 2, -1)
+    vs = tree.rng.normal(size=(2, 2, m.nv))
+    jac = A.jacobian(bm, qs, frame, reference="world")
+    cmm = A.centroidal_momentum_matrix(bm, qs)
+    moved = A.integrate(bm, qs, vs, 0.3)
+    assert jac.shape == (2, 2, 6, m.nv) and cmm.shape == (2, 2, 6, m.nv) and moved.shape == qs.shape
+    for k in np.ndindex(2, 2):
+        world = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
+        assert _err(jac[k], pin.computeFrameJacobian(m, d, qs[k], fid, world)) < TOL
+        assert _err(cmm[k], pin.computeCentroidalMap(m, d, qs[k])) < TOL
+        assert _err(moved[k], pin.integrate(m, qs[k], 0.3 * vs[k])) < TOL
+    assert _err(A.difference(bm, qs, moved), 0.3 * vs) < 1e-10
+
+
 def test_torch_equals_pinocchio():
     """The same source on torch tensors (the JAX path runs the same functions: tests/test_array_api_joints.py)."""
     tree = Tree("floating")
