@@ -241,6 +241,30 @@ def test_gradients_at_zero_velocity(kind):
     assert _rel(np.asarray(d_diff) @ auto.numpy(), np.eye(joint.nv)) < 1e-12
 
 
+@pytest.mark.parametrize("kind", J.KINDS)
+def test_torch_gradcheck(kind):
+    """Autograd through every joint function equals finite differences (torch.autograd.gradcheck)."""
+    rng = np.random.default_rng(23)
+    joint = _joint(kind, rng)
+    q, v, q1 = (torch.asarray(x, dtype=torch.float64, requires_grad=True) for x in _samples(joint, rng, 1)[0])
+    xp = array_api_compat.array_namespace(q)
+
+    def everything(q, v, q1):
+        rot, p = J.joint_transform(xp, joint, q)
+        return (
+            rot,
+            p,
+            J.motion_subspace(xp, joint, q),
+            J.motion_subspace_derivative(xp, joint, q, v),
+            J.bias(xp, joint, q, v),
+            J.integrate(xp, joint, q, v),
+            J.difference(xp, joint, q, q1),
+            J.integrate_jacobian(xp, joint, q, v),
+        )
+
+    assert torch.autograd.gradcheck(everything, (q, v, q1))
+
+
 def test_jit_and_vmap():
     rng = np.random.default_rng(20)
     joint = _joint("free_flyer", rng)
