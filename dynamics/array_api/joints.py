@@ -139,7 +139,9 @@ def integrate(xp: Any, joint: Joint, qj: Array, vj: Array) -> Array:
 
 
 def difference(xp: Any, joint: Joint, q0: Array, q1: Array) -> Array:
-    """The velocity ``vj`` (..., nv) with ``integrate(q0, vj) == q1`` (the logarithm; angles in (-π, π])."""
+    """The velocity ``vj`` (..., nv) with ``integrate(q0, vj) == q1``: ``q1 - q0`` for one-DOF and universal
+    joints (continuous angles are not wrapped), the logarithm with rotation angles in [0, π] for spherical,
+    planar and free-flyer joints."""
     return _KIND_TABLE[joint.kind].difference(xp, joint, q0, q1)
 
 
