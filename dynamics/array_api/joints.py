@@ -22,8 +22,9 @@ free_flyer   7    6  position (m) and unit quaternion (x, y, z, w) / (linear, an
 Spatial vectors are linear first, (v, ω), in child-frame axes.  Every function takes the array namespace ``xp``
 (``array_api_compat.array_namespace(x)``) and broadcasts over leading batch axes ``(...)``; nothing is assigned
 in place, so the functions run under ``jax.jit`` and torch autograd.  Results are smooth in their inputs (series
-expansions near zero angles), so gradients exist at zero velocity.  The table ``_KIND_TABLE`` is the one place
-that knows the kinds.
+expansions near zero angles), so gradients exist at zero velocity.  Quaternions and (cos θ, sin θ) pairs are used
+as given, as Pinocchio does: callers keep them unit (``integrate`` returns them so, to first order).  The
+table ``_KIND_TABLE`` is the one place that knows the kinds.
 """
 
 from __future__ import annotations
