@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import tempfile
 
 import numpy as np
 
@@ -106,6 +107,56 @@ def jax_calls(robot, st: dict, dtype) -> dict:
     }
 
 
+def adam_calls(robot, st: dict, dtype, device, folder: str) -> dict:
+    """ADAM's batched PyTorch computations on the same robot (its URDF export) with a fixed base:
+    identity base pose, zero base velocity; ID = M[6:, 6:] qdd + h[6:] (ADAM has no inverse dynamics
+    with accelerations), FD from its ABA.  Checked against composedyn before timing."""
+    import os
+
+    import torch
+    from adam.pytorch import KinDynComputationsBatch
+
+    path = robot.to_urdf(os.path.join(folder, f"{robot.name}.urdf"))
+    gravity = torch.tensor([*robot.model.gravity, 0.0, 0.0, 0.0], dtype=dtype, device=device)
+    kd = KinDynComputationsBatch(str(path), list(robot.joint_names), device=torch.device(device), dtype=dtype,
+                                 gravity=gravity)
+    q, qd, qdd, tau = (torch.tensor(st[k], dtype=dtype, device=device) for k in ("q", "qd", "qdd", "tau"))
+    batch = q.shape[0]
+    H = torch.eye(4, dtype=dtype, device=device).expand(batch, 4, 4)
+    z6 = torch.zeros(batch, 6, dtype=dtype, device=device)
+    sync = torch.cuda.synchronize if torch.device(device).type == "cuda" else (lambda: None)
+
+    def ID(q, qd, qdd):
+        M = kd.mass_matrix(H, q)[:, 6:, 6:]
+        return (M @ qdd[..., None])[..., 0] + kd.bias_force(H, q, z6, qd)[:, 6:]
+
+    def M(q):
+        return kd.mass_matrix(H, q)[:, 6:, 6:]
+
+    def FD(q, qd, tau):
+        return kd.aba(H, q, z6, qd, tau)[:, 6:]
+
+    want = robot.inverse_dynamics(st["q"], st["qd"], st["qdd"], friction=False)
+    err = float(np.max(np.abs(ID(q, qd, qdd).detach().cpu().numpy() - want)))
+    print(f"ADAM ({dtype}, {device}): inverse dynamics differ from composedyn's (friction off) by {err:.2g} N m")
+
+    def run(f, *xs):
+        def call():
+            with torch.no_grad():
+                f(*xs)
+            sync()
+        return call
+
+    def grad(f, *xs):
+        def call():
+            f(*[x.detach().requires_grad_() for x in xs]).sum().backward()
+            sync()
+        return call
+
+    return {"ID": run(ID, q, qd, qdd), "M": run(M, q), "FD": run(FD, q, qd, tau),
+            "dID": grad(ID, q, qd, qdd), "dM": grad(M, q), "dFD": grad(FD, q, qd, tau)}
+
+
 def table(results: dict, batch: int) -> None:
     """Microseconds per sample, ratio to the compiled batch, and gradient / forward ratios."""
     quantities = ("ID", "M", "FD", "dID", "dM", "dFD")
@@ -127,6 +178,9 @@ def main(argv=None) -> None:
     ap.add_argument("--batch", type=int, default=4096)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--robot", default="panda")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="torch intra-op threads (default 1: on a shared machine more threads spin against "
+                         "other processes; the compiled batch runs its serial loop under load as well)")
     ap.add_argument("--quick", action="store_true", help="batch 512, 2 repeats (smoke run)")
     a = ap.parse_args(argv)
     if a.quick:
@@ -134,13 +188,15 @@ def main(argv=None) -> None:
     print(f"Machine: {machine()}")
     robot = cd.load(a.robot)
     robot.warm_up(batch=True)
+    folder = tempfile.TemporaryDirectory()
     st = states(robot, a.batch)
     print(f"Robot: {robot.name} ({robot.dof} DOF), batch {a.batch}, medians of {a.repeat} interleaved repeats\n")
     contenders = {"compiled": compiled(robot, st)}
     if importlib.util.find_spec("torch") is not None:
         import torch
 
-        print(f"PyTorch {torch.__version__}, {torch.get_num_threads()} threads")
+        torch.set_num_threads(a.threads)
+        print(f"PyTorch {torch.__version__}, {torch.get_num_threads()} intra-op threads")
         contenders["torch float64 CPU"] = torch_calls(robot, st, torch.float64, "cpu")
         contenders["torch float32 CPU"] = torch_calls(robot, st, torch.float32, "cpu")
         if torch.cuda.is_available():
@@ -162,8 +218,13 @@ def main(argv=None) -> None:
         print("JAX: not installed (pip install \"composedyn[jax]\")")
     if importlib.util.find_spec("adam") is None:
         print("ADAM: adam-robotics is not installed; not compared (pip install adam-robotics)")
-    else:
-        print("ADAM: installed, but its batched API is not timed here (no common fixed-base entry)")
+    elif importlib.util.find_spec("torch") is not None:
+        import torch
+
+        contenders["ADAM torch float64 CPU"] = adam_calls(robot, st, torch.float64, "cpu", folder.name)
+        contenders["ADAM torch float32 CPU"] = adam_calls(robot, st, torch.float32, "cpu", folder.name)
+        if torch.cuda.is_available():
+            contenders["ADAM torch float32 CUDA"] = adam_calls(robot, st, torch.float32, "cuda", folder.name)
     print()
     flat = {(c, k): f for c, calls in contenders.items() for k, f in calls.items()}
     times = interleaved(flat, number=1, repeat=a.repeat)
@@ -173,7 +234,14 @@ def main(argv=None) -> None:
     table(results, a.batch)
     for c, t in results.items():
         if "CUDA" in c and "float32" in c:
-            print(f"\n{c}: {a.batch / t['ID']:.3g} inverse dynamics per second (target >= 1e6)")
+            print(f"\n{c}: {a.batch / t['ID']:.3g} inverse dynamics per second at batch {a.batch} (target >= 1e6)")
+    if "torch float32 CUDA" in " ".join(results):
+        import torch
+
+        big = states(robot, 16 * a.batch, seed=1)
+        call = torch_calls(robot, big, torch.float32, "cuda")["ID"]
+        t = interleaved({"ID": call}, number=3, repeat=a.repeat)["ID"]
+        print(f"torch float32 CUDA: {16 * a.batch / t:.3g} inverse dynamics per second at batch {16 * a.batch}")
     best = results.get("torch float64 CPU")
     if best is not None:
         print(f"\nTargets (CPU, float64, torch): ID {best['ID'] / results['compiled']['ID']:.2f}x and "

@@ -53,6 +53,10 @@ class Dynamics:
         """The model constants (:func:`composedyn.dynamics.array_api.on`) for arrays like ``like``."""
         raise NotImplementedError
 
+    def _default(self):
+        """An empty array of the default dtype (what :meth:`neutral` and :meth:`inertial_parameters` return)."""
+        raise NotImplementedError
+
     # ---- arguments ----
     def _state(self, q=None, **rates) -> list:
         """Checked, converted q and rates (name -> array), batch axes broadcast together."""
@@ -126,22 +130,38 @@ class Dynamics:
         (q,) = self._state(q)
         return aa.gravity_torques(self._model(q), q, **self._terms(q, params))
 
-    def coriolis_matrix(self, q, qd, params=None):
+    def coriolis_matrix(self, q, qd):
         """Coriolis matrix C(q, qd) (..., nv, nv), Christoffel form (dM/dt - 2C skew)."""
         q, qd = self._state(q, **{self._rates("v")[0]: qd})
-        return aa.coriolis_matrix(self._model(q), q, qd, **self._terms(q, params))
+        return aa.coriolis_matrix(self._model(q), q, qd)
 
-    def energy(self, q, qd, params=None):
+    def kinetic_energy(self, q, qd):
+        """Kinetic energy 1/2 qd^T M(q) qd (...,) in J, armature included."""
+        q, qd = self._state(q, **{self._rates("v")[0]: qd})
+        return aa.kinetic_energy(self._model(q), q, qd)
+
+    def potential_energy(self, q):
+        """Gravitational potential energy (...,) in J, as :meth:`composedyn.Robot.potential_energy`."""
+        (q,) = self._state(q)
+        return aa.potential_energy(self._model(q), q)
+
+    def energy(self, q, qd):
         """Total mechanical energy T + V (...,) in J, as :meth:`composedyn.Robot.energy`."""
         q, qd = self._state(q, **{self._rates("v")[0]: qd})
-        return aa.energy(self._model(q), q, qd, **self._terms(q, params))
+        return aa.energy(self._model(q), q, qd)
 
-    def regressor(self, q, qd, qdd):
-        """Joint torque regressor Y (..., nv, 10 bodies): ``regressor(q, qd, qdd) @ params`` is the
-        inverse dynamics without friction and armature (:meth:`composedyn.Robot.regressor`'s layout)."""
+    def regressor(self, q, qd, qdd, joint_terms: bool = False, offset: bool = False):
+        """Joint torque regressor Y (..., nv, 10 bodies [+ 3 or 4 per joint]): ``regressor(q, qd, qdd) @ params``
+        is the inverse dynamics without friction and armature; ``joint_terms``/``offset`` append the
+        joint columns, as :meth:`composedyn.Robot.regressor`."""
         nv, na = self._rates("v", "a")
         q, qd, qdd = self._state(q, **{nv: qd, na: qdd})
-        return aa.regressor(self._model(q), q, qd, qdd)
+        return aa.regressor(self._model(q), q, qd, qdd, joint_terms=joint_terms, offset=offset)
+
+    def inertial_parameters(self):
+        """The model's inertial parameters (10 bodies,) in the regressor's layout: the ``params``
+        of the model itself (:meth:`composedyn.Robot.inertial_parameters`)."""
+        return aa.inertial_parameters(self._model(self._default()))
 
     # ---- task space ----
     def frame_pose(self, q, frame: str):
@@ -170,15 +190,15 @@ class Dynamics:
         q, qd, qdd = self._state(q, **{nv: qd, na: qdd})
         return aa.frame_acceleration(self._model(q), q, qd, qdd, frame, reference=reference)
 
-    def center_of_mass(self, q, params=None):
+    def center_of_mass(self, q):
         """Centre of mass (..., 3) in world coordinates, as :meth:`composedyn.Robot.center_of_mass`."""
         (q,) = self._state(q)
-        return aa.center_of_mass(self._model(q), q, **self._terms(q, params))
+        return aa.center_of_mass(self._model(q), q)
 
-    def com_jacobian(self, q, params=None):
+    def com_jacobian(self, q):
         """Jacobian of :meth:`center_of_mass` (..., 3, nv)."""
         (q,) = self._state(q)
-        return aa.com_jacobian(self._model(q), q, **self._terms(q, params))
+        return aa.com_jacobian(self._model(q), q)
 
 
 class FloatingDynamics(Dynamics):
@@ -199,7 +219,11 @@ class FloatingDynamics(Dynamics):
         q0, q1 = self._checked({"q0": q0, "q1": q1}, {})
         return aa.difference(self._model(q0), q0, q1)
 
-    def centroidal_momentum_matrix(self, q, params=None):
+    def centroidal_momentum_matrix(self, q):
         """A_G(q) (..., 6, nv): centroidal momentum (linear, angular about the centre of mass), world axes."""
         (q,) = self._state(q)
-        return aa.centroidal_momentum_matrix(self._model(q), q, **self._terms(q, params))
+        return aa.centroidal_momentum_matrix(self._model(q), q)
+
+    def neutral(self):
+        """The neutral configuration (nq,): base at the origin with identity orientation, joints 0."""
+        return aa.neutral(self._model(self._default()))

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
 from composedyn.dynamics import array_api as aa
 from composedyn.tensors.checks import real_array
@@ -38,6 +37,9 @@ class _Jax:
         dtype = jnp.result_type(*arrays)
         return [x if x.dtype == dtype else x.astype(dtype) for x in arrays]
 
+    def _default(self):
+        return jnp.zeros(0, dtype=jnp.result_type(float))
+
     def _model(self, like):
         dtype = jnp.dtype(like.dtype)
         bm = self._models.get(dtype)
@@ -62,10 +64,6 @@ class JaxFloatingDynamics(_Jax, FloatingDynamics):
     def __init__(self, robot, am):
         FloatingDynamics.__init__(self, robot, am, jnp)
         self._setup()
-
-    def neutral(self):
-        """The neutral configuration (nq,) in JAX's default float dtype."""
-        return jnp.asarray(np.asarray(aa.neutral(self._am)), dtype=jnp.result_type(float))
 
 
 def jax_dynamics(robot) -> JaxDynamics:

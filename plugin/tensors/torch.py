@@ -8,7 +8,6 @@ flows through every tensor argument.
 
 from __future__ import annotations
 
-import numpy as np
 import torch
 from array_api_compat import torch as xp_torch
 
@@ -54,6 +53,9 @@ class _Torch:
     def _model(self, like):
         return self._bm
 
+    def _default(self):
+        return torch.zeros(0, dtype=self.dtype, device=self.device)
+
 
 class TorchDynamics(_Torch, Dynamics):
     """A fixed-base robot's dynamics on torch tensors; see :mod:`composedyn.tensors.front`."""
@@ -70,10 +72,6 @@ class TorchFloatingDynamics(_Torch, FloatingDynamics):
     def __init__(self, robot, am, device=None, dtype=None):
         FloatingDynamics.__init__(self, robot, am, xp_torch)
         self._setup(am, device, dtype)
-
-    def neutral(self) -> torch.Tensor:
-        """The neutral configuration (nq,)."""
-        return torch.as_tensor(np.asarray(aa.neutral(self._am)), dtype=self.dtype, device=self.device)
 
 
 def torch_dynamics(robot, device=None, dtype=None) -> TorchDynamics:
