@@ -315,6 +315,8 @@ def test_make_joint_errors_name_the_joint():
         J.make_joint("wrist", "prismatic", 0, 0, axis=(0, float("nan"), 1))
     with pytest.raises(ValueError, match="'base'.*7 entries"):
         J.random_configuration(J.make_joint("base", "free_flyer", 0, 0), np.random.default_rng(0), np.zeros(3), None)
+    with pytest.raises(ValueError, match="'cardan'.*parallel"):
+        J.make_joint("cardan", "universal", 0, 0, axis=(0, 0, 1), axis2=(0, 0, -3))
     joint = J.make_joint("screw", "helical", 3, 2, axis=(0, 0, 2), pitch=0.01)
     assert (joint.nq, joint.nv, joint.idx_q, joint.idx_v, joint.axis) == (1, 1, 3, 2, (0.0, 0.0, 1.0))
     assert [J.make_joint("j", k, 0, 0).nq for k in J.KINDS] == [1, 1, 1, 1, 2, 4, 4, 7]

@@ -86,13 +86,17 @@ def make_joint(
 ) -> Joint:
     """A :class:`Joint` whose ``nq``/``nv`` follow from ``kind``; axes are normalised.
 
-    Raises ``ValueError`` naming the joint for an unknown kind, a zero or non-finite axis or pitch.
+    Raises ``ValueError`` naming the joint for an unknown kind, a zero or non-finite axis or pitch, or parallel
+    axes of a universal joint.
     """
     if kind not in _KIND_TABLE:
         raise ValueError(f"joint '{name}': unknown joint kind '{kind}' (known: {', '.join(KINDS)})")
     if not math.isfinite(float(pitch)):
         raise ValueError(f"joint '{name}': pitch must be finite, got {pitch!r}")
     ops = _KIND_TABLE[kind]
+    unit, unit2 = _unit_axis(name, "axis", axis), _unit_axis(name, "axis2", axis2)
+    if kind == "universal" and abs(float(np.dot(unit, unit2))) > 1.0 - 1e-9:
+        raise ValueError(f"joint '{name}': the two axes of a universal joint are parallel ({unit}, {unit2})")
     return Joint(
         name=name,
         kind=kind,
@@ -100,8 +104,8 @@ def make_joint(
         nv=ops.nv,
         idx_q=int(idx_q),
         idx_v=int(idx_v),
-        axis=_unit_axis(name, "axis", axis),
-        axis2=_unit_axis(name, "axis2", axis2),
+        axis=unit,
+        axis2=unit2,
         pitch=float(pitch),
     )
 
