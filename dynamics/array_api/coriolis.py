@@ -17,37 +17,58 @@ from __future__ import annotations
 
 from composedyn.dynamics.array_api.kinematics import (
     batch_shape,
+    flat,
     full_q,
     full_v,
     reduce_matrix,
     tree,
+    unflat_matrix,
     velocities,
     world_poses,
 )
-from composedyn.dynamics.array_api.spatial import cross, inertia_to_parent, mv, skew
+from composedyn.dynamics.array_api.spatial import inertia_to_parent
+
+
+def _rows(xp, x, N):
+    """Components first (3, N) or (a, b, N) -> batch first (N, 3) or (N, a, b)."""
+    if len(x.shape) == 2:
+        return xp.matrix_transpose(xp.broadcast_to(x, (x.shape[0], N)))
+    return unflat_matrix(xp, x, (N,))
+
+
+def _skew(xp, w):
+    """[w] (N, 3, 3) of w (N, 3)."""
+    x, y, z = w[..., 0], w[..., 1], w[..., 2]
+    o = xp.zeros_like(x)
+    return xp.stack([xp.stack([o, -z, y], axis=-1), xp.stack([z, o, -x], axis=-1),
+                     xp.stack([-y, x, o], axis=-1)], axis=-2)
+
+
+def _mv(A, x):
+    return (A @ x[..., None])[..., 0]
 
 
 def _blocks(xp, a, b, c, d):
-    """[[a, b], [c, d]] of four (..., 3, 3) blocks -> (..., 6, 6)."""
+    """[[a, b], [c, d]] of four (N, 3, 3) blocks -> (N, 6, 6)."""
     return xp.concat([xp.concat([a, b], axis=-1), xp.concat([c, d], axis=-1)], axis=-2)
 
 
 def _crm(xp, v, w):
     """6 x 6 matrix of (v, w) x acting on motions (linear first)."""
-    W, V = skew(xp, w), skew(xp, v)
+    W, V = _skew(xp, w), _skew(xp, v)
     return _blocks(xp, W, V, xp.zeros_like(W), W)
 
 
 def _crf(xp, v, w):
     """6 x 6 matrix of (v, w) x* acting on forces: -crm^T."""
-    W, V = skew(xp, w), skew(xp, v)
+    W, V = _skew(xp, w), _skew(xp, v)
     return _blocks(xp, W, xp.zeros_like(W), V, W)
 
 
 def _crf_bar(xp, f, n):
-    """A(f) (..., 6, 6) with A(f) m = m x* f for the force f = (f, n)."""
-    Fm = -skew(xp, f)
-    return _blocks(xp, xp.zeros_like(Fm), Fm, Fm, -skew(xp, n))
+    """A(f) (N, 6, 6) with A(f) m = m x* f for the force f = (f, n)."""
+    Fm = -_skew(xp, f)
+    return _blocks(xp, xp.zeros_like(Fm), Fm, Fm, -_skew(xp, n))
 
 
 def coriolis_matrix(bm, q, qd):
@@ -55,24 +76,26 @@ def coriolis_matrix(bm, q, qd):
     xp = bm.xp
     am = bm.am
     batch = batch_shape(q, qd)
-    qf, vf = full_q(bm, q), full_v(bm, qd)
-    X, S = tree(bm, qf)
+    q, qd = flat(xp, q, batch), flat(xp, qd, batch)
+    N = q.shape[0]
+    X, S = tree(bm, full_q(bm, q))
     W = world_poses(bm, X)
-    vel, _ = velocities(bm, X, S, vf)
+    vel, _ = velocities(bm, X, S, full_v(bm, qd))
+    eye = xp.eye(3, dtype=bm.dtype, device=bm.device)
     Sw, Sd, I6, B6 = [], [], [], []
     for i in range(am.n):
-        R, p = W[i]
-        ang = R @ S[i][..., 3:, :]
-        lin = R @ S[i][..., :3, :] + xp.linalg.cross(xp.broadcast_to(p[..., :, None], ang.shape), ang, axis=-2)
-        Sw.append(xp.broadcast_to(xp.concat([lin, ang], axis=-2), batch + (6, am.joints[i].nv)))
-        w = mv(R, vel[i][1])
-        v = mv(R, vel[i][0]) + cross(xp, p, w)
-        m, h, Io = inertia_to_parent(xp, R, p, bm.m[i], bm.h[i], bm.I[i])
-        H = skew(xp, h)
-        eye = xp.eye(3, dtype=bm.dtype, device=bm.device)
+        m, h, Io = inertia_to_parent(xp, *W[i], bm.m[i], bm.h[i], bm.I[i])
+        R, p, h, Io = _rows(xp, W[i][0], N), _rows(xp, W[i][1], N), _rows(xp, h, N), _rows(xp, Io, N)
+        Si = unflat_matrix(xp, S[i], (N,))
+        ang = R @ Si[..., 3:, :]
+        lin = R @ Si[..., :3, :] + xp.linalg.cross(xp.broadcast_to(p[..., :, None], ang.shape), ang, axis=-2)
+        Sw.append(xp.concat([lin, ang], axis=-2))
+        w = _mv(R, _rows(xp, vel[i][1], N))
+        v = _mv(R, _rows(xp, vel[i][0], N)) + xp.linalg.cross(p, w)
+        H = _skew(xp, h)
         I = _blocks(xp, m[..., None, None] * eye + xp.zeros_like(H), -H, H, Io)
-        f = m[..., None] * v + cross(xp, w, h)
-        n = mv(Io, w) + cross(xp, h, v)
+        f = m[..., None] * v + xp.linalg.cross(w, h)
+        n = _mv(Io, w) + xp.linalg.cross(h, v)
         I6.append(I)
         B6.append(0.5 * (_crf(xp, v, w) @ I - I @ _crm(xp, v, w) + _crf_bar(xp, f, n)))
         Sd.append(_crm(xp, v, w) @ Sw[i])
@@ -84,8 +107,8 @@ def coriolis_matrix(bm, q, qd):
     blocks = {}
     for d in range(am.n):
         St = xp.matrix_transpose(Sw[d])
-        blocks[(d, d)] = St @ (IC[d] @ Sd[d] + BC[d] @ Sw[d])
         F = IC[d] @ Sd[d] + BC[d] @ Sw[d]
+        blocks[(d, d)] = St @ F
         Hd, Kd = St @ IC[d], St @ BC[d]
         k = am.parent[d]
         while k >= 0:
@@ -95,8 +118,8 @@ def coriolis_matrix(bm, q, qd):
     order = sorted(range(am.n), key=lambda i: am.joints[i].idx_v)
     rows = []
     for r in order:
-        rows.append(xp.concat([xp.broadcast_to(blocks[(r, c)], batch + (am.joints[r].nv, am.joints[c].nv))
-                               if (r, c) in blocks else
-                               xp.zeros(batch + (am.joints[r].nv, am.joints[c].nv), dtype=bm.dtype, device=bm.device)
+        rows.append(xp.concat([blocks[(r, c)] if (r, c) in blocks else
+                               xp.zeros((N, am.joints[r].nv, am.joints[c].nv), dtype=bm.dtype, device=bm.device)
                                for c in order], axis=-1))
-    return reduce_matrix(bm, xp.concat(rows, axis=-2))
+    C = reduce_matrix(bm, xp.concat(rows, axis=-2))
+    return xp.reshape(C, tuple(batch) + tuple(C.shape[-2:]))

@@ -13,15 +13,18 @@ from __future__ import annotations
 from composedyn.dynamics.array_api.crba import composite_inertias, subtree_forces
 from composedyn.dynamics.array_api.kinematics import (
     batch_shape,
+    flat,
     full_q,
     full_v,
     reduce_columns,
     tree,
+    unflat_matrix,
+    unflat_vector,
     velocities,
     world_poses,
 )
 from composedyn.dynamics.array_api.rnea import accelerations, body_inertias
-from composedyn.dynamics.array_api.spatial import cross, inertia_times, mtv, mv
+from composedyn.dynamics.array_api.spatial import cross, dot, inertia_times, mm, mtm, mtv, mv
 
 _REFERENCES = ("world", "local")
 
@@ -32,44 +35,52 @@ def _reference(reference) -> bool:
     return reference == "local"
 
 
-def _frame_world(bm, W, k, batch):
-    """World rotation (..., 3, 3) and origin (..., 3) of frame k from the body world poses W."""
+def _poses(bm, q):
+    """(batch, N, body world poses) of the robot's q (..., nq)."""
+    batch = batch_shape(q)
+    q = flat(bm.xp, q, batch)
+    return batch, q.shape[0], world_poses(bm, tree(bm, full_q(bm, q))[0])
+
+
+def _frame_world(bm, W, k):
+    """World rotation (3, 3, N) and origin (3, N) of frame k from the body world poses W."""
     xp = bm.xp
     b, Rf, pf = bm.am.frame_body[k], bm.frame_R[k], bm.frame_p[k]
     if b < 0:
-        return xp.broadcast_to(Rf, batch + (3, 3)), xp.broadcast_to(pf, batch + (3,))
+        return Rf, pf
     Rb, pb = W[b]
-    return Rb @ Rf, pb + mv(Rb, pf)
+    return mm(xp, Rb, Rf), pb + mv(xp, Rb, pf)
 
 
 def frame_pose(bm, q, frame: str):
     """World <- ``frame`` homogeneous transform (..., 4, 4) at q (..., nq) (rotation, origin in m)."""
     xp = bm.xp
     k = bm.am.frame_index(frame)
-    batch = batch_shape(q)
-    X, _ = tree(bm, full_q(bm, q))
-    R, o = _frame_world(bm, world_poses(bm, X), k, batch)
-    top = xp.concat([R, o[..., None]], axis=-1)
-    last = xp.broadcast_to(xp.asarray([0.0, 0.0, 0.0, 1.0], dtype=bm.dtype, device=bm.device), batch + (1, 4))
-    return xp.concat([top, last], axis=-2)
+    batch, N, W = _poses(bm, q)
+    R, o = _frame_world(bm, W, k)
+    R, o = xp.broadcast_to(R, (3, 3, N)), xp.broadcast_to(o, (3, N))
+    last = xp.broadcast_to(xp.asarray([[0.0], [0.0], [0.0], [1.0]], dtype=bm.dtype, device=bm.device)[None],
+                           (1, 4, N))
+    T = xp.concat([xp.concat([R, o[:, None]], axis=1), last], axis=0)
+    return unflat_matrix(xp, T, batch)
 
 
-def _assemble_columns(bm, blocks, batch, rows):
-    """(..., rows, nv_full) from per-body column blocks {body: (..., rows, nv_i)} (zeros elsewhere)."""
+def _assemble_columns(bm, blocks, N, rows):
+    """(rows, nv_full, N) from per-body column blocks {body: (rows, nv_i, N)} (zeros elsewhere)."""
     xp = bm.xp
     am = bm.am
     cols = []
     for i in sorted(range(am.n), key=lambda i: am.joints[i].idx_v):
-        shape = batch + (rows, am.joints[i].nv)
-        cols.append(xp.broadcast_to(blocks[i], shape) if i in blocks
-                    else xp.zeros(shape, dtype=bm.dtype, device=bm.device))
-    return xp.concat(cols, axis=-1)
+        b = blocks[i] if i in blocks else xp.zeros((rows, am.joints[i].nv, 1), dtype=bm.dtype, device=bm.device)
+        cols.append(xp.broadcast_to(b, (rows, am.joints[i].nv, N)))
+    return xp.concat(cols, axis=1)
 
 
-def _rotate_halves(xp, R, x):
-    """R^T applied to the linear and angular halves of x (..., 6, k)."""
-    Rt = xp.matrix_transpose(R)
-    return xp.concat([Rt @ x[..., :3, :], Rt @ x[..., 3:, :]], axis=-2)
+def _columns_out(bm, J, batch):
+    """Columns (r, nv_full, N) -> the robot's (..., r, nv)."""
+    xp = bm.xp
+    J = reduce_columns(bm, unflat_matrix(xp, J, (J.shape[-1],)))
+    return xp.reshape(J, tuple(batch) + tuple(J.shape[-2:]))
 
 
 def jacobian(bm, q, frame: str, reference: str = "world"):
@@ -78,25 +89,26 @@ def jacobian(bm, q, frame: str, reference: str = "world"):
     xp = bm.xp
     local = _reference(reference)
     k = bm.am.frame_index(frame)
-    batch = batch_shape(q)
-    X, S = tree(bm, full_q(bm, q))
-    W = world_poses(bm, X)
-    Rf, o = _frame_world(bm, W, k, batch)
+    batch, N, W = _poses(bm, q)
+    X, S = tree(bm, full_q(bm, flat(xp, q, batch)))
+    Rf, o = _frame_world(bm, W, k)
     b = bm.am.frame_body[k]
     blocks = {}
     for j in bm.am.ancestors(b) if b >= 0 else []:
         Rj, pj = W[j]
-        Ww = Rj @ S[j][..., 3:, :]
-        r = xp.broadcast_to((o - pj)[..., :, None], batch + (3, Ww.shape[-1]))
-        lin = Rj @ S[j][..., :3, :] + xp.linalg.cross(Ww, r, axis=-2)
-        blocks[j] = xp.concat([lin, Ww], axis=-2)
-    J = _assemble_columns(bm, blocks, batch, 6)
-    return reduce_columns(bm, _rotate_halves(xp, Rf, J) if local else J)
+        Ww = mm(xp, Rj, S[j][3:])
+        lin = mm(xp, Rj, S[j][:3]) + cross(xp, Ww, (o - pj)[:, None])
+        blocks[j] = (lin, Ww)
+    if local:
+        blocks = {j: (mtm(xp, Rf, lin), mtm(xp, Rf, ang)) for j, (lin, ang) in blocks.items()}
+    blocks = {j: xp.concat([xp.broadcast_to(x, (3,) + x.shape[1:2] + (N,)) for x in pair], axis=0)
+              for j, pair in blocks.items()}
+    return _columns_out(bm, _assemble_columns(bm, blocks, N, 6), batch)
 
 
 def frame_velocity(bm, q, qd, frame: str, reference: str = "world"):
     """Frame twist (..., 6) = J(q) qd: origin velocity (m/s) then angular velocity (rad/s)."""
-    return mv(jacobian(bm, q, frame, reference), qd)
+    return (jacobian(bm, q, frame, reference) @ qd[..., None])[..., 0]
 
 
 def frame_acceleration(bm, q, qd, qdd, frame: str, reference: str = "world"):
@@ -107,10 +119,11 @@ def frame_acceleration(bm, q, qd, qdd, frame: str, reference: str = "world"):
     local = _reference(reference)
     k = bm.am.frame_index(frame)
     batch = batch_shape(q, qd, qdd)
+    q, qd, qdd = (flat(xp, x, batch) for x in (q, qd, qdd))
     qf, vf, af = full_q(bm, q), full_v(bm, qd), full_v(bm, qdd)
     b = bm.am.frame_body[k]
     if b < 0:
-        return xp.zeros(batch + (6,), dtype=bm.dtype, device=bm.device)
+        return xp.zeros(tuple(batch) + (6,), dtype=bm.dtype, device=bm.device)
     X, S = tree(bm, qf)
     vel, vJ = velocities(bm, X, S, vf)
     acc = accelerations(bm, X, S, vel, vJ, qf, vf, af, gravity=False)
@@ -118,12 +131,12 @@ def frame_acceleration(bm, q, qd, qdd, frame: str, reference: str = "world"):
     r = bm.frame_p[k]
     lin = dv + cross(xp, dw, r) + cross(xp, w, v + cross(xp, w, r))  # body b axes
     if local:
-        Rf = bm.frame_R[k]
-        out = (mtv(Rf, lin), mtv(Rf, dw))
+        out = (mtv(xp, bm.frame_R[k], lin), mtv(xp, bm.frame_R[k], dw))
     else:
         Rb = world_poses(bm, X)[b][0]
-        out = (mv(Rb, lin), mv(Rb, dw))
-    return xp.concat([xp.broadcast_to(x, batch + (3,)) for x in out], axis=-1)
+        out = (mv(xp, Rb, lin), mv(xp, Rb, dw))
+    N = q.shape[0]
+    return unflat_vector(xp, xp.concat([xp.broadcast_to(x, (3, N)) for x in out], axis=0), batch)
 
 
 def total_mass(bm) -> float:
@@ -135,13 +148,11 @@ def total_mass(bm) -> float:
 
 
 def _first_moments(bm, W):
-    """Per body its first moment m c (..., 3) in world coordinates (kg m)."""
-    return [bm.m[i][..., None] * p + mv(R, bm.h[i]) for i, (R, p) in enumerate(W)]
+    """Per body its first moment m c (3, N) in world coordinates (kg m)."""
+    return [bm.m[i] * p + mv(bm.xp, R, bm.h[i]) for i, (R, p) in enumerate(W)]
 
 
-def center_of_mass(bm, q):
-    """Centre of mass (..., 3) of the moving bodies in world coordinates (m) (a floating base included)."""
-    W = world_poses(bm, tree(bm, full_q(bm, q))[0])
+def _com(bm, W):
     out = _first_moments(bm, W)
     total = out[0]
     for x in out[1:]:
@@ -149,9 +160,15 @@ def center_of_mass(bm, q):
     return total / total_mass(bm)
 
 
+def center_of_mass(bm, q):
+    """Centre of mass (..., 3) of the moving bodies in world coordinates (m) (a floating base included)."""
+    batch, _, W = _poses(bm, q)
+    return unflat_vector(bm.xp, _com(bm, W), batch)
+
+
 def _momentum_columns(bm, q):
-    """Per body j: world pose, and the subtree momentum per unit joint rate (Fl, Fn) in world
-    axes, moment about the world origin: the columns of sum_i I_i J_i."""
+    """World poses, and per body j the subtree momentum per unit joint rate (Fl, Fn) (3, nv_j, N)
+    in world axes, moment about the world origin: the columns of sum_i I_i J_i."""
     xp = bm.xp
     X, S = tree(bm, q)
     W = world_poses(bm, X)
@@ -160,18 +177,18 @@ def _momentum_columns(bm, q):
     for j in range(bm.am.n):
         Fl, Fn = subtree_forces(bm, S, comp, j)
         R, p = W[j]
-        Fl = R @ Fl
-        Fn = R @ Fn + xp.linalg.cross(xp.broadcast_to(p[..., :, None], Fl.shape), Fl, axis=-2)
-        out[j] = (Fl, Fn)
-    return out
+        Fl = mm(xp, R, Fl)
+        out[j] = (Fl, mm(xp, R, Fn) + cross(xp, p[:, None], Fl))
+    return W, out
 
 
 def com_jacobian(bm, q):
     """d com / d v (..., 3, nv), world axes: column j = R_j (IC_j S_j)_linear / total mass."""
     batch = batch_shape(q)
-    cols = _momentum_columns(bm, full_q(bm, q))
-    J = _assemble_columns(bm, {j: F[0] for j, F in cols.items()}, batch, 3)
-    return reduce_columns(bm, J / total_mass(bm))
+    q = flat(bm.xp, q, batch)
+    _, cols = _momentum_columns(bm, full_q(bm, q))
+    J = _assemble_columns(bm, {j: F[0] for j, F in cols.items()}, q.shape[0], 3)
+    return _columns_out(bm, J / total_mass(bm), batch)
 
 
 def centroidal_momentum_matrix(bm, q):
@@ -179,38 +196,34 @@ def centroidal_momentum_matrix(bm, q):
     centre of mass (kg m^2/s), world axes (Orin, Goswami and Lee 2013, eq. 13; Pinocchio's ccrba)."""
     xp = bm.xp
     batch = batch_shape(q)
-    qf = full_q(bm, q)
-    c = center_of_mass(bm, q)
-    cols = _momentum_columns(bm, qf)
-    blocks = {}
-    for j, (Fl, Fn) in cols.items():
-        ang = Fn - xp.linalg.cross(xp.broadcast_to(c[..., :, None], Fl.shape), Fl, axis=-2)
-        blocks[j] = xp.concat([Fl, ang], axis=-2)
-    return reduce_columns(bm, _assemble_columns(bm, blocks, batch, 6))
+    q = flat(xp, q, batch)
+    W, cols = _momentum_columns(bm, full_q(bm, q))
+    c = _com(bm, W)[:, None]
+    blocks = {j: xp.concat([Fl, Fn - cross(xp, c, Fl)], axis=0) for j, (Fl, Fn) in cols.items()}
+    return _columns_out(bm, _assemble_columns(bm, blocks, q.shape[0], 6), batch)
 
 
 def kinetic_energy(bm, q, qd, params=None):
     """Kinetic energy T (...,) in J: 1/2 sum_i v_i . I_i v_i + 1/2 sum armature qd^2 (= 1/2 qd^T M qd)."""
     xp = bm.xp
+    batch = batch_shape(q, qd, params)
+    q, qd, params = (flat(xp, x, batch) for x in (q, qd, params))
     qf, vf = full_q(bm, q), full_v(bm, qd)
     X, S = tree(bm, qf)
     vel, _ = velocities(bm, X, S, vf)
     total = 0.5 * xp.sum(bm.armature * vf * vf, axis=-1)
     for (v, w), (m, h, I) in zip(vel, body_inertias(bm, params)):
         f, n = inertia_times(xp, m, h, I, v, w)
-        total = total + 0.5 * (xp.sum(v * f, axis=-1) + xp.sum(w * n, axis=-1))
-    return total
+        total = total + 0.5 * (dot(xp, v, f) + dot(xp, w, n))
+    return xp.reshape(total, tuple(batch))
 
 
 def potential_energy(bm, q):
     """Gravitational potential energy V (...,) in J: -sum_i m_i g . c_i over the moving bodies
     (zero at the world origin)."""
-    W = world_poses(bm, tree(bm, full_q(bm, q))[0])
-    total = None
-    for x in _first_moments(bm, W):
-        e = -bm.xp.sum(x * bm.gravity, axis=-1)
-        total = e if total is None else total + e
-    return total
+    batch, N, W = _poses(bm, q)
+    V = -dot(bm.xp, _com(bm, W) * total_mass(bm), bm.gravity)
+    return bm.xp.reshape(bm.xp.broadcast_to(V, (N,)), tuple(batch))
 
 
 def energy(bm, q, qd):

@@ -169,13 +169,14 @@ def from_robot(robot) -> ArrayModel:
 
 
 class BackendModel:
-    """An :class:`ArrayModel`'s constants as arrays of one namespace, device and dtype (made once).
+    """An :class:`ArrayModel`'s constants as arrays of one namespace, device and dtype (made once),
+    in the components-first layout of :mod:`composedyn.dynamics.array_api.spatial` (N = 1).
 
-    ``xp``: the array namespace (array-api-compat); ``am``: the NumPy model (structure:
-    joints, parents, names); per body lists ``R``/``p`` (placements), ``m``/``h``/``I`` (inertia,
-    :mod:`composedyn.dynamics.array_api.spatial`), ``inertia`` (n, 10); ``gravity`` (3,);
-    ``damping``/``coulomb``/``armature`` (nv_full,); ``Gq``/``bq``/``Gv`` or None; per frame
-    lists ``frame_R``/``frame_p``.
+    ``xp``: the array namespace (array-api-compat); ``am``: the NumPy model (structure: joints,
+    parents, names); per body lists ``R`` (3, 3, 1) / ``p`` (3, 1) (placements, with
+    ``identity_R[i]`` when the placement does not rotate), ``m`` (1,), ``h`` (3, 1), ``I``
+    (3, 3, 1) (inertia); ``inertia`` (n, 10); ``gravity`` (3, 1); ``damping``/``coulomb``/
+    ``armature`` (nv_full,); ``Gq``/``bq``/``Gv`` or None; per frame ``frame_R``/``frame_p``.
     """
 
     def __init__(self, am: ArrayModel, xp, device=None, dtype=None):
@@ -185,23 +186,23 @@ class BackendModel:
         def arr(a):
             return xp.asarray(np.array(a, dtype=float), dtype=self.dtype, device=device)  # a writable copy
 
-        self.R = [arr(r) for r in am.placement_R]
-        self.p = [arr(p) for p in am.placement_p]
+        self.R = [arr(r[..., None]) for r in am.placement_R]
+        self.identity_R = tuple(bool(np.array_equal(r, np.eye(3))) for r in am.placement_R)
+        self.p = [arr(p[:, None]) for p in am.placement_p]
         self.inertia = arr(am.inertia)
         self.m, self.h, self.I = [], [], []
         for pi in am.inertia:
-            self.m.append(arr(pi[0]))
-            self.h.append(arr(pi[1:4]))
+            self.m.append(arr(pi[:1]))
+            self.h.append(arr(pi[1:4, None]))
             xx, xy, yy, xz, yz, zz = pi[4:]
-            self.I.append(arr([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]]))
-        self.gravity = arr(am.gravity)
+            self.I.append(arr(np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]])[..., None]))
+        self.gravity = arr(am.gravity[:, None])
         self.damping, self.coulomb, self.armature = arr(am.damping), arr(am.coulomb), arr(am.armature)
         self.Gq = None if am.Gq is None else arr(am.Gq)
         self.bq = None if am.bq is None else arr(am.bq)
         self.Gv = None if am.Gv is None else arr(am.Gv)
-        self.frame_R = [arr(r) for r in am.frame_R]
-        self.frame_p = [arr(p) for p in am.frame_p]
-        self.zero3 = arr(np.zeros(3))
+        self.frame_R = [arr(r[..., None]) for r in am.frame_R]
+        self.frame_p = [arr(p[:, None]) for p in am.frame_p]
 
     def __repr__(self) -> str:
         return f"BackendModel({self.am.name!r}, {getattr(self.xp, '__name__', self.xp)}, {self.dtype}, {self.device})"
