@@ -288,3 +288,19 @@ def test_free_floating_tree_conserves_momentum():
     h1 = pin.computeCentroidalMomentum(tree.model, tree.data, q, v).vector
     assert _err(h1, h0) < 1e-8
     assert _energy(tree.model, tree.data, q, v) > 0
+
+
+@pytest.mark.parametrize("sample", ["humanoid", "manipulator"])
+def test_pinocchio_sample_models_convert(sample):
+    """Pinocchio's own sample models (axis-aligned revolute joints, a free-flyer root) through the converter."""
+    model = pin.buildSampleModelHumanoid() if sample == "humanoid" else pin.buildSampleModelManipulator()
+    data, rng = model.createData(), np.random.default_rng(8)
+    am = array_model(model, name=sample)
+    assert {j.kind for j in am.joints} == ({"free_flyer", "revolute"} if sample == "humanoid" else {"revolute"})
+    bm = A.on(am, XP)
+    q = np.concatenate([J.random_configuration(j, rng) for j in am.joints])
+    v, a = rng.normal(size=model.nv), rng.normal(size=model.nv)
+    assert _err(A.inverse_dynamics(bm, q, v, a, friction=False), pin.rnea(model, data, q, v, a)) < TOL
+    pin.framesForwardKinematics(model, data, q)
+    for fid, frame in enumerate(model.frames):
+        assert _err(A.frame_pose(bm, q, frame.name), data.oMf[fid].homogeneous) < TOL, frame.name
