@@ -286,6 +286,12 @@ def test_random_configuration(kind):
         lower, upper = np.full(joint.nq, -0.1), np.full(joint.nq, 0.2)
         qs = np.stack([J.random_configuration(joint, rng, lower, upper) for _ in range(50)])
         assert np.all(qs >= lower) and np.all(qs <= upper)
+    if kind in ("planar", "free_flyer"):
+        k = 2 if kind == "planar" else 3  # the translation coordinates; the rotation is uniform
+        lower, upper = np.full(joint.nq, -0.1), np.full(joint.nq, 0.2)
+        qs = np.stack([J.random_configuration(joint, rng, lower, upper) for _ in range(50)])
+        assert np.all(qs[:, :k] >= -0.1) and np.all(qs[:, :k] <= 0.2)
+        assert np.ptp(qs[:, k:], axis=0).min() > 0.5
 
 
 def test_continuous_is_the_angle_of_pinocchios_unbounded_revolute():
