@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from composedyn.dynamics import array_api as aa
-from test_array_api_core import CASES, backend, close, robot_case, state  # noqa: F401  (backend: fixture)
+from test_array_api_core import backend, close, combos, robot_case, state  # noqa: F401  (backend: fixture)
 
 
 def _setup(backend, name, seed):  # noqa: F811
@@ -18,7 +18,7 @@ def _setup(backend, name, seed):  # noqa: F811
     return robot, backend.model(robot), (q, qd, qdd), [backend.asarray(a) for a in (q, qd, qdd)]
 
 
-@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize("backend,name", combos(), indirect=["backend"])
 def test_frames_and_momentum_equal_the_robot(backend, name):  # noqa: F811
     robot, bm, (q, qd, qdd), x = _setup(backend, name, 3)
     for frame in (robot.frame_names[0], robot.frame_names[len(robot.frame_names) // 2], robot.frame_names[-1]):
@@ -38,7 +38,7 @@ def test_frames_and_momentum_equal_the_robot(backend, name):  # noqa: F811
         close(backend.numpy(aa.centroidal_momentum_matrix(bm, x[0])), robot.centroidal_momentum_matrix(q))
 
 
-@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize("backend,name", combos(), indirect=["backend"])
 def test_regressor_equals_the_robot(backend, name):  # noqa: F811
     robot, bm, (q, qd, qdd), x = _setup(backend, name, 6)
     Y = backend.numpy(aa.regressor(bm, *x))
@@ -56,7 +56,8 @@ def test_regressor_equals_the_robot(backend, name):  # noqa: F811
     close(full @ params, robot.inverse_dynamics(q, qd, qdd), 1e-10)
 
 
-@pytest.mark.parametrize("name", ["solo12_floating", "planar_4_6", "panda_gripper_mimic", "tree_3_9"])
+@pytest.mark.parametrize("backend,name", combos(["solo12_floating", "planar_4_6", "panda_gripper_mimic", "tree_3_9"]),
+                         indirect=["backend"])
 def test_configuration_space(backend, name):  # noqa: F811
     robot = robot_case(name)
     bm = backend.model(robot)

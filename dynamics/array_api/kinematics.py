@@ -58,9 +58,9 @@ def components(xp, x):
     """A joint-model result (N, a) or (N, a, b) -> components first, (a, N) or (a, b, N),
     contiguous (stacked rows), so that later operations run on rows of N numbers."""
     if len(x.shape) == 2:
-        return xp.stack([x[:, i] for i in range(x.shape[1])], axis=0)
+        return xp.stack(xp.unstack(x, axis=1), axis=0)
     a, b = x.shape[1], x.shape[2]
-    rows = xp.stack([x[:, i, j] for i in range(a) for j in range(b)], axis=0)
+    rows = xp.stack([e for r in xp.unstack(x, axis=1) for e in xp.unstack(r, axis=1)], axis=0)
     return xp.reshape(rows, (a, b, x.shape[0]))
 
 

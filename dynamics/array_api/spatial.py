@@ -34,22 +34,30 @@ from __future__ import annotations
 
 def mv(xp, R, x):
     """R x: (3, 3, N) and (3, N) -> (3, N)."""
-    return R[:, 0] * x[0] + R[:, 1] * x[1] + R[:, 2] * x[2]
+    c0, c1, c2 = xp.unstack(R, axis=1)
+    x0, x1, x2 = xp.unstack(x, axis=0)
+    return c0 * x0 + c1 * x1 + c2 * x2
 
 
 def mtv(xp, R, x):
     """R^T x: (3, 3, N) and (3, N) -> (3, N)."""
-    return R[0] * x[0] + R[1] * x[1] + R[2] * x[2]
+    r0, r1, r2 = xp.unstack(R, axis=0)
+    x0, x1, x2 = xp.unstack(x, axis=0)
+    return r0 * x0 + r1 * x1 + r2 * x2
 
 
 def mm(xp, A, B):
     """A B: (3, 3, N) and (3, k, N) -> (3, k, N)."""
-    return A[:, 0, None] * B[0] + A[:, 1, None] * B[1] + A[:, 2, None] * B[2]
+    a0, a1, a2 = xp.unstack(A, axis=1)
+    b0, b1, b2 = xp.unstack(B, axis=0)
+    return a0[:, None] * b0 + a1[:, None] * b1 + a2[:, None] * b2
 
 
 def mtm(xp, A, B):
     """A^T B: (3, 3, N) and (3, k, N) -> (3, k, N)."""
-    return A[0][:, None] * B[0] + A[1][:, None] * B[1] + A[2][:, None] * B[2]
+    a0, a1, a2 = xp.unstack(A, axis=0)
+    b0, b1, b2 = xp.unstack(B, axis=0)
+    return a0[:, None] * b0 + a1[:, None] * b1 + a2[:, None] * b2
 
 
 def transpose(xp, R):
@@ -59,18 +67,21 @@ def transpose(xp, R):
 
 def cross(xp, a, b):
     """a x b over the first axis: (3, ...) and (3, ...) broadcasting (vectors or column blocks)."""
-    a0, a1, a2, b0, b1, b2 = a[0], a[1], a[2], b[0], b[1], b[2]
+    a0, a1, a2 = xp.unstack(a, axis=0)
+    b0, b1, b2 = xp.unstack(b, axis=0)
     return xp.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=0)
 
 
 def dot(xp, a, b):
     """a . b over the first axis: (3, ...) -> (...)."""
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+    a0, a1, a2 = xp.unstack(a, axis=0)
+    b0, b1, b2 = xp.unstack(b, axis=0)
+    return a0 * b0 + a1 * b1 + a2 * b2
 
 
 def skew(xp, w):
     """[w] (3, 3, N) with [w] x = w x x, for w (3, N)."""
-    x, y, z = w[0], w[1], w[2]
+    x, y, z = xp.unstack(w, axis=0)
     o = xp.zeros_like(x)
     return xp.stack([xp.stack([o, -z, y], axis=0), xp.stack([z, o, -x], axis=0),
                      xp.stack([-y, x, o], axis=0)], axis=0)
