@@ -89,8 +89,11 @@ def jacobian(bm, q, frame: str, reference: str = "world"):
     xp = bm.xp
     local = _reference(reference)
     k = bm.am.frame_index(frame)
-    batch, N, W = _poses(bm, q)
-    X, S = tree(bm, full_q(bm, flat(xp, q, batch)))
+    batch = batch_shape(q)
+    q = flat(xp, q, batch)
+    N = q.shape[0]
+    X, S = tree(bm, full_q(bm, q))
+    W = world_poses(bm, X)
     Rf, o = _frame_world(bm, W, k)
     b = bm.am.frame_body[k]
     blocks = {}
@@ -107,34 +110,42 @@ def jacobian(bm, q, frame: str, reference: str = "world"):
 
 
 def frame_velocity(bm, q, qd, frame: str, reference: str = "world"):
-    """Frame twist (..., 6) = J(q) qd: origin velocity (m/s) then angular velocity (rad/s)."""
-    return (jacobian(bm, q, frame, reference) @ qd[..., None])[..., 0]
+    """Frame twist (..., 6) = J(q) qd: origin velocity (m/s) then angular velocity (rad/s), from
+    the body's velocity (v, w) at the frame point r: v + w x r."""
+    return _frame_motion(bm, q, qd, None, frame, reference)
 
 
 def frame_acceleration(bm, q, qd, qdd, frame: str, reference: str = "world"):
     """Classical acceleration (..., 6) of the frame origin (m/s^2) and angular acceleration
     (rad/s^2): J qdd + Jdot qd, from the body's spatial velocity (v, w) and acceleration
     (dv, dw) at the frame point r: a = dv + dw x r + w x (v + w x r)."""
+    return _frame_motion(bm, q, qd, qdd, frame, reference)
+
+
+def _frame_motion(bm, q, qd, qdd, frame, reference):
+    """The frame's twist (``qdd`` None) or classical acceleration (..., 6), linear first."""
     xp = bm.xp
     local = _reference(reference)
     k = bm.am.frame_index(frame)
     batch = batch_shape(q, qd, qdd)
     q, qd, qdd = (flat(xp, x, batch) for x in (q, qd, qdd))
-    qf, vf, af = full_q(bm, q), full_v(bm, qd), full_v(bm, qdd)
+    qf, vf = full_q(bm, q), full_v(bm, qd)
     b = bm.am.frame_body[k]
     if b < 0:
         return xp.zeros(tuple(batch) + (6,), dtype=bm.dtype, device=bm.device)
     X, S = tree(bm, qf)
     vel, vJ = velocities(bm, X, S, vf)
-    acc = accelerations(bm, X, S, vel, vJ, qf, vf, af, gravity=False)
-    (v, w), (dv, dw) = vel[b], acc[b]
-    r = bm.frame_p[k]
-    lin = dv + cross(xp, dw, r) + cross(xp, w, v + cross(xp, w, r))  # body b axes
+    (v, w), r = vel[b], bm.frame_p[k]
+    if qdd is None:
+        lin, ang = v + cross(xp, w, r), w  # body b axes
+    else:
+        (dv, dw) = accelerations(bm, X, S, vel, vJ, qf, vf, full_v(bm, qdd), gravity=False)[b]
+        lin, ang = dv + cross(xp, dw, r) + cross(xp, w, v + cross(xp, w, r)), dw
     if local:
-        out = (mtv(xp, bm.frame_R[k], lin), mtv(xp, bm.frame_R[k], dw))
+        out = (mtv(xp, bm.frame_R[k], lin), mtv(xp, bm.frame_R[k], ang))
     else:
         Rb = world_poses(bm, X)[b][0]
-        out = (mv(xp, Rb, lin), mv(xp, Rb, dw))
+        out = (mv(xp, Rb, lin), mv(xp, Rb, ang))
     N = q.shape[0]
     return unflat_vector(xp, xp.concat([xp.broadcast_to(x, (3, N)) for x in out], axis=0), batch)
 
