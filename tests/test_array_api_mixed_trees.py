@@ -1,9 +1,3 @@
-# For the array-API algorithms (coriolis.py): coriolis_matrix is wrong on trees with universal joints, whose
-# motion subspace turns in the child frame: C qd differs from bias_torques - gravity_torques and dM/dt from C + C^T
-# (test_coriolis_matrix_identities, marked xfail(strict) for those trees until it is fixed). The missing term is
-# the joint's own dS/dt, which joints.motion_subspace_derivative(xp, joint, qj, vj) (..., 6, nv) gives in the
-# child frame (zero for every other kind); in world axes it adds R_j dS_j/dt to the column derivative.
-
 """The array-API algorithms on random trees that mix every joint kind, against Pinocchio.
 
 Each tree is built in Pinocchio (``JointModelFreeFlyer``, ``JointModelSpherical``, ``JointModelUniversal``,
@@ -108,14 +102,7 @@ def _coriolis_identities(tree: Tree) -> tuple[float, float]:
     return _err(c @ v, velocity_terms), _err(c + c.T, mdot)
 
 
-UNIVERSAL_CORIOLIS = pytest.mark.xfail(
-    strict=True, reason="coriolis_matrix omits dS/dt of universal joints (joints.motion_subspace_derivative)"
-)
-
-
-@pytest.mark.parametrize(
-    "name", [pytest.param(n, marks=UNIVERSAL_CORIOLIS) if "universal" in TREES[n][3] else n for n in TREES]
-)
+@pytest.mark.parametrize("name", list(TREES))
 def test_coriolis_matrix_identities(name):
     velocity_terms, mdot = _coriolis_identities(Tree(name))
     assert velocity_terms < TOL
@@ -123,8 +110,9 @@ def test_coriolis_matrix_identities(name):
 
 
 def test_coriolis_matrix_equals_pinocchio_without_universal_joints():
-    """Pinocchio's computeCoriolisMatrix leaves out the same dS/dt of universal joints (its C qd differs from
-    nonLinearEffects - gravity there), so it is the oracle only for trees without them."""
+    """Pinocchio's computeCoriolisMatrix leaves out the rate of a universal joint's motion subspace, which turns in
+    the child frame (its C qd differs from nonLinearEffects - gravity there), so it is the oracle only for trees
+    without them; the identities above cover every tree."""
     tree = Tree("no_universal")
     m, d = tree.model, tree.data
     for _ in range(2):
