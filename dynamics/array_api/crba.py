@@ -90,9 +90,10 @@ def assemble(bm, blocks, N, symmetric: bool = False):
     return unflat_matrix(xp, xp.concat(rows, axis=0), (N,))
 
 
-def rigid_mass_matrix(bm, q, params=None):
-    """M_full (N, nv_full, nv_full) of the model at q_full (N, nq_full), without armature."""
-    X, S = tree(bm, q)
+def rigid_mass_matrix(bm, q, params=None, kinematics=None):
+    """M_full (N, nv_full, nv_full) of the model at q_full (N, nq_full), without armature
+    (``kinematics``: ``tree(bm, q)`` when the caller has it already)."""
+    X, S = tree(bm, q) if kinematics is None else kinematics
     comp = composite_inertias(bm, X, body_inertias(bm, params))
     blocks = {}
     for i in range(bm.am.n):
@@ -111,9 +112,9 @@ def _flat_terms(xp, batch, *terms):
     return [x if x is None or len(x.shape) < 2 else flat(xp, x, batch) for x in terms]
 
 
-def _mass_matrix(bm, q, params, armature):
+def _mass_matrix(bm, q, params, armature, kinematics=None):
     """M (N, nv, nv) of flat q (N, nq), params (N, 10 n) or None, armature or None."""
-    M = rigid_mass_matrix(bm, full_q(bm, q), params)
+    M = rigid_mass_matrix(bm, full_q(bm, q), params, kinematics)
     return reduce_matrix(bm, M + _diag(bm.xp, bm.armature if armature is None else armature))
 
 
@@ -212,8 +213,9 @@ def forward_dynamics(bm, q, qd, tau, params=None, friction: bool = True, smooth_
     q, qd, tau, params = (flat(xp, x, batch) for x in (q, qd, tau, params))
     damping, coulomb, armature = _flat_terms(xp, batch, damping, coulomb, armature)
     qf, vf = full_q(bm, q), full_v(bm, qd)
-    h = rigid_torques(bm, qf, vf, None, params)
+    kinematics = tree(bm, qf)  # shared by h and M
+    h = rigid_torques(bm, qf, vf, None, params, kinematics=kinematics)
     if friction:
         h = h + friction_torques(bm, vf, smooth_friction, damping, coulomb)
-    M = _mass_matrix(bm, q, params, armature)
+    M = _mass_matrix(bm, q, params, armature, kinematics)
     return unflat_rows(xp, solve_spd(xp, M, tau - reduce(bm, h), dof_parents(bm)), batch)

@@ -128,10 +128,11 @@ def joint_torques(bm, X, S, forces, N):
     return xp.matrix_transpose(tau)
 
 
-def rigid_torques(bm, q, v, a, params=None, gravity: bool = True):
+def rigid_torques(bm, q, v, a, params=None, gravity: bool = True, kinematics=None):
     """Rigid-body generalised forces (N, nv_full) of the model at full (q, v, a) (N, k) each
-    (v, a None: 0), without friction and armature; ``params`` (N, 10 n) or None."""
-    X, S = tree(bm, q)
+    (v, a None: 0), without friction and armature; ``params`` (N, 10 n) or None;
+    ``kinematics``: ``tree(bm, q)`` when the caller has it already."""
+    X, S = tree(bm, q) if kinematics is None else kinematics
     vel, vJ = velocities(bm, X, S, v) if v is not None else (None, None)
     acc = accelerations(bm, X, S, vel, vJ, q, v, a, gravity)
     return joint_torques(bm, X, S, body_forces(bm, body_inertias(bm, params), vel, acc), q.shape[0])
