@@ -1,7 +1,3 @@
-# For JOINTS (tests/test_array_api_mixed_trees.py): coriolis_matrix now adds the joint's own dS/dt
-# (joints.motion_subspace_derivative); the three universal-joint cases of test_coriolis_matrix_identities
-# pass, so their xfail(strict) mark UNIVERSAL_CORIOLIS is to be removed.
-
 """The Coriolis matrix in Christoffel form on the array API (world frame, 6 x 6 spatial matrices).
 
 With world-frame motion subspaces S_j, body velocities v_i, spatial inertias I_i (linear first,
