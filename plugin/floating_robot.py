@@ -607,3 +607,18 @@ class FloatingRobot:
         each rate (..., nv) in the body frame of the base; ValueError naming the argument (``names`` for the
         rates) and the expected length.  For functions built on the robot that take a state."""
         return self._state(q, *rates, names=names)
+
+    # ---- tensors ----
+    def to_torch(self, device=None, dtype=None):
+        """This robot's dynamics on torch tensors (``device``: default torch's; ``dtype``: ``torch.float64``
+        (default) or ``torch.float32``), batched and differentiable, with ``integrate``, ``difference`` and
+        ``centroidal_momentum_matrix``; see :mod:`composedyn.tensors`."""
+        from composedyn.tensors import to_torch
+
+        return to_torch(self, device, dtype)
+
+    def to_jax(self):
+        """This robot's dynamics as pure JAX functions (jit, vmap, grad); see :mod:`composedyn.tensors`."""
+        from composedyn.tensors import to_jax
+
+        return to_jax(self)

@@ -539,3 +539,17 @@ class Robot:
         their leader and are not coordinates) or ``"independent"`` (every joint is a coordinate).  Pass it on
         to build a robot of the same kind from a changed graph."""
         return self._mimic_mode
+
+    # ---- tensors ----
+    def to_torch(self, device=None, dtype=None):
+        """This robot's dynamics on torch tensors (``device``: default torch's; ``dtype``: ``torch.float64``
+        (default) or ``torch.float32``), batched and differentiable; see :mod:`composedyn.tensors`."""
+        from composedyn.tensors import to_torch
+
+        return to_torch(self, device, dtype)
+
+    def to_jax(self):
+        """This robot's dynamics as pure JAX functions (jit, vmap, grad); see :mod:`composedyn.tensors`."""
+        from composedyn.tensors import to_jax
+
+        return to_jax(self)

@@ -4,7 +4,9 @@ The oracle (Pinocchio and the example-robot-data URDFs) is required: without it
 a test run stops with one message instead of skipping the comparisons in
 silence.  ``COMPOSEDYN_NO_ORACLE=1`` opts out explicitly; the tests that need
 the oracle are then skipped and counted in the summary.  The summary always
-says how many tests compared against Pinocchio.
+says how many tests compared against Pinocchio, and how many GPU tests (marked ``gpu``: CUDA
+for PyTorch, a GPU device for JAX) ran; a GPU test skipped for want of a device is counted as
+skipped, never as passed.
 """
 
 import os
@@ -20,6 +22,7 @@ os.environ.setdefault("COMPOSEDYN_COMPILE_NOTICE", "0")
 NO_ORACLE = "COMPOSEDYN_NO_ORACLE"
 _used_oracle: set[str] = set()  # node ids whose call looked up anything in pinocchio
 _passed_oracle: set[str] = set()
+_gpu: dict[str, set[str]] = {"passed": set(), "failed": set(), "skipped": set()}  # outcome -> node ids
 
 
 def _missing_oracle() -> str | None:
@@ -38,6 +41,7 @@ def _missing_oracle() -> str | None:
 
 
 def pytest_configure(config):
+    config.addinivalue_line("markers", "gpu: needs a CUDA device (PyTorch) or a JAX GPU device; counted in the summary")
     if os.environ.get(NO_ORACLE) == "1":
         return
     why = _missing_oracle()
@@ -62,6 +66,8 @@ def pytest_runtest_call(item):
 def pytest_runtest_logreport(report):
     if report.when == "call" and report.passed and report.nodeid in _used_oracle:
         _passed_oracle.add(report.nodeid)
+    if "gpu" in report.keywords and (report.when == "call" or report.skipped):
+        _gpu[report.outcome].add(report.nodeid)
 
 
 def pytest_terminal_summary(terminalreporter):
@@ -70,6 +76,9 @@ def pytest_terminal_summary(terminalreporter):
     if skipped:
         line += f"; {skipped} skipped ({NO_ORACLE}=1)"
     terminalreporter.write_sep("-", line)
+    ran = len(_gpu["passed"]) + len(_gpu["failed"])
+    terminalreporter.write_sep("-", f"GPU tests: {ran} ran ({len(_gpu['passed'])} passed, {len(_gpu['failed'])} "
+                                    f"failed); {len(_gpu['skipped'])} skipped (no GPU device)")
     robustness = sys.modules.get("fuzz.report")
     for line in robustness.LINES if robustness is not None else ():
         terminalreporter.write_line(line)

@@ -1,0 +1,221 @@
+"""The joint-space mass matrix by the composite-rigid-body algorithm in body frames, and
+forward dynamics by a sparse factorisation of M, on the array API.
+
+Featherstone, *Rigid Body Dynamics Algorithms* (RBDA), Springer 2008, Table 6.2 (algorithm
+CRBA): composite inertias ``IC_p += X_i^T IC_i X_i`` from the leaves to the root (here as
+(m, h, I) triples, :func:`composedyn.dynamics.array_api.spatial.inertia_to_parent`), then per
+body ``F = IC_i S_i``, ``H_ii = S_i^T F`` and, walking to the root, ``F = X_j^T F``,
+``H_ji = S_j^T F`` (eq. 6.25 ff.).  Forward dynamics solves ``M qdd = tau - h`` (sec. 6.1) by the
+LTL factorisation that keeps M's tree sparsity (RBDA sec. 6.5, Table 6.3), unrolled into
+elementwise operations over the batch: faster than batched LAPACK calls on small matrices, and
+differentiable by autograd and JAX.
+"""
+
+from __future__ import annotations
+
+from composedyn.dynamics.array_api.kinematics import (
+    batch_shape,
+    flat,
+    full_q,
+    full_v,
+    reduce,
+    reduce_matrix,
+    tree,
+    unflat_matrix,
+    unflat_rows,
+)
+from composedyn.dynamics.array_api.rnea import (
+    body_inertias,
+    check_parameters,
+    check_width,
+    friction_torques,
+    rigid_torques,
+)
+from composedyn.dynamics.array_api.spatial import force_to_parent, inertia_times_columns, inertia_to_parent
+
+
+def composite_inertias(bm, X, inertias):
+    """Per body the inertia (m, h, I) of its subtree about its origin, body axes."""
+    xp = bm.xp
+    comp = list(inertias)
+    for i in range(bm.am.n - 1, -1, -1):
+        k = bm.am.parent[i]
+        if k >= 0:
+            m, h, I = inertia_to_parent(xp, *X[i], *comp[i])
+            mk, hk, Ik = comp[k]
+            comp[k] = (mk + m, hk + h, Ik + I)
+    return comp
+
+
+def subtree_forces(bm, S, comp, i):
+    """F = IC_i S_i as (linear (3, nv_i, N), angular (3, nv_i, N)): the subtree momentum per
+    unit joint rate, body i axes."""
+    return inertia_times_columns(bm.xp, *comp[i], S[i][:3], S[i][3:])
+
+
+def project_to_ancestors(bm, X, S, i, Fl, Fn, blocks):
+    """blocks[(j, i)] = S_j^T F (nv_j, k, N) for body i and each ancestor j, F the force columns
+    (Fl, Fn) (3, k, N) in body i's frame moved up the chain by X^T (the CRBA's and the
+    regressor's inner loop)."""
+    xp = bm.xp
+    j = i
+    while True:
+        F6 = xp.concat([Fl, Fn], axis=0)
+        blocks[(j, i)] = xp.sum(S[j][:, :, None, ...] * F6[:, None, ...], axis=0)
+        if bm.am.parent[j] < 0:
+            return
+        Fl, Fn = force_to_parent(xp, *X[j], Fl, Fn)
+        j = bm.am.parent[j]
+
+
+def assemble(bm, blocks, N, symmetric: bool = False):
+    """The (N, nv_full, nv_full) matrix of blocks {(row body, column body): (nv_r, nv_c, N)}:
+    missing blocks are the transposed (c, r) block when ``symmetric``, else zero."""
+    xp = bm.xp
+    am = bm.am
+    order = sorted(range(am.n), key=lambda i: am.joints[i].idx_v)
+    rows = []
+    for r in order:
+        row = []
+        for c in order:
+            shape = (am.joints[r].nv, am.joints[c].nv, N)
+            if (r, c) in blocks:
+                b = blocks[(r, c)]
+            elif symmetric and (c, r) in blocks:
+                b = xp.permute_dims(blocks[(c, r)], (1, 0, 2))
+            else:
+                b = xp.zeros(shape[:2] + (1,), dtype=bm.dtype, device=bm.device)
+            row.append(xp.broadcast_to(b, shape))
+        rows.append(xp.concat(row, axis=1))
+    return unflat_matrix(xp, xp.concat(rows, axis=0), (N,))
+
+
+def rigid_mass_matrix(bm, q, params=None, kinematics=None):
+    """M_full (N, nv_full, nv_full) of the model at q_full (N, nq_full), without armature
+    (``kinematics``: ``tree(bm, q)`` when the caller has it already)."""
+    X, S = tree(bm, q) if kinematics is None else kinematics
+    comp = composite_inertias(bm, X, body_inertias(bm, params))
+    blocks = {}
+    for i in range(bm.am.n):
+        project_to_ancestors(bm, X, S, i, *subtree_forces(bm, S, comp, i), blocks)
+    return assemble(bm, blocks, q.shape[0], symmetric=True)
+
+
+def _diag(xp, d):
+    """diag(d) (..., k, k) of d (..., k)."""
+    k = d.shape[-1]
+    return d[..., None] * xp.eye(k, dtype=d.dtype, device=getattr(d, "device", None))
+
+
+def _flat_terms(xp, batch, *terms):
+    """Joint-term arrays: batched ones (..., nv_full) flattened to (N, nv_full), others as given."""
+    return [x if x is None or len(x.shape) < 2 else flat(xp, x, batch) for x in terms]
+
+
+def _mass_matrix(bm, q, params, armature, kinematics=None):
+    """M (N, nv, nv) of flat q (N, nq), params (N, 10 n) or None, armature or None."""
+    M = rigid_mass_matrix(bm, full_q(bm, q), params, kinematics)
+    return reduce_matrix(bm, M + _diag(bm.xp, bm.armature if armature is None else armature))
+
+
+def mass_matrix(bm, q, params=None, armature=None):
+    """Joint-space inertia M(q) (..., nv, nv) (kg m^2, kg), armature on the diagonal: the
+    Robot's ``mass_matrix``.  q (..., nq); ``params``/``armature`` as in
+    :func:`composedyn.dynamics.array_api.rnea.inverse_dynamics`."""
+    xp = bm.xp
+    check_parameters(bm, params)
+    batch = batch_shape(q, params, armature)
+    q, params = flat(xp, q, batch), flat(xp, params, batch)
+    (armature,) = _flat_terms(xp, batch, armature)
+    M = _mass_matrix(bm, q, params, armature)
+    return xp.reshape(M, tuple(batch) + tuple(M.shape[-2:]))
+
+
+DENSE_UNROLLED = 12  # largest dense (mimic-coupled) matrix factorised by unrolled scalar operations
+
+
+def dof_parents(bm) -> tuple[int, ...] | None:
+    """lambda (nv,): the parent of each velocity coordinate in the tree (-1 at a root), the
+    sparsity of M (M[i, j] != 0 only along ancestor chains), or the chain k -> k - 1 (a dense
+    matrix) when mimic joints couple branches; None when that dense matrix is too large to
+    factorise by unrolled scalar operations (then LAPACK through ``xp.linalg``)."""
+    am = bm.am
+    if bm.Gv is not None:
+        return tuple(range(-1, am.nv - 1)) if am.nv <= DENSE_UNROLLED else None
+    lam = [0] * am.nv_full
+    for i, joint in enumerate(am.joints):
+        for k in range(joint.nv):
+            d = joint.idx_v + k
+            p = am.parent[i]
+            lam[d] = d - 1 if k else (-1 if p < 0 else am.joints[p].idx_v + am.joints[p].nv - 1)
+    return tuple(lam)
+
+
+def solve_tree(xp, M, b, lam):
+    """x (N, n) with M x = b for symmetric positive-definite M (N, n, n) whose entries vanish off
+    the ancestor chains of ``lam`` (:func:`dof_parents`): Featherstone's LTL factorisation
+    M = L^T L (RBDA Table 6.3) and the two triangular solves, unrolled into elementwise
+    operations on the N samples (no fill-in, O(sum of depth^2)).  A singular M gives NaN."""
+    n = len(lam)
+
+    def chain(k):
+        out, i = [], lam[k]
+        while i >= 0:
+            out.append(i)
+            i = lam[i]
+        return out
+
+    anc = [chain(k) for k in range(n)]
+    H = {(k, j): M[:, k, j] for k in range(n) for j in [k] + anc[k]}
+    for k in range(n - 1, -1, -1):
+        H[(k, k)] = xp.sqrt(H[(k, k)])
+        for i in anc[k]:
+            H[(k, i)] = H[(k, i)] / H[(k, k)]
+        for i in anc[k]:
+            for j in [i] + anc[i]:
+                H[(i, j)] = H[(i, j)] - H[(k, i)] * H[(k, j)]
+    y = [b[:, k] for k in range(n)]
+    for k in range(n - 1, -1, -1):  # L^T y = b, leaves first
+        y[k] = y[k] / H[(k, k)]
+        for i in anc[k]:
+            y[i] = y[i] - H[(k, i)] * y[k]
+    x = []
+    for k in range(n):  # L x = y, root first
+        s = y[k]
+        for i in anc[k]:
+            s = s - H[(k, i)] * x[i]
+        x.append(s / H[(k, k)])
+    return xp.stack(x, axis=-1)
+
+
+def solve_spd(xp, M, b, lam=None):
+    """x (N, k) with M x = b for symmetric positive-definite M (N, k, k): :func:`solve_tree` with
+    the sparsity ``lam``, or a Cholesky factor and two solves of ``xp.linalg`` without it."""
+    if lam is not None:
+        return solve_tree(xp, M, b, lam)
+    L = xp.linalg.cholesky(M)
+    y = xp.linalg.solve(L, b[..., None])
+    return xp.linalg.solve(xp.matrix_transpose(L), y)[..., 0]
+
+
+def forward_dynamics(bm, q, qd, tau, params=None, friction: bool = True, smooth_friction=None,
+                     damping=None, coulomb=None, armature=None):
+    """Accelerations qdd (..., nv) with M qdd = tau - C qd - g - friction: the Robot's
+    ``forward_dynamics`` (a floating base's a: the derivative of its body twist).
+
+    q (..., nq), qd and tau (..., nv); the options as in
+    :func:`composedyn.dynamics.array_api.rnea.inverse_dynamics`.
+    """
+    xp = bm.xp
+    smooth_friction = check_width(smooth_friction)
+    check_parameters(bm, params)
+    batch = batch_shape(q, qd, tau, params, damping, coulomb, armature)
+    q, qd, tau, params = (flat(xp, x, batch) for x in (q, qd, tau, params))
+    damping, coulomb, armature = _flat_terms(xp, batch, damping, coulomb, armature)
+    qf, vf = full_q(bm, q), full_v(bm, qd)
+    kinematics = tree(bm, qf)  # shared by h and M
+    h = rigid_torques(bm, qf, vf, None, params, kinematics=kinematics)
+    if friction:
+        h = h + friction_torques(bm, vf, smooth_friction, damping, coulomb)
+    M = _mass_matrix(bm, q, params, armature, kinematics)
+    return unflat_rows(xp, solve_spd(xp, M, tau - reduce(bm, h), dof_parents(bm)), batch)

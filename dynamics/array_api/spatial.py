@@ -1,0 +1,154 @@
+"""Spatial algebra on split 3-vectors in a components-first layout, on the Python array API.
+
+Convention of the whole package: spatial vectors are **linear first**, as in Pinocchio.  A
+motion vector is ``(v, w)`` (linear velocity of the frame origin, angular velocity) and a force
+vector ``(f, n)`` (force, moment about the frame origin), both in the axes of one body frame.
+The algorithms keep the two halves as separate 3-vectors.
+
+Layout.  Inside the algorithms the batch is flattened to one axis of N samples and put
+**last**: a 3-vector is (3, N), a 3 x 3 matrix (3, 3, N), a block of k column vectors
+(3, k, N), a scalar (N,); model constants have N = 1 and broadcast.  Every product is then a
+few elementwise operations on contiguous rows of N numbers (fast on CPU and GPU alike), rather
+than N tiny matrix products.  :mod:`composedyn.dynamics.array_api.kinematics` converts the
+public (..., k) arrays to this layout and back.
+
+A rigid transform ``(R, p)`` is the pose of a child frame in its parent frame: ``R`` the child
+axes in parent axes, ``p`` the child origin in parent coordinates (m).  Featherstone's ``Xup``
+(parent -> child motion transform) is :func:`motion_to_child`, its dual ``Xup^T`` (child ->
+parent force transform) :func:`force_to_parent`.  A rigid-body inertia is kept as ``(m, h,
+I)``: mass kg, first moment ``h = m c`` kg m and rotational inertia ``I`` kg m^2 about the frame
+origin, in the frame's axes.
+
+Only array-API operations of the namespace ``xp`` are used (no item assignment), so every
+function runs on NumPy, PyTorch (autograd) and JAX (jit, vmap, grad).
+
+References
+----------
+R. Featherstone, *Rigid Body Dynamics Algorithms*, Springer 2008, sec. 2.8-2.13 (cross
+products, eqs. 2.31-2.32; transforms, eq. 2.24; rigid-body inertia, eq. 2.63) and Table 2.5
+(efficient spatial arithmetic on (R, p) pairs).
+"""
+
+from __future__ import annotations
+
+
+def mv(xp, R, x):
+    """R x: (3, 3, N) and (3, N) -> (3, N)."""
+    c0, c1, c2 = xp.unstack(R, axis=1)
+    x0, x1, x2 = xp.unstack(x, axis=0)
+    return c0 * x0 + c1 * x1 + c2 * x2
+
+
+def mtv(xp, R, x):
+    """R^T x: (3, 3, N) and (3, N) -> (3, N)."""
+    r0, r1, r2 = xp.unstack(R, axis=0)
+    x0, x1, x2 = xp.unstack(x, axis=0)
+    return r0 * x0 + r1 * x1 + r2 * x2
+
+
+def mm(xp, A, B):
+    """A B: (3, 3, N) and (3, k, N) -> (3, k, N)."""
+    a0, a1, a2 = xp.unstack(A, axis=1)
+    b0, b1, b2 = xp.unstack(B, axis=0)
+    return a0[:, None] * b0 + a1[:, None] * b1 + a2[:, None] * b2
+
+
+def mtm(xp, A, B):
+    """A^T B: (3, 3, N) and (3, k, N) -> (3, k, N)."""
+    a0, a1, a2 = xp.unstack(A, axis=0)
+    b0, b1, b2 = xp.unstack(B, axis=0)
+    return a0[:, None] * b0 + a1[:, None] * b1 + a2[:, None] * b2
+
+
+def transpose(xp, R):
+    """R^T of (3, 3, N)."""
+    return xp.permute_dims(R, (1, 0, 2))
+
+
+def cross(xp, a, b):
+    """a x b over the first axis: (3, ...) and (3, ...) broadcasting (vectors or column blocks)."""
+    a0, a1, a2 = xp.unstack(a, axis=0)
+    b0, b1, b2 = xp.unstack(b, axis=0)
+    return xp.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=0)
+
+
+def dot(xp, a, b):
+    """a . b over the first axis: (3, ...) -> (...)."""
+    a0, a1, a2 = xp.unstack(a, axis=0)
+    b0, b1, b2 = xp.unstack(b, axis=0)
+    return a0 * b0 + a1 * b1 + a2 * b2
+
+
+def skew(xp, w):
+    """[w] (3, 3, N) with [w] x = w x x, for w (3, N)."""
+    x, y, z = xp.unstack(w, axis=0)
+    o = xp.zeros_like(x)
+    return xp.stack([xp.stack([o, -z, y], axis=0), xp.stack([z, o, -x], axis=0),
+                     xp.stack([-y, x, o], axis=0)], axis=0)
+
+
+def motion_to_child(xp, R, p, v, w):
+    """Featherstone's X_up m: a motion (v, w) at the parent origin in parent axes, expressed
+    at the child origin in child axes: (R^T (v + w x p), R^T w)."""
+    return mtv(xp, R, v + cross(xp, w, p)), mtv(xp, R, w)
+
+
+def force_to_parent(xp, R, p, f, n):
+    """X_up^T f: a force (f, n) at the child origin in child axes (vectors or column blocks),
+    expressed at the parent origin in parent axes: (R f, R n + p x R f)."""
+    if len(f.shape) == 2:
+        Rf = mv(xp, R, f)
+        return Rf, mv(xp, R, n) + cross(xp, p, Rf)
+    Rf = mm(xp, R, f)
+    return Rf, mm(xp, R, n) + cross(xp, p[:, None, ...], Rf)
+
+
+def motion_cross(xp, v, w, mv_, mw):
+    """Motion cross product (v, w) x (mv, mw) = (w x mv + v x mw, w x mw) (Featherstone eq. 2.31, linear first)."""
+    return cross(xp, w, mv_) + cross(xp, v, mw), cross(xp, w, mw)
+
+
+def force_cross(xp, v, w, f, n):
+    """Force cross product (v, w) x* (f, n) = (w x f, w x n + v x f) (Featherstone eq. 2.32, linear first)."""
+    return cross(xp, w, f), cross(xp, w, n) + cross(xp, v, f)
+
+
+def inertia_times(xp, m, h, I, v, w):
+    """Spatial inertia (m, h, I) times the motion (v, w) (3, N) each: (m v + w x h, I w + h x v)."""
+    return m * v + cross(xp, w, h), mv(xp, I, w) + cross(xp, h, v)
+
+
+def inertia_times_columns(xp, m, h, I, Sv, Sw):
+    """Spatial inertia (m, h, I) times the columns of a motion block (Sv, Sw) (3, k, N):
+    (m Sv + Sw x h, I Sw + h x Sv), each (3, k, N)."""
+    hc = h[:, None, ...]
+    return m * Sv + cross(xp, Sw, hc), mm(xp, I, Sw) + cross(xp, hc, Sv)
+
+
+def eye3(xp, like):
+    """The identity (3, 3, 1) in the dtype and device of ``like``."""
+    e = xp.eye(3, dtype=like.dtype, device=getattr(like, "device", None))
+    return e[..., None]
+
+
+def inertia_to_parent(xp, R, p, m, h, I):
+    """The inertia (m, h, I) of a child frame expressed in its parent frame (about the parent
+    origin, parent axes): h' = R h + m p and, with u = R h + m p / 2,
+    I' = R I R^T + 2 (p . u) 1 - u p^T - p u^T (parallel-axis theorem, Featherstone eq. 2.63)."""
+    Rh = mv(xp, R, h)
+    u = Rh + 0.5 * m * p
+    I2 = (mm(xp, mm(xp, R, I), transpose(xp, R)) + 2.0 * dot(xp, p, u) * eye3(xp, p)
+          - u[:, None, ...] * p[None, ...] - p[:, None, ...] * u[None, ...])
+    return m, Rh + m * p, I2
+
+
+def symmetric(xp, xx, xy, yy, xz, yz, zz):
+    """The symmetric 3 x 3 matrix (3, 3, N) of its six entries (N,)."""
+    return xp.stack([xp.stack([xx, xy, xz], axis=0), xp.stack([xy, yy, yz], axis=0),
+                     xp.stack([xz, yz, zz], axis=0)], axis=0)
+
+
+def inertia_from_parameters(xp, pi):
+    """(m (N,), h (3, N), I (3, 3, N)) of parameter blocks pi (10, N) in the regressor layout
+    [m, m cx, m cy, m cz, Ixx, Ixy, Iyy, Ixz, Iyz, Izz] (inertia about the frame origin)."""
+    return pi[0], pi[1:4], symmetric(xp, *(pi[k] for k in range(4, 10)))

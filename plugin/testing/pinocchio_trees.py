@@ -1,0 +1,151 @@
+"""Pinocchio models as array-API models, and random trees mixing every joint kind (needs the test extra).
+
+``pin_joint`` builds the Pinocchio joint model of a :class:`~composedyn.dynamics.array_api.joints.Joint`;
+``array_model`` converts a Pinocchio model (joints of the kinds Pinocchio and the array-API joint model share)
+into an :class:`~composedyn.dynamics.array_api.model.ArrayModel` with the same coordinates; ``random_tree``
+builds a random Pinocchio tree whose joints are drawn from the given kinds (multi-DOF joints anywhere in the
+tree, not only at the root).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pinocchio as pin
+
+from composedyn.dynamics.array_api.joints import KINDS, Joint, make_joint
+from composedyn.dynamics.array_api.model import ArrayModel
+
+_ALIGNED = {"X": (1.0, 0.0, 0.0), "Y": (0.0, 1.0, 0.0), "Z": (0.0, 0.0, 1.0)}
+_ALIGNED_KINDS = {"R": "revolute", "P": "prismatic", "H": "helical"}
+_OWN_AXES = {
+    "RevoluteUnaligned": "revolute",
+    "PrismaticUnaligned": "prismatic",
+    "HelicalUnaligned": "helical",
+    "Universal": "universal",
+    "Spherical": "spherical",
+    "Planar": "planar",
+    "FreeFlyer": "free_flyer",
+}
+
+
+def pin_joint(joint: Joint):
+    """The Pinocchio joint model with ``joint``'s kind, axes and pitch (continuous: a revolute joint, nq = 1)."""
+    axis, axis2 = np.array(joint.axis), np.array(joint.axis2)
+    makers = {
+        "revolute": lambda: pin.JointModelRevoluteUnaligned(axis),
+        "continuous": lambda: pin.JointModelRevoluteUnaligned(axis),
+        "prismatic": lambda: pin.JointModelPrismaticUnaligned(axis),
+        "helical": lambda: pin.JointModelHelicalUnaligned(axis, joint.pitch),
+        "universal": lambda: pin.JointModelUniversal(axis, axis2),
+        "spherical": pin.JointModelSpherical,
+        "planar": pin.JointModelPlanar,
+        "free_flyer": pin.JointModelFreeFlyer,
+    }
+    return makers[joint.kind]()
+
+
+def one_joint_model(joint: Joint) -> pin.Model:
+    """A Pinocchio model made of ``joint`` alone, attached to the world at the identity placement."""
+    model = pin.Model()
+    model.addJoint(0, pin_joint(joint), pin.SE3.Identity(), joint.name)
+    return model
+
+
+def _joint_of(jm, name: str) -> Joint:
+    jm = jm.extract() if hasattr(jm, "extract") else jm
+    short = jm.shortname().removeprefix("JointModel")
+    idx = (jm.idx_q, jm.idx_v)
+    if short in _OWN_AXES:
+        kind = _OWN_AXES[short]
+        axes = {"axis": jm.axis1, "axis2": jm.axis2} if kind == "universal" else {}
+        if hasattr(jm, "axis"):
+            axes["axis"] = jm.axis
+        return make_joint(name, kind, *idx, pitch=float(getattr(jm, "pitch", 0.0)), **axes)
+    if len(short) == 2 and short[0] in _ALIGNED_KINDS and short[1] in _ALIGNED:
+        kind = _ALIGNED_KINDS[short[0]]
+        return make_joint(name, kind, *idx, axis=_ALIGNED[short[1]], pitch=float(getattr(jm, "pitch", 0.0)))
+    raise ValueError(f"joint '{name}': Pinocchio joint {jm.shortname()} has no array-API kind")
+
+
+def array_model(model: pin.Model, name: str = "pinocchio tree") -> ArrayModel:
+    """The :class:`ArrayModel` of a Pinocchio model: same bodies (joint i is body i - 1), placements,
+    inertias (regressor layout, about the joint frame), gravity, coordinates (q and v in Pinocchio's order)
+    and frames (every Pinocchio frame, on the body of its parent joint; -1 for the world).
+    """
+    joints = tuple(_joint_of(model.joints[i], model.names[i]) for i in range(1, model.njoints))
+    places = [model.jointPlacements[i] for i in range(1, model.njoints)]
+    frames = list(model.frames)
+    n = len(joints)
+    return ArrayModel(
+        name=name,
+        source="<pinocchio>",
+        joints=joints,
+        parent=tuple(int(model.parents[i]) - 1 for i in range(1, model.njoints)),
+        placement_R=np.array([m.rotation for m in places], dtype=float).reshape(n, 3, 3),
+        placement_p=np.array([m.translation for m in places], dtype=float).reshape(n, 3),
+        inertia=np.array([model.inertias[i].toDynamicParameters() for i in range(1, model.njoints)]).reshape(n, 10),
+        gravity=np.array(model.gravity.linear, dtype=float),
+        damping=np.zeros(model.nv),
+        coulomb=np.zeros(model.nv),
+        armature=np.zeros(model.nv),
+        term_joints=(),
+        Gq=None,
+        bq=None,
+        Gv=None,
+        frame_names=tuple(f.name for f in frames),
+        frame_body=tuple(int(f.parentJoint) - 1 for f in frames),
+        frame_R=np.array([f.placement.rotation for f in frames], dtype=float).reshape(-1, 3, 3),
+        frame_p=np.array([f.placement.translation for f in frames], dtype=float).reshape(-1, 3),
+        nq=model.nq,
+        nv=model.nv,
+        nq_full=model.nq,
+        nv_full=model.nv,
+        coordinate_joints=joints,
+    )
+
+
+def _unit(rng: np.random.Generator) -> np.ndarray:
+    a = rng.normal(size=3)
+    return a / np.linalg.norm(a)
+
+
+def random_tree(
+    rng: np.random.Generator, n_bodies: int, kinds: Sequence[str] = KINDS, root: str | None = None
+) -> pin.Model:
+    """A random Pinocchio tree of ``n_bodies`` bodies whose joints cycle through ``kinds`` in a random order
+    (``root``: the first joint's kind, e.g. ``"free_flyer"``), in depth-first order, with random parents,
+    placements, axes, pitches and positive-definite inertias; one frame per body ("body{i}") off the joint origin.
+    """
+    order = list(rng.permutation(list(kinds)))
+    model = pin.Model()
+    for i in range(n_bodies):
+        kind = root if (i == 0 and root is not None) else order[i % len(order)]
+        # depth-first order (Pinocchio's subtree algorithms need it): the parent is the last joint or one of
+        # its ancestors, most often the last (deep trees with branches)
+        path = [i]
+        while path[-1] > 0:
+            path.append(int(model.parents[path[-1]]))
+        parent = path[min(int(rng.geometric(0.55)) - 1, len(path) - 1)]
+        a1 = _unit(rng)
+        a2 = np.cross(a1, _unit(rng))
+        joint = make_joint(f"j{i}", kind, 0, 0, axis=a1, axis2=a2, pitch=float(rng.uniform(-0.2, 0.2)))
+        placement = pin.SE3(pin.exp3(rng.normal(size=3)), rng.uniform(-0.5, 0.5, size=3))
+        jid = model.addJoint(parent, pin_joint(joint), placement, joint.name)
+        inertia = pin.Inertia(
+            float(rng.uniform(0.5, 2.0)), rng.uniform(-0.2, 0.2, size=3), _random_rotational_inertia(rng)
+        )
+        model.appendBodyToJoint(jid, inertia, pin.SE3.Identity())
+        frame_place = pin.SE3(pin.exp3(rng.normal(size=3)), rng.uniform(-0.3, 0.3, size=3))
+        model.addFrame(pin.Frame(f"body{i}", jid, frame_place, pin.FrameType.OP_FRAME))
+    return model
+
+
+def _random_rotational_inertia(rng: np.random.Generator) -> np.ndarray:
+    """A rotational inertia about the centre of mass that satisfies the triangle inequalities."""
+    principal = rng.uniform(0.05, 0.3, size=3)
+    principal = np.sort(principal)
+    principal[2] = min(principal[2], principal[0] + principal[1] - 1e-3)
+    rot = pin.exp3(rng.normal(size=3))
+    return rot @ np.diag(principal) @ rot.T

@@ -1,0 +1,214 @@
+"""``robot.to_jax()``: the Robot's methods as pure JAX functions.
+
+Values equal the NumPy Robot's (float64 with ``jax_enable_x64`` to 1e-12, float32
+to 1e-5 relative) on bundled robots and random trees (friction, armature, mimic
+joints, floating bases); ``jax.jacfwd``/``jacrev`` of inverse and forward dynamics
+equal composedyn's analytic derivatives (floating bases through the tangent of
+``integrate``); ``jax.grad`` with respect to the parameters is the regressor;
+``jax.test_util.check_grads`` passes; ``jit(vmap(f))`` equals a loop.  The GPU tests
+run where JAX has a GPU device (the summary counts them).
+"""
+
+from __future__ import annotations
+
+import functools
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax", reason="the [jax] extra is part of the test extra")
+jax.config.update("jax_enable_x64", True)
+
+import jax.numpy as jnp  # noqa: E402
+from jax.test_util import check_grads  # noqa: E402
+
+from tensor_cases import (  # noqa: E402
+    BLOCKER,
+    CASES,
+    SMALL,
+    calls,
+    close,
+    frames,
+    method,
+    reference,
+    robot,
+    states,
+    tangent,
+    with_q1,
+)
+
+
+def _gpus() -> list:
+    try:
+        return jax.devices("gpu")
+    except RuntimeError:  # no GPU backend
+        return []
+
+
+GPUS = _gpus()
+gpu = pytest.mark.gpu
+
+
+def args_of(st: dict, names: tuple, dtype=jnp.float64) -> list:
+    return [jnp.asarray(st[a], dtype=dtype) for a in names]
+
+
+def check_values(r, jd, dtype, tol, batch=(3, 2)):
+    st = with_q1(r, states(r, batch))
+    for name, (names, kwargs) in calls(r).items():
+        want = reference(r, name, names, kwargs, st)
+        got = jax.jit(functools.partial(getattr(jd, method(name)), **kwargs))(*args_of(st, names, dtype))
+        assert isinstance(got, jax.Array) and got.dtype == dtype, (name, got.dtype)
+        close(np.asarray(got), want, tol, f"{r.name} {name} {dtype}")
+
+
+# ---- values ----
+@pytest.mark.parametrize("case", CASES)
+def test_values_float64_equal_numpy(case):
+    r = robot(case)
+    check_values(r, r.to_jax(), jnp.float64, 1e-12)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_values_float32_equal_numpy(case):
+    r = robot(case)
+    check_values(r, r.to_jax(), jnp.float32, 1e-5)
+
+
+@pytest.mark.parametrize("case", ("panda", "mimic", "floating"))
+def test_jit_vmap_equals_loop(case):
+    r = robot(case)
+    jd = r.to_jax()
+    st = states(r, (6,), seed=2)
+    q, v, a, tau = args_of(st, ("q", "v", "a", "tau"))
+    frame = frames(r)[0]
+    for name, f, xs in (("ID", jd.inverse_dynamics, (q, v, a)), ("FD", jd.forward_dynamics, (q, v, tau)),
+                        ("M", jd.mass_matrix, (q,)),
+                        ("J", lambda x: jd.jacobian(x, frame, reference="local"), (q,))):
+        batched = jax.jit(jax.vmap(f))(*xs)
+        loop = np.stack([np.asarray(f(*(x[k] for x in xs))) for k in range(6)])
+        close(batched, loop, 1e-12, f"jit(vmap({name}))")
+    close(jax.jit(jd.inverse_dynamics)(q, v, a), r.inverse_dynamics(st["q"], st["v"], st["a"]), 1e-12, "jit ID")
+
+
+@pytest.mark.parametrize("case", ("tree", "floating"))
+def test_parameters_and_joint_terms_equal_numpy(case):
+    r = robot(case)
+    jd = r.to_jax()
+    st = states(r, (4,), seed=3)
+    q, v, a, tau = args_of(st, ("q", "v", "a", "tau"))
+    other = r.perturbed(0.3, seed=7)
+    p = jnp.asarray(other.inertial_parameters())
+    close(jd.inverse_dynamics(q, v, a, params=p), other.inverse_dynamics(st["q"], st["v"], st["a"]), 1e-12, "ID")
+    close(jd.forward_dynamics(q, v, tau, params=p), other.forward_dynamics(st["q"], st["v"], st["tau"]), 1e-12, "FD")
+    close(jd.mass_matrix(q, params=p), other.mass_matrix(st["q"]), 1e-12, "M")
+    close(jax.jit(jd.inverse_dynamics, static_argnames="friction")(q, v, a, friction=False),
+          r.inverse_dynamics(st["q"], st["v"], st["a"], friction=False), 1e-12, "rigid ID")
+
+
+# ---- gradients ----
+@pytest.mark.parametrize("case, jac", [(c, "jacfwd") for c in SMALL + ("panda", "floating_mimic")]
+                         + [("panda", "jacrev"), ("floating", "jacrev")])
+def test_inverse_dynamics_jacobians_equal_analytic_derivatives(case, jac):
+    r = robot(case)
+    jd = r.to_jax()
+    st = states(r, (), seed=5)
+    q, v, a = args_of(st, ("q", "v", "a"))
+    Jq, Jv, Ja = getattr(jax, jac)(jd.inverse_dynamics, argnums=(0, 1, 2))(q, v, a)
+    dq, dv = r.inverse_dynamics_derivatives(st["q"], st["v"], st["a"])
+    close(np.asarray(Jq) @ tangent(r, st["q"]), dq, 1e-9, "dtau/dq")
+    close(Jv, dv, 1e-9, "dtau/dv")
+    close(Ja, r.mass_matrix(st["q"]), 1e-9, "dtau/da")
+
+
+@pytest.mark.parametrize("case", SMALL + ("panda", "floating_mimic"))
+def test_forward_dynamics_jacobians_equal_analytic_derivatives(case):
+    r = robot(case)
+    jd = r.to_jax()
+    st = states(r, (), seed=6)
+    q, v, tau = args_of(st, ("q", "v", "tau"))
+    Jq, Jv, Jt = jax.jit(jax.jacfwd(jd.forward_dynamics, argnums=(0, 1, 2)))(q, v, tau)
+    dq, dv, Minv = r.forward_dynamics_derivatives(st["q"], st["v"], st["tau"])
+    close(np.asarray(Jq) @ tangent(r, st["q"]), dq, 1e-9, "da/dq")
+    close(Jv, dv, 1e-9, "da/dv")
+    close(Jt, Minv, 1e-9, "da/dtau")
+
+
+@pytest.mark.parametrize("case", ("floating", "floating_mimic"))
+def test_integrate_is_differentiable_at_zero(case):
+    r = robot(case)
+    jd = r.to_jax()
+    q = jnp.asarray(states(r, (), seed=7)["q"])
+    J = jax.jacfwd(lambda d: jd.integrate(q, d))(jnp.zeros(r.nv))
+    close(J, tangent(r, np.asarray(q)), 1e-12, "d integrate / d v at 0")
+
+
+@pytest.mark.parametrize("case", ("panda", "mimic", "floating"))
+def test_parameter_gradient_is_the_regressor(case):
+    r = robot(case)
+    jd = r.to_jax()
+    st = states(r, (), seed=8)
+    q, v, a = args_of(st, ("q", "v", "a"))
+    p = jnp.asarray(r.inertial_parameters())
+    Y = r.regressor(st["q"], st["v"], st["a"])
+    close(jax.jacrev(lambda x: jd.inverse_dynamics(q, v, a, params=x))(p), Y, 1e-12, "d tau / d params")
+    w = np.linspace(-1.0, 1.0, r.nv)
+    close(jax.grad(lambda x: jnp.dot(jnp.asarray(w), jd.inverse_dynamics(q, v, a, params=x)))(p), w @ Y, 1e-12,
+          "grad of w . tau")
+
+
+@pytest.mark.parametrize("case", ("two_link", "floating"))
+def test_check_grads(case):
+    r = robot(case)
+    jd = r.to_jax()
+    st = states(r, (2,), seed=10)
+    q, v, a, tau = args_of(st, ("q", "v", "a", "tau"))
+    p = jnp.asarray(r.inertial_parameters())
+    arm = jnp.full(jd.layout.joint_terms, 0.1)
+    check_grads(lambda *x: jd.inverse_dynamics(*x[:3], params=x[3], armature=x[4]), (q, v, a, p, arm), order=1)
+    check_grads(lambda *x: jd.forward_dynamics(*x[:3], params=x[3]), (q, v, tau, p), order=1)
+    check_grads(lambda x: jd.jacobian(x, frames(r)[0]), (q,), order=1)
+
+
+# ---- argument checks ----
+def test_errors_name_the_argument_and_the_shape():
+    r = robot("panda")
+    jd = r.to_jax()
+    z, q = jnp.zeros((4096, 6)), jnp.zeros((4096, 7))
+    with pytest.raises(ValueError, match=r"^q must have 7 entries in its last axis \(panda's nq\), got \(4096, 6\)$"):
+        jd.mass_matrix(z)
+    with pytest.raises(ValueError, match=r"^qdd must have 7 entries in its last axis \(panda's nv\), got \(6,\)$"):
+        jax.jit(jd.inverse_dynamics)(q[0], q[0], z[0])  # at trace time
+    with pytest.raises(ValueError, match=r"unknown frame 'flang'; close names: flange"):
+        jd.frame_pose(q, "flang")
+    with pytest.raises(ValueError, match=r"q is complex"):
+        jd.gravity_torques(jnp.zeros(7, dtype=jnp.complex128))
+    out = jd.gravity_torques(np.zeros(7, dtype=int))  # integers compute in the default float
+    assert out.dtype == jnp.float64
+
+
+def test_without_jax_one_line_names_the_extra():
+    proc = subprocess.run([sys.executable, "-c", BLOCKER.format(module="jax", call="to_jax()")],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    lines = proc.stdout.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("MissingExtra: robot.to_jax"), proc.stdout
+    assert 'pip install "composedyn[jax]"' in lines[0]
+
+
+# ---- GPU ----
+@gpu
+@pytest.mark.skipif(not GPUS, reason="no JAX GPU device")
+@pytest.mark.parametrize("case", ("panda", "floating"))
+def test_gpu_values_and_gradients(case):
+    r = robot(case)
+    jd = r.to_jax()
+    st = states(r, (8,), seed=12)
+    q, v, a = (jax.device_put(x, GPUS[0]) for x in args_of(st, ("q", "v", "a")))
+    tau = jax.jit(jax.vmap(jd.inverse_dynamics))(q, v, a)
+    assert tau.devices() == {GPUS[0]}
+    close(tau, r.inverse_dynamics(st["q"], st["v"], st["a"]), 1e-12, "GPU ID")
+    Jv = jax.jacfwd(jd.inverse_dynamics, argnums=1)(q[0], v[0], a[0])
+    close(Jv, r.inverse_dynamics_derivatives(st["q"][0], st["v"][0], st["a"][0])[1], 1e-9, "GPU dtau/dv")

@@ -1,0 +1,277 @@
+"""``robot.to_torch()``: the Robot's methods on torch tensors.
+
+Every value is compared with the NumPy Robot's method (float64 to 1e-12, float32
+to 1e-5 relative) on bundled robots and random trees (friction, armature, mimic
+joints, floating bases); gradients by autograd with composedyn's analytic
+derivatives (floating bases through the tangent of ``integrate``) and with the
+regressor (parameters) and the joint-term regressor columns (damping, Coulomb
+friction, armature); ``torch.autograd.gradcheck`` on the dynamics; batches
+against loops.  The CUDA tests run where a CUDA device is present (the summary
+counts them).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="the [torch] extra is part of the test extra")  # noqa: E402
+
+from tensor_cases import (  # noqa: E402
+    BLOCKER,
+    CASES,
+    SMALL,
+    calls,
+    close,
+    frames,
+    method,
+    reference,
+    robot,
+    states,
+    tangent,
+    with_q1,
+)
+
+CUDA = torch.cuda.is_available()
+gpu = pytest.mark.gpu
+
+
+def args_of(st: dict, names: tuple, dtype=torch.float64, device="cpu") -> list:
+    return [torch.tensor(st[a], dtype=dtype, device=device) for a in names]
+
+
+def check_values(r, td, dtype, tol, device="cpu", batch=(3, 2)):
+    st = with_q1(r, states(r, batch))
+    for name, (names, kwargs) in calls(r).items():
+        want = reference(r, name, names, kwargs, st)
+        got = getattr(td, method(name))(*args_of(st, names, dtype, device), **kwargs)
+        assert isinstance(got, torch.Tensor) and got.dtype == dtype and got.device.type == torch.device(device).type
+        close(got.detach().cpu().numpy(), want, tol, f"{r.name} {name} {dtype}")
+
+
+# ---- values ----
+@pytest.mark.parametrize("case", CASES)
+def test_values_float64_equal_numpy(case):
+    r = robot(case)
+    check_values(r, r.to_torch(), torch.float64, 1e-12)
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_values_float32_equal_numpy(case):
+    r = robot(case)
+    check_values(r, r.to_torch(dtype=torch.float32), torch.float32, 1e-5)
+
+
+@pytest.mark.parametrize("case", ("tree", "floating", "mimic"))
+def test_friction_options_and_parameters_equal_numpy(case):
+    """friction=False, smooth friction, and params= of a perturbed robot equal that robot's NumPy methods."""
+    r = robot(case)
+    td = r.to_torch()
+    st = states(r, (4,), seed=3)
+    q, v, a, tau = args_of(st, ("q", "v", "a", "tau"))
+    close(td.inverse_dynamics(q, v, a, friction=False), r.inverse_dynamics(st["q"], st["v"], st["a"], friction=False),
+          1e-12, "rigid ID")
+    close(td.forward_dynamics(q, v, tau, smooth_friction=0.3),
+          r.forward_dynamics(st["q"], st["v"], st["tau"], smooth_friction=0.3), 1e-12, "smooth FD")
+    other = r.perturbed(0.3, seed=7)
+    p = torch.tensor(other.inertial_parameters())
+    assert not np.allclose(other.inertial_parameters(), r.inertial_parameters())
+    for name, (names, kwargs) in calls(r).items():
+        if method(name) in ("inverse_dynamics", "forward_dynamics", "mass_matrix", "bias_torques", "gravity_torques"):
+            got = getattr(td, method(name))(*args_of(st, names), params=p, **kwargs)
+            close(got, reference(other, name, names, kwargs, st), 1e-12, f"params {name}")
+
+
+def test_batch_equals_loop_and_broadcasts():
+    r = robot("panda")
+    td = r.to_torch()
+    st = states(r, (5,), seed=4)
+    q, v, a = args_of(st, ("q", "v", "a"))
+    tau = td.inverse_dynamics(q, v, a)
+    loop = torch.stack([td.inverse_dynamics(q[k], v[k], a[k]) for k in range(5)])
+    assert tau.shape == (5, r.nv) and torch.allclose(tau, loop, rtol=0, atol=1e-12)
+    one = td.inverse_dynamics(q, v[0], a[0])  # (5, n) with (n,) and (n,)
+    close(one, r.inverse_dynamics(st["q"], st["v"][0], st["a"][0]), 1e-12, "broadcast")
+    M = td.mass_matrix(q.reshape(5, 1, -1))
+    assert M.shape == (5, 1, r.nv, r.nv)
+
+
+def test_numpy_arrays_and_lists_are_converted():
+    r = robot("two_link")
+    td = r.to_torch()
+    q = [0.1, 0.2]
+    out = td.gravity_torques(q)
+    assert isinstance(out, torch.Tensor) and out.dtype == torch.float64
+    close(out, r.gravity_torques(q), 1e-12)
+
+
+# ---- gradients ----
+def _jac(f, *xs):
+    return torch.autograd.functional.jacobian(f, tuple(xs), vectorize=False)
+
+
+@pytest.mark.parametrize("case", SMALL + ("panda", "floating_mimic"))
+def test_inverse_dynamics_gradients_equal_analytic_derivatives(case):
+    r = robot(case)
+    td = r.to_torch()
+    st = states(r, (), seed=5)
+    q, v, a = args_of(st, ("q", "v", "a"))
+    Jq, Jv, Ja = _jac(lambda x, y, z: td.inverse_dynamics(x, y, z), q, v, a)
+    dq, dv = r.inverse_dynamics_derivatives(st["q"], st["v"], st["a"])
+    close(Jq.numpy() @ tangent(r, st["q"]), dq, 1e-9, "dtau/dq")
+    close(Jv, dv, 1e-9, "dtau/dv")
+    close(Ja, r.mass_matrix(st["q"]), 1e-9, "dtau/da = M")
+
+
+@pytest.mark.parametrize("case", SMALL + ("panda", "floating_mimic"))
+def test_forward_dynamics_gradients_equal_analytic_derivatives(case):
+    r = robot(case)
+    td = r.to_torch()
+    st = states(r, (), seed=6)
+    q, v, tau = args_of(st, ("q", "v", "tau"))
+    Jq, Jv, Jt = _jac(lambda x, y, z: td.forward_dynamics(x, y, z), q, v, tau)
+    dq, dv, Minv = r.forward_dynamics_derivatives(st["q"], st["v"], st["tau"])
+    close(Jq.numpy() @ tangent(r, st["q"]), dq, 1e-9, "da/dq")
+    close(Jv, dv, 1e-9, "da/dv")
+    close(Jt, Minv, 1e-9, "da/dtau")
+
+
+@pytest.mark.parametrize("case", ("floating", "floating_mimic"))
+def test_integrate_is_differentiable_at_zero(case):
+    """The tangent map of integrate at δ = 0 (where the exponential's series matters) is finite and exact."""
+    r = robot(case)
+    td = r.to_torch()
+    q = torch.tensor(states(r, (), seed=7)["q"])
+    (J,) = _jac(lambda d: td.integrate(q, d), torch.zeros(r.nv, dtype=torch.float64))
+    close(J, tangent(r, q.numpy()), 1e-12, "d integrate / d v at 0")
+
+
+@pytest.mark.parametrize("case", ("panda", "tree", "mimic", "floating"))
+def test_parameter_gradient_is_the_regressor(case):
+    r = robot(case)
+    td = r.to_torch()
+    st = states(r, (), seed=8)
+    q, v, a = args_of(st, ("q", "v", "a"))
+    p = torch.tensor(r.inertial_parameters())
+    (Jp,) = _jac(lambda x: td.inverse_dynamics(q, v, a, params=x), p)
+    Y = r.regressor(st["q"], st["v"], st["a"])
+    close(Jp, Y, 1e-12, "d tau / d params")
+
+
+@pytest.mark.parametrize("case", ("tree", "mimic"))
+def test_joint_term_gradients_are_the_regressor_columns(case):
+    """d tau / d (damping, coulomb, armature) equal the joint-term regressor columns (qd, sgn qd, qdd)."""
+    r = robot(case)
+    td = r.to_torch()
+    st = states(r, (), seed=9)
+    q, v, a = args_of(st, ("q", "v", "a"))
+    Y = r.regressor(st["q"], st["v"], st["a"], joint_terms=True)[:, 10 * td.layout.bodies:]
+    cols = Y.reshape(r.nv, -1, 3)  # (nv, joints, [fv, fc, Ia])
+    n = td.layout.joint_terms
+    if cols.shape[1] != n:
+        pytest.fail(f"{n} joint terms, but the regressor has {cols.shape[1]} joints")
+    d0 = torch.full((n,), 0.3, dtype=torch.float64)  # tau is linear in each term: any values
+    Jd, Jc, Ja = _jac(lambda d, c, m: td.inverse_dynamics(q, v, a, damping=d, coulomb=c, armature=m),
+                      d0, d0 + 0.1, d0 + 0.2)
+    close(Jd, cols[..., 0], 1e-12, "d tau / d damping")
+    close(Jc, cols[..., 1], 1e-12, "d tau / d coulomb")
+    close(Ja, cols[..., 2], 1e-12, "d tau / d armature")
+
+
+@pytest.mark.parametrize("case", SMALL)
+def test_gradcheck(case):
+    r = robot(case)
+    td = r.to_torch()
+    st = states(r, (2,), seed=10)
+    q, v, a, tau = (x.requires_grad_() for x in args_of(st, ("q", "v", "a", "tau")))
+    p = torch.tensor(r.inertial_parameters(), requires_grad=True)
+    n = td.layout.joint_terms
+    arm = torch.full((n,), 0.1, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(lambda *x: td.inverse_dynamics(*x[:3], params=x[3], armature=x[4]),
+                                    (q, v, a, p, arm))
+    assert torch.autograd.gradcheck(lambda *x: td.forward_dynamics(*x[:3], params=x[3]), (q, v, tau, p))
+    assert torch.autograd.gradcheck(lambda x: td.jacobian(x, frames(r)[0]), (q,))
+
+
+# ---- argument checks ----
+def test_errors_name_the_argument_and_the_shape():
+    r = robot("panda")
+    td = r.to_torch()
+    z = torch.zeros(4096, 6, dtype=torch.float64)
+    q = torch.zeros(4096, 7, dtype=torch.float64)
+    with pytest.raises(ValueError, match=r"^q must have 7 entries in its last axis \(panda's nq\), got \(4096, 6\)$"):
+        td.mass_matrix(z)
+    with pytest.raises(ValueError, match=r"^qdd must have 7 entries in its last axis \(panda's nv\), got \(4096, 6\)$"):
+        td.inverse_dynamics(q, q, z)
+    with pytest.raises(ValueError, match=r"^params must have 70 entries .*10 for each of 7 bodies"):
+        td.mass_matrix(q, params=torch.zeros(60, dtype=torch.float64))
+    with pytest.raises(ValueError, match=r"batch shapes do not broadcast: q \(4096, 7\), qd \(3, 7\)"):
+        td.bias_torques(q, torch.zeros(3, 7, dtype=torch.float64))
+    with pytest.raises(ValueError, match=r"q is a torch.float32 tensor; this front end computes in torch.float64"):
+        td.gravity_torques(q.float())
+    with pytest.raises(ValueError, match=r"unknown frame 'flang'; close names: flange"):
+        td.frame_pose(q, "flang")
+    with pytest.raises(ValueError, match=r"reference must be 'world' or 'local', got 'base'"):
+        td.jacobian(q, r.frame_names[-1], reference="base")
+    with pytest.raises(ValueError, match=r"q must be a real-valued tensor or array, got str"):
+        td.gravity_torques("abc")
+    with pytest.raises(ValueError, match="dtype must be torch.float64 or torch.float32"):
+        r.to_torch(dtype=torch.int64)
+    fr = robot("floating")
+    tf = fr.to_torch()
+    with pytest.raises(ValueError, match=rf"^v must have {fr.nv} entries in its last axis \(.*'s nv = 6 base \+ "
+                                         rf"{fr.nv - 6} joints\), got \(2,\)$"):
+        tf.bias_torques(torch.tensor(fr.neutral()), torch.zeros(2, dtype=torch.float64))
+
+
+def test_frame_names_and_layout():
+    r = robot("floating")
+    td = r.to_torch()
+    assert td.frame_names == r.frame_names and (td.nq, td.nv) == (r.nq, r.nv)
+    assert torch.equal(td.neutral(), torch.tensor(r.neutral()))
+    assert not hasattr(robot("panda").to_torch(), "integrate")
+
+
+def test_without_torch_one_line_names_the_extra():
+    proc = subprocess.run([sys.executable, "-c", BLOCKER.format(module="torch", call="to_torch()")],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    lines = proc.stdout.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("MissingExtra: robot.to_torch"), proc.stdout
+    assert 'pip install "composedyn[torch]"' in lines[0]
+
+
+# ---- CUDA ----
+@gpu
+@pytest.mark.skipif(not CUDA, reason="no CUDA device")
+@pytest.mark.parametrize("dtype, tol", [(torch.float64, 1e-12), (torch.float32, 1e-5)])
+@pytest.mark.parametrize("case", ("panda", "floating", "mimic"))
+def test_cuda_values_equal_numpy(case, dtype, tol):
+    r = robot(case)
+    check_values(r, r.to_torch(device="cuda", dtype=dtype), dtype, tol, device="cuda")
+
+
+@gpu
+@pytest.mark.skipif(not CUDA, reason="no CUDA device")
+def test_cuda_gradients_equal_analytic_derivatives():
+    r = robot("panda")
+    td = r.to_torch(device="cuda")
+    st = states(r, (), seed=11)
+    q, v, a = args_of(st, ("q", "v", "a"), device="cuda")
+    Jq, Jv, _ = _jac(lambda x, y, z: td.inverse_dynamics(x, y, z), q, v, a)
+    dq, dv = r.inverse_dynamics_derivatives(st["q"], st["v"], st["a"])
+    close(Jq.cpu(), dq, 1e-9, "cuda dtau/dq")
+    close(Jv.cpu(), dv, 1e-9, "cuda dtau/dv")
+
+
+def test_composedyn_imports_no_array_library():
+    """``import composedyn`` and the NumPy dynamics load neither PyTorch, JAX nor array-api-compat."""
+    code = ("import sys, numpy as np, composedyn as cd\n"
+            "r = cd.load('panda'); q = np.zeros(r.dof); r.inverse_dynamics(q, q, q)\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'torch', 'jax', 'array_api_compat'}))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip() == "[]"
