@@ -2,7 +2,7 @@
 metadata in pyproject.toml.
 
 After the package and its extension are built, ``build_kernels`` runs ``python -m
-composedyn.kernel_build`` on the built package in a subprocess (``COMPOSEDYN_BUILD_JOBS=N``: in N
+composedyn.kernels.build`` on the built package in a subprocess (``COMPOSEDYN_BUILD_JOBS=N``: in N
 processes; they repeat the kernels groups share, about twice the CPU time in all, so one by default),
 which compiles every kernel a user can reach and writes
 numba's cache into the built package as ``composedyn/dynamics/compiled/kernel_cache/``: the cache is
@@ -58,7 +58,7 @@ class build_kernels(Command):
         t0 = time.perf_counter()
         try:
             jobs = os.environ.get("COMPOSEDYN_BUILD_JOBS") or "1"  # parallel groups repeat shared work
-            subprocess.run([sys.executable, "-m", "composedyn.kernel_build", "--jobs", jobs], env=env, check=True,
+            subprocess.run([sys.executable, "-m", "composedyn.kernels.build", "--jobs", jobs], env=env, check=True,
                            cwd=self.build_lib)
             built = subprocess.run([sys.executable, "-c", info], env=env, check=True, cwd=self.build_lib,
                                    capture_output=True, text=True).stdout

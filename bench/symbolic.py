@@ -22,6 +22,8 @@ import warnings
 import numpy as np
 import sympy as sp
 
+from composedyn.dynamics.joint_types import PRISMATIC
+
 
 def ours(name: str, simplify: str):
     """(wall s, cpu s, equations) of composedyn's derivation of M, C, g."""
@@ -57,7 +59,7 @@ def lagranges_method(name: str):
         J.orient_explicit(Fp, T[:3, :3])  # Fp.dcm(J) = tree rotation
         ax = sum((chain.axis[i][j] * v for j, v in enumerate((J.x, J.y, J.z))), me.Vector(0))
         tp = sum((T[j, 3] * v for j, v in enumerate((Fp.x, Fp.y, Fp.z))), me.Vector(0))
-        if chain.jtype[i] == "prismatic":
+        if chain.jtype[i] == PRISMATIC:
             B = J
             Oi = Op.locatenew(f"O{i + 1}", tp + q[i] * ax)
             Oi.set_vel(N, Oi.pos_from(O).dt(N))

@@ -80,6 +80,8 @@ class Data(dict):
 class _NoData(dict):
     """The Data of a robot without compiled path (dependent mimic joints, no moving joint)."""
 
+    arrays = None
+
     def __missing__(self, name: str):
         return _none
 

@@ -1,3 +1,29 @@
-"""Codes of the joint types in a compiled :class:`~composedyn.dynamics.model.Model` (``Model.jtype``)."""
+"""The joint-type vocabulary: the codes of ``Model.jtype`` and ``Chain.jtype``, and the one table
+that maps a graph edge's joint kind to them.
 
-REVOLUTE, PRISMATIC = 0, 1  # a continuous joint is REVOLUTE without position limits
+A joint's type is asked only by the joint models, each of which offers what its algorithms need
+(poses, motion subspaces, the velocity-product terms, whether the coordinate is an angle):
+:mod:`composedyn.dynamics.compiled.joint` (compiled kernels), :mod:`composedyn.dynamics.reference.joint`
+(the NumPy reference), :mod:`composedyn.dynamics.symbolic.joint` (the symbolic derivation) and this module
+(:func:`angular`, for code that only needs the coordinate's dimension: units, wrapping of angles).
+A new joint type is a code here, a row of :data:`KIND_CODES` and a case in each joint model.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+REVOLUTE, PRISMATIC = 0, 1
+
+KIND_CODES = {"revolute": REVOLUTE, "continuous": REVOLUTE, "prismatic": PRISMATIC}
+"""Moving joint kind of a graph edge (the URDF names; a continuous joint is REVOLUTE without
+position limits, fixed joints are merged into their parent body) -> code."""
+
+ANGULAR = frozenset({REVOLUTE})
+"""Codes whose coordinate is an angle (rad); the others' is a length (m)."""
+
+
+def angular(jtype) -> np.ndarray:
+    """True where the joint's coordinate is an angle (rad, rad/s; a torque in N m), False where it
+    is a length (m, m/s; a force in N).  ``jtype`` (n,) codes -> (n,) bool."""
+    return np.isin(np.asarray(jtype, dtype=int), list(ANGULAR))

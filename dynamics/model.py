@@ -21,7 +21,7 @@ import networkx as nx
 import numpy as np
 
 from composedyn.dynamics.errors import ModelError
-from composedyn.dynamics.joint_types import PRISMATIC, REVOLUTE
+from composedyn.dynamics.joint_types import KIND_CODES
 from composedyn.dynamics.reference.spatial import spatial_inertia
 from composedyn.dynamics.schema import DEFAULT_GRAVITY, find_root, source_of, validate
 
@@ -183,7 +183,7 @@ def _flatten(g: nx.DiGraph) -> Model:
                 raise ModelError(f"{src}: joint {e['name']!r} mimics {target!r}, which is not a moving joint")
             mimic_src[i] = jnames.index(target)
             mimic_mult[i], mimic_off[i] = float(mult), float(off)
-    jtype = np.array([PRISMATIC if e["type"] == "prismatic" else REVOLUTE for e in edges], dtype=int)
+    jtype = np.array([KIND_CODES[e["type"]] for e in edges], dtype=int)
     return Model(
         name=str(g.graph.get("name", "robot")),
         source=src,

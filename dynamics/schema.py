@@ -30,8 +30,9 @@ import networkx as nx
 import numpy as np
 
 from composedyn.dynamics.errors import ModelError, ModelWarning
+from composedyn.dynamics.joint_types import KIND_CODES
 
-JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed")
+JOINT_TYPES = (*KIND_CODES, "fixed")  # the moving kinds, then fixed (merged into the parent body)
 DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
 NEG_INERTIA_ATOL = 1e-6  # kg m^2: more negative principal moments are errors, not rounding
 # The largest magnitude of any number in a description (SI units).  The dynamics multiply up to three

@@ -21,12 +21,11 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lxml import etree
-
 from composedyn.dynamics.errors import ModelError
 from composedyn.importers.sdf_include import resolve_uri
 from composedyn.importers.sdf_pose import WORLD, Frames, FrameSpec, parse_pose
 from composedyn.importers.sdf_xml import at, child, flag, parse_sdf, text, values
+from composedyn.importers.urdf_xml import XmlElement
 
 NOT_YET = {"ball": "three rotations", "universal": "two rotations", "revolute2": "two rotations",
            "screw": "a rotation coupled to a translation", "gearbox": "a gear coupling of two joints"}
@@ -62,7 +61,7 @@ class Element:
     """A link, joint or ``<frame>``: its scoped ``name``, XML element and scope."""
 
     name: str
-    el: etree._Element
+    el: XmlElement
     scope: Scope
     key: str = ""
     ends: dict = field(default_factory=dict)  # joints: "parent", "child" -> frame keys

@@ -12,10 +12,8 @@ import os
 import re
 from pathlib import Path
 
-from lxml import etree
-
 from composedyn.dynamics.errors import ModelError
-from composedyn.importers.urdf_xml import parse_xml
+from composedyn.importers.urdf_xml import XmlElement, parse_xml
 
 VERSIONS = ("1.4", "1.5", "1.6", "1.7", "1.8", "1.9", "1.10", "1.11")
 
@@ -42,7 +40,7 @@ def read_source(path_or_xml, what: str = "SDFormat") -> tuple[bytes, str, Path |
 KNOWN_NAMESPACES = {b"drake": b"http://drake.mit.edu"}
 
 
-def parse_sdf(text: bytes, src: str) -> tuple[etree._Element, tuple[int, int]]:
+def parse_sdf(text: bytes, src: str) -> tuple[XmlElement, tuple[int, int]]:
     """The ``<sdf>`` root element and its version as (major, minor); DTDs and entities refused.
 
     Element prefixes that the file uses without declaring them (``<drake:rotor_inertia>``,

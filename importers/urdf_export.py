@@ -31,6 +31,7 @@ import numpy as np
 from lxml import etree
 
 from composedyn.dynamics.schema import DEFAULT_GRAVITY, validate
+from composedyn.importers.urdf_xml import XmlElement
 
 UNLIMITED = 1e30
 
@@ -55,11 +56,11 @@ def _fmt(values) -> str:
     return " ".join(repr(float(v) + 0.0) for v in np.atleast_1d(values))  # + 0.0: no "-0.0"
 
 
-def _origin(parent: etree._Element, T: np.ndarray) -> None:
+def _origin(parent: XmlElement, T: np.ndarray) -> None:
     etree.SubElement(parent, "origin", xyz=_fmt(T[:3, 3]), rpy=_fmt(rpy_from_matrix(T[:3, :3])))
 
 
-def _link(root: etree._Element, name: str, d: dict) -> None:
+def _link(root: XmlElement, name: str, d: dict) -> None:
     el = etree.SubElement(root, "link", name=name)
     I = np.asarray(d["inertia"], dtype=float)
     inertial = etree.SubElement(el, "inertial")
@@ -82,7 +83,7 @@ def _limit_attrs(jtype: str, limits) -> dict | None:
     return attrs
 
 
-def _joint(root: etree._Element, parent: str, child: str, d: dict) -> None:
+def _joint(root: XmlElement, parent: str, child: str, d: dict) -> None:
     jtype = d["type"]
     lo, hi = tuple(d.get("limits") or (None,) * 4)[:2]
     if jtype == "revolute" and lo is None and hi is None:
@@ -125,7 +126,7 @@ def urdf_string(g: nx.DiGraph, base=None) -> str:
     return etree.tostring(root, pretty_print=True, xml_declaration=True, encoding="utf-8").decode()
 
 
-def _floating_root(root: etree._Element, g: nx.DiGraph, base) -> None:
+def _floating_root(root: XmlElement, g: nx.DiGraph, base) -> None:
     """A massless world link and the floating (or planar) joint to the base link."""
     world = "world"
     while world in g:

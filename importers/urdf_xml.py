@@ -21,10 +21,11 @@ from lxml import etree
 
 from composedyn.dynamics.errors import ModelError
 
+XmlElement = etree._Element  # the type of lxml's elements, which lxml names only privately
 SUPPORTED = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")  # the last two: root joint only
 
 
-def parse_xml(text: bytes, src: str, fmt: str = "URDF") -> etree._Element:
+def parse_xml(text: bytes, src: str, fmt: str = "URDF") -> XmlElement:
     """Parse XML bytes into the root element with the hardened parser (no DTD loaded, no entities,
     no network, comments and processing instructions dropped); ``fmt`` names the format in messages.
 
@@ -54,7 +55,7 @@ def late_declaration_removed(text: bytes) -> bytes | None:
     return out if n else None
 
 
-def parse_robot_xml(text: bytes, src: str) -> etree._Element:
+def parse_robot_xml(text: bytes, src: str) -> XmlElement:
     """Parse URDF bytes into the ``<robot>`` element, refusing DTDs and entities."""
     root = parse_xml(text, src, "URDF")
     if root.tag != "robot":

@@ -56,13 +56,25 @@ def _one_line(e: BaseException) -> str:
     return text
 
 
+def _package_index(share_directory) -> None:
+    """Resolve xacro's ``$(find pkg)`` with ``share_directory(pkg) -> str``: xacro asks the ROS 2 package
+    index, ``ament_index_python.packages.get_package_share_directory``, which this process (and only it)
+    gets as a module of its own."""
+    import types
+
+    packages = types.ModuleType("ament_index_python.packages")
+    packages.get_package_share_directory = share_directory
+    index = types.ModuleType("ament_index_python")
+    index.packages = packages
+    sys.modules["ament_index_python"], sys.modules["ament_index_python.packages"] = index, packages
+
+
 def expand(request: dict) -> str:
     """The URDF text of ``request["path"]`` (see the module doc); raises on any failure."""
-    import xacro
-    from xacro import substitution_args
-
     source, dirs = request["source"], tuple(request["package_dirs"])
-    substitution_args._eval_find = lambda pkg: str(find_package(pkg, dirs, source))
+    _package_index(lambda pkg: str(find_package(pkg, dirs, source)))
+    import xacro
+
     sys.setrecursionlimit(int(request["recursion"]))
     doc = xacro.process_file(request["path"], mappings=request["mappings"])
     text = doc.toxml()

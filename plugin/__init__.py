@@ -7,27 +7,27 @@
 See the README for a tour, docs/guide/ for the user guide and docs/architecture.md for how the code is organised.
 """
 
-from composedyn.chunked import check_chunks
 from composedyn.closed_chain import ClosedChain, load_closed_chain
-from composedyn.contact import ContactResult, contact_inverse_dynamics
-from composedyn.controller import ComputedTorqueController
+from composedyn.control.computed_torque import ComputedTorqueController
+from composedyn.control.lqr import LQRController
+from composedyn.control.operational_space import OperationalSpaceController, TaskSpaceModel
 from composedyn.dynamics.constraints.loops import LoopClosure
 from composedyn.errors import MissingExtra, ModelError, ModelWarning, SimulationError
-from composedyn.excitation import ExcitationTrajectory, excitation_trajectory
-from composedyn.floating_conventions import convert_floating, convert_floating_forces
-from composedyn.identification import Identification, identify
+from composedyn.floating.contact import ContactResult, contact_inverse_dynamics
+from composedyn.floating.conventions import convert_floating, convert_floating_forces
+from composedyn.floating.legged import LeggedReport
+from composedyn.identification.excitation import ExcitationTrajectory, excitation_trajectory
+from composedyn.identification.identify import Identification, identify
 from composedyn.ik import IKResult
-from composedyn.legged import LeggedReport
 from composedyn.loading import from_dh, from_graph, from_mjcf, from_sdf, from_urdf, load
 from composedyn.logs import JointLog, LogWarning, check_many, read_log
-from composedyn.lqr import LQRController
-from composedyn.operational_space import OperationalSpaceController, TaskSpaceModel
 from composedyn.protocol import DynamicsModel
-from composedyn.reference import MinimumJerk
-from composedyn.report import TrajectoryReport
 from composedyn.robot import Robot
-from composedyn.simulate import Simulation, simulate
-from composedyn.trajectory import check_trajectory
+from composedyn.simulation.reference_motion import MinimumJerk
+from composedyn.simulation.simulate import Simulation, simulate
+from composedyn.torque_check.chunked import check_chunks
+from composedyn.torque_check.report import TrajectoryReport
+from composedyn.torque_check.trajectory import check_trajectory
 
 __all__ = [
     "ClosedChain",

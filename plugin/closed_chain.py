@@ -59,7 +59,7 @@ from composedyn.dynamics.constraints.reduced import (
     projection,
     rank_report,
 )
-from composedyn.dynamics.model import REVOLUTE
+from composedyn.dynamics.joint_types import angular
 from composedyn.dynamics.reference.friction import friction_torques
 from composedyn.errors import ModelError
 from composedyn.robot import Robot
@@ -182,6 +182,27 @@ class ClosedChain:
         """Limits (k,) of the independent joints."""
         return {k: v[self._ind] for k, v in self.robot.limits.items()}
 
+    @property
+    def assembly(self) -> np.ndarray:
+        """Every robot joint (n,), rad or m, of the last single-sample :meth:`assemble` (at first, the
+        assembly closed from ``guess``): where the next position closure starts, so it picks the branch.
+
+        Assigning a configuration that closes the loops (an earlier ``assembly``, or a row of
+        :meth:`assemble`) moves that start back, e.g. after closing a path sample by sample; a
+        configuration that does not close them raises ValueError.
+        """
+        return self._last.copy()
+
+    @assembly.setter
+    def assembly(self, q) -> None:
+        q = joint_array("q", q, self.robot.dof)
+        if q.ndim != 1:
+            raise ValueError(f"assembly must have shape ({self.robot.dof},), got {q.shape}")
+        gap = float(np.abs(self._residual(q)).max(initial=0.0))
+        if gap > 1e-8:
+            raise ValueError(f"{self.name}: the assembly does not close the loops (max |phi| = {gap:.3g})")
+        self._last = q
+
     def __repr__(self) -> str:
         return f"ClosedChain({self.name!r}, dof={self.dof}, loops={[lp.name for lp in self.loops]})"
 
@@ -222,9 +243,9 @@ class ClosedChain:
         """(n,) bool over the robot coordinates: the periodic ones, revolute joints that no mimic
         joint follows (a follower with a multiplier other than an integer would not be periodic)."""
         m = self.robot.model
-        kind = dict(zip(m.joint_names, m.jtype))
+        angle = dict(zip(m.joint_names, angular(m.jtype)))
         followed = {m.joint_names[s] for s in m.mimic_source if s >= 0}
-        return np.array([kind[j] == REVOLUTE and j not in followed for j in self.robot.joint_names], dtype=bool)
+        return np.array([angle[j] and j not in followed for j in self.robot.joint_names], dtype=bool)
 
     def _wrap(self, x: np.ndarray) -> np.ndarray:
         """x with its revolute entries reduced to [-pi, pi) (prismatic ones unchanged)."""

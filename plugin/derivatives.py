@@ -41,7 +41,7 @@ def inverse_dynamics_derivatives(robot: "Robot", q, qd, qdd, f_ext: Mapping | No
     Entry [i, j] is d tau_i / d q_j (N m / rad, N / m ...).  See the module docstring.
     """
     smooth = None if smooth_friction is None else smooth_width(smooth_friction)
-    if f_ext is None and (res := robot._threads.data["inverse_dynamics_derivatives"](  # plain vectors: C
+    if f_ext is None and (res := robot.data["inverse_dynamics_derivatives"](  # plain vectors: C
             q, qd, qdd, smooth or 0.0, friction)) is not None:
         return res
     q, qd, qdd = joint_arrays(robot.dof, q=q, qd=qd, qdd=qdd)
@@ -64,7 +64,7 @@ def forward_dynamics_derivatives(robot: "Robot", q, qd, tau, f_ext: Mapping | No
     d ID / d x + M d FD / d x = 0 (Carpentier & Mansard, RSS 2018, Sec. V).
     """
     smooth = None if smooth_friction is None else smooth_width(smooth_friction)
-    if f_ext is None and (res := robot._threads.data["forward_dynamics_derivatives"](
+    if f_ext is None and (res := robot.data["forward_dynamics_derivatives"](
             q, qd, tau, smooth or 0.0, friction)) is not None:
         return res
     q, qd, tau = (np.ascontiguousarray(x) for x in joint_arrays(robot.dof, q=q, qd=qd, tau=tau))  # own memory

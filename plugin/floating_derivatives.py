@@ -122,10 +122,10 @@ def _compiled(robot: "FloatingRobot", forward: bool, q, v, x, friction: bool, sm
     sample the kernels refuse (wrong size, zero quaternion, singular M) take the general
     path, which raises the named error."""
     sm = smooth or 0.0
-    if (res := robot._threads.data[f"{'forward' if forward else 'inverse'}_dynamics_derivatives"](
+    if (res := robot.data[f"{'forward' if forward else 'inverse'}_dynamics_derivatives"](
             q, v, x, sm, friction)) is not None:
         return res  # plain vectors: the C caller (composedyn.dynamics.data)
-    arrays = robot._threads.arrays
+    arrays = robot.data.arrays
     plain = all(y.__class__ is _ND and y.dtype is _F64 for y in (q, v, x))
     if arrays is None or dispatch.backend() != "numba" or not plain:
         return None

@@ -85,16 +85,17 @@ class FloatingRobot:
     def _threads(self) -> ThreadData:
         """This robot's compiled state per thread (``.data``: its floating quantities' C callers, see
         :mod:`composedyn.dynamics.data`); callers that return None with dependent mimic joints."""
-        chart_arrays = self.chart._threads.arrays
+        chart_arrays = self.chart.data.arrays
         return ThreadData(None if chart_arrays is None else Arrays(*chart_arrays[:2], self._bf))
 
+    data = Robot.data  # this thread's compiled data: the floating quantities' C callers
     __getstate__ = Robot.__getstate__  # pickled without the compiled state
     __setstate__ = Robot.__setstate__
 
     @cached_property
     def _frame_index(self) -> dict:
         """Frame name -> its index in the chart's frames, for the frames this robot shows."""
-        return {k: i for k, i in self.chart._frame_index.items() if k in self._frames}
+        return {name: k for k, name in enumerate(self.model.link_names) if name in self._frames}
 
     _frame_path = Robot._frame_path  # the same compiled path for one frame
 
@@ -563,8 +564,8 @@ class FloatingRobot:
         ``inverse_dynamics(q, v, a) = Sᵀ tau + Σ J_cᵀ f_c`` (world-axes Jacobians, no base actuation).
         Least-norm wrenches without ``friction_coefficient``, Coulomb cones with it; options
         ``normal``, ``objective``, ``friction``, ``tolerance``.  See
-        :func:`composedyn.contact.contact_inverse_dynamics`; returns a :class:`ContactResult`."""
-        from composedyn.contact import contact_inverse_dynamics
+        :func:`composedyn.floating.contact.contact_inverse_dynamics`; returns a :class:`ContactResult`."""
+        from composedyn.floating.contact import contact_inverse_dynamics
 
         return contact_inverse_dynamics(self, q, v, a, contacts, friction_coefficient, **options)
 
@@ -593,3 +594,16 @@ class FloatingRobot:
         from composedyn.floating_derivatives import linearize
 
         return linearize(self, q, v, tau, dt, f_ext, friction, smooth_friction)
+
+    # ---- for functions built on the robot ----
+    @property
+    def mimic_mode(self) -> str:
+        """How mimic joints are handled, as given to the constructor: ``"dependent"`` or ``"independent"``
+        (see :class:`composedyn.Robot`)."""
+        return self._mimic_mode
+
+    def check_state(self, q, *rates, names: tuple = ("v", "a")) -> tuple:
+        """``(q, *rates)`` checked and broadcast to one batch shape: q (..., nq) with the base quaternion,
+        each rate (..., nv) in the body frame of the base; ValueError naming the argument (``names`` for the
+        rates) and the expected length.  For functions built on the robot that take a state."""
+        return self._state(q, *rates, names=names)

@@ -137,7 +137,7 @@ def load(name_or_path: str | os.PathLike, strict: bool = False, mimic: str = "de
         _urdf_only(s, kwargs)
         return make_robot(load_dh_toml(s), strict=strict, mimic=mimic, floating=floating)
     if suffix:
-        from composedyn.plugins import find_importer
+        from composedyn.third_party_formats import find_importer
 
         importer = find_importer(suffix)  # third-party formats (entry-point group composedyn.importers)
         if importer is not None:

@@ -80,6 +80,14 @@ class Robot:
         or without moving joints (the methods' general path serves those)."""
         return ThreadData(None if self._mimic is not None or self.model.n == 0 else packed(self.model))
 
+    @property
+    def data(self) -> "Data":
+        """This thread's compiled data (:class:`composedyn.dynamics.data.Data`): ``data[name]`` is
+        the C caller of the declared quantity ``name`` on this robot (all-joint coordinates),
+        returning None for what it does not take; ``data.arrays`` the packed model arrays (None,
+        and callers that always return None, with dependent mimic joints or no moving joint)."""
+        return self._threads.data
+
     def __getstate__(self) -> dict:
         """Pickle the graph and the model; the compiled state (C callers holding machine addresses,
         per-thread scratch) is left out and made again on first use after unpickling."""
@@ -344,7 +352,7 @@ class Robot:
         group on stderr when kernels had to be compiled (not found in the install's or the
         per-user cache)."""
         from composedyn.dynamics.dispatch import warm_up
-        from composedyn.warm import Steps
+        from composedyn.kernels.warm import Steps
 
         steps = Steps(2 if batch else 1)
         compiled = self._threads.arrays is not None
@@ -510,3 +518,11 @@ class Robot:
         from composedyn.derivatives import linearize
 
         return linearize(self, q, qd, tau, dt, f_ext, friction, smooth_friction)
+
+    # ---- for functions built on the robot ----
+    @property
+    def mimic_mode(self) -> str:
+        """How mimic joints are handled, as given to the constructor: ``"dependent"`` (mimic joints follow
+        their leader and are not coordinates) or ``"independent"`` (every joint is a coordinate).  Pass it on
+        to build a robot of the same kind from a changed graph."""
+        return self._mimic_mode

@@ -5,7 +5,7 @@ across 305 mm, down 25 mm, and back, here 1.0 m below the base with every segmen
 minimum-jerk (quintic) motion, 0.4 s for the whole way out and the same back.  The hip angles
 come from the Delta's closed-form inverse kinematics (each leg: the elbow on a circle of radius
 L about the hip axis must lie at distance l from its plate joint), the torques from
-``ClosedChain.inverse_dynamics`` through :func:`composedyn.closed_cli.check_closed_trajectory`
+``ClosedChain.inverse_dynamics`` through :func:`composedyn.torque_check.closed_chain.check_closed_trajectory`
 (joint velocities and accelerations by spline differentiation of the sampled angles).
 
     python scripts/delta_pick_and_place.py [--plot delta_pick_and_place.png] [--csv out.csv]
@@ -27,7 +27,7 @@ from make_delta import R0 as WB
 from make_delta import R3 as WP
 
 import composedyn as cd
-from composedyn.closed_cli import check_closed_trajectory
+from composedyn.torque_check.closed_chain import check_closed_trajectory
 
 
 def hip_angles(p: np.ndarray) -> np.ndarray:

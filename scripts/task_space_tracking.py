@@ -22,7 +22,7 @@ import argparse
 import numpy as np
 
 import composedyn as cd
-from composedyn.plotting import require_matplotlib
+from composedyn.torque_check.plotting import require_matplotlib
 
 
 def circle(T0: np.ndarray, radius: float, period: float):

@@ -25,7 +25,7 @@ def fourier_motion(robot, duration: float, rate: float, seed: int, harmonics: in
                    amplitude: float = 0.35):
     """A random (not optimised) finite Fourier series around mid-range, each harmonic's position
     amplitude at most ``amplitude`` / harmonics (rad or m): t, q, qd, qdd."""
-    from composedyn.excitation import fourier
+    from composedyn.identification.excitation import fourier
 
     rng = np.random.default_rng(seed)
     n = robot.dof

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 import composedyn as cd
-from composedyn.chunked import check_chunks, differentiate_chunks
 from composedyn.cli import main
 from composedyn.sampled import spline_derivatives
-from composedyn.trajectory_csv import csv_chunks
+from composedyn.torque_check.chunked import check_chunks, differentiate_chunks
+from composedyn.torque_check.trajectory_csv import csv_chunks
 
 
 @pytest.fixture(scope="module")

@@ -65,7 +65,7 @@ def _raise(error: BaseException):
 
 
 def test_only_the_projects_errors_exit_2(tmp_path, capsys, monkeypatch):
-    from composedyn.commands import info
+    from composedyn.cli.commands import info
 
     assert main(["info", str(tmp_path / "missing.urdf")]) == 2  # ModelError
     assert capsys.readouterr().err.startswith("composedyn: error: ")

@@ -11,7 +11,7 @@ import numpy as np
 
 import composedyn as cd
 from composedyn.progress import Progress
-from composedyn.reference import demo_motion
+from composedyn.simulation.reference_motion import demo_motion
 from test_cli_torques import error_lines, run, write_csv
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import composedyn as cd
-from composedyn.reference import demo_motion
+from composedyn.simulation.reference_motion import demo_motion
 
 SCRIPT = Path(sys.executable).parent / "composedyn"
 JOINTS = [f"joint{i}" for i in range(1, 8)]
@@ -188,7 +188,7 @@ def test_bad_robot_and_bad_option(files, tmp_path):
 
 
 def test_reader_accepts_byte_order_mark_comments_and_report_tables(panda, tmp_path):
-    from composedyn.trajectory_csv import read_trajectory_csv
+    from composedyn.torque_check.trajectory_csv import read_trajectory_csv
 
     motion = demo_motion(panda, 1.0)
     t = np.linspace(0.0, 1.0, 21)

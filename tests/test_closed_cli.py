@@ -1,5 +1,5 @@
 """Closed chains on the command line: ``info``, ``torques`` and ``simulate`` with a closed chain,
-and the functions behind them (composedyn.closed_cli)."""
+and the functions behind them (composedyn.cli.closed_chain)."""
 
 import json
 
@@ -8,7 +8,9 @@ import pytest
 
 import composedyn as cd
 from composedyn.cli import main
-from composedyn.closed_cli import check_closed_trajectory, closed_info_lines, demo_reference, load_model
+from composedyn.cli.closed_chain import closed_info_lines, load_model
+from composedyn.simulation.reference_motion import demo_reference
+from composedyn.torque_check.closed_chain import check_closed_trajectory
 
 
 def test_info_lists_loops_actuated_and_dependent_joints(capsys):
@@ -37,10 +39,25 @@ def test_check_closed_trajectory_equals_inverse_dynamics_and_names_the_failing_s
     rocker = cd.load_closed_chain("fourbar", independent=["rocker_joint"],
                                   guess={"crank_joint": 1.0, "coupler_joint": -0.68, "rocker_joint": 1.11})
     path = np.linspace(1.11, 3.1, 40)[:, None]  # swings the rocker out of its range
-    before = rocker._last.copy()
+    before = rocker.assembly
     with pytest.raises(ValueError, match=r"sample \d+ \(t = [0-9.]+ s\): the loops cannot close"):
         check_closed_trajectory(rocker, np.linspace(0, 1, 40), path, source="swing.csv")
-    assert np.array_equal(rocker._last, before)
+    assert np.array_equal(rocker.assembly, before)
+
+
+def test_the_assembly_is_where_the_next_closure_starts_and_only_a_closed_one_is_accepted():
+    ch = cd.load_closed_chain("fourbar")
+    start = ch.assembly
+    assert np.abs(ch.constraint(start)).max() < 1e-10
+    moved = ch.assemble(start[[ch.all_joint_names.index(j) for j in ch.joint_names]] + 0.3)
+    assert np.array_equal(ch.assembly, moved) and not np.allclose(moved, start)
+    ch.assembly = start
+    assert np.array_equal(ch.assembly, start)
+    with pytest.raises(ValueError, match="does not close the loops"):
+        ch.assembly = start + 0.1
+    with pytest.raises(ValueError, match="shape"):
+        ch.assembly = np.stack([start, start])
+    assert np.array_equal(ch.assembly, start)
 
 
 def write_csv(path, t, names, q):
@@ -71,7 +88,7 @@ def test_simulate_command_tracks_a_closed_chain(tmp_path, capsys):
     ch = cd.load_closed_chain("fivebar")
     ref = demo_reference(ch, 1.0)
     q0, _, _ = ref(0.0)
-    assert np.allclose(q0, ch._last[ch._ind])
+    assert np.allclose(q0, ch.assembly[[ch.all_joint_names.index(j) for j in ch.joint_names]])
     t = np.linspace(0.0, 1.0, 41)
     q = np.array([ref(x)[0] for x in t])
     csv = write_csv(tmp_path / "ref.csv", t, ch.joint_names, q)

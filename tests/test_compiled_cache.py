@@ -74,13 +74,29 @@ def test_editing_an_inlined_helper_recompiles_the_kernel(tmp_path):
     assert again["cache_hits"] == 1 and again["tau"] == first["tau"]
     joint = root / "dynamics" / "compiled" / "joint.py"
     source = joint.read_text()
-    assert source.count("REVOLUTE, PRISMATIC = 0, 1") == 1
-    joint.write_text(source.replace("REVOLUTE, PRISMATIC = 0, 1", "REVOLUTE, PRISMATIC = 1, 0"))
+    codes = "from composedyn.dynamics.joint_types import PRISMATIC, REVOLUTE"
+    assert source.count(codes) == 1
+    swapped = codes.replace("PRISMATIC, REVOLUTE", "PRISMATIC as REVOLUTE, REVOLUTE as PRISMATIC")
+    joint.write_text(source.replace(codes, swapped))
     edited = rnea_in(tmp_path)  # revolute joints now read as prismatic: other torques
     assert edited["cache_hits"] == 0 and edited["tau"] != first["tau"]
     joint.write_text(source)
     restored = rnea_in(tmp_path)
     assert restored["tau"] == first["tau"]
+
+
+def test_the_stamp_covers_the_joint_type_codes_the_kernels_compile_in(tmp_path):
+    from composedyn.dynamics.compiled.cache import CONSTANTS, source_stamp
+
+    root = copy_installed_package(tmp_path)
+    compiled, codes = root / "dynamics" / "compiled", root / "dynamics" / "joint_types.py"
+    assert "joint_types.py" in CONSTANTS and codes.is_file()
+    before = source_stamp(str(compiled))
+    codes.write_text(codes.read_text() + "\n")
+    edited = source_stamp(str(compiled))
+    assert edited != before
+    (root / "dynamics" / "schema.py").write_text("")  # other modules beside compiled/ are not compiled in
+    assert source_stamp(str(compiled)) == edited
 
 
 def test_numba_that_does_not_import_is_one_clear_error(tmp_path):

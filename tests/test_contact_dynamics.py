@@ -1,4 +1,4 @@
-"""Contact inverse dynamics of floating robots (composedyn.contact).
+"""Contact inverse dynamics of floating robots (composedyn.floating.contact).
 
 References: Pinocchio's free-flyer model of the same URDF (rnea, frame
 Jacobians LOCAL_WORLD_ALIGNED, total mass, centroidal momentum rate) solving the

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import composedyn as cd
-from composedyn.reference import demo_motion
-from composedyn.tracking import track
+from composedyn.simulation.reference_motion import demo_motion
+from composedyn.simulation.tracking import track
 
 KP, KD = 100.0, 20.0  # critically damped, omega = 10 rad/s
 

@@ -321,7 +321,7 @@ def test_lqr_stabilises_the_inverted_double_pendulum():
     A, _ = robot.linearize(q_up, np.zeros(2), robot.gravity_torques(q_up))
     assert np.linalg.eigvals(A).real.max() > 1.0  # unstable set point
     ctrl = cd.LQRController(robot, q_up, Q=np.diag([100.0, 100.0, 1.0, 1.0]), R=0.1)
-    assert isinstance(robot, cd.lqr.LinearizableModel)
+    assert isinstance(robot, cd.control.lqr.LinearizableModel)
     assert ctrl.poles.real.max() < 0
     assert np.allclose(ctrl.poles, np.linalg.eigvals(ctrl.A - ctrl.B @ ctrl.K))
     t = np.linspace(0.0, 3.0, 301)

@@ -55,10 +55,10 @@ def one_line(proc: subprocess.CompletedProcess) -> str:
 
 # (extra, blocked packages, Python code using the feature)
 PYTHON_CASES = [
-    ("plot", ("matplotlib",), "from composedyn.plotting import plot_format; plot_format('x.png')"),
+    ("plot", ("matplotlib",), "from composedyn.torque_check.plotting import plot_format; plot_format('x.png')"),
     ("logs", ("rosbags",), "import composedyn as cd; cd.read_log('x.bag')"),
     ("identify", ("cvxpy", "clarabel"),
-     "import numpy as np; from composedyn.ident_physical import fit_physical; "
+     "import numpy as np; from composedyn.identification.physical import fit_physical; "
      "fit_physical(np.eye(10), np.zeros(10), np.r_[1.0, np.zeros(3), 1, 0, 0, 1, 0, 1], 1, 0)"),
     ("contact", ("cvxpy", "clarabel"),
      "import numpy as np, composedyn as cd; r = cd.load('two_link', floating=True); q = r.neutral(); "

@@ -28,7 +28,7 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 import composedyn as cd
-from composedyn.floating_conventions import CONVENTIONS, convert_floating, convert_floating_forces
+from composedyn.floating.conventions import CONVENTIONS, convert_floating, convert_floating_forces
 from mujoco_oracle import load_floating, mass_matrix, urdf_link_masses
 from pin_oracle import erd_robots_dir, pin, rel_err
 from random_robots import random_urdf

@@ -15,7 +15,7 @@ from numba.core.registry import CPUDispatcher
 
 import composedyn as cd
 from composedyn.dynamics import dispatch
-from composedyn.simulate import DEFAULT_TIMEOUT
+from composedyn.simulation.simulate import DEFAULT_TIMEOUT
 from pin_oracle import erd_robots_dir
 
 

@@ -130,7 +130,7 @@ def test_cli_bad_logs_one_line_exit_2(tmp_path, capsys):
 
 
 def test_excitation_trajectory_within_limits_and_csv(tmp_path):
-    from composedyn.trajectory_csv import read_trajectory_csv
+    from composedyn.torque_check.trajectory_csv import read_trajectory_csv
 
     robot = cd.from_urdf(random_urdf(2, 3, types=("revolute",)))
     ex = cd.excitation_trajectory(robot, 10.0, harmonics=3, base_frequency=0.1, rate=50, maxiter=10)

@@ -8,7 +8,7 @@ import os
 import subprocess
 import sys
 
-from composedyn.kernel_build import merge
+from composedyn.kernels.build import merge
 
 # rnea_one on contiguous or strided positions: two signatures of one function, each compiled by
 # its own process into its own directory, where both data files are named "...1.nbc"

@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 
 import composedyn as cd
-from composedyn.floating_motion import floating_rates
-from composedyn.legged import LeggedReport
+from composedyn.floating.base_motion import floating_rates
+from composedyn.floating.legged import LeggedReport
 from composedyn.testing.legged_motion import planted_feet_motion, write_csv
 from pin_oracle import erd_robots_dir
 from test_contact_dynamics import PinFloating, _pin_least_norm

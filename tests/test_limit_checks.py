@@ -11,7 +11,7 @@ import pytest
 
 import composedyn as cd
 from composedyn.cli import main
-from composedyn.limits import resolve_limits
+from composedyn.torque_check.limits import resolve_limits
 
 SLIDER_ARM = """<robot name="mixed">
   <link name="base"/>

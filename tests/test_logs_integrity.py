@@ -20,7 +20,7 @@ import composedyn as cd
 from composedyn.logs.check import check_log
 from composedyn.logs.read import MAX_CSV_BYTES
 from composedyn.testing.log_bags import acceleration, messages, motion, write_log
-from composedyn.trajectory_csv import MAX_LINE_CHARS
+from composedyn.torque_check.trajectory_csv import MAX_LINE_CHARS
 from test_cli_torques import error_lines, run
 from test_logs_cli import center
 

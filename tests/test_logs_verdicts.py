@@ -15,15 +15,17 @@ import numpy as np
 import pytest
 
 import composedyn as cd
-import composedyn.trajectory_csv as trajectory_csv
+import composedyn.torque_check.trajectory_csv as trajectory_csv
 from composedyn.cli import main
+from composedyn.cli.closed_chain import load_model
 from composedyn.closed_chain import ClosedChain
-from composedyn.closed_cli import check_closed_trajectory, demo_reference, load_model
 from composedyn.logs.findings import LogFinding
 from composedyn.logs.html import fleet_html
 from composedyn.logs.verdict import EXIT_STATUS, exit_status
 from composedyn.robots import names
+from composedyn.simulation.reference_motion import demo_reference
 from composedyn.testing.log_bags import write_log
+from composedyn.torque_check.closed_chain import check_closed_trajectory
 from test_logs_cli import center
 
 

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 import composedyn as cd
-from composedyn.reference import MinimumJerk, demo_motion
-from composedyn.report import exceedances
 from composedyn.sampled import differentiate
+from composedyn.simulation.reference_motion import MinimumJerk, demo_motion
+from composedyn.torque_check.report import exceedances
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 from composedyn.dynamics.compiled import cache
-from composedyn.warm import Steps, groups
+from composedyn.kernels.warm import Steps, groups
 
 
 def test_progress_lines_name_only_the_groups_that_compiled(monkeypatch):

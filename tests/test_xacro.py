@@ -130,7 +130,7 @@ def test_missing_package_error_says_it_once(packages, monkeypatch):
 def _cli_commands() -> list[str]:
     import pkgutil
 
-    import composedyn.commands as commands
+    import composedyn.cli.commands as commands
 
     return sorted(m.name.replace("_", "-") for m in pkgutil.iter_modules(commands.__path__))
 

@@ -9,9 +9,9 @@ files written into site-packages at run time are left behind by
 ``pip uninstall``.  :class:`PackageCache` replaces numba's cache for the
 kernels of this package (``jit.njit(cache=True)``, ``jit.cfunc(cache=True)``):
 
-* every entry is stamped with :data:`SOURCE_STAMP`, one hash of numba's version
-  and all the ``.py`` sources of this package, so an edit of any of them
-  compiles again;
+* every entry is stamped with :data:`SOURCE_STAMP`, one hash of numba's version,
+  all the ``.py`` sources of this package and the joint-type codes the kernels
+  compile in (:data:`CONSTANTS`), so an edit of any of them compiles again;
 * entries are looked up first in :data:`SHIPPED_DIR` (``kernel_cache/`` inside
   the package, written when the package is built, listed in the installed
   files, read only), then in the per-user directory :func:`cache_dirs` picks;
@@ -48,13 +48,20 @@ NOTICE_ENV = "COMPOSEDYN_COMPILE_NOTICE"
 BUILD_ENV = "COMPOSEDYN_KERNEL_CACHE_BUILD"  # set by the build: write the cache into this directory
 
 
+CONSTANTS = ("joint_types.py",)  # modules beside this directory whose numbers the kernels compile in
+
+
 def source_stamp(directory: str = PACKAGE_DIR) -> str:
-    """SHA-256 (hex) of numba's version and every ``.py`` file of ``directory`` (names and bytes)."""
+    """SHA-256 (hex) of numba's version, every ``.py`` file of ``directory`` and the :data:`CONSTANTS`
+    files of its parent directory (names and bytes)."""
     h = hashlib.sha256(numba.__version__.encode())
-    for name in sorted(os.listdir(directory)):
-        if name.endswith(".py"):
-            with open(os.path.join(directory, name), "rb") as f:
-                h.update(name.encode() + b"\0" + f.read() + b"\0")
+    names = [name for name in sorted(os.listdir(directory)) if name.endswith(".py")]
+    paths = [os.path.join(directory, name) for name in names]
+    parent = os.path.dirname(directory)
+    paths += [os.path.join(parent, name) for name in CONSTANTS if os.path.isfile(os.path.join(parent, name))]
+    for path in paths:
+        with open(path, "rb") as f:
+            h.update(os.path.basename(path).encode() + b"\0" + f.read() + b"\0")
     return h.hexdigest()
 
 

@@ -57,8 +57,8 @@ from composedyn.dynamics.compiled.crba import SCRATCH as CRBA_SCRATCH
 from composedyn.dynamics.compiled.crba import crba_into
 from composedyn.dynamics.compiled.forward import cholesky_solve
 from composedyn.dynamics.compiled.jit import njit
-from composedyn.dynamics.compiled.joint import cross, joint_pose, rot
-from composedyn.dynamics.compiled.layout import AX, NO_FW
+from composedyn.dynamics.compiled.joint import cross, joint_motion_world, joint_pose, rot
+from composedyn.dynamics.compiled.layout import NO_FW
 from composedyn.dynamics.compiled.rnea import SCRATCH as RNEA_SCRATCH
 from composedyn.dynamics.compiled.rnea import rnea_into
 
@@ -89,13 +89,8 @@ def _subspaces(im, fm, P, S):
     """S[i] = world motion vector of joint i, angular first: (a, p x a) revolute, (0, a) prismatic."""
     for i in range(P.shape[0]):
         R = (P[i, 0], P[i, 1], P[i, 2], P[i, 3], P[i, 4], P[i, 5], P[i, 6], P[i, 7], P[i, 8])
-        a0, a1, a2 = rot(R, fm[i, AX], fm[i, AX + 1], fm[i, AX + 2])
-        if im[i, 1] == 0:
-            S[i, 0], S[i, 1], S[i, 2] = a0, a1, a2
-            S[i, 3], S[i, 4], S[i, 5] = cross(P[i, 9], P[i, 10], P[i, 11], a0, a1, a2)
-        else:
-            S[i, 0], S[i, 1], S[i, 2] = 0.0, 0.0, 0.0
-            S[i, 3], S[i, 4], S[i, 5] = a0, a1, a2
+        S[i, 0], S[i, 1], S[i, 2], S[i, 3], S[i, 4], S[i, 5] = joint_motion_world(im, fm, i, R, P[i, 9], P[i, 10],
+                                                                                P[i, 11])
 
 
 @njit(cache=True, inline="always")

@@ -4,7 +4,9 @@ Same quantities as :func:`composedyn.dynamics.reference.frames.center_of_mass` a
 ``com_jacobian`` (moving bodies only, world coordinates): a forward pass of
 world poses (:func:`.joint.joint_pose`), then for the Jacobian a backward pass
 of subtree mass m_j and world first moment h_j, column j =
-a_j x (h_j - m_j p_j) / m (revolute) or m_j a_j / m (prismatic), m the moving mass.
+(m_j v_j + w_j x h_j) / m with (w_j, v_j) joint j's motion subspace about the world
+origin (:func:`.joint.joint_motion_at`; a_j x (h_j - m_j p_j) / m revolute, m_j a_j / m
+prismatic), m the moving mass.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from composedyn.dynamics.compiled.jit import njit, prange
-from composedyn.dynamics.compiled.joint import REVOLUTE, cross, joint_pose, rot
+from composedyn.dynamics.compiled.joint import cross, joint_motion_at, joint_pose, rot
 from composedyn.dynamics.compiled.layout import AX, BLOCKS, MASS, H
 from composedyn.dynamics.compiled.loops import serial_and_parallel
 
@@ -60,10 +62,9 @@ def com_jacobian_into(im, fm, q, mass, out, W):
         R = (W[i, 0], W[i, 1], W[i, 2], W[i, 3], W[i, 4], W[i, 5], W[i, 6], W[i, 7], W[i, 8])
         a0, a1, a2 = rot(R, fm[i, AX], fm[i, AX + 1], fm[i, AX + 2])
         m = W[i, 12]
-        if im[i, 1] == REVOLUTE:
-            c0, c1, c2 = cross(a0, a1, a2, W[i, 13] - m * W[i, 9], W[i, 14] - m * W[i, 10], W[i, 15] - m * W[i, 11])
-        else:
-            c0, c1, c2 = m * a0, m * a1, m * a2
+        s0, s1, s2, s3, s4, s5 = joint_motion_at(im, i, a0, a1, a2, W[i, 9], W[i, 10], W[i, 11])
+        c0, c1, c2 = cross(s0, s1, s2, W[i, 13], W[i, 14], W[i, 15])  # m v + w x h, (w, v) = S about O
+        c0, c1, c2 = c0 + m * s3, c1 + m * s4, c2 + m * s5
         out[0, i], out[1, i], out[2, i] = c0 / mass, c1 / mass, c2 / mass
         if k >= 0:
             for c in range(12, 16):

@@ -28,8 +28,8 @@ import math
 import numpy as np
 
 from composedyn.dynamics.compiled.jit import njit, prange
-from composedyn.dynamics.compiled.joint import cross, joint_pose, rot
-from composedyn.dynamics.compiled.layout import AX, BLOCKS, DAMP, FRIC, GRAV, IO, MASS, H
+from composedyn.dynamics.compiled.joint import cross, joint_motion_world, joint_pose, rot
+from composedyn.dynamics.compiled.layout import BLOCKS, DAMP, FRIC, GRAV, IO, MASS, H
 from composedyn.dynamics.compiled.loops import serial_and_parallel
 
 # scratch columns: world pose, S, v, a, f (-> F), psi, alpha, inertia (m, h, Io) (-> IC), B11 (row-major) and l (-> BC),
@@ -164,12 +164,7 @@ def _forward(im, fm, q, qd, qdd, fw, P, grav, w, i):
         d = rot(Rk, p[0], p[1], p[2])
         pw = (w[k, PW] + d[0], w[k, PW + 1] + d[1], w[k, PW + 2] + d[2])
         vp, ap = _get(w, k, V), _get(w, k, A)
-    a0, a1, a2 = rot(Rw, fm[i, AX], fm[i, AX + 1], fm[i, AX + 2])
-    if im[i, 1] == 0:
-        m0, m1, m2 = cross(pw[0], pw[1], pw[2], a0, a1, a2)
-        s = (a0, a1, a2, m0, m1, m2)
-    else:
-        s = (0.0, 0.0, 0.0, a0, a1, a2)
+    s = joint_motion_world(im, fm, i, Rw, pw[0], pw[1], pw[2])
     v = _add(vp, _scale(s, qd[i]))
     a = _add(_add(ap, _scale(s, qdd[i])), _scale(_mcross(v, s), qd[i]))
     psi = _mcross(vp, s)

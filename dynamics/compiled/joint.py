@@ -1,7 +1,7 @@
 """The compiled joint model: every kernel's one source of joint kinematics.
 
 A body's joint is described by its row of the packed model (``im``, ``fm``,
-see :mod:`.layout`): type ``im[i, 1]`` (:data:`REVOLUTE`, :data:`PRISMATIC`),
+see :mod:`.layout`): type ``im[i, 1]`` (a code of :mod:`composedyn.dynamics.joint_types`),
 tree transform (``tree_R``, ``tree_p``: parent body frame -> joint frame at
 q = 0) and unit axis ``a`` in the joint frame (= the body frame).  Spatial
 vectors are angular first: a motion (w, u), a force (n, f).  For joint i at
@@ -18,15 +18,23 @@ coordinate qi:
   :func:`joint_translation` (p);
 * :func:`joint_motion` -- S x, the motion subspace times a scalar in the body
   frame: S = (a, 0) revolute, (0, a) prismatic;
+* :func:`joint_motion_at` -- S in world axes about a point, from the joint's
+  world axis and its origin relative to that point: (a, r x a) revolute,
+  (0, a) prismatic (Jacobian columns, world subspaces, the centre of mass's
+  Jacobian); :func:`joint_motion_world` -- the same from the body's world pose;
+  :func:`joint_point_rates` -- the joint's terms of the classical (point)
+  velocity and acceleration recursion in world axes;
 * :func:`joint_force` -- S^T (n, f), the generalised force of a body-frame
   spatial force;
 * :func:`joint_bias` (the velocity product v x S qd),
   :func:`joint_motion_world` (S in world axes) and :func:`joint_friction`
   (damping and Coulomb friction, sign or tanh).
 
-Only the ``joint_*`` functions look at the joint type: a new joint type is
-added there (and in :mod:`composedyn.dynamics.model` and :mod:`.layout`),
-never in a kernel.  The spatial-algebra helpers the kernels share are here too:
+Only the ``joint_*`` functions look at the joint type (a test reads every
+kernel to hold that): a new joint type is a code in
+:mod:`composedyn.dynamics.joint_types` and a case in each ``joint_*`` function
+here (and in the NumPy and symbolic joint models), never in a kernel.
+The spatial-algebra helpers the kernels share are here too:
 :func:`cross`, :func:`rot`, :func:`rot_t`, :func:`motion_cross`.
 Everything takes and returns scalars and tuples, so that LLVM inlines it into
 the calling kernel (no arrays created, no reference counting).
@@ -39,8 +47,7 @@ import math
 from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.layout import AX, DAMP, FRIC, RA, TA, TK, TP, TR
 from composedyn.dynamics.compiled.sincos import sincos
-
-REVOLUTE, PRISMATIC = 0, 1
+from composedyn.dynamics.joint_types import PRISMATIC, REVOLUTE
 
 
 @njit(cache=True)
@@ -179,14 +186,35 @@ def joint_bias(im, fm, i, w0, w1, w2, u0, u1, u2, x):
 
 
 @njit(cache=True)
+def joint_motion_at(im, i, a0, a1, a2, r0, r1, r2):
+    """S of joint i in world axes about a point O, angular first, from the joint's unit world
+    axis a and its origin r measured from O: (a, r x a) revolute, (0, a) prismatic.  The
+    velocity of O's point of the body per unit joint rate is the linear half."""
+    if im[i, 1] == REVOLUTE:
+        c0, c1, c2 = cross(r0, r1, r2, a0, a1, a2)
+        return a0, a1, a2, c0, c1, c2
+    return 0.0, 0.0, 0.0, a0, a1, a2
+
+
+@njit(cache=True)
+def joint_point_rates(im, i, a0, a1, a2, w0, w1, w2, x, xd):
+    """Joint i's share of its body's motion, world axes, for the classical point recursion:
+    (w_i - w_k, dw_i - dw_k, acc_i - acc_k - rigid transport), 9 floats, with a the unit world
+    axis, w the parent body's angular velocity, x and xd the joint rate and acceleration and
+    the body origin on the axis: revolute (a x, w x a x + a xd, 0), prismatic
+    (0, 0, 2 w x a x + a xd)."""
+    h0, h1, h2 = cross(w0, w1, w2, a0 * x, a1 * x, a2 * x)
+    if im[i, 1] == REVOLUTE:
+        return a0 * x, a1 * x, a2 * x, h0 + a0 * xd, h1 + a1 * xd, h2 + a2 * xd, 0.0, 0.0, 0.0
+    return 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0 * h0 + a0 * xd, 2.0 * h1 + a1 * xd, 2.0 * h2 + a2 * xd
+
+
+@njit(cache=True)
 def joint_motion_world(im, fm, i, R, p0, p1, p2):
     """S of body i in world axes about the world point O, for the body's world pose (R, p)
-    (p from O): (R s, R t + p x R s) with (s, t) = S in the body frame."""
-    s0, s1, s2, s3, s4, s5 = joint_motion(im, fm, i, 1.0)
-    a0, a1, a2 = rot(R, s0, s1, s2)
-    b0, b1, b2 = rot(R, s3, s4, s5)
-    c0, c1, c2 = cross(p0, p1, p2, a0, a1, a2)
-    return a0, a1, a2, b0 + c0, b1 + c1, b2 + c2
+    (p from O): :func:`joint_motion_at` with the world axis R a."""
+    a0, a1, a2 = rot(R, fm[i, AX], fm[i, AX + 1], fm[i, AX + 2])
+    return joint_motion_at(im, i, a0, a1, a2, p0, p1, p2)
 
 
 @njit(cache=True)

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from composedyn.dynamics.joint_types import PRISMATIC
+from composedyn.dynamics.reference.joint import motion_subspaces as subspaces_about
 from composedyn.dynamics.reference.kinematics import body_poses, body_velocities, motion_derivatives, motion_subspaces
 
 if TYPE_CHECKING:
@@ -97,12 +97,10 @@ def jacobian(model: Model, q: np.ndarray, k: int, local: bool = False) -> np.nda
     b = int(model.link_body[k])
     if b >= 0:
         a = np.einsum("...nij,nj->...ni", R, model.axis)  # world joint axes
-        for j in model.ancestors(b):
-            if model.jtype[j] == PRISMATIC:
-                J[..., :3, j] = a[..., j, :]
-            else:
-                J[..., :3, j] = np.cross(a[..., j, :], o - p[..., j, :])
-                J[..., 3:, j] = a[..., j, :]
+        S = subspaces_about(model, a, p - o[..., None, :])  # about the frame origin, angular first
+        chain = model.ancestors(b)
+        J[..., :3, chain] = np.swapaxes(S[..., chain, 3:], -1, -2)
+        J[..., 3:, chain] = np.swapaxes(S[..., chain, :3], -1, -2)
     return _to_local(J, Rf) if local else J
 
 
@@ -147,9 +145,10 @@ def center_of_mass(model: Model, q: np.ndarray) -> np.ndarray:
 
 
 def com_jacobian(model: Model, q: np.ndarray) -> np.ndarray:
-    """d com / dq (..., 3, n): column j = (a_j x (h_j - m_j p_j) or m_j a_j) / moving mass m,
-    with m_j, h_j the mass and world first moment of the subtree of joint j
-    and m the moving mass."""
+    """d com / dq (..., 3, n): column j = (m_j v_j + w_j x h_j) / m, with (w_j, v_j) joint j's
+    motion subspace about the world origin (a_j x (h_j - m_j p_j) / m revolute, m_j a_j / m
+    prismatic), m_j, h_j the mass and world first moment of the subtree of joint j and m the
+    moving mass."""
     q = np.asarray(q, dtype=float)
     R, p = body_poses(model, q)
     m = model.mass.copy()
@@ -159,8 +158,6 @@ def com_jacobian(model: Model, q: np.ndarray) -> np.ndarray:
         if k >= 0:
             m[k] += m[i]
             h[..., k, :] += h[..., i, :]
-    a = np.einsum("...nij,nj->...ni", R, model.axis)
-    cols = np.cross(a, h - m[:, None] * p)
-    pri = model.jtype == PRISMATIC
-    cols[..., pri, :] = m[pri, None] * a[..., pri, :]
+    S = motion_subspaces(model, R, p)  # about the world origin: the subtree's first moment moves at m v + w x h
+    cols = m[:, None] * S[..., 3:] + np.cross(S[..., :3], h)
     return np.swapaxes(cols, -1, -2) / moving_mass(model)

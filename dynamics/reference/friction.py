@@ -2,7 +2,7 @@
 
 Inverse and forward dynamics use the kinetic law below (sgn(0) = 0: no
 friction torque at rest).  Simulation holds joints at rest by static friction
-with the stick-slip model of ``composedyn.stick_slip``, which takes the
+with the stick-slip model of ``composedyn.simulation.stick_slip``, which takes the
 Coulomb levels and damping coefficients from the model directly.
 """
 

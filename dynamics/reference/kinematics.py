@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from composedyn.dynamics.joint_types import PRISMATIC
-from composedyn.dynamics.reference.spatial import crm_apply, rotation_about
+from composedyn.dynamics.reference import joint
+from composedyn.dynamics.reference.spatial import crm_apply
 
 if TYPE_CHECKING:
     from composedyn.dynamics.model import Model
@@ -29,13 +29,7 @@ def body_poses(model: Model, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     R = np.empty(batch + (n, 3, 3))
     p = np.empty(batch + (n, 3))
     for i in range(n):
-        a = model.axis[i]
-        if model.jtype[i] == PRISMATIC:
-            Rl = np.broadcast_to(model.tree_R[i], batch + (3, 3))
-            pl = model.tree_p[i] + (q[..., i, None] * (model.tree_R[i] @ a))
-        else:
-            Rl = model.tree_R[i] @ rotation_about(a, q[..., i])
-            pl = np.broadcast_to(model.tree_p[i], batch + (3,))
+        Rl, pl = joint.joint_pose(model, i, q[..., i])
         k = model.parent[i]
         if k < 0:
             R[..., i, :, :], p[..., i, :] = Rl, pl
@@ -46,17 +40,9 @@ def body_poses(model: Model, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def motion_subspaces(model: Model, R: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """World-frame joint motion vectors S_i (..., n, 6), angular first.
-
-    Revolute: (a, p x a) with a the world axis; prismatic: (0, a).
-    """
-    a = np.einsum("...nij,nj->...ni", R, model.axis)
-    S = np.zeros(a.shape[:-1] + (6,))
-    rev = model.jtype != PRISMATIC
-    S[..., rev, :3] = a[..., rev, :]
-    S[..., rev, 3:] = np.cross(p[..., rev, :], a[..., rev, :])
-    S[..., ~rev, 3:] = a[..., ~rev, :]
-    return S
+    """World-frame joint motion vectors S_i (..., n, 6), angular first, about the world origin,
+    from the body poses R (..., n, 3, 3), p (..., n, 3) (:func:`.joint.motion_subspaces`)."""
+    return joint.motion_subspaces(model, np.einsum("...nij,nj->...ni", R, model.axis), p)
 
 
 def body_velocities(model: Model, S: np.ndarray, qd: np.ndarray) -> np.ndarray:

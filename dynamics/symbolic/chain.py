@@ -4,8 +4,8 @@ A :class:`Chain` mirrors the compiled numeric ``Model`` (same body order,
 ``parent[i] < i``, body frame = joint frame) but every entry is a SymPy
 expression, so link parameters may be numbers or symbols.  Body ``i``'s pose
 relative to its parent body frame is ``tree[i] @ T_joint(q_i)``, where the
-joint rotates about (revolute) or translates along (prismatic) ``axis[i]``
-given in the joint frame.  Inertial data are in the body frame, the inertia
+joint moves along ``axis[i]`` given in the joint frame as its type says
+(:mod:`.joint`, the symbolic joint model).  Inertial data are in the body frame, the inertia
 about the centre of mass.
 
 Two builders: :func:`chain_from_model` (numeric robots, optionally with the
@@ -23,7 +23,6 @@ import sympy as sp
 
 from composedyn.dynamics.model import ancestors
 
-REVOLUTE, PRISMATIC = "revolute", "prismatic"
 PARAMETER_KINDS = ("mass", "com", "inertia", "length", "gravity", "armature")
 
 
@@ -32,7 +31,7 @@ class Chain:
     """A fixed-base kinematic tree with SymPy entries (n bodies).
 
     Attributes: ``name``; ``joint_names``, ``body_names`` (n,); ``jtype`` (n,)
-    "revolute" | "prismatic"; ``parent`` (n,) int (-1 = base); ``tree`` (n,)
+    joint type codes (:mod:`composedyn.dynamics.joint_types`); ``parent`` (n,) int (-1 = base); ``tree`` (n,)
     4x4 Matrix parent body frame -> joint frame at q = 0; ``axis`` (n,) 3x1 unit
     Matrix in the joint frame; ``mass`` (n,); ``com`` (n,) 3x1 in the body frame;
     ``inertia`` (n,) 3x3 about the centre of mass in body axes; ``armature``
@@ -152,7 +151,7 @@ def chain_from_model(model, parameters=None) -> Chain:
         gravity = sp.Matrix([exact(v) for v in gvec])
     return Chain(
         name=model.name, joint_names=tuple(model.joint_names), body_names=tuple(model.body_names),
-        jtype=tuple(PRISMATIC if t == 1 else REVOLUTE for t in model.jtype),
+        jtype=tuple(int(t) for t in model.jtype),
         parent=tuple(int(p) for p in model.parent), tree=tuple(tree), axis=tuple(axis),
         mass=tuple(mass), com=tuple(com), inertia=tuple(inertia), armature=tuple(arm),
         gravity=gravity, values=P.values,

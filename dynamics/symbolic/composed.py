@@ -28,7 +28,8 @@ from dataclasses import dataclass
 import sympy as sp
 from sympy.polys.domains import QQ
 
-from composedyn.dynamics.symbolic.chain import PRISMATIC, Chain
+from composedyn.dynamics.symbolic.chain import Chain
+from composedyn.dynamics.symbolic.joint import angles, joint_motion, joint_subspace
 from composedyn.dynamics.symbolic.ring import TrigRing, add, cross, dot, is_zero, matmul, matvec, scale, sub, tmatvec
 
 
@@ -54,14 +55,6 @@ class Derivation:
     G: list
 
 
-def _rotation(rg: TrigRing, a, i: int):
-    """Rodrigues rotation by q_i about unit axis a (ring 3-vector): c I + s [a]x + (1 - c) a a^T."""
-    s, c = rg.joint(i)
-    one = rg.R.one
-    K = ((0, -a[2], a[1]), (a[2], 0, -a[0]), (-a[1], a[0], 0))
-    return tuple(tuple(c * (r == k) + s * K[r][k] + (one - c) * a[r] * a[k] for k in range(3)) for r in range(3))
-
-
 def link_frames(chain: Chain, rg: TrigRing):
     """Per link i: ancestors, and for each ancestor α the joint axis u_α and
     origin o_α expressed in link i's frame, gravity in link i's frame, world rotation."""
@@ -75,10 +68,7 @@ def link_frames(chain: Chain, rg: TrigRing):
         tp = tuple(rg(T[r, 3]) for r in range(3))
         a = tuple(rg(x) for x in chain.axis[i])
         ax.append(a)
-        if chain.jtype[i] == PRISMATIC:
-            J, shift = eye, scale(rg.joint(i), a)
-        else:
-            J, shift = _rotation(rg, a, i), zero
+        J, shift = joint_motion(rg, chain, i, a)
         k = chain.parent[i]
 
         def down(u, J=J, tR=tR):  # parent-frame direction -> frame i
@@ -102,19 +92,15 @@ def derive(chain: Chain, q: tuple) -> Derivation:
     for seq in (chain.tree, chain.axis, chain.com, chain.inertia):
         for m in seq:
             data += list(m)
-    rg = TrigRing(q, chain.jtype, data)
+    rg = TrigRing(q, angles(chain), data)
     n = chain.n
     ancs, frames, grav, Rw = link_frames(chain, rg)
     W, V, masses, inertias = [], [], [], []
-    zero = (rg.R.zero,) * 3
     for i in range(n):
         com = tuple(rg(x) for x in chain.com[i])
         w, v = {}, {}
         for al, (u, o) in frames[i].items():
-            if chain.jtype[al] == PRISMATIC:
-                w[al], v[al] = zero, u
-            else:
-                w[al], v[al] = u, cross(u, sub(com, o))
+            w[al], v[al] = joint_subspace(rg, chain, al, u, o, com)
         W.append(w), V.append(v)
         masses.append(rg(chain.mass[i]))
         inertias.append(tuple(tuple(rg(chain.inertia[i][r, k]) for k in range(3)) for r in range(3)))

@@ -53,10 +53,9 @@ def _normaliser(d: Derivation, theta):
     def normal(e):
         e = sp.expand(sp.expand_trig(e))
         angles = {a.args[0] for a in e.atoms(sp.sin, sp.cos)}
-        jt = ["revolute" if t in angles else "prismatic" for t in theta]
         extra = sp.Add(*(e.free_symbols - set(theta)))
         try:
-            return TrigRing(theta, jt, data + [extra]).normal(e)
+            return TrigRing(theta, [t in angles for t in theta], data + [extra]).normal(e)
         except (ValueError, TypeError, BasePolynomialError):  # not polynomial in sin/cos: keep it expanded
             return e
 

@@ -17,7 +17,10 @@ from typing import Sequence
 import sympy as sp
 
 from composedyn.dynamics.errors import ModelError
-from composedyn.dynamics.symbolic.chain import PRISMATIC, REVOLUTE, Chain, exact
+from composedyn.dynamics.joint_types import KIND_CODES
+from composedyn.dynamics.symbolic.chain import Chain, exact
+
+DH_KINDS = ("revolute", "prismatic")  # the joint kinds a DH row names (the first is the default)
 
 
 def _rz(t) -> sp.Matrix:
@@ -55,10 +58,10 @@ def _row(rows_src: str, k: int, row: dict) -> dict:
                           "limits", "damping", "friction", "name", "joint_name"}
     if unknown:
         raise ModelError(f"{rows_src}: DH row {k} has unknown keys {sorted(unknown)}")
-    jt = row.get("joint", REVOLUTE)
-    if jt not in (REVOLUTE, PRISMATIC):
+    jt = row.get("joint", DH_KINDS[0])
+    if jt not in DH_KINDS:
         raise ModelError(f"{rows_src}: DH row {k} joint type {jt!r} is not handled by the symbolic path "
-                         "(revolute or prismatic)")
+                         f"({' or '.join(DH_KINDS)})")
     try:
         out = {key: _exact(row.get(key, 0), angle=key in ("alpha", "theta"))
                for key in ("a", "alpha", "d", "theta", "mass", "armature")}
@@ -71,7 +74,7 @@ def _row(rows_src: str, k: int, row: dict) -> dict:
         raise ModelError(f"{rows_src}: DH row {k} has an entry that is not a number or expression: {e}") from None
     if I.shape != (3, 3) or out["com"].shape != (3, 1):
         raise ModelError(f"{rows_src}: DH row {k} needs com (3,) and inertia (3, 3)")
-    out["inertia"], out["joint"] = I, jt
+    out["inertia"], out["joint"] = I, KIND_CODES[jt]
     return out
 
 

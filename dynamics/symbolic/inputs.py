@@ -6,6 +6,7 @@ import networkx as nx
 import sympy as sp
 
 from composedyn.dynamics.errors import ModelError
+from composedyn.dynamics.schema import JOINT_TYPES
 from composedyn.dynamics.symbolic.chain import Chain, chain_from_model, exact
 
 
@@ -31,9 +32,9 @@ def as_chain(system, parameters=None, convention: str = "standard"):
     mode = "dependent"
     if isinstance(system, nx.DiGraph):
         for _, _, d in system.edges(data=True):
-            if d.get("type") not in ("revolute", "continuous", "prismatic", "fixed"):
+            if d.get("type") not in JOINT_TYPES:
                 raise ModelError(f"joint {d.get('name')!r} has type {d.get('type')!r}, which the symbolic path "
-                                 "does not handle (revolute, continuous, prismatic, fixed)")
+                                 f"does not handle ({', '.join(JOINT_TYPES)})")
         model = compile_graph(system)
     else:
         model = getattr(system, "model", system)

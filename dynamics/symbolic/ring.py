@@ -20,7 +20,7 @@ from sympy.polys.orderings import lex
 from sympy.polys.rings import ring
 
 from composedyn.dynamics.errors import ModelError
-from composedyn.dynamics.symbolic.chain import PRISMATIC, exact
+from composedyn.dynamics.symbolic.chain import exact
 
 
 def _nonpoly_atoms(e: sp.Expr) -> set:
@@ -35,18 +35,19 @@ def _nonpoly_atoms(e: sp.Expr) -> set:
 class TrigRing:
     """Polynomial ring for one derivation: joint trig generators + parameters.
 
-    ``q`` (n,) are the joint-coordinate symbols; ``exprs`` every chain entry
+    ``q`` (n,) are the joint-coordinate symbols; ``angle`` (n,) whether each enters through its
+    sine and cosine (:func:`.joint.angles`) or as itself; ``exprs`` every chain entry
     (to discover parameters and non-polynomial atoms).
     """
 
-    def __init__(self, q: Sequence[sp.Symbol], jtype: Sequence[str], exprs: Iterable[sp.Expr]):
+    def __init__(self, q: Sequence[sp.Symbol], angle: Sequence[bool], exprs: Iterable[sp.Expr]):
         self.back = {}  # ring generator -> Expr
-        self._jtype = tuple(jtype)
+        self._angle = tuple(bool(x) for x in angle)
         self.atom_map = {}  # non-polynomial atom -> number or generator
         gens, pairs = [], []
         self._joint_gen = []
-        for i, (qi, jt) in enumerate(zip(q, jtype)):
-            if jt == PRISMATIC:
+        for i, (qi, is_angle) in enumerate(zip(q, self._angle)):
+            if not is_angle:
                 self._joint_gen.append(len(gens))
                 gens.append(qi)
                 continue
@@ -84,9 +85,9 @@ class TrigRing:
         self._sub = {s: self.R.one - self.gens[c] ** 2 for s, c in pairs}
 
     def joint(self, i: int):
-        """(s_i, c_i) ring generators of revolute joint i, or q_i for a prismatic one."""
+        """(s_i, c_i) ring generators of coordinate i when it is an angle, else q_i."""
         k = self._joint_gen[i]
-        if self._jtype[i] == PRISMATIC:
+        if not self._angle[i]:
             return self.gens[k]
         return self.gens[k], self.gens[k + 1]
 

@@ -105,7 +105,7 @@ def check_read_log(robot, log: JointLog, **check_options) -> LogReport:
                                                                log.t, log.q)
     try:
         if isinstance(robot, ClosedChain):
-            from composedyn.closed_cli import check_closed_trajectory
+            from composedyn.torque_check.closed_chain import check_closed_trajectory
 
             report = check_closed_trajectory(robot, log.t, log.q, log.qd, log.qdd, source=log.source,
                                              **check_options)
@@ -130,7 +130,7 @@ def check_file(robot, path, files: dict | None = None, samples: bool = False, **
     attached) when reading fails, ValueError naming the log when the check refuses it.
     """
     from composedyn.closed_chain import ClosedChain
-    from composedyn.trajectory_csv import streamable
+    from composedyn.torque_check.trajectory_csv import streamable
 
     files = {k: v for k, v in (files or {}).items() if v}
     unknown = set(files) - set(FILES) or set(options) - set(READ_OPTIONS) - set(CHECK_OPTIONS)
@@ -142,8 +142,8 @@ def check_file(robot, path, files: dict | None = None, samples: bool = False, **
     except Exception as e:
         raise Unreadable(path, e) from e
     if stream:
-        from composedyn.chunked import check_chunks
-        from composedyn.trajectory_csv import csv_chunks
+        from composedyn.torque_check.chunked import check_chunks
+        from composedyn.torque_check.trajectory_csv import csv_chunks
 
         chunks, found = watch_blocks(
             guarded(lambda: csv_chunks(path, robot.joint_names, getattr(robot, "mimic_joint_names", ())), path),

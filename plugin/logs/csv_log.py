@@ -1,4 +1,4 @@
-"""Joint logs from the project's trajectory CSV (see :mod:`composedyn.trajectory_csv`),
+"""Joint logs from the project's trajectory CSV (see :mod:`composedyn.torque_check.trajectory_csv`),
 with optional ``<joint>_effort`` columns (measured torque, N m, or force, N)."""
 
 from __future__ import annotations
@@ -6,7 +6,13 @@ from __future__ import annotations
 import numpy as np
 
 from composedyn.logs.joint_log import JointLog
-from composedyn.trajectory_csv import SUFFIXES, load_numbers, numbered_lines, read_header, read_trajectory_csv
+from composedyn.torque_check.trajectory_csv import (
+    SUFFIXES,
+    load_numbers,
+    numbered_lines,
+    read_header,
+    read_trajectory_csv,
+)
 
 EFFORT = "_effort"
 OTHER = ("_tau",) + SUFFIXES[1:] + (EFFORT,)

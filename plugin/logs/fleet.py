@@ -96,7 +96,7 @@ def _on_cluster(client, robot, paths, files, errors, progress, task) -> list[Log
 
     run = uuid.uuid4().hex  # keys of this call only: a later call never meets released ones
     graph = client.scatter(robot.graph, broadcast=True, hash=False)
-    mimic = getattr(robot, "_mimic_mode", "dependent")
+    mimic = getattr(robot, "mimic_mode", "dependent")
     futures = [client.submit(_check_on_worker, graph, graph.key, mimic, path, files[k], task,
                              key=f"composedyn-check-{run}-{k}", pure=False)
                for k, path in enumerate(paths)]

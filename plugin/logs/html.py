@@ -36,7 +36,7 @@ tr.unchecked td:nth-child(2){color:#a60}img{max-width:100%}"""
 def joint_plot_png(report, k: int, dpi: int = 80) -> bytes:
     """PNG bytes: torque and velocity of joint ``k`` of a TrajectoryReport against
     their limit bands, violations shaded red."""
-    from composedyn.plotting import require_matplotlib
+    from composedyn.torque_check.plotting import require_matplotlib
 
     Figure = require_matplotlib()
     name = report.joint_names[k]

@@ -12,7 +12,7 @@ The joints keep the feet where they are at t = 0: positions by Newton's method
 on the foot positions, rates from ``J_c v = 0`` and accelerations from
 ``J_c a + J̇_c v = 0`` (stance feet do not move), both solved for the joint
 columns.  ``write_csv`` writes the samples in the floating-base trajectory CSV
-format (:mod:`composedyn.legged_csv`).
+format (:mod:`composedyn.floating.legged_csv`).
 """
 
 from __future__ import annotations

@@ -1,0 +1,1 @@
+"""Controllers: computed torque, operational space, LQR."""

@@ -1,0 +1,1 @@
+"""Floating-base robots beyond the facade: state conventions, contact wrenches, legged torque checks."""

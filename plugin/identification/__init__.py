@@ -1,0 +1,1 @@
+"""Identification of the inertial parameters from joint logs, and excitation trajectories."""

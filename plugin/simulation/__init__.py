@@ -1,0 +1,1 @@
+"""Forward simulation: integration, stick-slip friction, tracking of reference motions."""
