@@ -5,7 +5,7 @@ Same quantities as :func:`composedyn.dynamics.reference.frames.center_of_mass` a
 world poses (:func:`.joint.joint_pose`), then for the Jacobian a backward pass
 of subtree mass m_j and world first moment h_j, column j =
 (m_j v_j + w_j x h_j) / m with (w_j, v_j) joint j's motion subspace about the world
-origin (:func:`.joint.joint_motion_at`; a_j x (h_j - m_j p_j) / m revolute, m_j a_j / m
+origin (:func:`.joint.joint_motion_world`; a_j x (h_j - m_j p_j) / m revolute, m_j a_j / m
 prismatic), m the moving mass.
 """
 
@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from composedyn.dynamics.compiled.jit import njit, prange
-from composedyn.dynamics.compiled.joint import cross, joint_motion_at, joint_pose, rot
-from composedyn.dynamics.compiled.layout import AX, BLOCKS, MASS, H
+from composedyn.dynamics.compiled.joint import cross, joint_motion_world, joint_pose, rot
+from composedyn.dynamics.compiled.layout import BLOCKS, MASS, H
 from composedyn.dynamics.compiled.loops import serial_and_parallel
 
 SCRATCH = 16  # per body: R 0:9, p 9:12, subtree mass 12, subtree world first moment 13:16
@@ -60,9 +60,8 @@ def com_jacobian_into(im, fm, q, mass, out, W):
     for i in range(q.shape[0] - 1, -1, -1):
         k = im[i, 0]
         R = (W[i, 0], W[i, 1], W[i, 2], W[i, 3], W[i, 4], W[i, 5], W[i, 6], W[i, 7], W[i, 8])
-        a0, a1, a2 = rot(R, fm[i, AX], fm[i, AX + 1], fm[i, AX + 2])
         m = W[i, 12]
-        s0, s1, s2, s3, s4, s5 = joint_motion_at(im, i, a0, a1, a2, W[i, 9], W[i, 10], W[i, 11])
+        s0, s1, s2, s3, s4, s5 = joint_motion_world(im, fm, i, R, W[i, 9], W[i, 10], W[i, 11])
         c0, c1, c2 = cross(s0, s1, s2, W[i, 13], W[i, 14], W[i, 15])  # m v + w x h, (w, v) = S about O
         c0, c1, c2 = c0 + m * s3, c1 + m * s4, c2 + m * s5
         out[0, i], out[1, i], out[2, i] = c0 / mass, c1 / mass, c2 / mass

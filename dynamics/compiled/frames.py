@@ -25,7 +25,7 @@ subspace about o (:func:`.joint.joint_motion_at`): (a_j x (o - p_j), a_j)
 revolute, (a_j, 0) prismatic.  The classical acceleration runs the
 textbook point recursion along the chain (Craig, *Introduction to Robotics*,
 3rd ed., eqs. 6.7-6.10 and 6.14-6.17, in world axes), parent body k,
-r = p_j - p_k, the joint's terms from :func:`.joint.joint_point_rates`::
+r = p_j - p_k, the joint's step from :func:`.joint.joint_point_step`::
 
     revolute   w_j = w_k + a qd,  dw_j = dw_k + w_k x a qd + a qdd,
                acc_j = acc_k + dw_k x r + w_k x (w_k x r)
@@ -49,7 +49,7 @@ from composedyn.dynamics.compiled.joint import (
     cross,
     joint_angle,
     joint_motion_at,
-    joint_point_rates,
+    joint_point_step,
     joint_rotation_row,
     joint_translation,
 )
@@ -144,7 +144,7 @@ def jacobian_into(im, fx, q, code, out):
     i = body
     while i >= 0:
         w0, w1, w2, l0, l1, l2 = joint_motion_at(im, i, out[3, i], out[4, i], out[5, i],
-                                                 out[0, i] - F[9], out[1, i] - F[10], out[2, i] - F[11])
+                                                 F[9] - out[0, i], F[10] - out[1, i], F[11] - out[2, i])
         if local:
             l0, l1, l2 = _to_local(F, l0, l1, l2)
             w0, w1, w2 = _to_local(F, w0, w1, w2)
@@ -182,9 +182,8 @@ def acceleration_into(im, fx, q, qd, qdd, code, out, C):
         g0, g1, g2 = cross(w0, w1, w2, e0, e1, e2)
         c0, c1, c2 = c0 + f0 + g0, c1 + f1 + g1, c2 + f2 + g2
         s, sd = qd[j], qdd[j]
-        u0, u1, u2, v0, v1, v2, t0, t1, t2 = joint_point_rates(im, j, a0, a1, a2, w0, w1, w2, s, sd)
-        w0, w1, w2, d0, d1, d2 = w0 + u0, w1 + u1, w2 + u2, d0 + v0, d1 + v1, d2 + v2
-        c0, c1, c2 = c0 + t0, c1 + t1, c2 + t2
+        w0, w1, w2, d0, d1, d2, c0, c1, c2 = joint_point_step(im, j, a0, a1, a2, s, sd,
+                                                              w0, w1, w2, d0, d1, d2, c0, c1, c2)
         x0, x1, x2 = C[0, j], C[1, j], C[2, j]
     if body >= 0:
         r0, r1, r2 = F[9] - x0, F[10] - x1, F[11] - x2

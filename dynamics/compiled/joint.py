@@ -19,15 +19,15 @@ coordinate qi:
 * :func:`joint_motion` -- S x, the motion subspace times a scalar in the body
   frame: S = (a, 0) revolute, (0, a) prismatic;
 * :func:`joint_motion_at` -- S in world axes about a point, from the joint's
-  world axis and its origin relative to that point: (a, r x a) revolute,
-  (0, a) prismatic (Jacobian columns, world subspaces, the centre of mass's
-  Jacobian); :func:`joint_motion_world` -- the same from the body's world pose;
-  :func:`joint_point_rates` -- the joint's terms of the classical (point)
+  world axis and the point relative to the joint's origin: (a, a x d)
+  revolute, (0, a) prismatic (Jacobian columns at a frame);
+  :func:`joint_motion_world` -- S in world axes about the world origin from
+  the body's world pose (world subspaces, the centre of mass's Jacobian);
+  :func:`joint_point_step` -- the joint's step of the classical (point)
   velocity and acceleration recursion in world axes;
 * :func:`joint_force` -- S^T (n, f), the generalised force of a body-frame
   spatial force;
-* :func:`joint_bias` (the velocity product v x S qd),
-  :func:`joint_motion_world` (S in world axes) and :func:`joint_friction`
+* :func:`joint_bias` (the velocity product v x S qd) and :func:`joint_friction`
   (damping and Coulomb friction, sign or tanh).
 
 Only the ``joint_*`` functions look at the joint type (a test reads every
@@ -186,35 +186,40 @@ def joint_bias(im, fm, i, w0, w1, w2, u0, u1, u2, x):
 
 
 @njit(cache=True)
-def joint_motion_at(im, i, a0, a1, a2, r0, r1, r2):
+def joint_motion_at(im, i, a0, a1, a2, d0, d1, d2):
     """S of joint i in world axes about a point O, angular first, from the joint's unit world
-    axis a and its origin r measured from O: (a, r x a) revolute, (0, a) prismatic.  The
-    velocity of O's point of the body per unit joint rate is the linear half."""
+    axis a and O measured from the joint's origin, d: (a, a x d) revolute, (0, a) prismatic.
+    The linear half is the velocity of the body's point at O per unit joint rate."""
     if im[i, 1] == REVOLUTE:
-        c0, c1, c2 = cross(r0, r1, r2, a0, a1, a2)
+        c0, c1, c2 = cross(a0, a1, a2, d0, d1, d2)
         return a0, a1, a2, c0, c1, c2
     return 0.0, 0.0, 0.0, a0, a1, a2
 
 
 @njit(cache=True)
-def joint_point_rates(im, i, a0, a1, a2, w0, w1, w2, x, xd):
-    """Joint i's share of its body's motion, world axes, for the classical point recursion:
-    (w_i - w_k, dw_i - dw_k, acc_i - acc_k - rigid transport), 9 floats, with a the unit world
-    axis, w the parent body's angular velocity, x and xd the joint rate and acceleration and
-    the body origin on the axis: revolute (a x, w x a x + a xd, 0), prismatic
-    (0, 0, 2 w x a x + a xd)."""
+def joint_point_step(im, i, a0, a1, a2, x, xd, w0, w1, w2, d0, d1, d2, c0, c1, c2):
+    """Joint i's step of the classical point recursion, world axes: its body's angular velocity
+    w, angular acceleration d and origin acceleration c (9 floats) from the parent body's w, d
+    and the parent's c carried rigidly to the body origin, which lies on the joint axis; a the
+    unit world axis, x and xd the joint rate and acceleration.  Revolute: w + a x,
+    d + w x a x + a xd, c; prismatic: w, d, c + 2 w x a x + a xd."""
     h0, h1, h2 = cross(w0, w1, w2, a0 * x, a1 * x, a2 * x)
     if im[i, 1] == REVOLUTE:
-        return a0 * x, a1 * x, a2 * x, h0 + a0 * xd, h1 + a1 * xd, h2 + a2 * xd, 0.0, 0.0, 0.0
-    return 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0 * h0 + a0 * xd, 2.0 * h1 + a1 * xd, 2.0 * h2 + a2 * xd
+        return (w0 + a0 * x, w1 + a1 * x, w2 + a2 * x, d0 + h0 + a0 * xd, d1 + h1 + a1 * xd, d2 + h2 + a2 * xd,
+                c0, c1, c2)
+    return w0, w1, w2, d0, d1, d2, c0 + 2.0 * h0 + a0 * xd, c1 + 2.0 * h1 + a1 * xd, c2 + 2.0 * h2 + a2 * xd
 
 
 @njit(cache=True)
 def joint_motion_world(im, fm, i, R, p0, p1, p2):
     """S of body i in world axes about the world point O, for the body's world pose (R, p)
-    (p from O): :func:`joint_motion_at` with the world axis R a."""
+    (p from O): (a, p x a) revolute, (0, a) prismatic with a = R axis (:func:`joint_motion_at`
+    with d = -p)."""
     a0, a1, a2 = rot(R, fm[i, AX], fm[i, AX + 1], fm[i, AX + 2])
-    return joint_motion_at(im, i, a0, a1, a2, p0, p1, p2)
+    if im[i, 1] == REVOLUTE:
+        c0, c1, c2 = cross(p0, p1, p2, a0, a1, a2)
+        return a0, a1, a2, c0, c1, c2
+    return 0.0, 0.0, 0.0, a0, a1, a2
 
 
 @njit(cache=True)
