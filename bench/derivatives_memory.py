@@ -47,7 +47,7 @@ def loops(N: int):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", cd.ModelWarning)
             robot = cd.from_urdf(urdf, mimic="independent")
-        im, fm = robot._lean
+        im, fm = robot._threads.arrays.bodies
         n = robot.dof
         Q, QD, X = rng.uniform(-1, 1, (3, N, n))
         st = np.zeros(N, dtype=np.int64)
@@ -61,7 +61,7 @@ def loops(N: int):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", cd.ModelWarning)
             robot = cd.load(urdf, floating=True)
-        im, fm, bf = robot._lean
+        (im, fm), bf = robot._threads.arrays.bodies, robot._threads.arrays.base
         n = robot.nv
         Q = robot.random_configuration(size=N, seed=1)
         V, X = rng.normal(size=(2, N, n))

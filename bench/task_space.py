@@ -74,7 +74,8 @@ def floor() -> None:
     from numba import cfunc
 
     from composedyn.dynamics import dispatch
-    from composedyn.dynamics.compiled import lean
+    from composedyn.dynamics.compiled import declare
+    from composedyn.dynamics.compiled._call import Caller
 
     urdf = erd_urdf("panda")
     with warnings.catch_warnings():
@@ -86,15 +87,17 @@ def floor() -> None:
     q = np.random.default_rng(0).uniform(-1, 1, robot.dof)
     qp = pp.q(q)
     im, fx = dispatch.packed_frames(robot.model)
-    code, n = 2 * robot.frame_names.index("panda_hand"), robot.dof
+    k, n = robot.frame_names.index("panda_hand"), robot.dof
+    code = 2 * k  # the frame kernels' code of frame k, world axes
     robot.warm_up(batch=True)
-    caller = robot._frame_lean[1]["jacobian"]
+    caller = robot._threads.data["jacobian"]
 
-    @cfunc(lean.SIGNATURE)
-    def empty(p, dims, s):
+    @cfunc(declare.SIGNATURE)
+    def empty(p, dims, o, s):
         return 0
 
-    bare = lean.Lean(empty.address, (im, fx), (n,), ((6, n),), "code", False, lean.ON, None)
+    bare = Caller(empty.address, (im, fx), (), (n,), ((6, n),), ("frame", "local"), (-1, 0), None, False,
+                  declare.ON, None)
     Q = np.repeat(q[None], 10_000, axis=0)
     OUT = np.empty((10_000, 6, n))
     loop = dispatch._kernel("jacobian_serial")
@@ -107,8 +110,8 @@ def floor() -> None:
     rows = {
         "pin.computeFrameJacobian (whole call)": best(lambda: pin.computeFrameJacobian(m, d, qp, fid, world)),
         "robot.jacobian (whole call)": best(lambda: robot.jacobian(q, "panda_hand")),
-        "the Jacobian entry's C caller alone": best(lambda: caller(q, code)),
-        "a C caller of an empty C function": best(lambda: bare(q, code)),
+        "the Jacobian entry's C caller alone": best(lambda: caller(q, k)),
+        "a C caller of an empty C function": best(lambda: bare(q, k)),
         "np.empty((6, n)) for the result": best(lambda: np.empty((6, n))),
         "one Jacobian in the compiled sample loop": best(lambda: loop(im, fx, Q, code, OUT), 5) / len(Q),
     }

@@ -1,8 +1,10 @@
-"""The route choice: how each dynamics quantity is computed, decided in one place.
+"""The general path of the dynamics quantities: batches, and what the C callers decline.
 
-:data:`ROUTES` lists, per quantity, the NumPy reference, the compiled kernels
-(single sample and batch loop) and the checked entries the ``Robot`` methods
-try first.  The functions here (:func:`rnea`, :func:`gravity`, :func:`crba`,
+A ``Robot`` method first tries its quantity's C caller (:mod:`composedyn.dynamics.data`,
+made from the quantity's declaration, :mod:`composedyn.dynamics.compiled.declare`); for
+anything else (batches, lists, NaN, external wrenches, mimic joints) it comes here.
+:data:`ROUTES` lists, per quantity, the compiled kernels (single sample and batch
+loop).  The functions here (:func:`rnea`, :func:`gravity`, :func:`crba`,
 :func:`coriolis_matrix`, :func:`forward_dynamics`) have the signatures of the
 NumPy reference functions and follow that table:
 
@@ -54,7 +56,7 @@ def set_backend(name: str) -> None:
     _state["backend"] = name
     _state.pop("resolved", None)
     _state.pop("numpy", None)
-    _SWITCH[0] = name != "numpy"
+    SWITCH[0] = name != "numpy"
 
 
 def backend() -> str:
@@ -78,53 +80,33 @@ def compile_times() -> dict:
     return dict(_compile_s)
 
 
-# Read by every Lean caller of ``lean_calls`` before it calls its entry: 0 under the NumPy backend
-_SWITCH = np.array([_state["backend"] != "numpy"], dtype=np.int64)
+# Read by every C caller (composedyn.dynamics.data) before it calls its entry: 0 under the NumPy backend
+SWITCH = np.array([_state["backend"] != "numpy"], dtype=np.int64)
 
 
 class Route(NamedTuple):
-    """How one quantity is computed: the NumPy reference, the compiled kernels
-    (module of :mod:`composedyn.dynamics.compiled`, single-sample kernel, batch loop
-    compiled as ``<loop>_serial`` and ``<loop>_parallel``) and the checked entries of
-    :mod:`composedyn.dynamics.compiled.entry` that the ``Robot`` methods call first (as C
-    functions through :func:`lean_calls`)."""
+    """How one quantity is computed in batches and by the general path: the module of
+    :mod:`composedyn.dynamics.compiled`, its single-sample kernel and its batch loop (compiled
+    as ``<loop>_serial`` and ``<loop>_parallel``)."""
 
-    reference: str
     module: str
     one: str
     loop: str
-    entries: tuple
 
 
-# The one table that says how each quantity is computed.  The functions below follow it:
-# reference when the NumPy backend is chosen (or the model has no moving joint), else the
-# single-sample kernel for (n,) input and the batch loop for (..., n) input.
+# The functions below follow this table: the NumPy reference when the NumPy backend is chosen
+# (or the model has no moving joint), else the single-sample kernel for (n,) input and the
+# batch loop for (..., n) input.
 ROUTES = {
-    "inverse_dynamics": Route("rnea.rnea", "rnea", "rnea_one", "rnea",
-                              ("inverse_dynamics", "inverse_dynamics_rigid", "bias_torques")),
-    "gravity_torques": Route("rnea.rnea", "gravity", "gravity_one", "gravity", ("gravity_torques",)),
-    "mass_matrix": Route("crba.crba", "crba", "crba_one", "crba", ("mass_matrix",)),
-    "coriolis_matrix": Route("coriolis.coriolis_matrix", "coriolis", "coriolis_one", "coriolis",
-                             ("coriolis_matrix",)),
-    "forward_dynamics": Route("forward.forward_dynamics", "aba", "aba_one", "aba",
-                              ("forward_dynamics", "forward_dynamics_rigid")),
-    "regressor": Route("regressor.regressor", "regressor", "regressor_one", "regressor", ()),
-    "inverse_dynamics_derivatives": Route("derivatives.rnea_derivatives", "derivatives", "derivatives_one",
-                                          "derivatives", ("inverse_dynamics_derivatives",)),
-    "forward_dynamics_derivatives": Route("derivatives.forward_dynamics_derivatives", "fd_derivatives",
-                                          "fd_derivatives_one", "fd_derivatives", ("forward_dynamics_derivatives",)),
+    "inverse_dynamics": Route("rnea", "rnea_one", "rnea"),
+    "gravity_torques": Route("gravity", "gravity_one", "gravity"),
+    "mass_matrix": Route("crba", "crba_one", "crba"),
+    "coriolis_matrix": Route("coriolis", "coriolis_one", "coriolis"),
+    "forward_dynamics": Route("aba", "aba_one", "aba"),
+    "regressor": Route("regressor", "regressor_one", "regressor"),
+    "inverse_dynamics_derivatives": Route("derivatives", "derivatives_one", "derivatives"),
+    "forward_dynamics_derivatives": Route("fd_derivatives", "fd_derivatives_one", "fd_derivatives"),
 }
-# The checked single-sample entries, all called as C functions (compiled.lean) through lean_calls.
-# "_rigid": without joint friction.  warm_up compiles LEAN_DYNAMICS and TASK_SPACE_ENTRIES.
-LEAN_DYNAMICS = ("inverse_dynamics", "inverse_dynamics_rigid", "bias_torques", "gravity_torques", "mass_matrix",
-                 "coriolis_matrix", "forward_dynamics", "forward_dynamics_rigid")
-LEAN_ENTRIES = LEAN_DYNAMICS + tuple(d + r for d in ("inverse_dynamics_derivatives", "forward_dynamics_derivatives")
-                                     for r in ("", "_rigid"))
-LEAN_ENTRIES += tuple("floating_" + e + r for e in ("inverse_dynamics", "mass_matrix", "forward_dynamics",
-                                                    "inverse_dynamics_derivatives", "forward_dynamics_derivatives")
-                      for r in (("",) if e == "mass_matrix" else ("", "_rigid")))
-TASK_SPACE_ENTRIES = ("frame_pose", "jacobian", "frame_velocity", "frame_acceleration")  # over packed_frames
-LEAN_ENTRIES += TASK_SPACE_ENTRIES + tuple("floating_" + e for e in TASK_SPACE_ENTRIES)
 _MODULE_OF = {k: r.module for r in ROUTES.values() for k in (r.one, r.loop + "_serial", r.loop + "_parallel")}
 
 
@@ -155,43 +137,6 @@ def _kernel(name: str):
 def _reference(model) -> bool:
     """Whether ``model`` is computed by the NumPy reference (backend "numpy", or no moving joint)."""
     return _state.get("numpy", True) and backend() == "numpy" or not model.joint_names
-
-
-def _none(*args, **kwargs) -> None:
-    return None
-
-
-class _LeanCalls(dict):
-    """Entry name -> ``_call.Lean`` caller of that C entry for one packed model (returns the
-    result, or None when the method must take its general path); each built on first use.
-    Under the NumPy backend a look-up gives a function returning None (not stored), and
-    callers already built return None (they read ``_SWITCH``)."""
-
-    def __init__(self, arrays: tuple):
-        super().__init__()
-        self.arrays = arrays
-
-    def __missing__(self, name: str):
-        if name not in LEAN_ENTRIES:
-            raise KeyError(name)
-        if backend() == "numpy":
-            return _none
-        from composedyn.dynamics.compiled import lean
-
-        k = self[name] = lean.lean(name, self.arrays, switch=_SWITCH)
-        _compile_s.setdefault("entry_" + name, lean.COMPILE_SECONDS.get(name, 0.0))
-        return k
-
-
-# The callers of a robot without a lean path (dependent mimic joints, no moving joint): all return None
-NO_LEAN_CALLS = type("_NoLeanCalls", (dict,), {"__missing__": lambda self, name: _none})()
-
-
-def lean_calls(arrays: tuple) -> dict:
-    """The one-sample C callers (see :class:`_LeanCalls`) of one robot, given its packed model
-    arrays: ``packed(model)``, plus the packed base ``bf`` of a floating robot; () gives the
-    table whose callers all return None."""
-    return _LeanCalls(arrays) if arrays else NO_LEAN_CALLS
 
 
 def packed(model) -> tuple[np.ndarray, np.ndarray]:
@@ -390,7 +335,7 @@ def _reference_forward(model, Q, QD, TAU, FW, friction, smooth):
 def warm_up(model, batch: bool = False, entries_too: bool = True) -> dict:
     """Compile (or load from the disk cache) the kernels a controller calls (dynamics and
     task space), before the control loop starts; ``batch=True`` also the trajectory loops;
-    ``entries_too`` also the checked entries of the ``Robot`` methods' lean path.
+    ``entries_too`` also the C functions of the ``Robot`` methods' single samples.
     Returns :func:`compile_times`."""
     if _reference(model):
         return {}
@@ -404,11 +349,7 @@ def warm_up(model, batch: bool = False, entries_too: bool = True) -> dict:
     if n and np.all(np.linalg.eigvalsh(M) > 0):  # a singular M would raise ModelError
         forward_dynamics(model, z, z, z)
     if entries_too:
-        from composedyn.dynamics.compiled import lean
-
-        for name in LEAN_DYNAMICS:  # compiled (or loaded) now; their callers are built per robot
-            lean.compiled(name)
-            _compile_s.setdefault("entry_" + name, lean.COMPILE_SECONDS.get(name, 0.0))
+        _compile_entries(False)
     if batch:
         rnea(model, Z, Z, Z)
         gravity(model, Z)
@@ -416,6 +357,18 @@ def warm_up(model, batch: bool = False, entries_too: bool = True) -> dict:
         coriolis_matrix(model, Z, Z)
     _warm_up_task_space(model, batch, entries_too)
     return compile_times()
+
+
+def _compile_entries(frames: bool) -> None:
+    """Compile (or load) the C functions of the fixed-base quantities (those on the frames, or
+    the others); their callers are made per robot (:mod:`composedyn.dynamics.data`)."""
+    from composedyn.dynamics.compiled import declare, quantities
+
+    for q in quantities.FIXED.values():
+        if (q.model == "frames") == frames:
+            declare.entry(q)
+    for name, seconds in declare.COMPILE_SECONDS.items():
+        _compile_s.setdefault(name, seconds)
 
 
 def _warm_up_task_space(model, batch: bool, entries_too: bool) -> None:
@@ -432,11 +385,7 @@ def _warm_up_task_space(model, batch: bool, entries_too: bool) -> None:
     com_jacobian(model, z)
     im, fx = packed_frames(model)
     if entries_too:
-        from composedyn.dynamics.compiled import lean
-
-        for name in TASK_SPACE_ENTRIES:
-            lean.compiled(name)
-            _compile_s.setdefault("entry_" + name, lean.COMPILE_SECONDS.get(name, 0.0))
+        _compile_entries(True)
     if batch:
         center_of_mass(model, Z)
         com_jacobian(model, Z)
@@ -455,13 +404,12 @@ def _warm_up_task_space(model, batch: bool, entries_too: bool) -> None:
 # its index k in model.link_names; the frame kernels take it with the reference as one integer,
 # code = 2 k + local, and read the frames from packed_frames(model).
 ROUTES.update({
-    "frame_pose": Route("frames.frame_pose", "frames", "pose_one", "pose", ("frame_pose",)),
-    "jacobian": Route("frames.jacobian", "frames", "jacobian_one", "jacobian", ("jacobian",)),
-    "frame_velocity": Route("frames.frame_velocity", "frames", "velocity_one", "velocity", ("frame_velocity",)),
-    "frame_acceleration": Route("frames.frame_acceleration", "frames", "acceleration_one", "acceleration",
-                                ("frame_acceleration",)),
-    "center_of_mass": Route("frames.center_of_mass", "com", "com_one", "com", ()),
-    "com_jacobian": Route("frames.com_jacobian", "com", "com_jacobian_one", "com_jacobian", ()),
+    "frame_pose": Route("frames", "pose_one", "pose"),
+    "jacobian": Route("frames", "jacobian_one", "jacobian"),
+    "frame_velocity": Route("frames", "velocity_one", "velocity"),
+    "frame_acceleration": Route("frames", "acceleration_one", "acceleration"),
+    "center_of_mass": Route("com", "com_one", "com"),
+    "com_jacobian": Route("com", "com_jacobian_one", "com_jacobian"),
 })
 _MODULE_OF.update({k: r.module for r in ROUTES.values() for k in (r.one, r.loop + "_serial", r.loop + "_parallel")})
 

@@ -41,9 +41,8 @@ def inverse_dynamics_derivatives(robot: "Robot", q, qd, qdd, f_ext: Mapping | No
     Entry [i, j] is d tau_i / d q_j (N m / rad, N / m ...).  See the module docstring.
     """
     smooth = None if smooth_friction is None else smooth_width(smooth_friction)
-    if f_ext is None and (res := robot._one[  # plain vectors: the checked C entry (see Robot._one)
-            "inverse_dynamics_derivatives" if friction else "inverse_dynamics_derivatives_rigid"](
-            q, qd, qdd, smooth or 0.0)) is not None:
+    if f_ext is None and (res := robot.data["inverse_dynamics_derivatives"](  # plain vectors: C
+            q, qd, qdd, smooth or 0.0, friction)) is not None:
         return res
     q, qd, qdd = joint_arrays(robot.dof, q=q, qd=qd, qdd=qdd)
     m = robot.model
@@ -65,9 +64,8 @@ def forward_dynamics_derivatives(robot: "Robot", q, qd, tau, f_ext: Mapping | No
     d ID / d x + M d FD / d x = 0 (Carpentier & Mansard, RSS 2018, Sec. V).
     """
     smooth = None if smooth_friction is None else smooth_width(smooth_friction)
-    if f_ext is None and (res := robot._one[
-            "forward_dynamics_derivatives" if friction else "forward_dynamics_derivatives_rigid"](
-            q, qd, tau, smooth or 0.0)) is not None:
+    if f_ext is None and (res := robot.data["forward_dynamics_derivatives"](
+            q, qd, tau, smooth or 0.0, friction)) is not None:
         return res
     q, qd, tau = (np.ascontiguousarray(x) for x in joint_arrays(robot.dof, q=q, qd=qd, tau=tau))  # own memory
     if robot._mimic is None and f_ext is None:  # compiled kernels (or the NumPy reference)

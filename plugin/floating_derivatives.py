@@ -122,15 +122,16 @@ def _compiled(robot: "FloatingRobot", forward: bool, q, v, x, friction: bool, sm
     sample the kernels refuse (wrong size, zero quaternion, singular M) take the general
     path, which raises the named error."""
     sm = smooth or 0.0
-    if (res := robot._one[f"floating_{'forward' if forward else 'inverse'}_dynamics_derivatives"
-                          f"{'' if friction else '_rigid'}"](q, v, x, sm)) is not None:
-        return res  # plain vectors: the checked C entry (see Robot._one)
-    lean = robot._lean
-    if not lean or dispatch.backend() != "numba" or not all(y.__class__ is _ND and y.dtype is _F64 for y in (q, v, x)):
+    if (res := robot.data[f"{'forward' if forward else 'inverse'}_dynamics_derivatives"](
+            q, v, x, sm, friction)) is not None:
+        return res  # plain vectors: the C caller (composedyn.dynamics.data)
+    arrays = robot.data.arrays
+    plain = all(y.__class__ is _ND and y.dtype is _F64 for y in (q, v, x))
+    if arrays is None or dispatch.backend() != "numba" or not plain:
         return None
     if q.ndim == v.ndim == x.ndim == 1 or min(q.ndim, v.ndim, x.ndim) == 0:  # the general path (it names
         return None  # the shape that is wrong)
-    im, fm, bf = lean
+    (im, fm), bf = arrays.bodies, arrays.base
     n, k, fric = fm.shape[0], 3 if forward else 2, int(bool(friction))
     try:
         shape = np.broadcast_shapes(q.shape[:-1], v.shape[:-1], x.shape[:-1])

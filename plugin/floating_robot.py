@@ -25,8 +25,8 @@ import numpy as np
 
 from composedyn.checks import joint_array, output_array, smooth_width
 from composedyn.dynamics import dispatch as _dispatch
+from composedyn.dynamics.data import Arrays, ThreadData
 from composedyn.dynamics.dispatch import deliver
-from composedyn.dynamics.dispatch import packed as _packed
 from composedyn.dynamics.errors import ModelError
 from composedyn.dynamics.floating import base as chart
 from composedyn.dynamics.floating.lie import (
@@ -82,24 +82,22 @@ class FloatingRobot:
         chart.check_base_inertia(base, self.model, strict)
 
     @cached_property
-    def _lean(self) -> tuple:
-        """``(im, fm, bf)`` for the compiled floating entries, or () (dependent mimic joints)."""
-        return () if self.chart._mimic is not None else (*_packed(self.model), self._bf)
+    def _threads(self) -> ThreadData:
+        """This robot's compiled state per thread (``.data``: its floating quantities' C callers, see
+        :mod:`composedyn.dynamics.data`); callers that return None with dependent mimic joints."""
+        chart_arrays = self.chart.data.arrays
+        return ThreadData(None if chart_arrays is None else Arrays(*chart_arrays[:2], self._bf))
 
-    _one = Robot._one  # the one fast path: entry name -> C caller (its "floating_" entries)
-    __getstate__ = Robot.__getstate__  # pickled without the C callers
+    data = Robot.data  # this thread's compiled data: the floating quantities' C callers
+    __getstate__ = Robot.__getstate__  # pickled without the compiled state
     __setstate__ = Robot.__setstate__
 
     @cached_property
-    def _frame_lean(self) -> tuple:
-        """``({frame: code}, callers)`` for the floating task-space entries (over ``(im, fx, bf)``), or ()."""
-        lean = self.chart._frame_lean
-        if not lean:
-            return ()
-        codes = {k: c for k, c in lean[0].items() if k in self._frames}
-        return codes, _dispatch.lean_calls((*_dispatch.packed_frames(self.model), self._bf))
+    def _frame_index(self) -> dict:
+        """Frame name -> its index in the chart's frames, for the frames this robot shows."""
+        return {name: k for k, name in enumerate(self.model.link_names) if name in self._frames}
 
-    _frame_path = Robot._frame_path  # the same lean path for one frame
+    _frame_path = Robot._frame_path  # the same compiled path for one frame
 
     # ---- description ----
     @property
@@ -152,20 +150,23 @@ class FloatingRobot:
             raise ModelError(f"robot {self.name!r}: {name} is not available for a floating base")
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
-    def _batch(self, loop: str, shape: tuple, *arrays, flags: tuple = (), out: np.ndarray | None = None):
-        """A batch (..., k) through the compiled loop ``floating.<loop>`` (one call, parallel for
-        large batches), into ``out`` when given, or None: NumPy backend, dependent mimic joints,
-        or a sample the loop refuses (zero quaternion, singular M), which the general path then
-        names."""
-        lean = self._lean
-        if not lean or _dispatch._reference(self.model):
+    def _batch(self, name: str, *arrays, options: tuple = (), number: float | None = None,
+               out: np.ndarray | None = None):
+        """A batch (..., k) of the floating quantity ``name`` through its compiled loop (one call,
+        parallel for large batches), into ``out`` when given, or None: NumPy backend, dependent
+        mimic joints, or a sample the loop refuses (zero quaternion, singular M), which the
+        general path then names."""
+        packed = self._threads.arrays
+        if packed is None or _dispatch._reference(self.model):
             return None
+        from composedyn.dynamics.compiled import declare, quantities
+
+        q = quantities.FLOATING[name]
         lead = arrays[0].shape[:-1]
-        rows = [np.require(x.reshape(-1, x.shape[-1]), float, ("C", "W")) for x in arrays]
-        N = rows[0].shape[0]
-        res = np.empty((N,) + shape) if out is None else out.reshape((N,) + shape)
-        status = np.zeros(N, dtype=np.int64)
-        _dispatch._loop(f"floating.{loop}", rows[0])(*lean, *rows, *flags, res, status)
+        rows = tuple(np.require(x.reshape(-1, x.shape[-1]), float, ("C", "W")) for x in arrays)
+        shape = q.shape(q.results[0], self.nv)
+        res = np.empty((rows[0].shape[0],) + shape) if out is None else out.reshape((rows[0].shape[0],) + shape)
+        (res,), status = declare.run_batch(q, (*packed.bodies, packed.base), rows, options, number, (res,))
         if status.any():
             return None
         return res.reshape(lead + shape) if out is None else out
@@ -280,12 +281,11 @@ class FloatingRobot:
         wrench (..., 6) in world axes at the link's centre of mass.  ``out``: a float64
         C-contiguous array of the result's shape to write into and return (as for
         :meth:`forward_dynamics` and :meth:`mass_matrix`)."""
-        if out is None and f_ext is None and (res := self._one[
-                "floating_inverse_dynamics" if friction else "floating_inverse_dynamics_rigid"](q, v, a)) is not None:
+        if f_ext is None and (res := self._threads.data["inverse_dynamics"](q, v, a, friction, out=out)) is not None:
             return res
         q, v, a = self._state(q, v, a)
         out = self._destination(out, v.shape, q, v, a)
-        if f_ext is None and (res := self._batch("id", self._n1, q, v, a, flags=(3 if friction else 1,),
+        if f_ext is None and (res := self._batch("inverse_dynamics", q, v, a, options=(int(bool(friction)),),
                                                  out=out)) is not None:
             return res
         R0, _, x = self._chart(q)
@@ -300,14 +300,14 @@ class FloatingRobot:
         :meth:`inverse_dynamics`."""
         if smooth_friction is not None:
             smooth_friction = smooth_width(smooth_friction)
-        if out is None and f_ext is None and (res := self._one[
-                "floating_forward_dynamics" if friction else "floating_forward_dynamics_rigid"](
-                q, v, tau, smooth_friction or 0.0)) is not None:
+        if f_ext is None and (res := self._threads.data["forward_dynamics"](
+                q, v, tau, smooth_friction or 0.0, friction, out=out)) is not None:
             return res
         q, v, tau = self._state(q, v, tau, names=("v", "tau"))
         out = self._destination(out, v.shape, q, v, tau)
-        if f_ext is None and (res := self._batch(
-                "fd", self._n1, q, v, tau, flags=(1 if friction else 0, smooth_friction or 0.0), out=out)) is not None:
+        options = (int(bool(friction)),)
+        if f_ext is None and (res := self._batch("forward_dynamics", q, v, tau, options=options,
+                                                 number=smooth_friction, out=out)) is not None:
             return res
         R0, _, x = self._chart(q)
         xdd = self.chart.forward_dynamics(x, v, tau, f_ext=self._wrenches(f_ext, R0), friction=friction,
@@ -317,11 +317,11 @@ class FloatingRobot:
     def mass_matrix(self, q, out: np.ndarray | None = None) -> np.ndarray:
         """M(q) (..., nv, nv) in free-flyer coordinates (depends on the joints only); ``out`` as
         in :meth:`inverse_dynamics`."""
-        if out is None and (res := self._one["floating_mass_matrix"](q)) is not None:
+        if (res := self._threads.data["mass_matrix"](q, out=out)) is not None:
             return res
         (q,) = self._state(q)
         out = self._destination(out, q.shape[:-1] + self._nn, q)
-        if (res := self._batch("mass", self._nn, q, out=out)) is not None:
+        if (res := self._batch("mass_matrix", q, out=out)) is not None:
             return res
         return deliver(self.chart.mass_matrix(self._chart(q)[2]), out)
 
@@ -434,7 +434,7 @@ class FloatingRobot:
 
     def frame_pose(self, q, frame: str) -> np.ndarray:
         """World <- ``frame`` transform (..., 4, 4)."""
-        if (out := self._frame_path("floating_frame_pose", q, frame, "world")) is not None:
+        if (out := self._frame_path("frame_pose", q, frame, "world")) is not None:
             return out
         frame = self._frame(frame)
         (q,) = self._state(q)
@@ -443,7 +443,7 @@ class FloatingRobot:
     def jacobian(self, q, frame: str, reference: str = "world") -> np.ndarray:
         """Frame Jacobian (..., 6, nv), linear rows first (``"world"``: origin velocity and angular
         velocity in world axes; ``"local"``: frame axes); base columns map the base twist."""
-        if (out := self._frame_path("floating_jacobian", q, frame, reference)) is not None:
+        if (out := self._frame_path("jacobian", q, frame, reference)) is not None:
             return out
         frame = self._frame(frame)
         (q,) = self._state(q)
@@ -453,7 +453,7 @@ class FloatingRobot:
 
     def frame_velocity(self, q, v, frame: str, reference: str = "world") -> np.ndarray:
         """Frame twist (..., 6) = J v, linear first."""
-        if (out := self._frame_path("floating_frame_velocity", q, frame, reference, v)) is not None:
+        if (out := self._frame_path("frame_velocity", q, frame, reference, v)) is not None:
             return out
         frame = self._frame(frame)
         q, v = self._state(q, v)
@@ -463,7 +463,7 @@ class FloatingRobot:
 
     def frame_acceleration(self, q, v, a, frame: str, reference: str = "world") -> np.ndarray:
         """Classical acceleration (..., 6) of the frame origin and angular acceleration: J a + J̇ v."""
-        if (out := self._frame_path("floating_frame_acceleration", q, frame, reference, v, a)) is not None:
+        if (out := self._frame_path("frame_acceleration", q, frame, reference, v, a)) is not None:
             return out
         frame = self._frame(frame)
         q, v, a = self._state(q, v, a)

@@ -16,6 +16,7 @@ import numpy as np
 from composedyn import task_space as _task_space  # task-space methods (end of the class)
 from composedyn.checks import joint_arrays, output_array, smooth_width, wrenches
 from composedyn.dynamics.constraints.mimic import select_mimic
+from composedyn.dynamics.data import Data, ThreadData, packed
 from composedyn.dynamics.dispatch import (  # the route choice: compiled or NumPy
     coriolis_matrix,
     crba,
@@ -25,8 +26,6 @@ from composedyn.dynamics.dispatch import (  # the route choice: compiled or NumP
     rnea,
     solve_mass,
 )
-from composedyn.dynamics.dispatch import lean_calls as _lean_calls
-from composedyn.dynamics.dispatch import packed as _packed
 from composedyn.dynamics.frozen_graph import frozen_graph
 from composedyn.dynamics.model import Model, compile_graph, frozen_array
 from composedyn.dynamics.reference.energy import kinetic_energy, potential_energy
@@ -41,7 +40,7 @@ if TYPE_CHECKING:  # names in annotations only
     from composedyn.dynamics.reference.composed import ComposedVectors
 
 
-_LOCAL = {"world": 0, "local": 1}  # task-space lean path: code = 2 k + local
+_LOCAL = {"world": 0, "local": 1}  # the task-space quantities' reference option
 _ABSENT = object()  # no qd / qdd argument
 
 
@@ -75,31 +74,28 @@ class Robot:
         return mm.reduce_matrix(tau) if matrix else mm.reduce(tau)
 
     @cached_property
-    def _lean(self) -> tuple:
-        """``(im, fm)`` for the checked compiled entries (``dispatch.lean_calls``), or () when every
-        call takes the general path (dependent mimic joints, no moving joint)."""
-        return () if self._mimic is not None or self.model.n == 0 else _packed(self.model)
+    def _threads(self) -> ThreadData:
+        """This robot's compiled state, per thread: ``.data`` maps a quantity's name to its C caller
+        (:mod:`composedyn.dynamics.data`); every caller returns None with dependent mimic joints
+        or without moving joints (the methods' general path serves those)."""
+        return ThreadData(None if self._mimic is not None or self.model.n == 0 else packed(self.model))
+
+    @property
+    def data(self) -> "Data":
+        """This thread's compiled data (:class:`composedyn.dynamics.data.Data`): ``data[name]`` is
+        the C caller of the declared quantity ``name`` on this robot (all-joint coordinates),
+        returning None for what it does not take; ``data.arrays`` the packed model arrays (None,
+        and callers that always return None, with dependent mimic joints or no moving joint)."""
+        return self._threads.data
 
     def __getstate__(self) -> dict:
-        """Pickle the graph and the model; the compiled callers (``_one``, ``fast``: C objects
-        holding machine addresses) are left out and rebuilt on first use after unpickling."""
-        return {k: v for k, v in self.__dict__.items() if k not in ("_one", "_fast", "_lean", "_frame_lean")}
+        """Pickle the graph and the model; the compiled state (C callers holding machine addresses,
+        per-thread scratch) is left out and made again on first use after unpickling."""
+        return {k: v for k, v in self.__dict__.items() if k not in ("_threads", "_frame_index")}
 
     def __setstate__(self, state: dict) -> None:
         """Unpickle; arrays the C entries read (a floating base's ``_bf``) are read-only again."""
         self.__dict__.update({k: frozen_array(v) if isinstance(v, np.ndarray) else v for k, v in state.items()})
-
-    @cached_property
-    def _one(self) -> dict:
-        """Entry name -> the one-sample C caller of the methods' lean path (``dispatch.lean_calls``).
-
-        The one fast path of the methods below: a caller checks in C that its arguments are
-        numpy float64 vectors of n entries, finite, and computes into a new array; for any
-        other input (or a failed check) it returns None and the method takes its general
-        path, which converts, broadcasts and raises the named error.  Dependent mimic
-        joints: every caller returns None.  (``FloatingRobot``: the same with its
-        ``floating_`` entries.)"""
-        return _lean_calls(self._lean)
 
     # ---- description -------------------------------------------------
     @property
@@ -203,8 +199,8 @@ class Robot:
         return (no new array: for batches called again and again); the same for
         :meth:`forward_dynamics` and :meth:`mass_matrix`.
         """
-        if out is None and f_ext is None and (res := self._one[
-                "inverse_dynamics" if friction else "inverse_dynamics_rigid"](q, qd, qdd)) is not None:
+        call = self._threads.data["inverse_dynamics"]
+        if f_ext is None and (res := call(q, qd, qdd, friction, out=out)) is not None:
             return res
         q, qd, qdd = joint_arrays(self.dof, q=q, qd=qd, qdd=qdd)
         if out is not None:
@@ -223,9 +219,8 @@ class Robot:
         """
         if smooth_friction is not None:
             smooth_friction = smooth_width(smooth_friction)
-        if out is None and f_ext is None and (res := self._one[
-                "forward_dynamics" if friction else "forward_dynamics_rigid"](
-                q, qd, tau, smooth_friction or 0.0)) is not None:
+        if f_ext is None and (res := self._threads.data["forward_dynamics"](
+                q, qd, tau, smooth_friction or 0.0, friction, out=out)) is not None:
             return res
         q, qd, tau = joint_arrays(self.dof, q=q, qd=qd, tau=tau)
         if out is not None:
@@ -244,7 +239,7 @@ class Robot:
     def mass_matrix(self, q, out: np.ndarray | None = None) -> np.ndarray:
         """Joint-space inertia M(q) (..., n, n), armature on the diagonal; ``out`` as in
         :meth:`inverse_dynamics`."""
-        if out is None and (res := self._one["mass_matrix"](q)) is not None:
+        if (res := self._threads.data["mass_matrix"](q, out=out)) is not None:
             return res
         (q,) = joint_arrays(self.dof, q=q)
         if out is not None:
@@ -255,21 +250,21 @@ class Robot:
 
     def coriolis_matrix(self, q, qd) -> np.ndarray:
         """Coriolis matrix C(q, qd) (..., n, n) in Christoffel form: dM/dt - 2C is skew."""
-        if (out := self._one["coriolis_matrix"](q, qd)) is not None:
+        if (out := self._threads.data["coriolis_matrix"](q, qd)) is not None:
             return out
         q, qd = joint_arrays(self.dof, q=q, qd=qd)
         return self._reduce(coriolis_matrix(self.model, *self._expand(q, qd)), matrix=True)
 
     def gravity_torques(self, q) -> np.ndarray:
         """Gravity torques g(q) (..., n)."""
-        if (out := self._one["gravity_torques"](q)) is not None:
+        if (out := self._threads.data["gravity_torques"](q)) is not None:
             return out
         (q,) = joint_arrays(self.dof, q=q)
         return self._reduce(gravity(self.model, self._expand(q)[0]))
 
     def bias_torques(self, q, qd) -> np.ndarray:
         """C(q, qd) qd + g(q) (..., n), friction not included."""
-        if (out := self._one["bias_torques"](q, qd)) is not None:
+        if (out := self._threads.data["bias_torques"](q, qd)) is not None:
             return out
         q, qd = joint_arrays(self.dof, q=q, qd=qd)
         q, qd = self._expand(q, qd)
@@ -360,57 +355,49 @@ class Robot:
         from composedyn.kernels.warm import Steps
 
         steps = Steps(2 if batch else 1)
-        times = steps.run("dynamics and task space", lambda: warm_up(self.model, entries_too=bool(self._lean)))
+        compiled = self._threads.arrays is not None
+        times = steps.run("dynamics and task space", lambda: warm_up(self.model, entries_too=compiled))
         if batch:
             times = steps.run("trajectory loops", lambda: warm_up(self.model, batch=True, entries_too=False))
         return times
 
     @property
     def fast(self) -> "FastDynamics":
-        """Lean compiled entry for control loops, without argument checks or mimic
-        reduction (all-joint coordinates); see :mod:`composedyn.dynamics.compiled.fast`."""
-        fd = self.__dict__.get("_fast")
+        """The compiled quantities for control loops (this thread's), without the general path or
+        mimic reduction (all-joint coordinates); see :mod:`composedyn.dynamics.compiled.fast`."""
+        threads = self._threads
+        fd = threads.fast
         if fd is None:
             from composedyn.dynamics.compiled.fast import FastDynamics
 
-            fd = self.__dict__["_fast"] = FastDynamics(self.model)
+            fd = threads.fast = FastDynamics(self.model, Data(threads.arrays or packed(self.model)))
         return fd
 
     # ---- task space ----
     @cached_property
-    def _frame_lean(self) -> tuple:
-        """``({frame: 2 k}, callers)`` for the task-space methods' lean path: frame k of
-        ``frame_names`` (code = 2 k + local) and the C callers of the task-space entries over
-        ``dispatch.packed_frames`` (``dispatch.lean_calls``), or () like ``_lean``."""
-        if not self._lean:
-            return ()
-        from composedyn.dynamics.dispatch import packed_frames
-
-        codes = {name: 2 * k for k, name in enumerate(self.model.link_names)}
-        return codes, _lean_calls(packed_frames(self.model))
+    def _frame_index(self) -> dict:
+        """Frame name -> its index in the model's frames (the task-space quantities' option)."""
+        return {name: k for k, name in enumerate(self.model.link_names)}
 
     def _frame_path(self, name: str, q, frame, reference, qd=_ABSENT, qdd=_ABSENT):
-        """The result of the checked task-space entry ``name`` for one frame, or None.
+        """The task-space quantity ``name`` of one frame through its C caller, or None.
 
         Taken when ``frame`` is one of ``frame_names`` and ``reference`` "world" or
-        "local": the entry's C caller checks that q (and qd, qdd when passed) are float64
-        vectors of n entries, finite, and computes into a new array.  Anything else
-        returns None and the method's general path (:mod:`composedyn.task_space`)
-        converts and raises the named error.  Explicit arguments rather than ``*rates``:
-        unpacking costs more than the checks.
+        "local": the caller checks that q (and qd, qdd when passed) are float64 vectors
+        of n entries, finite.  Anything else returns None and the method's general path
+        (:mod:`composedyn.task_space`) converts and raises the named error.  Explicit
+        arguments rather than ``*rates``: unpacking costs more than the checks.
         """
-        lean = self._frame_lean
-        if not lean:
-            return None
         try:
-            code = lean[0][frame] + _LOCAL[reference]
+            k, local = self._frame_index[frame], _LOCAL[reference]
         except (KeyError, TypeError):  # unknown or unhashable: the general path names it
             return None
+        call = self._threads.data[name]
         if qd is _ABSENT:
-            return lean[1][name](q, code)
+            return call(q, k) if name == "frame_pose" else call(q, k, local)
         if qdd is _ABSENT:
-            return lean[1][name](q, qd, code)
-        return lean[1][name](q, qd, qdd, code)
+            return call(q, qd, k, local)
+        return call(q, qd, qdd, k, local)
 
     @property
     def frame_names(self) -> tuple:

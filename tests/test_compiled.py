@@ -256,8 +256,7 @@ def test_threads_loop_serially(monkeypatch):
     assert seen == [False] and parallel.use_parallel(10**9)
 
 
-LEAN = ("inverse_dynamics", "mass_matrix", "coriolis_matrix", "gravity_torques", "bias_torques", "forward_dynamics",
-        "inverse_dynamics_rigid", "forward_dynamics_rigid")
+LEAN = ("inverse_dynamics", "mass_matrix", "coriolis_matrix", "gravity_torques", "bias_torques", "forward_dynamics")
 
 
 def lean_calls(robot, q, qd, qdd):
@@ -282,21 +281,23 @@ def count_calls(monkeypatch, owner, names) -> dict:
 
 
 def spy_lean_calls(monkeypatch, names) -> dict:
-    """Per entry of ``names``, the calls of the C callers (``dispatch.lean_calls``, built after
-    this) that gave a result rather than None (the general path's turn)."""
+    """Per quantity of ``names``, the calls of the C callers (``data.Data``, built after this)
+    that gave a result rather than None (the general path's turn)."""
+    from composedyn.dynamics.data import Data
+
     counts = dict.fromkeys(names, 0)
-    real = dispatch._LeanCalls.__missing__
+    real = Data.__missing__
 
     def missing(self, name):
         caller = real(self, name)
 
-        def spy(*args):
-            result = caller(*args)
+        def spy(*args, **kwargs):
+            result = caller(*args, **kwargs)
             counts[name] = counts.get(name, 0) + (result is not None)
             return result
         self[name] = spy
         return spy
-    monkeypatch.setattr(dispatch._LeanCalls, "__missing__", missing)
+    monkeypatch.setattr(Data, "__missing__", missing)
     return counts
 
 
@@ -377,8 +378,7 @@ def test_fast_single_samples_never_reach_python_and_nan_gives_nan(monkeypatch):
     raises ValueError naming the shapes, and a batch to the batch loop."""
     from composedyn.dynamics.compiled.fast import FastDynamics
 
-    fallbacks = ("_inverse_dynamics", "_mass_matrix", "_gravity_torques", "_forward_dynamics")
-    spied = count_calls(monkeypatch, FastDynamics, fallbacks)
+    spied = count_calls(monkeypatch, FastDynamics, ("_general",))  # the fallback of every method
     robot = robot_for(3, 7)
     fd, n = robot.fast, robot.dof
     q = np.random.default_rng(5).normal(size=n)
@@ -394,7 +394,7 @@ def test_fast_single_samples_never_reach_python_and_nan_gives_nan(monkeypatch):
         fd.mass_matrix(np.zeros(n + 1))
     Q = np.stack([q, bad])
     M = fd.mass_matrix(Q)
-    assert spied["_mass_matrix"] == 2 and rel(M[0], robot.mass_matrix(q)) < TOL and np.isnan(M[1]).all()
+    assert spied["_general"] == 2 and rel(M[0], robot.mass_matrix(q)) < TOL and np.isnan(M[1]).all()
 
 
 def test_strided_vectors_take_the_lean_path_and_other_dtypes_skip_it(spy_entries):

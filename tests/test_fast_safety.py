@@ -22,7 +22,7 @@ METHODS = {
     "mass_matrix": (1, lambda n: (n, n), True, lambda r, a: r.mass_matrix(*a)),
     "coriolis_matrix": (2, lambda n: (n, n), True, lambda r, a: r.coriolis_matrix(*a)),
     "gravity_torques": (1, lambda n: (n,), True, lambda r, a: r.gravity_torques(*a)),
-    "bias_torques": (2, lambda n: (n,), False, lambda r, a: r.bias_torques(*a)),
+    "bias_torques": (2, lambda n: (n,), True, lambda r, a: r.bias_torques(*a)),
     "forward_dynamics": (3, lambda n: (n,), True, lambda r, a: r.forward_dynamics(*a)),
 }
 BATCHED = [m for m, spec in METHODS.items() if spec[2]]

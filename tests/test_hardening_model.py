@@ -109,7 +109,7 @@ def test_packed_arrays_cannot_be_written_or_made_writeable():
         im[min(5, r.dof - 1), 0] = 10**12
     assert np.array_equal(r.gravity_torques(q), before)
     assert np.array_equal(r.fast.gravity_torques(q), before)
-    for a in r.fast._packed:
+    for a in (*r.fast.arrays.bodies, *r.fast.arrays.frames):
         with pytest.raises(ValueError):
             a.flags.writeable = True
 
@@ -156,15 +156,18 @@ def test_a_graph_passed_in_is_not_shared():
 
 
 def test_c_entries_refuse_writeable_model_arrays():
-    from composedyn.dynamics.compiled import lean
-    from composedyn.dynamics.compiled._call import Lean
+    from composedyn.dynamics.compiled import crba, declare
+    from composedyn.dynamics.compiled._call import Caller
 
     im, fm = dispatch.packed(cd.load("puma560").model)
-    addr, n = lean.compiled("mass_matrix").address, fm.shape[0]
-    Lean(addr, (im, fm), (n,), ((n, n),), None, False, lean.ON, None)  # the read-only packed arrays
+    addr, n = declare.entry(crba.MASS_MATRIX).address, fm.shape[0]
+    w = (np.zeros((n, crba.SCRATCH)),)
+    Caller(addr, (im, fm), w, (n,), ((n, n),), (), (), None, False, declare.ON, None)  # the read-only packed arrays
     for model in ((im.copy(), fm), (im, fm.copy())):
         with pytest.raises(ValueError, match="read-only"):
-            Lean(addr, model, (n,), ((n, n),), None, False, lean.ON, None)
+            Caller(addr, model, w, (n,), ((n, n),), (), (), None, False, declare.ON, None)
+    with pytest.raises(ValueError, match="writeable"):
+        Caller(addr, (im, fm), (fm,), (n,), ((n, n),), (), (), None, False, declare.ON, None)
 
 
 def test_read_only_survives_pickling():

@@ -14,16 +14,17 @@ Layout:
   cosine of a joint angle (one reduction, no C-library call);
 * one kernel per algorithm, each ``<name>_one`` (one sample),
   ``<name>_into`` (caller-provided scratch) and ``<name>_serial`` /
-  ``<name>_parallel`` (sample loops, :mod:`.loops`):
+  ``<name>_parallel`` (sample loops of the general path, :mod:`.loops`):
   :mod:`.rnea` (inverse dynamics), :mod:`.crba` (mass matrix),
   :mod:`.coriolis` (Coriolis matrix), :mod:`.gravity` (gravity torques),
   :mod:`.aba` (forward dynamics), :mod:`.forward` (Cholesky solve of a
-  given M);
-* :mod:`.entry` -- checked single-sample entries (lengths, NaN and inf
-  tested in compiled code, the kernel inlined) for the ``Robot`` methods and
-  ``robot.fast``, the task-space ones on :mod:`.frames` (a frame and its
-  reference as one integer, the frames packed after the bodies); :mod:`.fast` -- ``robot.fast``, the control-loop entry;
-  :mod:`.parallel` -- when a batch loop uses all cores.
+  given M), and next to each kernel the declaration of the quantities it
+  computes for the ``Robot`` methods (:class:`.declare.Quantity`);
+* :mod:`.declare` -- from a declaration, the generated checked
+  single-sample C function, its C caller (``_call.c``) and the serial and
+  parallel batch loops; :mod:`.quantities` lists the declarations;
+  :mod:`.fast` -- ``robot.fast``, those callers with the batch loops as
+  fallback; :mod:`.parallel` -- when a batch loop uses all cores.
 
 Importing this package, :mod:`.layout` or :mod:`.parallel` does not import
 numba; the kernel modules do (:mod:`composedyn.dynamics.dispatch` imports

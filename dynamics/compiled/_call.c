@@ -1,33 +1,30 @@
-/* The C caller of the one-sample entries: composedyn.dynamics.compiled._call.Lean.
+/* The C caller of the one-sample entries: composedyn.dynamics.compiled._call.Caller.
  *
- * A Lean object holds the machine address of one compiled entry (a numba cfunc
- * of composedyn.dynamics.compiled.lean; all share the signature kernel_t below),
- * the robot's packed model arrays, the lengths of the entry's input vectors and
- * the shapes of its results.  Called with the input vectors (then, for some
- * entries, a float, positional or by its keyword) and, for an entry with one
- * result, optionally out=, it checks in C that each vector is a numpy float64
- * ndarray of its length in native byte order (a strided one is copied), and
- * that out is a writeable C-contiguous float64 ndarray of the result's shape
- * sharing no byte with an input (compared as address ranges) and that the float
- * argument is >= 0 (a smoothing width or a frame code; NaN is not);
- * it then calls the entry with the data pointers and returns the result (new
- * arrays unless out was given; a tuple for several results).
+ * A Caller holds the machine address of one compiled entry (made from a declaration by
+ * composedyn.dynamics.compiled.declare; all share the signature kernel_t below), the
+ * robot's packed model arrays (read only), its scratch arrays (writeable, owned by the
+ * robot's Data), the lengths of the entry's input vectors, the shapes of its results, the
+ * names and defaults of its integer options and the name of its float argument (or None).
  *
- * Anything else -- another type, dtype, shape, byte order or keyword, an entry
- * status other than 0 (NaN or inf in an input, a singular mass matrix, a zero
- * quaternion), or the switch array reading 0 -- goes to the fallback with the
- * original arguments, and its result is returned (fallback None: the call
- * returns None).  With nan_fill, status 2 (NaN or inf in) returns the results
- * filled with NaN instead.
+ * Called as  caller(*vectors, [number], *options, out=None)  (number and options
+ * positional or by keyword), it checks in C that each vector is a numpy float64 ndarray of
+ * its length in native byte order (a strided one is copied), that each option is an int,
+ * that the number is a float or an int >= 0 (not NaN) and that out (entries with one result)
+ * is a writeable C-contiguous float64 ndarray of the result's shape sharing no byte with an
+ * input; it then calls the entry with the data pointers and returns the result (new arrays
+ * unless out was given; a tuple for several results).
  *
- * The entry gets p = (model arrays, input vectors, results) as data pointers and
- * d = (rows of each model array, the input lengths, (rows, columns) of each
- * result, columns 0 for a vector).  The float argument may be given as an int
- * (an index: exact as a double).
+ * Anything else -- another type, dtype, shape, byte order or keyword, an entry status other
+ * than 0 (NaN or inf in an input, a singular mass matrix, a zero quaternion, an option out of
+ * range), or the switch array reading 0 -- goes to the fallback with the original arguments,
+ * and its result is returned (fallback None: the call returns None).  With nan_fill, status 2
+ * (NaN or inf in) returns the results filled with NaN instead.
  *
- * The point is the cost of the call: numba's dispatcher, with its type
- * resolution and array unboxing, costs more than the whole kernel of a 6-joint
- * arm; this costs a few dozen nanoseconds.  The entry runs with the GIL held.
+ * The entry gets p = (model arrays, scratch arrays, input vectors, results) as data
+ * pointers, d = (rows of each model array, (rows, columns) of each scratch array, the input
+ * lengths, (rows, columns) of each result, columns 0 for a vector), o = the options and the
+ * number.  It runs with the GIL held.  The point is the cost of the call: numba's dispatcher
+ * costs more than the kernel of a 6-joint arm; this costs a few dozen nanoseconds.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -37,27 +34,30 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MAXA 3      /* model arrays, input vectors, results: at most this many each */
+#define MAXA 4      /* model arrays, scratch arrays, input vectors, results: at most this many each */
+#define MAXO 4      /* integer options */
 #define STACK 192   /* strided inputs of up to this many numbers in all are copied on the stack */
 
-typedef int64_t (*kernel_t)(void *const *p, const int64_t *d, double s);
+typedef int64_t (*kernel_t)(void *const *p, const int64_t *d, const int64_t *o, double s);
 
 typedef struct {
     PyObject_HEAD
     vectorcallfunc vectorcall;
     kernel_t fn;
-    PyObject *keep;            /* (model arrays..., switch): alive while their pointers are used */
-    void *model[MAXA];
-    int nmodel, nin, nout, nan_fill;
+    PyObject *keep;            /* (model arrays..., scratch arrays..., switch): alive while their pointers are used */
+    void *fixed[2 * MAXA];     /* model then scratch data pointers */
+    int nfixed, nin, nout, nopt, nan_fill;
     npy_intp len[MAXA];        /* input lengths */
     npy_intp rows[MAXA], cols[MAXA];  /* result shapes, cols 0: a vector */
-    int64_t d[4 * MAXA];
+    int64_t d[6 * MAXA];
+    int64_t defaults[MAXO];
     npy_intp inlen;            /* sum of the input lengths */
     const int64_t *on;         /* the switch: the entry is used while *on != 0 */
-    PyObject *scalar;          /* keyword name of the float argument (str), or None: no float */
+    PyObject *names;           /* tuple of str: the options' keyword names, then the number's (if any) */
+    int nscalar;               /* 1 when the entry takes a number */
     PyObject *fallback;
     PyObject *dict;            /* __doc__ and the like */
-} Lean;
+} Caller;
 
 /* *x = o as a double if o is a float (a subclass too) or an int (not a bool). */
 static int number(PyObject *o, double *x) {
@@ -76,7 +76,7 @@ static int number(PyObject *o, double *x) {
     return 0;
 }
 
-static PyObject *fall(Lean *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+static PyObject *fall(Caller *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
     if (self->fallback == Py_None) Py_RETURN_NONE;
     return PyObject_Vectorcall(self->fallback, args, nargsf, kwnames);
 }
@@ -119,7 +119,7 @@ static int overlaps(PyArrayObject *a, PyObject *o) {
     return lo[0] < hi[1] && lo[1] < hi[0];
 }
 
-static int out_ok(Lean *self, PyObject *o) {
+static int out_ok(Caller *self, PyObject *o) {
     if (!PyArray_CheckExact(o)) return 0;
     PyArrayObject *a = (PyArrayObject *)o;
     int ndim = self->cols[0] ? 2 : 1;
@@ -128,16 +128,33 @@ static int out_ok(Lean *self, PyObject *o) {
         && (ndim == 1 || PyArray_DIM(a, 1) == self->cols[0]);
 }
 
-static PyObject *lean_call(PyObject *obj, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
-    Lean *self = (Lean *)obj;
+/* *x = o if o is an int (a bool too: a flag). */
+static int integer(PyObject *o, int64_t *x) {
+    if (!PyLong_Check(o)) return 0;
+    long long v = PyLong_AsLongLong(o);
+    if (v == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return 0;
+    }
+    *x = (int64_t)v;
+    return 1;
+}
+
+static PyObject *caller_call(PyObject *obj, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    Caller *self = (Caller *)obj;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf), nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-    int nscalar = self->scalar != Py_None, nm = self->nmodel, ni = self->nin, no = self->nout;
-    void *p[3 * MAXA];
+    int nf = self->nfixed, ni = self->nin, no = self->nout, nopt = self->nopt, nscalar = self->nscalar;
+    void *p[4 * MAXA];
+    int64_t o[MAXO];
+    int seen[MAXO + 1] = {0};
     double stack[STACK], *buf = stack, s = 0.0;
-    PyObject *given = NULL, *outs[MAXA] = {NULL, NULL, NULL}, *result = NULL;
-    if (!*self->on || nargs < ni || nargs > ni + nscalar) return fall(self, args, nargsf, kwnames);
-    if (nargs > ni) {
-        if (!number(args[ni], &s)) return fall(self, args, nargsf, kwnames);
+    PyObject *given = NULL, *outs[MAXA] = {NULL}, *result = NULL;
+    if (!*self->on || nargs < ni || nargs > ni + nopt + nscalar) return fall(self, args, nargsf, kwnames);
+    for (int k = 0; k < nopt; k++) o[k] = self->defaults[k];
+    for (Py_ssize_t k = ni; k < nargs; k++) {  /* the number (if any), then the options, positional */
+        int p = (int)(k - ni), j = nscalar ? (p == 0 ? nopt : p - 1) : p;
+        seen[j] = 1;
+        if (j < nopt ? !integer(args[k], &o[j]) : !number(args[k], &s)) return fall(self, args, nargsf, kwnames);
     }
     for (Py_ssize_t k = 0; k < nkw; k++) {
         PyObject *key = PyTuple_GET_ITEM(kwnames, k), *val = args[nargs + k];
@@ -145,10 +162,14 @@ static PyObject *lean_call(PyObject *obj, PyObject *const *args, size_t nargsf, 
             if (val == Py_None) continue;
             if (!out_ok(self, val)) return fall(self, args, nargsf, kwnames);
             given = val;
-        } else if (!(nscalar && nargs == ni && PyUnicode_Check(key) && PyUnicode_Compare(key, self->scalar) == 0
-                     && number(val, &s))) {
-            return fall(self, args, nargsf, kwnames);
+            continue;
         }
+        int j = 0;
+        while (j < nopt + nscalar && !(PyUnicode_Check(key) && PyUnicode_Compare(key, PyTuple_GET_ITEM(self->names, j)) == 0))
+            j++;
+        if (j == nopt + nscalar || seen[j]) return fall(self, args, nargsf, kwnames);
+        seen[j] = 1;
+        if (j < nopt ? !integer(val, &o[j]) : !number(val, &s)) return fall(self, args, nargsf, kwnames);
     }
     if (nscalar && !(s >= 0.0)) return fall(self, args, nargsf, kwnames);  /* negative or NaN: refused there */
     if (given != NULL) {  /* out sharing memory with an input: the kernel would read what it writes */
@@ -159,9 +180,9 @@ static PyObject *lean_call(PyObject *obj, PyObject *const *args, size_t nargsf, 
         buf = PyMem_Malloc(self->inlen * sizeof(double));
         if (buf == NULL) return PyErr_NoMemory();
     }
-    for (int k = 0; k < nm; k++) p[k] = self->model[k];
+    for (int k = 0; k < nf; k++) p[k] = self->fixed[k];
     for (int k = 0, at = 0; k < ni; at += self->len[k], k++) {
-        if (!vector(args[k], self->len[k], buf + at, &p[nm + k])) {
+        if (!vector(args[k], self->len[k], buf + at, &p[nf + k])) {
             result = fall(self, args, nargsf, kwnames);
             goto done;
         }
@@ -175,13 +196,13 @@ static PyObject *lean_call(PyObject *obj, PyObject *const *args, size_t nargsf, 
             outs[k] = PyArray_EMPTY(self->cols[k] ? 2 : 1, dims, NPY_DOUBLE, 0);
             if (outs[k] == NULL) goto done;
         }
-        p[nm + ni + k] = PyArray_DATA((PyArrayObject *)outs[k]);
+        p[nf + ni + k] = PyArray_DATA((PyArrayObject *)outs[k]);
     }
-    int64_t status = self->fn(p, self->d, s);
+    int64_t status = self->fn(p, self->d, o, s);
     if (status == 2 && self->nan_fill) {
         for (int k = 0; k < no; k++) {
-            double *o = (double *)PyArray_DATA((PyArrayObject *)outs[k]);
-            for (npy_intp i = 0, size = PyArray_SIZE((PyArrayObject *)outs[k]); i < size; i++) o[i] = NAN;
+            double *r = (double *)PyArray_DATA((PyArrayObject *)outs[k]);
+            for (npy_intp i = 0, size = PyArray_SIZE((PyArrayObject *)outs[k]); i < size; i++) r[i] = NAN;
         }
         status = 0;
     }
@@ -203,25 +224,25 @@ done:
     return result;
 }
 
-static int lean_traverse(Lean *self, visitproc visit, void *arg) {
+static int caller_traverse(Caller *self, visitproc visit, void *arg) {
     Py_VISIT(self->keep);
     Py_VISIT(self->fallback);
     Py_VISIT(self->dict);
-    Py_VISIT(self->scalar);
+    Py_VISIT(self->names);
     return 0;
 }
 
-static int lean_clear(Lean *self) {
+static int caller_clear(Caller *self) {
     Py_CLEAR(self->fallback);
     Py_CLEAR(self->dict);
-    return 0;  /* keep and scalar stay until dealloc: the call reads them */
+    return 0;  /* keep and names stay until dealloc: the call reads them */
 }
 
-static void lean_dealloc(Lean *self) {
+static void caller_dealloc(Caller *self) {
     PyObject_GC_UnTrack(self);
-    lean_clear(self);
+    caller_clear(self);
     Py_CLEAR(self->keep);
-    Py_CLEAR(self->scalar);
+    Py_CLEAR(self->names);
     PyObject_GC_Del(self);
 }
 
@@ -230,9 +251,9 @@ static int bad(PyObject *type, const char *what) {
     return 0;
 }
 
-/* n non-negative ints of the tuple t (1 <= len <= MAXA) into v; with pairs, (rows, cols) tuples. */
-static int sizes(PyObject *t, npy_intp *v, npy_intp *w, int *count, const char *what) {
-    if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) < 1 || PyTuple_GET_SIZE(t) > MAXA) return bad(PyExc_ValueError, what);
+/* n non-negative ints of the tuple t (lo <= len <= MAXA) into v; with pairs, (rows, cols) tuples. */
+static int sizes(PyObject *t, int lo, npy_intp *v, npy_intp *w, int *count, const char *what) {
+    if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) < lo || PyTuple_GET_SIZE(t) > MAXA) return bad(PyExc_ValueError, what);
     *count = (int)PyTuple_GET_SIZE(t);
     for (int k = 0; k < *count; k++) {
         PyObject *x = PyTuple_GET_ITEM(t, k);
@@ -248,77 +269,107 @@ static int sizes(PyObject *t, npy_intp *v, npy_intp *w, int *count, const char *
     return 1;
 }
 
-static PyObject *lean_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
-    static char *names[] = {"address", "model", "inputs", "outputs", "scalar", "nan_fill", "switch", "fallback", NULL};
-    PyObject *address, *model, *inputs, *outputs, *scalar, *on, *fallback;
-    int nan_fill;
-    Lean tmp;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OO!OOOpOO", names, &address, &PyTuple_Type, &model, &inputs,
-                                     &outputs, &scalar, &nan_fill, &on, &fallback))
-        return NULL;
-    tmp.nmodel = (int)PyTuple_GET_SIZE(model);
-    if (tmp.nmodel < 1 || tmp.nmodel > MAXA) {
-        PyErr_SetString(PyExc_ValueError, "Lean: 1 to 3 model arrays");
-        return NULL;
-    }
-    for (int k = 0; k < tmp.nmodel; k++) {
-        PyObject *a = PyTuple_GET_ITEM(model, k);
+/* The data pointers of the arrays of the tuple t into ptr: C-contiguous ndarrays in native byte order,
+ * read-only (model arrays: an entry indexes with them, so one that could change under it is never
+ * trusted) or writeable (scratch), at most MAXA. */
+static int arrays(PyObject *t, int writeable, int lo, void **ptr, int *count, const char *what) {
+    if (!PyTuple_Check(t) || PyTuple_GET_SIZE(t) < lo || PyTuple_GET_SIZE(t) > MAXA) return bad(PyExc_ValueError, what);
+    *count = (int)PyTuple_GET_SIZE(t);
+    for (int k = 0; k < *count; k++) {
+        PyObject *a = PyTuple_GET_ITEM(t, k);
         if (!PyArray_CheckExact(a) || !PyArray_IS_C_CONTIGUOUS((PyArrayObject *)a)
                 || !PyArray_ISNOTSWAPPED((PyArrayObject *)a) || PyArray_NDIM((PyArrayObject *)a) < 1
-                || PyArray_ISWRITEABLE((PyArrayObject *)a)) {
-            /* read-only: an entry indexes with the parent column, so a model array that could change
-               under it (a writeable one) is never trusted */
-            PyErr_SetString(PyExc_ValueError, "Lean: the model arrays must be read-only C-contiguous ndarrays");
-            return NULL;
-        }
-        tmp.model[k] = PyArray_DATA((PyArrayObject *)a);
+                || PyArray_NDIM((PyArrayObject *)a) > 2
+                || !PyArray_ISWRITEABLE((PyArrayObject *)a) != !writeable)
+            return bad(PyExc_ValueError, what);
+        ptr[k] = PyArray_DATA((PyArrayObject *)a);
     }
-    if (!sizes(inputs, tmp.len, NULL, &tmp.nin, "Lean: inputs must be 1 to 3 positive lengths")
-            || !sizes(outputs, tmp.rows, tmp.cols, &tmp.nout, "Lean: outputs must be 1 to 3 (rows, columns) pairs"))
+    return 1;
+}
+
+static PyObject *caller_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    static char *kw[] = {"address", "model", "scratch", "inputs", "outputs", "options", "defaults", "scalar",
+                         "nan_fill", "switch", "fallback", NULL};
+    PyObject *address, *model, *scratch, *inputs, *outputs, *options, *defaults, *scalar, *on, *fallback;
+    int nan_fill, nm, ns;
+    Caller tmp;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "OOOOOOOOpOO", kw, &address, &model, &scratch, &inputs, &outputs,
+                                     &options, &defaults, &scalar, &nan_fill, &on, &fallback))
         return NULL;
-    if (scalar != Py_None && !PyUnicode_Check(scalar)) {
-        PyErr_SetString(PyExc_TypeError, "Lean: scalar must be the float argument's name (str) or None");
+    if (!arrays(model, 0, 1, tmp.fixed, &nm, "Caller: the model arrays must be 1 to 4 read-only C-contiguous ndarrays")
+            || !arrays(scratch, 1, 0, tmp.fixed + nm, &ns,
+                       "Caller: the scratch arrays must be 0 to 4 writeable C-contiguous ndarrays")
+            || !sizes(inputs, 1, tmp.len, NULL, &tmp.nin, "Caller: inputs must be 1 to 4 positive lengths")
+            || !sizes(outputs, 1, tmp.rows, tmp.cols, &tmp.nout, "Caller: outputs must be 1 to 4 (rows, columns) pairs"))
         return NULL;
+    if (!PyTuple_Check(options) || PyTuple_GET_SIZE(options) > MAXO || !PyTuple_Check(defaults)
+            || PyTuple_GET_SIZE(defaults) != PyTuple_GET_SIZE(options))
+        return bad(PyExc_ValueError, "Caller: options (names) and defaults (ints) must be tuples of one length <= 4"), NULL;
+    tmp.nopt = (int)PyTuple_GET_SIZE(options);
+    for (int k = 0; k < tmp.nopt; k++) {
+        if (!PyUnicode_Check(PyTuple_GET_ITEM(options, k)) || !integer(PyTuple_GET_ITEM(defaults, k), &tmp.defaults[k]))
+            return bad(PyExc_TypeError, "Caller: option names must be str and their defaults int"), NULL;
     }
+    if (scalar != Py_None && !PyUnicode_Check(scalar))
+        return bad(PyExc_TypeError, "Caller: scalar must be the float argument's name (str) or None"), NULL;
     if (!PyArray_CheckExact(on) || PyArray_TYPE((PyArrayObject *)on) != NPY_INT64
-            || PyArray_NDIM((PyArrayObject *)on) != 1 || PyArray_DIM((PyArrayObject *)on, 0) != 1) {
-        PyErr_SetString(PyExc_ValueError, "Lean: switch must be an int64 array of shape (1,)");
-        return NULL;
-    }
-    if (fallback != Py_None && !PyCallable_Check(fallback)) {
-        PyErr_SetString(PyExc_TypeError, "Lean: fallback must be callable or None");
-        return NULL;
-    }
+            || PyArray_NDIM((PyArrayObject *)on) != 1 || PyArray_DIM((PyArrayObject *)on, 0) != 1)
+        return bad(PyExc_ValueError, "Caller: switch must be an int64 array of shape (1,)"), NULL;
+    if (fallback != Py_None && !PyCallable_Check(fallback))
+        return bad(PyExc_TypeError, "Caller: fallback must be callable or None"), NULL;
     void *fn = PyLong_AsVoidPtr(address);
     if (fn == NULL) {
-        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "Lean: null entry address");
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "Caller: null entry address");
         return NULL;
     }
-    PyObject *keep = PyTuple_New(tmp.nmodel + 1);
-    if (keep == NULL) return NULL;
-    for (int k = 0; k < tmp.nmodel; k++) {
-        Py_INCREF(PyTuple_GET_ITEM(model, k));
-        PyTuple_SET_ITEM(keep, k, PyTuple_GET_ITEM(model, k));
+    PyObject *keep = PyTuple_New(nm + ns + 1), *names = PyTuple_New(tmp.nopt + (scalar != Py_None));
+    if (keep == NULL || names == NULL) {
+        Py_XDECREF(keep);
+        Py_XDECREF(names);
+        return NULL;
+    }
+    for (int k = 0; k < nm + ns; k++) {
+        PyObject *a = PyTuple_GET_ITEM(k < nm ? model : scratch, k < nm ? k : k - nm);
+        Py_INCREF(a);
+        PyTuple_SET_ITEM(keep, k, a);
     }
     Py_INCREF(on);
-    PyTuple_SET_ITEM(keep, tmp.nmodel, on);
-    Lean *self = PyObject_GC_New(Lean, type);
+    PyTuple_SET_ITEM(keep, nm + ns, on);
+    for (int k = 0; k < tmp.nopt; k++) {
+        Py_INCREF(PyTuple_GET_ITEM(options, k));
+        PyTuple_SET_ITEM(names, k, PyTuple_GET_ITEM(options, k));
+    }
+    if (scalar != Py_None) {
+        Py_INCREF(scalar);
+        PyTuple_SET_ITEM(names, tmp.nopt, scalar);
+    }
+    Caller *self = PyObject_GC_New(Caller, type);
     if (self == NULL) {
         Py_DECREF(keep);
+        Py_DECREF(names);
         return NULL;
     }
-    self->vectorcall = lean_call;
+    self->vectorcall = caller_call;
     self->fn = (kernel_t)fn;
     self->keep = keep;
-    self->nmodel = tmp.nmodel;
+    self->names = names;
+    self->nfixed = nm + ns;
     self->nin = tmp.nin;
     self->nout = tmp.nout;
+    self->nopt = tmp.nopt;
+    self->nscalar = scalar != Py_None;
     self->nan_fill = nan_fill;
     self->inlen = 0;
     int at = 0;
-    for (int k = 0; k < tmp.nmodel; k++) self->d[at++] = PyArray_DIM((PyArrayObject *)PyTuple_GET_ITEM(model, k), 0);
+    for (int k = 0; k < 2 * MAXA; k++) self->fixed[k] = k < nm + ns ? tmp.fixed[k] : NULL;
+    for (int k = 0; k < nm; k++) self->d[at++] = PyArray_DIM((PyArrayObject *)PyTuple_GET_ITEM(model, k), 0);
+    for (int k = 0; k < ns; k++) {
+        PyArrayObject *a = (PyArrayObject *)PyTuple_GET_ITEM(scratch, k);
+        self->d[at++] = PyArray_DIM(a, 0);
+        self->d[at++] = PyArray_NDIM(a) == 2 ? PyArray_DIM(a, 1) : 0;
+    }
+    for (int k = 0; k < MAXO; k++) self->defaults[k] = k < tmp.nopt ? tmp.defaults[k] : 0;
     for (int k = 0; k < MAXA; k++) {
-        self->model[k] = k < tmp.nmodel ? tmp.model[k] : NULL;
         self->len[k] = k < tmp.nin ? tmp.len[k] : 0;
         self->rows[k] = k < tmp.nout ? tmp.rows[k] : 0;
         self->cols[k] = k < tmp.nout ? tmp.cols[k] : 0;
@@ -332,8 +383,6 @@ static PyObject *lean_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
         self->d[at++] = tmp.cols[k];
     }
     self->on = (const int64_t *)PyArray_DATA((PyArrayObject *)on);
-    Py_INCREF(scalar);
-    self->scalar = scalar;
     Py_INCREF(fallback);
     self->fallback = fallback;
     self->dict = NULL;
@@ -341,32 +390,33 @@ static PyObject *lean_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
     return (PyObject *)self;
 }
 
-static PyObject *lean_fallback(Lean *self, void *closure) {
+static PyObject *caller_fallback(Caller *self, void *closure) {
     Py_INCREF(self->fallback);
     return self->fallback;
 }
 
-static PyGetSetDef lean_getset[] = {
+static PyGetSetDef caller_getset[] = {
     {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
-    {"fallback", (getter)lean_fallback, NULL, "What the call returns when it cannot serve the arguments.", NULL},
+    {"fallback", (getter)caller_fallback, NULL, "What the call returns when it cannot serve the arguments.", NULL},
     {NULL},
 };
 
-static PyTypeObject LeanType = {
+static PyTypeObject CallerType = {
     PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "composedyn.dynamics.compiled._call.Lean",
-    .tp_basicsize = sizeof(Lean),
+    .tp_name = "composedyn.dynamics.compiled._call.Caller",
+    .tp_basicsize = sizeof(Caller),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
-    .tp_doc = "Lean(address, model, inputs, outputs, scalar, nan_fill, switch, fallback): a compiled "
-              "one-sample entry called from Python without numba's dispatch (see the module source).",
-    .tp_new = lean_new,
-    .tp_dealloc = (destructor)lean_dealloc,
-    .tp_traverse = (traverseproc)lean_traverse,
-    .tp_clear = (inquiry)lean_clear,
+    .tp_doc = "Caller(address, model, scratch, inputs, outputs, options, defaults, scalar, nan_fill, switch, "
+              "fallback): a compiled one-sample entry called from Python without numba's dispatch (see the "
+              "module source).",
+    .tp_new = caller_new,
+    .tp_dealloc = (destructor)caller_dealloc,
+    .tp_traverse = (traverseproc)caller_traverse,
+    .tp_clear = (inquiry)caller_clear,
     .tp_call = PyVectorcall_Call,
-    .tp_vectorcall_offset = offsetof(Lean, vectorcall),
-    .tp_dictoffset = offsetof(Lean, dict),
-    .tp_getset = lean_getset,
+    .tp_vectorcall_offset = offsetof(Caller, vectorcall),
+    .tp_dictoffset = offsetof(Caller, dict),
+    .tp_getset = caller_getset,
 };
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_call",
@@ -374,12 +424,12 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_call",
 
 PyMODINIT_FUNC PyInit__call(void) {
     import_array();
-    if (PyType_Ready(&LeanType) < 0) return NULL;
+    if (PyType_Ready(&CallerType) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
-    Py_INCREF(&LeanType);
-    if (PyModule_AddObject(m, "Lean", (PyObject *)&LeanType) < 0) {
-        Py_DECREF(&LeanType);
+    Py_INCREF(&CallerType);
+    if (PyModule_AddObject(m, "Caller", (PyObject *)&CallerType) < 0) {
+        Py_DECREF(&CallerType);
         Py_DECREF(m);
         return NULL;
     }

@@ -50,6 +50,7 @@ import math
 
 import numpy as np
 
+from composedyn.dynamics.compiled.declare import Quantity
 from composedyn.dynamics.compiled.jit import njit, prange
 from composedyn.dynamics.compiled.joint import (
     joint_angle,
@@ -60,7 +61,7 @@ from composedyn.dynamics.compiled.joint import (
     joint_rotation_row,
     joint_translation,
 )
-from composedyn.dynamics.compiled.layout import ARM, BLOCKS, GRAV, IO, MASS, H
+from composedyn.dynamics.compiled.layout import ARM, BLOCKS, GRAV, IO, MASS, NO_FW, H
 from composedyn.dynamics.compiled.loops import all_finite, serial_and_parallel
 
 # columns of a body's scratch row (row n is the base): pose row X 0:12, world pose Xw
@@ -398,3 +399,16 @@ def _aba_loop(im, fm, Q, QD, TAU, FW, fric, smooth, OUT, STATUS):
 
 
 aba_serial, aba_parallel = serial_and_parallel(_aba_loop)
+
+
+# ---- declaration (composedyn.dynamics.compiled.declare) ----
+@njit(cache=True, inline="always")
+def forward_dynamics(im, fm, q, v, tau, friction, smooth, out, w):
+    """a (n,) solving M a = tau - C v - g - friction (when ``friction`` is not 0; tanh Coulomb of
+    width ``smooth`` > 0) into out; status 3 when M(q) is not positive definite."""
+    return 3 if aba_into(im, fm, q, v, tau, NO_FW, 1 if friction else 0, smooth, out, w) else 0
+
+
+FORWARD_DYNAMICS = Quantity("forward_dynamics", forward_dynamics, inputs=(("q", "nq"), ("v", "nv"), ("tau", "nv")),
+                            results=(("nv",),), options=(("friction", 1),), number="smooth_friction",
+                            scratch=(("nv+1", SCRATCH),))

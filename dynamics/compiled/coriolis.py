@@ -62,6 +62,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from composedyn.dynamics.compiled.declare import Quantity
 from composedyn.dynamics.compiled.jit import njit, prange
 from composedyn.dynamics.compiled.joint import (
     cross,
@@ -282,3 +283,15 @@ def _coriolis_loop(im, fm, Q, QD, OUT):
 
 
 coriolis_serial, coriolis_parallel = serial_and_parallel(_coriolis_loop)
+
+
+# ---- declaration (composedyn.dynamics.compiled.declare) ----
+@njit(cache=True, inline="always")
+def coriolis_matrix(im, fm, q, v, out, w):
+    """C(q, v) (n, n), Christoffel form, into out."""
+    coriolis_into(im, fm, q, v, out, w)
+    return 0
+
+
+CORIOLIS_MATRIX = Quantity("coriolis_matrix", coriolis_matrix, inputs=(("q", "nq"), ("v", "nv")),
+                           results=(("nv", "nv"),), scratch=(("nv", SCRATCH),))

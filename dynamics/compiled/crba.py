@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from composedyn.dynamics.compiled.declare import Quantity
 from composedyn.dynamics.compiled.jit import njit, prange
 from composedyn.dynamics.compiled.joint import (
     joint_angle,
@@ -219,3 +220,15 @@ def _crba_loop(im, fm, Q, arm, OUT):
 
 
 crba_serial, crba_parallel = serial_and_parallel(_crba_loop)
+
+
+# ---- declaration (composedyn.dynamics.compiled.declare) ----
+@njit(cache=True, inline="always")
+def mass_matrix(im, fm, q, out, w):
+    """M(q) (n, n) with the armature on the diagonal into out."""
+    crba_into(im, fm, q, 1, out, w)
+    return 0
+
+
+MASS_MATRIX = Quantity("mass_matrix", mass_matrix, inputs=(("q", "nq"),), results=(("nv", "nv"),),
+                       scratch=(("nv", SCRATCH),))

@@ -8,8 +8,8 @@ with mimic joints that is ``robot.all_joint_names``).  The results equal the
 them).  Pass ``out=`` to reuse a result array: float64, C-contiguous, of the
 result's shape.
 
-A single sample is served by the C caller of its compiled entry
-(:mod:`.lean`): the methods here *are* those callers, so a call goes from
+A single sample is served by the C caller of its declared quantity
+(:mod:`.declare`, :mod:`.quantities`): the methods here *are* those callers, so a call goes from
 Python to the kernel without Python code in between.  Safe without per-element
 checks in Python:
 
@@ -32,16 +32,12 @@ which run the batch loops (one sample as a batch of one).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-from composedyn.dynamics.compiled import lean
-from composedyn.dynamics.compiled.aba import aba_parallel, aba_serial
-from composedyn.dynamics.compiled.coriolis import coriolis_parallel, coriolis_serial
-from composedyn.dynamics.compiled.crba import crba_parallel, crba_serial
-from composedyn.dynamics.compiled.gravity import gravity_parallel, gravity_serial
-from composedyn.dynamics.compiled.layout import NO_FW3, pack
-from composedyn.dynamics.compiled.parallel import use_parallel
-from composedyn.dynamics.compiled.rnea import rnea_parallel, rnea_serial
+from composedyn.dynamics.compiled import quantities
+from composedyn.dynamics.compiled.declare import caller, run_batch
 from composedyn.dynamics.reference import forward as _reference
 from composedyn.dynamics.reference.friction import smooth_width
 
@@ -111,83 +107,74 @@ def _result(res: np.ndarray, single: bool, out) -> np.ndarray:
     return res[0] if single else res
 
 
+def _arguments(q, name: str, args: tuple, kwargs: dict) -> tuple:
+    """(arrays, options, number) of a call ``robot.fast.<name>(*args, **kwargs)`` of quantity
+    ``q``: its input arrays, then its number and its integer options, positional or by keyword."""
+    k = len(q.inputs)
+    names = ([q.number] if q.number else []) + [o for o, _ in q.options]
+    if len(args) < k or len(args) > k + len(names):
+        raise TypeError(f"robot.fast.{name}() takes {k} arrays then at most {names}, got {len(args)} positional")
+    given = dict(zip(names, args[k:]))
+    for key, value in kwargs.items():
+        if key not in names or key in given:
+            raise TypeError(f"robot.fast.{name}() got an unexpected or repeated keyword argument {key!r}")
+        given[key] = value
+    options = tuple(int(given.get(o, default)) for o, default in q.options)
+    number = smooth_width(given.get(q.number, 0.0) or 0.0) if q.number else None
+    return args[:k], options, number
+
+
 class FastDynamics:
     """Compiled dynamics of one ``Model`` with checks of shapes only (see the module doc).
 
-    Each method is, after its first look-up, the C caller (``_call.Lean``) of its
-    one-sample entry, with the Python function of the same name (batches, and what the
-    caller does not take) as its fallback.
+    Each method is, after its first look-up, the C caller (``_call.Caller``) of its
+    quantity, with :meth:`_general` for that quantity (batches, and what the caller
+    does not take) as its fallback, also reachable as ``_<method>``.  ``data``: the
+    robot's packed arrays and this object's scratch
+    (:class:`composedyn.dynamics.data.Data`; a robot has one per thread).
     """
 
-    def __init__(self, model):
+    def __init__(self, model, data):
         if model.n == 0:
             raise ValueError(f"robot.fast: robot {model.name!r} ({model.source}) has no moving joint, so there "
                              "is nothing to compute per joint; its Robot methods return the empty results")
         self.model = model
         self.n = model.n
-        self._packed = pack(model)
+        self.arrays = data.arrays  # the packed model arrays (read only)
+        self._data = data
 
     def __getattr__(self, name: str):
-        fallback = getattr(self, "_" + name, None) if name in _METHODS else None
-        if fallback is None:
+        method = name[1:] if name.startswith("_") else name
+        if method not in _METHODS:
             raise AttributeError(f"FastDynamics has no attribute {name!r}")
-        im, fm = self._packed
-        call = lean.lean(_METHODS[name], (im, fm), fallback=fallback, nan_fill=True)
-        call.__doc__ = fallback.__doc__
+        q = quantities.FIXED[_METHODS[method]]
+        general = functools.partial(self._general, q, method)
+        general.__doc__ = f"robot.fast.{method}: arrays {[i for i, _ in q.inputs]} (n,) or (N, n); out= optional"
+        if name.startswith("_"):
+            return general
+        call = caller(q, self._data.model(q), self._data.scratch_of(q), fallback=general, nan_fill=True)
+        call.__doc__ = general.__doc__
         setattr(self, name, call)
         return call
 
-    def _inverse_dynamics(self, q, qd, qdd, out=None):
-        """tau = M qdd + C qd + g + damping qd + friction sgn(qd) (armature in M), (n,) or (N, n)."""
-        n, im, fm = self.n, *self._packed
-        arrays = {"q": q, "qd": qd, "qdd": qdd}
-        (q, qd, qdd), res = (_one if np.ndim(q) == 1 else _batch)("inverse_dynamics", n, arrays, out, (n,))
-        (rnea_parallel if use_parallel(q.size) else rnea_serial)(im, fm, q, qd, qdd, NO_FW3, 1, 3, res)
-        return _result(res, np.ndim(arrays["q"]) == 1, out)
-
-    _rnea = _inverse_dynamics
-
-    def _mass_matrix(self, q, out=None):
-        """M(q) with armature, (n, n) or (N, n, n)."""
-        n, im, fm = self.n, *self._packed
-        (x,), res = (_one if np.ndim(q) == 1 else _batch)("mass_matrix", n, {"q": q}, out, (n, n))
-        (crba_parallel if use_parallel(x.size) else crba_serial)(im, fm, x, 1, res)
-        return _result(res, np.ndim(q) == 1, out)
-
-    def _coriolis_matrix(self, q, qd, out=None):
-        """C(q, qd) in Christoffel form, (n, n) or (N, n, n)."""
-        n, im, fm = self.n, *self._packed
-        (x, xd), res = (_one if np.ndim(q) == 1 else _batch)("coriolis_matrix", n, {"q": q, "qd": qd}, out, (n, n))
-        (coriolis_parallel if use_parallel(x.size) else coriolis_serial)(im, fm, x, xd, res)
-        return _result(res, np.ndim(q) == 1, out)
-
-    def _bias_torques(self, q, qd, out=None):
-        """h = C qd + g (no friction), (n,) only."""
-        n, im, fm = self.n, *self._packed
-        (x, xd), res = _one("bias_torques", n, {"q": q, "qd": qd}, out, (n,))
-        rnea_serial(im, fm, x, xd, np.zeros_like(x), NO_FW3, 1, 0, res)
-        return _result(res, True, out)
-
-    def _gravity_torques(self, q, out=None):
-        """g(q), (n,) or (N, n)."""
-        n, im, fm = self.n, *self._packed
-        (x,), res = (_one if np.ndim(q) == 1 else _batch)("gravity_torques", n, {"q": q}, out, (n,))
-        (gravity_parallel if use_parallel(x.size) else gravity_serial)(im, fm, x, res)
-        return _result(res, np.ndim(q) == 1, out)
-
-    def _forward_dynamics(self, q, qd, tau, smooth_friction: float = 0.0, out=None):
-        """qdd solving M qdd = tau - C qd - g - friction, (n,) or (N, n); ModelError if M is singular."""
-        n, im, fm = self.n, *self._packed
-        smooth_friction = smooth_width(smooth_friction)
-        arrays = {"q": q, "qd": qd, "tau": tau}
-        (x, xd, t), res = (_one if np.ndim(q) == 1 else _batch)("forward_dynamics", n, arrays, out, (n,))
-        st = np.zeros(x.shape[0], dtype=np.int64)
-        k = aba_parallel if use_parallel(x.size) else aba_serial
-        k(im, fm, x, xd, t, NO_FW3, 1, float(smooth_friction), res, st)
-        if st.any():  # no positive pivot: the reference raises ModelError, or solves at the edge
-            b = np.nonzero(st)[0]
-            res[b] = _reference.forward_dynamics(self.model, x[b], xd[b], t[b], smooth=smooth_friction or None)
-        return _result(res, np.ndim(q) == 1, out)
+    def _general(self, q, name: str, *args, out=None, **kwargs):
+        """Quantity ``q`` for one sample (as a batch of one) or a batch (N, n), through its batch
+        loop: NaN or inf in a sample gives NaN in its result; a singular mass matrix raises the
+        reference's ModelError."""
+        arrays, options, number = _arguments(q, name, args, kwargs)
+        n = self.n
+        given = dict(zip((i for i, _ in q.inputs), arrays))
+        single = np.ndim(arrays[0]) == 1
+        xs, res = (_one if single else _batch)(name, n, given, out, q.shape(q.results[0], n))
+        model = self._data.model(q)
+        (res,), status = run_batch(q, model, tuple(xs), options, number, (res,))
+        if status.any():
+            res[status == 2] = np.nan
+            rows = np.nonzero(status == 3)[0]  # no positive pivot: the reference raises ModelError or solves
+            if rows.size:
+                x, xd, t = (a[rows] for a in xs)
+                res[rows] = _reference.forward_dynamics(self.model, x, xd, t, smooth=number or None)
+        return _result(res, single, out)
 
     def warm_up(self, batch: bool = False) -> None:
         """Compile (or load from the disk cache) the single-sample entries now; ``batch=True`` also the loops."""
@@ -195,15 +182,12 @@ class FastDynamics:
             getattr(self, name)
         if batch:
             Z = np.zeros((2, self.n))
-            self.inverse_dynamics(Z, Z, Z)
-            self.mass_matrix(Z)
-            self.coriolis_matrix(Z, Z)
-            self.gravity_torques(Z)
-            im, fm = self._packed
-            aba_serial(im, fm, Z, Z, Z, NO_FW3, 1, 0.0, np.empty((2, self.n)), np.zeros(2, np.int64))
+            for name in _METHODS:
+                q = quantities.FIXED[_METHODS[name]]
+                run_batch(q, self._data.model(q), (Z,) * len(q.inputs), tuple(d for _, d in q.options), 0.0)
 
 
-# method -> its entry (.lean)
+# method -> its quantity (.quantities)
 _METHODS = {"inverse_dynamics": "inverse_dynamics", "rnea": "inverse_dynamics", "mass_matrix": "mass_matrix",
             "coriolis_matrix": "coriolis_matrix", "bias_torques": "bias_torques",
             "gravity_torques": "gravity_torques", "forward_dynamics": "forward_dynamics"}

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from composedyn.dynamics.compiled.declare import Quantity
 from composedyn.dynamics.compiled.derivatives import (
     ALPHA,
     PHI,
@@ -35,6 +36,7 @@ from composedyn.dynamics.compiled.derivatives import (
     _scale,
     derivative_pairs,
     derivative_passes,
+    derivatives_into,
 )
 from composedyn.dynamics.compiled.derivatives import SCRATCH as DER_SCRATCH
 from composedyn.dynamics.compiled.jit import njit, prange
@@ -131,3 +133,34 @@ def _fd_derivatives_loop(im, fm, Q, QD, TAU, fric, smooth, AQ, AQD, MINV, STATUS
 
 
 fd_derivatives_serial, fd_derivatives_parallel = serial_and_parallel(_fd_derivatives_loop)
+
+
+# ---- declarations (composedyn.dynamics.compiled.declare) ----
+_NO_P = np.empty((0, 9))  # no external wrenches: no lever-arm matrices
+_NO_P.flags.writeable = False
+
+
+@njit(cache=True, inline="always")
+def inverse_dynamics_derivatives(im, fm, q, v, a, friction, smooth, dq, dv, w):
+    """d tau / d q, d tau / d v (n, n) of the Robot's inverse dynamics into dq, dv; joint friction
+    when ``friction`` is not 0 (tanh Coulomb of width ``smooth`` > 0)."""
+    derivatives_into(im, fm, q, v, a, NO_FW, _NO_P, 1, 1 if friction else 0, smooth, dq, dv, w)
+    return 0
+
+
+@njit(cache=True, inline="always")
+def forward_dynamics_derivatives(im, fm, q, v, tau, friction, smooth, aq, av, minv, qdd, wa, wd, L):
+    """d a / d q, d a / d v, M^-1 (n, n) of the Robot's forward dynamics into aq, av, minv; status 3
+    when M(q) is not positive definite."""
+    return 3 if fd_derivatives_into(im, fm, q, v, tau, 1 if friction else 0, smooth, aq, av, minv, qdd, wa, wd,
+                                    L) else 0
+
+
+_QVX = (("q", "nq"), ("v", "nv"), ("x", "nv"))
+INVERSE_DYNAMICS_DERIVATIVES = Quantity(
+    "inverse_dynamics_derivatives", inverse_dynamics_derivatives, inputs=_QVX, results=(("nv", "nv"),) * 2,
+    options=(("friction", 1),), number="smooth_friction", scratch=(("nv", DER_SCRATCH),))
+FORWARD_DYNAMICS_DERIVATIVES = Quantity(
+    "forward_dynamics_derivatives", forward_dynamics_derivatives, inputs=_QVX, results=(("nv", "nv"),) * 3,
+    options=(("friction", 1),), number="smooth_friction",
+    scratch=(("nv",), ("nv", SCRATCH), ("nv", DER_SCRATCH), ("nv", "nv")))

@@ -23,16 +23,13 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from composedyn.dynamics.compiled.aba import SCRATCH as ABA_SCRATCH
 from composedyn.dynamics.compiled.aba import aba_into
 from composedyn.dynamics.compiled.crba import SCRATCH as CRBA_SCRATCH
 from composedyn.dynamics.compiled.crba import crba_chart_into
-from composedyn.dynamics.compiled.jit import njit, prange
-from composedyn.dynamics.compiled.layout import BLOCKS
+from composedyn.dynamics.compiled.declare import Quantity
+from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.layout import NO_FW as _NO_FW
-from composedyn.dynamics.compiled.loops import all_finite, serial_and_parallel
 from composedyn.dynamics.compiled.rnea import SCRATCH as RNEA_SCRATCH
 from composedyn.dynamics.compiled.rnea import rnea_into
 
@@ -110,107 +107,48 @@ def base_acceleration(bf, q, v, out):
 
 
 @njit(cache=True, inline="always")
-def _sizes(bf, fm):
-    """(n, nq): chart size nv and configuration size (one more: 7 for 6 free-flyer, 4 for 3 planar)."""
-    n = fm.shape[0]
-    return n, n + 1
-
-
-def inverse_dynamics(im, fm, bf, q, v, a, fric, out):
-    """Generalised forces (nv,) into ``out``; 0 done, 1 wrong length, 2 NaN/inf, 4 zero quaternion."""
-    n, nq = _sizes(bf, fm)
-    if q.shape[0] != nq or v.shape[0] != n or a.shape[0] != n or out.shape[0] != n:
-        return 1
-    if not (all_finite(q) and all_finite(v) and all_finite(a)):
-        return 2
-    x, xdd = np.empty(n), np.empty(n)
+def inverse_dynamics(im, fm, bf, q, v, a, fric, out, w, x, xdd):
+    """Generalised forces (nv,) into ``out``; status 0 done, 4 zero quaternion.  Scratch: w
+    (nv + 1, rnea.SCRATCH), x and xdd (nv,) the chart's coordinates and accelerations."""
     if chart_state(bf, q, v, a, x, xdd):
         return 4
-    if fric:
-        rnea_into(im, fm, x, v, xdd, _NO_FW, 1, 3, out, np.empty((n + 1, RNEA_SCRATCH)))
-    else:
-        rnea_into(im, fm, x, v, xdd, _NO_FW, 1, 1, out, np.empty((n + 1, RNEA_SCRATCH)))
+    rnea_into(im, fm, x, v, xdd, _NO_FW, 1, 3 if fric else 1, out, w)
     return 0
 
 
-def mass_matrix(im, fm, bf, q, out):
-    """M (nv, nv) into ``out``; statuses as :func:`inverse_dynamics`."""
-    n, nq = _sizes(bf, fm)
-    if q.shape[0] != nq or out.shape[0] != n or out.shape[1] != n:
-        return 1
-    if not all_finite(q):
-        return 2
+@njit(cache=True, inline="always")
+def mass_matrix(im, fm, bf, q, out, w, x):
+    """M (nv, nv) into ``out``; statuses as :func:`inverse_dynamics`; scratch w (nv, crba.SCRATCH), x (nv,)."""
     if _gravity(bf, q)[3]:  # zero-norm orientation
         return 4
-    x = np.empty(n)
     nb = 6 if bf[0] == 0.0 else 3
     for i in range(nb):
         x[i] = 0.0
-    for i in range(nb, n):
+    for i in range(nb, x.shape[0]):
         x[i] = q[i + 1]
-    crba_chart_into(im, fm, nb, x, out, np.empty((n, CRBA_SCRATCH)))
+    crba_chart_into(im, fm, nb, x, out, w)
     return 0
 
 
-def forward_dynamics(im, fm, bf, q, v, tau, fric, smooth, out):
-    """Accelerations a (nv,) into ``out``; statuses as :func:`inverse_dynamics`, 3 singular M."""
-    n, nq = _sizes(bf, fm)
-    if q.shape[0] != nq or v.shape[0] != n or tau.shape[0] != n or out.shape[0] != n:
-        return 1
-    if not (all_finite(q) and all_finite(v) and all_finite(tau)):
-        return 2
-    x, xdd = np.empty(n), np.empty(n)
+@njit(cache=True, inline="always")
+def forward_dynamics(im, fm, bf, q, v, tau, fric, smooth, out, w, x, xdd):
+    """Accelerations a (nv,) into ``out``; statuses as :func:`inverse_dynamics`, 3 singular M;
+    scratch w (nv + 1, aba.SCRATCH), x, xdd (nv,)."""
     if chart_state(bf, q, v, v, x, xdd):
         return 4
-    if fric:
-        status = aba_into(im, fm, x, v, tau, _NO_FW, 1, smooth, out, np.empty((n + 1, ABA_SCRATCH)))
-    else:
-        status = aba_into(im, fm, x, v, tau, _NO_FW, 0, smooth, out, np.empty((n + 1, ABA_SCRATCH)))
-    if status:
+    if aba_into(im, fm, x, v, tau, _NO_FW, 1 if fric else 0, smooth, out, w):
         return 3
     base_acceleration(bf, q, v, out)
     return 0
 
 
-def _id_loop(im, fm, bf, Q, V, A, extra, OUT, STATUS):
-    """Samples Q (N, nq), V, A (N, nv) -> OUT (N, nv); STATUS (N,) 4 for a zero quaternion.
-    extra: 3 with joint friction, 1 without (the rnea kernel's flags)."""
-    N, n = Q.shape[0], V.shape[1]
-    blocks = min(N, BLOCKS)
-    for b in prange(blocks):
-        w, x, xdd = np.empty((n + 1, RNEA_SCRATCH)), np.empty(n), np.empty(n)
-        for s in range(b * N // blocks, (b + 1) * N // blocks):
-            STATUS[s] = 4 * chart_state(bf, Q[s], V[s], A[s], x, xdd)
-            if STATUS[s] == 0:
-                rnea_into(im, fm, x, V[s], xdd, _NO_FW, 1, extra, OUT[s], w)
-
-
-def _mass_loop(im, fm, bf, Q, OUT, STATUS):
-    """Samples Q (N, nq) -> OUT (N, nv, nv); STATUS as :func:`_id_loop`."""
-    N, n = Q.shape[0], OUT.shape[1]
-    blocks = min(N, BLOCKS)
-    for b in prange(blocks):
-        w, x, xdd, z = np.empty((n, CRBA_SCRATCH)), np.empty(n), np.empty(n), np.zeros(n)
-        nb = 6 if bf[0] == 0.0 else 3
-        for s in range(b * N // blocks, (b + 1) * N // blocks):
-            STATUS[s] = 4 * chart_state(bf, Q[s], z, z, x, xdd)
-            if STATUS[s] == 0:
-                crba_chart_into(im, fm, nb, x, OUT[s], w)
-
-
-def _fd_loop(im, fm, bf, Q, V, TAU, fric, smooth, OUT, STATUS):
-    """Samples -> accelerations OUT (N, nv); STATUS 4 zero quaternion, 1 singular M."""
-    N, n = Q.shape[0], V.shape[1]
-    blocks = min(N, BLOCKS)
-    for b in prange(blocks):
-        w, x, xdd = np.empty((n + 1, ABA_SCRATCH)), np.empty(n), np.empty(n)
-        for s in range(b * N // blocks, (b + 1) * N // blocks):
-            STATUS[s] = 4 * chart_state(bf, Q[s], V[s], V[s], x, xdd)
-            if STATUS[s] == 0:
-                STATUS[s] = aba_into(im, fm, x, V[s], TAU[s], _NO_FW, fric, smooth, OUT[s], w)
-                base_acceleration(bf, Q[s], V[s], OUT[s])
-
-
-id_serial, id_parallel = serial_and_parallel(_id_loop)
-mass_serial, mass_parallel = serial_and_parallel(_mass_loop)
-fd_serial, fd_parallel = serial_and_parallel(_fd_loop)
+# ---- declarations (composedyn.dynamics.compiled.declare) ----
+_QV = (("q", "nq"), ("v", "nv"))
+INVERSE_DYNAMICS = Quantity("inverse_dynamics", inverse_dynamics, inputs=_QV + (("a", "nv"),), results=(("nv",),),
+                            options=(("friction", 1),), scratch=(("nv+1", RNEA_SCRATCH), ("nv",), ("nv",)),
+                            floating=True)
+MASS_MATRIX = Quantity("mass_matrix", mass_matrix, inputs=(("q", "nq"),), results=(("nv", "nv"),),
+                       scratch=(("nv", CRBA_SCRATCH), ("nv",)), floating=True)
+FORWARD_DYNAMICS = Quantity("forward_dynamics", forward_dynamics, inputs=_QV + (("tau", "nv"),), results=(("nv",),),
+                            options=(("friction", 1),), number="smooth_friction",
+                            scratch=(("nv+1", ABA_SCRATCH), ("nv",), ("nv",)), floating=True)

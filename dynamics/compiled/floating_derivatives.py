@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from composedyn.dynamics.compiled.declare import Quantity
 from composedyn.dynamics.compiled.derivatives import RI, S, _dot, _get, derivatives_into
 from composedyn.dynamics.compiled.derivatives import SCRATCH as DER_SCRATCH
 from composedyn.dynamics.compiled.fd_derivatives import SCRATCH as FD_SCRATCH
@@ -113,7 +114,7 @@ def _checked(fm, q, v, x, out):
     return 0
 
 
-
+@njit(cache=True, inline="always")
 def floating_inverse_dynamics_derivatives(im, fm, bf, q, v, a, fric, smooth, dq, dv):
     """Checked entry: dtau/dq, dtau/dv (nv, nv) into dq, dv; status as in the module docstring."""
     status = _checked(fm, q, v, a, (dq, dv))
@@ -124,6 +125,7 @@ def floating_inverse_dynamics_derivatives(im, fm, bf, q, v, a, fric, smooth, dq,
                         np.empty((6, 6)), np.empty((6, 6)), np.empty((n, DER_SCRATCH)))
 
 
+@njit(cache=True, inline="always")
 def floating_forward_dynamics_derivatives(im, fm, bf, q, v, tau, fric, smooth, aq, av, minv):
     """Checked entry: da/dq, da/dv, M⁻¹ (nv, nv); status as in the module docstring."""
     status = _checked(fm, q, v, tau, (aq, av, minv))
@@ -166,3 +168,12 @@ def _forward_loop(im, fm, bf, Q, V, TAU, fric, smooth, AQ, AV, MINV, STATUS):
 
 inverse_serial, inverse_parallel = serial_and_parallel(_inverse_loop)
 forward_serial, forward_parallel = serial_and_parallel(_forward_loop)
+
+# ---- declarations (composedyn.dynamics.compiled.declare) ----
+_QVX = (("q", "nq"), ("v", "nv"), ("x", "nv"))
+INVERSE_DYNAMICS_DERIVATIVES = Quantity(
+    "inverse_dynamics_derivatives", floating_inverse_dynamics_derivatives, inputs=_QVX, results=(("nv", "nv"),) * 2,
+    options=(("friction", 1),), number="smooth_friction", floating=True)
+FORWARD_DYNAMICS_DERIVATIVES = Quantity(
+    "forward_dynamics_derivatives", floating_forward_dynamics_derivatives, inputs=_QVX,
+    results=(("nv", "nv"),) * 3, options=(("friction", 1),), number="smooth_friction", floating=True)

@@ -20,6 +20,7 @@ import math
 import numpy as np
 
 from composedyn.dynamics.compiled import frames as _frames
+from composedyn.dynamics.compiled.declare import Quantity
 from composedyn.dynamics.compiled.floating import _gravity, chart_state
 from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.loops import all_finite
@@ -78,13 +79,14 @@ def _positions(bf, q, x):
 
 @njit(cache=True, inline="always")
 def _lengths(im, fx, q, code):
-    """Whether q has the chart's n + 1 entries and ``code`` names a frame of ``fx``."""
-    n = im.shape[0]
-    return q.shape[0] == n + 1 and 0 <= code < 2 * (fx.shape[0] - n)
+    """Whether q has the chart's n + 1 entries and ``code`` (:func:`.frames.frame_code`) names a frame."""
+    return q.shape[0] == im.shape[0] + 1 and code >= 0
 
 
-def frame_pose(im, fx, bf, q, code, out):
+@njit(cache=True, fastmath=_frames.FASTMATH, inline="always")
+def frame_pose(im, fx, bf, q, frame, out):
     """World <- frame transform into out (4, 4)."""
+    code = _frames.frame_code(im, fx, frame, 0)
     n = im.shape[0]
     if not _lengths(im, fx, q, code) or out.shape[0] != 4 or out.shape[1] != 4:
         return 1
@@ -103,8 +105,10 @@ def frame_pose(im, fx, bf, q, code, out):
     return 0
 
 
-def jacobian(im, fx, bf, q, code, out):
+@njit(cache=True, fastmath=_frames.FASTMATH, inline="always")
+def jacobian(im, fx, bf, q, frame, local, out):
     """Frame Jacobian into out (6, nv), linear rows first; world rows rotated by R₀."""
+    code = _frames.frame_code(im, fx, frame, local)
     n = im.shape[0]
     if not _lengths(im, fx, q, code) or out.shape[0] != 6 or out.shape[1] != n:
         return 1
@@ -125,8 +129,10 @@ def jacobian(im, fx, bf, q, code, out):
     return 0
 
 
-def frame_velocity(im, fx, bf, q, v, code, out):
+@njit(cache=True, fastmath=_frames.FASTMATH, inline="always")
+def frame_velocity(im, fx, bf, q, v, frame, local, out):
     """Frame twist J v into out (6,)."""
+    code = _frames.frame_code(im, fx, frame, local)
     n = im.shape[0]
     if not _lengths(im, fx, q, code) or v.shape[0] != n or out.shape[0] != 6:
         return 1
@@ -142,8 +148,10 @@ def frame_velocity(im, fx, bf, q, v, code, out):
     return 0
 
 
-def frame_acceleration(im, fx, bf, q, v, a, code, out):
+@njit(cache=True, fastmath=_frames.FASTMATH, inline="always")
+def frame_acceleration(im, fx, bf, q, v, a, frame, local, out):
     """Classical acceleration of the frame origin and angular acceleration into out (6,)."""
+    code = _frames.frame_code(im, fx, frame, local)
     n = im.shape[0]
     if not _lengths(im, fx, q, code) or v.shape[0] != n or a.shape[0] != n or out.shape[0] != 6:
         return 1
@@ -160,3 +168,13 @@ def frame_acceleration(im, fx, bf, q, v, a, code, out):
     if code % 2 == 0:
         _rotate_twist(P, out)
     return 0
+
+# ---- declarations (composedyn.dynamics.compiled.declare) ----
+_FRAME, _LOCAL, _OPT = ("frame", -1), ("local", 0), {"model": "frames", "floating": True, "fastmath": _frames.FASTMATH}
+FRAME_POSE = Quantity("frame_pose", frame_pose, inputs=(("q", "nq"),), results=((4, 4),), options=(_FRAME,), **_OPT)
+JACOBIAN = Quantity("jacobian", jacobian, inputs=(("q", "nq"),), results=((6, "nv"),), options=(_FRAME, _LOCAL), **_OPT)
+FRAME_VELOCITY = Quantity("frame_velocity", frame_velocity, inputs=(("q", "nq"), ("v", "nv")), results=((6,),),
+                          options=(_FRAME, _LOCAL), **_OPT)
+FRAME_ACCELERATION = Quantity("frame_acceleration", frame_acceleration,
+                              inputs=(("q", "nq"), ("v", "nv"), ("a", "nv")), results=((6,),),
+                              options=(_FRAME, _LOCAL), **_OPT)

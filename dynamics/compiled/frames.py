@@ -275,3 +275,66 @@ pose_serial, pose_parallel = serial_and_parallel(_pose_loop, fastmath=FASTMATH)
 jacobian_serial, jacobian_parallel = serial_and_parallel(_jacobian_loop, fastmath=FASTMATH)
 velocity_serial, velocity_parallel = serial_and_parallel(_velocity_loop, fastmath=FASTMATH)
 acceleration_serial, acceleration_parallel = serial_and_parallel(_acceleration_loop, fastmath=FASTMATH)
+
+
+# ---- declarations (composedyn.dynamics.compiled.declare): a frame by its index, the reference 0 world, 1 local
+from composedyn.dynamics.compiled.declare import Quantity  # noqa: E402
+
+
+@njit(cache=True, inline="always")
+def frame_code(im, fx, frame, local):
+    """The kernels' code 2 k + local of frame k, or -1 when k names no frame or local is not 0 or 1."""
+    ok = 0 <= frame < fx.shape[0] - im.shape[0] and (local == 0 or local == 1)
+    return 2 * frame + local if ok else -1
+
+
+@njit(cache=True, fastmath=FASTMATH, inline="always")
+def frame_pose(im, fx, q, frame, out, C):
+    """World <- frame transform (4, 4) into out; status 1 when ``frame`` names no frame."""
+    code = frame_code(im, fx, frame, 0)
+    if code < 0:
+        return 1
+    pose_into(im, fx, q, code, out, C)
+    return 0
+
+
+@njit(cache=True, fastmath=FASTMATH, inline="always")
+def jacobian(im, fx, q, frame, local, out):
+    """Frame Jacobian (6, n), linear rows first, into out; status as :func:`frame_pose`."""
+    code = frame_code(im, fx, frame, local)
+    if code < 0:
+        return 1
+    jacobian_into(im, fx, q, code, out)
+    return 0
+
+
+@njit(cache=True, fastmath=FASTMATH, inline="always")
+def frame_velocity(im, fx, q, v, frame, local, out, C):
+    """Frame twist J v (6,) into out; status as :func:`frame_pose`."""
+    code = frame_code(im, fx, frame, local)
+    if code < 0:
+        return 1
+    velocity_into(im, fx, q, v, code, out, C)
+    return 0
+
+
+@njit(cache=True, fastmath=FASTMATH, inline="always")
+def frame_acceleration(im, fx, q, v, a, frame, local, out, C):
+    """Classical acceleration of the frame origin and angular acceleration (6,) into out."""
+    code = frame_code(im, fx, frame, local)
+    if code < 0:
+        return 1
+    acceleration_into(im, fx, q, v, a, code, out, C)
+    return 0
+
+
+_FRAME, _LOCAL, _C = ("frame", -1), ("local", 0), (6, "nv")
+FRAME_POSE = Quantity("frame_pose", frame_pose, inputs=(("q", "nq"),), results=((4, 4),), options=(_FRAME,),
+                      scratch=(_C,), model="frames", fastmath=FASTMATH)
+JACOBIAN = Quantity("jacobian", jacobian, inputs=(("q", "nq"),), results=((6, "nv"),), options=(_FRAME, _LOCAL),
+                    model="frames", fastmath=FASTMATH)
+FRAME_VELOCITY = Quantity("frame_velocity", frame_velocity, inputs=(("q", "nq"), ("v", "nv")), results=((6,),),
+                          options=(_FRAME, _LOCAL), scratch=(_C,), model="frames", fastmath=FASTMATH)
+FRAME_ACCELERATION = Quantity("frame_acceleration", frame_acceleration,
+                              inputs=(("q", "nq"), ("v", "nv"), ("a", "nv")), results=((6,),),
+                              options=(_FRAME, _LOCAL), scratch=(_C,), model="frames", fastmath=FASTMATH)

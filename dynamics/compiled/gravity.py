@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from composedyn.dynamics.compiled.declare import Quantity
 from composedyn.dynamics.compiled.jit import njit, prange
 from composedyn.dynamics.compiled.joint import (
     cross,
@@ -107,3 +108,15 @@ def _gravity_loop(im, fm, Q, OUT):
 
 
 gravity_serial, gravity_parallel = serial_and_parallel(_gravity_loop)
+
+
+# ---- declaration (composedyn.dynamics.compiled.declare) ----
+@njit(cache=True, inline="always")
+def gravity_torques(im, fm, q, out, w):
+    """g(q) (n,) into out."""
+    gravity_into(im, fm, q, out, w)
+    return 0
+
+
+GRAVITY_TORQUES = Quantity("gravity_torques", gravity_torques, inputs=(("q", "nq"),), results=(("nv",),),
+                           scratch=(("nv", SCRATCH),))

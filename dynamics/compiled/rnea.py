@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from composedyn.dynamics.compiled.declare import Quantity
 from composedyn.dynamics.compiled.jit import njit, prange
 from composedyn.dynamics.compiled.joint import (
     cross,
@@ -48,7 +49,7 @@ from composedyn.dynamics.compiled.joint import (
     rot,
     rot_t,
 )
-from composedyn.dynamics.compiled.layout import ARM, BLOCKS, DAMP, FRIC, GRAV, IO, MASS, H
+from composedyn.dynamics.compiled.layout import ARM, BLOCKS, DAMP, FRIC, GRAV, IO, MASS, NO_FW, H
 from composedyn.dynamics.compiled.loops import all_finite, serial_and_parallel
 
 # per-body scratch row (the base in row n): pose R row-major 0:9 and p 9:12, world pose
@@ -212,3 +213,28 @@ def _rnea_loop(im, fm, Q, QD, QDD, FW, grav, extra, OUT):
 
 
 rnea_serial, rnea_parallel = serial_and_parallel(_rnea_loop)
+
+
+# ---- declarations (composedyn.dynamics.compiled.declare) ----
+@njit(cache=True, inline="always")
+def inverse_dynamics(im, fm, q, v, a, friction, out, w):
+    """The Robot's inverse dynamics into out (n,): tau = M a + C v + g (armature in M) + joint friction
+    (damping v + Coulomb sgn(v)) when ``friction`` is not 0."""
+    rnea_into(im, fm, q, v, a, NO_FW, 1, 3 if friction else 1, out, w)
+    return 0
+
+
+@njit(cache=True, inline="always")
+def bias_torques(im, fm, q, v, out, w, zero):
+    """h = C(q, v) v + g(q) (n,) into out, no friction: inverse dynamics at a = 0."""
+    for i in range(zero.shape[0]):
+        zero[i] = 0.0
+    rnea_into(im, fm, q, v, zero, NO_FW, 1, 0, out, w)
+    return 0
+
+
+_QV = (("q", "nq"), ("v", "nv"))
+INVERSE_DYNAMICS = Quantity("inverse_dynamics", inverse_dynamics, inputs=_QV + (("a", "nv"),),
+                            results=(("nv",),), options=(("friction", 1),), scratch=(("nv+1", SCRATCH),))
+BIAS_TORQUES = Quantity("bias_torques", bias_torques, inputs=_QV, results=(("nv",),),
+                        scratch=(("nv+1", SCRATCH), ("nv",)))

@@ -70,7 +70,7 @@ def exercise(robot, batch: int = 0) -> None:
 def groups() -> list[tuple[str, Callable[[], object]]]:
     """(label, work) of every group of kernels, in the order a new user meets them."""
     import composedyn as cd
-    from composedyn.dynamics.compiled import lean
+    from composedyn.dynamics.compiled import declare, quantities
     from composedyn.dynamics.compiled.parallel import PARALLEL_WORK
 
     fixed = cd.load("panda")
@@ -93,7 +93,8 @@ def groups() -> list[tuple[str, Callable[[], object]]]:
 
     return [
         ("dynamics and task space, one sample", lambda: (fixed.warm_up(), exercise(fixed))),
-        ("C entries of the Robot methods", lambda: [lean.compiled(name) for name in lean.ENTRIES]),
+        ("C entries of the Robot methods",
+         lambda: [declare.entry(q) for table in (quantities.FIXED, quantities.FLOATING) for q in table.values()]),
         ("trajectory loops", lambda: (fixed.warm_up(batch=True), exercise(fixed, 2))),
         ("parallel trajectory loops", lambda: exercise(fixed, big)),
         ("floating base", floating),

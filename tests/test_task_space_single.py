@@ -1,5 +1,5 @@
-"""The task-space methods' lean path: checked compiled entries called through their C
-callers (``Robot._frame_path``, ``dispatch.lean_calls``).
+"""The task-space methods' compiled single-sample path: the C callers of the task-space
+quantities (``Robot._frame_path``, ``composedyn.dynamics.data``).
 
 Oracles: the general path of the same method (list input, which converts and goes
 through ``dispatch``) and the NumPy reference (backend ``"numpy"``); the lean path
@@ -130,11 +130,11 @@ def test_bad_input_raises_the_general_paths_named_error(call, message):
 def test_warm_up_compiles_the_task_space_entries_and_kernels():
     """After warm_up the lean path's entries are compiled (loaded, in a later process) and the
     frame kernels have been called."""
-    from composedyn.dynamics.compiled import lean
+    from composedyn.dynamics.compiled import declare
 
     robot = cd.from_urdf(random_urdf(9, 4))
     times = robot.warm_up()
     for name in ENTRIES:
-        assert "entry_" + name in times and name in lean.COMPILE_SECONDS
+        assert name + "_entry" in times and name + "_entry" in declare.COMPILE_SECONDS
     assert {"pose_one", "jacobian_one", "velocity_one", "acceleration_one", "com_one", "com_jacobian_one"} <= set(times)
     assert "jacobian_serial" in robot.warm_up(batch=True)

@@ -1,0 +1,225 @@
+"""Declarations of compiled quantities, and the one mechanism that makes their routes from them.
+
+An algorithm module declares each quantity once, next to its kernel, as data::
+
+    INVERSE_DYNAMICS = Quantity("inverse_dynamics", inverse_dynamics,
+                                inputs=(("q", "nq"), ("v", "nv"), ("a", "nv")),
+                                options=(("friction", 1),), results=(("nv",),),
+                                scratch=(("nv+1", SCRATCH),))
+
+The kernel takes, in this order: the packed model arrays (``im``, then ``fm`` for
+``model="bodies"`` or ``fx`` for ``model="frames"``, then the base ``bf`` when
+``floating``), the input vectors, the integer options, the number (when ``number``
+names one: a smoothing width), the result arrays and the scratch arrays; it returns
+a status: 0 done, 1 an option out of range, 3 a singular mass matrix, 4 a zero
+quaternion (2, NaN or inf in an input, is tested here before the kernel runs).
+It overwrites every scratch number it reads, so results never depend on an earlier
+call.  Sizes are symbols of the model: ``"nv"`` (the velocity count n, rows of
+``im``), ``"nq"`` (configuration size: n, or n + 1 for a floating base),
+``"nv+1"``, or plain integers.
+
+From a declaration this module makes, by generating their few lines of source:
+
+* :func:`entry` -- the checked single-sample C function (``numba.cfunc``): finite
+  inputs, then the kernel on the caller's scratch; compiled once per process (and
+  kept in the package's disk cache);
+* :func:`caller` -- that function's C caller (``_call.Caller``) over given model and
+  scratch arrays (those of a robot's :class:`composedyn.dynamics.data.Data`): checks
+  types and shapes in C and writes into a new array or ``out=``;
+* :func:`loops` -- the batch loops, serial and parallel (``prange`` over blocks of
+  samples, one set of scratch arrays per block): inputs (N, length), results
+  (N, shape...), a status (N,) per sample (2 where an input is not finite);
+  :func:`run_batch` calls one.
+"""
+
+from __future__ import annotations
+
+import functools
+import linecache
+import os
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from numba import carray
+from numba import types as nbtypes
+
+from composedyn.dynamics.compiled.cache import PACKAGE_DIR
+from composedyn.dynamics.compiled.jit import cfunc, njit, prange
+from composedyn.dynamics.compiled.layout import BLOCKS, NCOL
+from composedyn.dynamics.compiled.loops import all_finite
+from composedyn.dynamics.compiled.parallel import use_parallel
+
+try:
+    from composedyn.dynamics.compiled._call import Caller
+except ImportError as exc:  # part of the package, built by pip install; no slower substitute
+    raise ImportError(f"composedyn's C extension composedyn.dynamics.compiled._call is not built ({exc}): "
+                      "install composedyn with pip (pip install .), which compiles it; a C compiler and "
+                      "Python's headers are needed") from None
+
+SIGNATURE = nbtypes.int64(nbtypes.CPointer(nbtypes.voidptr), nbtypes.CPointer(nbtypes.int64),
+                          nbtypes.CPointer(nbtypes.int64), nbtypes.float64)
+IM_COLUMNS = 2  # im (n, 2): parent, joint type (see .layout)
+BF_LENGTH = 16  # bf (16,): a floating base (see .floating)
+COMPILE_SECONDS: dict = {}  # entry name -> seconds its compilation (or cache load) took
+ON = np.ones(1, dtype=np.int64)  # the switch of callers that are always on (robot.fast)
+ON.flags.writeable = False
+
+
+@dataclass(frozen=True, eq=False)
+class Quantity:
+    """One compiled quantity: its kernel and what the kernel takes and gives (module docstring).
+
+    ``inputs``: (name, length) per input vector; ``options``: (name, default) per integer
+    option; ``number``: the keyword of the one float argument, or None; ``results`` and
+    ``scratch``: shapes; ``model``: ``"bodies"`` or ``"frames"``; ``floating``: the kernel
+    takes a floating base's ``bf`` after the model arrays; ``fastmath``: compile the entry
+    with numba's fastmath (as the kernel is).  Compared and hashed by identity.
+    """
+
+    name: str
+    kernel: object
+    inputs: tuple
+    results: tuple
+    options: tuple = ()
+    number: str | None = None
+    scratch: tuple = ()
+    model: str = "bodies"
+    floating: bool = False
+    fastmath: bool = False
+
+    def size(self, symbol, n: int) -> int:
+        """The length a size symbol (module docstring) stands for in a model of n velocities."""
+        if isinstance(symbol, int):
+            return symbol
+        return {"nv": n, "nq": n + int(self.floating), "nv+1": n + 1}[symbol]
+
+    def shape(self, symbols: tuple, n: int) -> tuple:
+        return tuple(self.size(s, n) for s in symbols)
+
+
+def _entry_source(q: Quantity, name: str) -> str:
+    """Source of the C function of ``q`` (see the module docstring and ``_call.c`` for p, d, o, s)."""
+    nm = 3 if q.floating else 2
+    lines = [f"def {name}(p, d, o, s):",
+             f"    m0 = carray(p[0], (d[0], {IM_COLUMNS}), np.int64)",
+             f"    m1 = carray(p[1], (d[1], {NCOL}), np.float64)"]
+    if q.floating:
+        lines.append("    m2 = carray(p[2], (d[2],), np.float64)")
+    k, j = nm, nm
+    scratch, inputs, results = [], [], []
+    for i, shape in enumerate(q.scratch):
+        dims = f"(d[{j}], d[{j + 1}])" if len(shape) == 2 else f"(d[{j}],)"
+        lines.append(f"    w{i} = carray(p[{k}], {dims}, np.float64)")
+        scratch.append(f"w{i}")
+        k, j = k + 1, j + 2
+    for i in range(len(q.inputs)):
+        lines.append(f"    x{i} = carray(p[{k}], (d[{j}],), np.float64)")
+        inputs.append(f"x{i}")
+        k, j = k + 1, j + 1
+    lines.append(f"    if not ({' and '.join(f'all_finite({x})' for x in inputs)}):")
+    lines.append("        return 2")
+    for i, shape in enumerate(q.results):
+        dims = f"(d[{j}], d[{j + 1}])" if len(shape) == 2 else f"(d[{j}],)"
+        lines.append(f"    r{i} = carray(p[{k}], {dims}, np.float64)")
+        results.append(f"r{i}")
+        k, j = k + 1, j + 2
+    args = [f"m{i}" for i in range(nm)] + inputs + [f"o[{i}]" for i in range(len(q.options))]
+    args += ["s"] * (q.number is not None) + results + scratch
+    lines.append(f"    return kernel({', '.join(args)})")
+    return "\n".join(lines) + "\n"
+
+
+def generated(source: str, name: str, kernel) -> object:
+    """The function ``name`` defined by ``source``, calling ``kernel``; its file is named inside
+    this package (so that the package's disk cache keeps its machine code) and registered with
+    ``linecache`` (tracebacks show the generated lines)."""
+    filename = os.path.join(PACKAGE_DIR, f"generated_{name}")
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    scope = {"__name__": __name__, "np": np, "carray": carray, "all_finite": all_finite, "kernel": kernel,
+             "prange": prange, "BLOCKS": BLOCKS}
+    exec(compile(source, filename, "exec"), scope)
+    return scope[name]
+
+
+def caller(q: Quantity, model: tuple, scratch: tuple, switch: np.ndarray = ON, fallback=None,
+           nan_fill: bool = False) -> Caller:
+    """A C caller of ``q`` over the packed ``model`` arrays and ``scratch`` arrays (see ``_call.c``):
+    ``fallback`` gets the arguments it does not take (None: it returns None); ``nan_fill``: NaN or
+    inf in an input gives all-NaN results; ``switch``: int64 (1,), declines while it reads 0."""
+    n = model[0].shape[0]
+    return Caller(entry(q).address, model, scratch, tuple(q.size(length, n) for _, length in q.inputs),
+                  tuple((q.shape(r, n) + (0,))[:2] for r in q.results), tuple(name for name, _ in q.options),
+                  tuple(default for _, default in q.options), q.number, nan_fill, switch, fallback)
+
+
+@functools.cache
+def entry(q: Quantity):
+    """The C function of ``q`` (compiled now or loaded from the disk cache; once per process).
+    The returned numba ``CFunc`` owns the machine code: it stays referenced here."""
+    name = ("floating_" if q.floating else "") + q.name + "_entry"
+    t0 = time.perf_counter()
+    f = cfunc(SIGNATURE, cache=True, fastmath=q.fastmath)(generated(_entry_source(q, name), name, q.kernel))
+    COMPILE_SECONDS[name] = time.perf_counter() - t0
+    return f
+
+
+def _dim(q: Quantity, symbol) -> str:
+    """A size symbol as an expression of the loop's ``n``."""
+    if isinstance(symbol, int):
+        return str(symbol)
+    return {"nv": "n", "nq": "n + 1" if q.floating else "n", "nv+1": "n + 1"}[symbol]
+
+
+def _loop_source(q: Quantity, name: str) -> str:
+    """Source of the batch loop of ``q`` (see :func:`loops`)."""
+    nm = 3 if q.floating else 2
+    model = [f"m{i}" for i in range(nm)]
+    inputs = [f"X{i}" for i in range(len(q.inputs))]
+    options = [f"o{i}" for i in range(len(q.options))] + ["s"] * (q.number is not None)
+    results = [f"R{i}" for i in range(len(q.results))]
+    scratch = [f"w{i}" for i in range(len(q.scratch))]
+    lines = [f"def {name}({', '.join(model + inputs + options + results)}, STATUS):",
+             "    N, n = X0.shape[0], m0.shape[0]",
+             "    blocks = min(N, BLOCKS)",
+             "    for b in prange(blocks):"]
+    for w, shape in zip(scratch, q.scratch):
+        lines.append(f"        {w} = np.empty(({', '.join(_dim(q, d) for d in shape)},))")
+    lines += ["        for k in range(b * N // blocks, (b + 1) * N // blocks):",
+              f"            if not ({' and '.join(f'all_finite({x}[k])' for x in inputs)}):",
+              "                STATUS[k] = 2",
+              "                continue",
+              f"            STATUS[k] = kernel({', '.join(model + [x + '[k]' for x in inputs] + options)}, "
+              f"{', '.join([r + '[k]' for r in results] + scratch)})"]
+    return "\n".join(lines) + "\n"
+
+
+@functools.cache
+def loops(q: Quantity) -> tuple:
+    """(serial, parallel) batch loops of ``q``, compiled on first call and kept in the disk cache.
+    Arguments: the model arrays, the inputs (N, length), the options, the number, the results
+    (N, shape...), the status (N,) int64 (written for every sample)."""
+    base = ("floating_" if q.floating else "") + q.name + "_loop"
+    made = []
+    for suffix, parallel in (("_serial", False), ("_parallel", True)):
+        name = base + suffix
+        f = generated(_loop_source(q, name), name, q.kernel)
+        made.append(njit(cache=True, parallel=parallel, fastmath=q.fastmath)(f) if parallel else
+                    njit(cache=True, fastmath=q.fastmath)(f))
+    return tuple(made)
+
+
+def run_batch(q: Quantity, model: tuple, inputs: tuple, options: tuple = (), number: float | None = None,
+              results: tuple | None = None) -> tuple:
+    """Run the batch loop of ``q`` (serial or parallel by :func:`.parallel.use_parallel`) on the
+    inputs (N, length), each float64 C-contiguous of its declared length; returns (results,
+    status): the results (N, shape...) (new, or ``results`` as given), status (N,) int64 per
+    sample (0 done, 2 NaN or inf in, else the kernel's)."""
+    n, N = model[0].shape[0], inputs[0].shape[0]
+    if results is None:
+        results = tuple(np.empty((N,) + q.shape(r, n)) for r in q.results)
+    status = np.empty(N, dtype=np.int64)
+    serial, parallel = loops(q)
+    extra = (float(number or 0.0),) if q.number is not None else ()
+    (parallel if use_parallel(N * n) else serial)(*model, *inputs, *options, *extra, *results, status)
+    return results, status

@@ -1,0 +1,99 @@
+"""A robot's compiled state: its packed model arrays (once per robot) and, per thread, a ``Data``.
+
+``Data`` (Pinocchio's split of model and data, without its statefulness: no result
+depends on an earlier call) maps the name of a declared quantity
+(:mod:`composedyn.dynamics.compiled.quantities`) to its C caller on this robot, built on
+first use with the quantity's scratch arrays, which belong to this ``Data`` alone.  A
+robot keeps one ``Data`` per thread (:class:`ThreadData`), so two threads never write
+the same scratch.  Each caller checks its arguments in C and returns the result, or
+None for what it does not take (any other type, shape or dtype, NaN or inf, a singular
+mass matrix): the method then takes its general path, which converts and names the
+error.  Under the NumPy backend every caller returns None.
+
+Plain Python: numba is imported when the first caller is built.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import NamedTuple
+
+import numpy as np
+
+from composedyn.dynamics import dispatch
+from composedyn.dynamics.compiled.layout import pack, pack_frames
+
+
+class Arrays(NamedTuple):
+    """The packed model arrays of one robot (read only): ``bodies`` = ``(im, fm)``, ``frames`` =
+    ``(im, fx)`` (see :mod:`composedyn.dynamics.compiled.layout`), ``base`` a floating base's
+    ``bf`` (16,) or None."""
+
+    bodies: tuple
+    frames: tuple
+    base: np.ndarray | None = None
+
+
+def packed(model) -> Arrays:
+    """``model`` packed for the kernels (made by the robot once and kept with it)."""
+    im, fm = pack(model)
+    return Arrays((im, fm), (im, pack_frames(model, fm)))
+
+
+def _none(*args, **kwargs) -> None:
+    return None
+
+
+class Data(dict):
+    """Quantity name -> its C caller on one robot for one thread (module docstring)."""
+
+    def __init__(self, arrays: Arrays):
+        super().__init__()
+        self.arrays = arrays
+        self.scratch: dict = {}
+
+    def __missing__(self, name: str):
+        if dispatch.backend() == "numpy":  # not kept: the callers are built once numba is back
+            return _none
+        from composedyn.dynamics.compiled import quantities
+        from composedyn.dynamics.compiled.declare import caller
+
+        q = (quantities.FIXED if self.arrays.base is None else quantities.FLOATING)[name]
+        c = self[name] = caller(q, self.model(q), self.scratch_of(q), dispatch.SWITCH)
+        return c
+
+    def model(self, q) -> tuple:
+        """The model arrays quantity ``q`` takes."""
+        a = self.arrays
+        arrays = a.bodies if q.model == "bodies" else a.frames
+        return (*arrays, a.base) if q.floating else arrays
+
+    def scratch_of(self, q) -> tuple:
+        """The scratch arrays of quantity ``q`` on this robot, made once."""
+        s = self.scratch.get(q)
+        if s is None:
+            n = self.arrays.bodies[0].shape[0]
+            s = self.scratch[q] = tuple(np.zeros(q.shape(shape, n)) for shape in q.scratch)
+        return s
+
+
+class _NoData(dict):
+    """The Data of a robot without compiled path (dependent mimic joints, no moving joint)."""
+
+    arrays = None
+
+    def __missing__(self, name: str):
+        return _none
+
+
+NO_DATA = _NoData()
+
+
+class ThreadData(threading.local):
+    """``.data``: this thread's :class:`Data` of one robot (made on the thread's first use), or
+    :data:`NO_DATA` when ``arrays`` is None."""
+
+    def __init__(self, arrays: Arrays | None):
+        self.arrays = arrays
+        self.data = NO_DATA if arrays is None else Data(arrays)
+        self.fast = None  # robot.fast of this thread, made on first use
