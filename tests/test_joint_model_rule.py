@@ -21,8 +21,10 @@ code, and whether a coordinate is an angle) and the array-API engine's ``joints`
 Left out, because they read or write description files rather than compute: ``importers/``
 (each maps its file's kinds, through :data:`~composedyn.dynamics.joint_types.KIND_CODES` when
 freezing), the graph layer that validates and freezes a description (``dynamics/schema.py``,
-``dynamics/model.py``, ``dynamics/frozen_graph.py``) and the URDF writer of random test robots
-(``plugin/testing/random_robots.py``).  ``"fixed"``, ``"floating"`` and ``"planar"`` are not
+``dynamics/model.py``, ``dynamics/frozen_graph.py``), the URDF writer of random test robots
+(``plugin/testing/random_robots.py``) and the converter of Pinocchio's test trees, which maps
+Pinocchio's joint models to kinds as an importer does (``plugin/testing/pinocchio_trees.py``).
+``"fixed"``, ``"floating"`` and ``"planar"`` are not
 joint kinds of a model (fixed joints are merged into bodies; the other two name a floating base,
 or a loop constraint's plane) and may be compared anywhere.
 """
@@ -41,7 +43,7 @@ ROOTS = {"dynamics": Path(composedyn.dynamics.__path__[0]), "plugin": Path(compo
 JOINT_MODELS = {"dynamics/joint_types.py", "dynamics/compiled/joint.py", "dynamics/reference/joint.py",
                 "dynamics/symbolic/joint.py", "dynamics/array_api/joints.py"}
 DESCRIPTIONS = {"dynamics/schema.py", "dynamics/model.py", "dynamics/frozen_graph.py",
-                "plugin/testing/random_robots.py"}
+                "plugin/testing/random_robots.py", "plugin/testing/pinocchio_trees.py"}
 CODES = {name for name, value in vars(joint_types).items() if name.isupper() and isinstance(value, int)}
 KINDS = set(joint_types.KIND_CODES) | {"hinge", "slide", "ball", "spherical", "universal", "revolute2", "screw",
                                        "helical", "gearbox", "cylindrical"}

@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from composedyn.dynamics.array_api.joints import Joint, make_joint
-from composedyn.dynamics.joint_types import PRISMATIC
+from composedyn.dynamics.joint_types import angular
 from composedyn.dynamics.reference.regressor import inertial_parameters
 
 
@@ -101,10 +101,10 @@ class ArrayModel:
             raise unknown_frame(self.name, frame, self.frame_names) from None
 
 
-def _kind(model, i: int) -> str:
-    if model.jtype[i] == PRISMATIC:
-        return "prismatic"
-    return "continuous" if model.continuous[i] else "revolute"
+def _kinds(model) -> list[str]:
+    """The array-API kind of each body's joint (a compiled Model's joints have one coordinate)."""
+    return ["prismatic" if not angle else "continuous" if free else "revolute"
+            for angle, free in zip(angular(model.jtype), model.continuous)]
 
 
 def from_robot(robot) -> ArrayModel:
@@ -126,8 +126,9 @@ def from_robot(robot) -> ArrayModel:
         nb = nqb = first = 0
         joints, placement, gravity = [], [], np.asarray(model.gravity, float)
     start = first + 1 if floating else 0
+    kinds = _kinds(model)
     for c in range(start, n_all):
-        joints.append(make_joint(model.joint_names[c], _kind(model, c), nqb + c - nb, nb + c - nb,
+        joints.append(make_joint(model.joint_names[c], kinds[c], nqb + c - nb, nb + c - nb,
                                  axis=tuple(float(a) for a in model.axis[c])))
         placement.append((model.tree_R[c], model.tree_p[c]))
     parent = ([-1] if floating else []) + [int(model.parent[c]) - first for c in range(start, n_all)]
