@@ -161,7 +161,7 @@ def test_parameter_gradient_is_the_regressor(case):
     close(Jp, Y, 1e-12, "d tau / d params")
 
 
-@pytest.mark.parametrize("case", ("tree", "mimic"))
+@pytest.mark.parametrize("case", ("tree", "mimic", "floating", "floating_mimic"))
 def test_joint_term_gradients_are_the_regressor_columns(case):
     """d tau / d (damping, coulomb, armature) equal the joint-term regressor columns (qd, sgn qd, qdd)."""
     r = robot(case)
@@ -179,6 +179,32 @@ def test_joint_term_gradients_are_the_regressor_columns(case):
     close(Jd, cols[..., 0], 1e-12, "d tau / d damping")
     close(Jc, cols[..., 1], 1e-12, "d tau / d coulomb")
     close(Ja, cols[..., 2], 1e-12, "d tau / d armature")
+
+
+@pytest.mark.parametrize("case", ("floating", "floating_mimic"))
+def test_base_quaternion_of_any_norm_is_read_as_the_robot_reads_it(case):
+    """A base quaternion of norm 2.5 gives the Robot's values (which divide the norm out); a zero one gives
+    NaN, never a finite wrong pose; the gradient with respect to q is tangent to the unit quaternions."""
+    r = robot(case)
+    td = r.to_torch()
+    st = states(r, batch=(3,), seed=7)
+    q = st["q"].copy()
+    q[..., 3:7] *= 2.5
+    qt, v, a = (torch.tensor(x) for x in (q, st["v"], st["a"]))
+    close(td.inverse_dynamics(qt, v, a), r.inverse_dynamics(q, st["v"], st["a"]), 1e-12, "ID at |quat| = 2.5")
+    close(td.mass_matrix(qt), r.mass_matrix(q), 1e-12, "M at |quat| = 2.5")
+    close(td.integrate(qt, v), r.integrate(q, st["v"]), 1e-12, "integrate at |quat| = 2.5")
+    close(td.difference(qt, qt.flip(0)), r.difference(q, q[::-1]), 1e-12, "difference at |quat| = 2.5")
+    frame = r.frame_names[-1]
+    close(td.frame_pose(qt, frame), r.frame_pose(q, frame), 1e-12, "frame pose at |quat| = 2.5")
+    qg = qt.clone().requires_grad_(True)
+    td.inverse_dynamics(qg, v, a).sum().backward()
+    radial = (qg.grad[..., 3:7] * qt[..., 3:7]).sum(-1)
+    assert torch.all(radial.abs() < 1e-9 * (1 + qg.grad.abs().max())), radial
+    q0 = qt.clone()
+    q0[..., 3:7] = 0.0
+    assert torch.isnan(td.inverse_dynamics(q0, v, a)).all()
+    assert torch.isnan(td.frame_pose(q0, frame)[..., :3, :]).any()
 
 
 @pytest.mark.parametrize("case", SMALL)

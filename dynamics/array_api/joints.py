@@ -22,8 +22,9 @@ free_flyer   7    6  position (m) and unit quaternion (x, y, z, w) / (linear, an
 Spatial vectors are linear first, (v, ω), in child-frame axes.  Every function takes the array namespace ``xp``
 (``array_api_compat.array_namespace(x)``) and broadcasts over leading batch axes ``(...)``; nothing is assigned
 in place, so the functions run under ``jax.jit`` and torch autograd.  Results are smooth in their inputs (series
-expansions near zero angles), so gradients exist at zero velocity.  Quaternions and (cos θ, sin θ) pairs are used
-as given, as Pinocchio does: callers keep them unit (``integrate`` returns them so, to first order).  The
+expansions near zero angles), so gradients exist at zero velocity.  Quaternions and (cos θ, sin θ) pairs are divided
+by their norms where they are read, as the Robot does (a zero one gives NaN, never a finite wrong pose; gradients
+with respect to them are tangent); ``integrate`` returns them unit to first order, as Pinocchio does.  The
 table ``_KIND_TABLE`` is the one place that knows the kinds.
 """
 
@@ -340,6 +341,19 @@ def _quat_log(xp: Any, q: Array) -> Array:
     return (sign * factor)[..., None] * vec
 
 
+def _unit(xp: Any, q: Array) -> Array:
+    """The quaternion (..., 4) divided by its norm, as the Robot takes a configuration's quaternion
+    (any finite norm; a zero quaternion gives NaN, never a finite wrong pose), so that gradients with
+    respect to it are tangent to the unit sphere."""
+    return q / xp.sqrt(_dot(xp, q, q))[..., None]
+
+
+def _unit_pair(xp: Any, c: Array, s: Array) -> tuple[Array, Array]:
+    """A planar joint's (cos θ, sin θ) divided by its norm (zero gives NaN), as :func:`_unit`."""
+    r = xp.sqrt(c * c + s * s)
+    return c / r, s / r
+
+
 def _first_order_normalize(xp: Any, q: Array) -> Array:
     return q * ((3 - _dot(xp, q, q)) / 2)[..., None]
 
@@ -500,15 +514,15 @@ def _universal_bias(xp: Any, joint: Joint, qj: Array, vj: Array) -> Array:
 
 
 def _spherical_transform(xp: Any, joint: Joint, qj: Array) -> tuple[Array, Array]:
-    return _quat_rotation(xp, qj), _zeros(xp, qj, _batch(qj) + (3,))
+    return _quat_rotation(xp, _unit(xp, qj)), _zeros(xp, qj, _batch(qj) + (3,))
 
 
 def _spherical_integrate(xp: Any, joint: Joint, qj: Array, vj: Array) -> Array:
-    return _first_order_normalize(xp, _quat_mul(xp, qj, _quat_exp(xp, vj)))
+    return _first_order_normalize(xp, _quat_mul(xp, _unit(xp, qj), _quat_exp(xp, vj)))
 
 
 def _spherical_difference(xp: Any, joint: Joint, q0: Array, q1: Array) -> Array:
-    return _quat_log(xp, _quat_mul(xp, _quat_conj(xp, q0), q1))
+    return _quat_log(xp, _quat_mul(xp, _quat_conj(xp, _unit(xp, q0)), _unit(xp, q1)))
 
 
 def _spherical_jacobian(xp: Any, joint: Joint, qj: Array, vj: Array) -> Array:
@@ -520,7 +534,7 @@ def _random_spherical(joint: Joint, rng: np.random.Generator, lo: np.ndarray, hi
 
 
 def _planar_transform(xp: Any, joint: Joint, qj: Array) -> tuple[Array, Array]:
-    c, s = qj[..., 2], qj[..., 3]
+    c, s = _unit_pair(xp, qj[..., 2], qj[..., 3])
     z, one = c * 0, c * 0 + 1
     rot = xp.stack(
         (xp.stack((c, -s, z), axis=-1), xp.stack((s, c, z), axis=-1), xp.stack((z, z, one), axis=-1)), axis=-2
@@ -529,7 +543,7 @@ def _planar_transform(xp: Any, joint: Joint, qj: Array) -> tuple[Array, Array]:
 
 
 def _planar_integrate(xp: Any, joint: Joint, qj: Array, vj: Array) -> Array:
-    x0, y0, c0, s0 = qj[..., 0], qj[..., 1], qj[..., 2], qj[..., 3]
+    (x0, y0), (c0, s0) = (qj[..., 0], qj[..., 1]), _unit_pair(xp, qj[..., 2], qj[..., 3])
     vx, vy, om = vj[..., 0], vj[..., 1], vj[..., 2]
     t2 = om * om
     a = _sin_over(xp, t2)  # sin ω / ω
@@ -540,7 +554,7 @@ def _planar_integrate(xp: Any, joint: Joint, qj: Array, vj: Array) -> Array:
 
 
 def _planar_difference(xp: Any, joint: Joint, q0: Array, q1: Array) -> Array:
-    c0, s0, c1, s1 = q0[..., 2], q0[..., 3], q1[..., 2], q1[..., 3]
+    (c0, s0), (c1, s1) = _unit_pair(xp, q0[..., 2], q0[..., 3]), _unit_pair(xp, q1[..., 2], q1[..., 3])
     dx, dy = q1[..., 0] - q0[..., 0], q1[..., 1] - q0[..., 1]
     px, py = c0 * dx + s0 * dy, -s0 * dx + c0 * dy
     theta = xp.atan2(c0 * s1 - s0 * c1, c0 * c1 + s0 * s1)
@@ -564,11 +578,11 @@ def _random_planar(joint: Joint, rng: np.random.Generator, lo: np.ndarray, hi: n
 
 
 def _free_flyer_transform(xp: Any, joint: Joint, qj: Array) -> tuple[Array, Array]:
-    return _quat_rotation(xp, qj[..., 3:7]), qj[..., 0:3]
+    return _quat_rotation(xp, _unit(xp, qj[..., 3:7])), qj[..., 0:3]
 
 
 def _free_flyer_integrate(xp: Any, joint: Joint, qj: Array, vj: Array) -> Array:
-    quat0, lin, w = qj[..., 3:7], vj[..., 0:3], vj[..., 3:6]
+    quat0, lin, w = _unit(xp, qj[..., 3:7]), vj[..., 0:3], vj[..., 3:6]
     p = qj[..., 0:3] + _matvec(xp, _quat_rotation(xp, quat0), _se3_exp_translation(xp, lin, w))
     quat = _quat_mul(xp, quat0, _quat_exp(xp, w))
     same_side = _dot(xp, quat, quat0)[..., None] >= 0
@@ -577,9 +591,9 @@ def _free_flyer_integrate(xp: Any, joint: Joint, qj: Array, vj: Array) -> Array:
 
 
 def _free_flyer_difference(xp: Any, joint: Joint, q0: Array, q1: Array) -> Array:
-    quat0 = q0[..., 3:7]
+    quat0 = _unit(xp, q0[..., 3:7])
     p = _matvec(xp, xp.matrix_transpose(_quat_rotation(xp, quat0)), q1[..., 0:3] - q0[..., 0:3])
-    w = _quat_log(xp, _quat_mul(xp, _quat_conj(xp, quat0), q1[..., 3:7]))
+    w = _quat_log(xp, _quat_mul(xp, _quat_conj(xp, quat0), _unit(xp, q1[..., 3:7])))
     return xp.concat((_se3_log_linear(xp, p, w), w), axis=-1)
 
 

@@ -27,7 +27,8 @@ class Layout:
     nq: int
     nv: int
     bodies: int
-    joint_terms: int  # entries of damping / coulomb / armature
+    joint_terms: int  # entries of damping / coulomb / armature: one per joint of all_joint_names
+    base_terms: int  # zero entries the model's joint-term vectors hold for the floating base, put in front
     frames: tuple
     rates: tuple
     what_q: str
@@ -49,7 +50,8 @@ class Layout:
         self.last_axis("params", shape, 10 * self.bodies, what)
 
     def joint_term(self, name: str, shape: tuple) -> None:
-        self.last_axis(name, shape, self.joint_terms, f"{self.robot}'s {name} coefficient of each joint")
+        self.last_axis(name, shape, self.joint_terms,
+                       f"{self.robot}'s {name} coefficient of each joint of all_joint_names, mimic joints included")
 
     def frame(self, frame) -> str:
         """``frame`` if it is one of the robot's frames; ValueError listing close names otherwise."""
@@ -98,15 +100,16 @@ def batch_shape(shapes: dict) -> tuple:
 
 def layout(robot, am) -> Layout:
     """The :class:`Layout` of ``robot`` (a Robot or FloatingRobot) whose array model is ``am``."""
-    name = robot.name
+    name, joints = robot.name, len(robot.all_joint_names)
     if robot.floating:
-        joints = len(robot.joint_names)
-        nb_q, nb_v = robot.nq - joints, robot.nv - joints
-        what_q = f"{name}'s nq = {nb_q} base + {joints} joints"
-        what_v = f"{name}'s nv = {nb_v} base + {joints} joints"
+        coordinates = len(robot.joint_names)
+        nb_q, nb_v = robot.nq - coordinates, robot.nv - coordinates
+        what_q = f"{name}'s nq = {nb_q} base + {coordinates} joints"
+        what_v = f"{name}'s nv = {nb_v} base + {coordinates} joints"
         rates = ("v", "a")
     else:
         what_q, what_v, rates = f"{name}'s nq", f"{name}'s nv", ("qd", "qdd")
     return Layout(robot=name, nq=int(am.nq), nv=int(am.nv), bodies=int(am.inertia.shape[0]),
-                  joint_terms=int(am.damping.shape[-1]), frames=tuple(robot.frame_names), rates=rates,
+                  joint_terms=joints, base_terms=int(am.damping.shape[-1]) - joints,
+                  frames=tuple(robot.frame_names), rates=rates,
                   what_q=what_q, what_v=what_v)

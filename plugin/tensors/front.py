@@ -88,6 +88,11 @@ class Dynamics:
         if not out:
             return out
         cast = self._common([like, *out.values()])[1:]
+        pad = self.layout.base_terms  # a floating base has no joint terms: zeros in front, as in the model
+        if pad:
+            xp = self._xp
+            cast = [x if k == "params" else xp.concat((xp.broadcast_to(x[..., :1] * 0, (*x.shape[:-1], pad)), x),
+                                                      axis=-1) for k, x in zip(out, cast)]
         return dict(zip(out, cast))
 
     def _rates(self, *names: str) -> tuple:
