@@ -36,10 +36,10 @@ from pathlib import Path
 
 import pytest
 
-import composedyn
 from composedyn.dynamics import joint_types
 
-ROOTS = {"dynamics": Path(composedyn.dynamics.__path__[0]), "plugin": Path(composedyn.__path__[0])}
+SOURCE = Path(__file__).resolve().parents[1]  # the source folders (an installed composedyn nests dynamics/ inside)
+ROOTS = {"dynamics": SOURCE / "dynamics", "plugin": SOURCE / "plugin"}
 JOINT_MODELS = {"dynamics/joint_types.py", "dynamics/compiled/joint.py", "dynamics/reference/joint.py",
                 "dynamics/symbolic/joint.py", "dynamics/array_api/joints.py"}
 DESCRIPTIONS = {"dynamics/schema.py", "dynamics/model.py", "dynamics/frozen_graph.py",
