@@ -16,7 +16,6 @@ axes there; nothing is computed twice.
 
 from __future__ import annotations
 
-import math
 from functools import cached_property
 from typing import Mapping
 
@@ -41,6 +40,7 @@ from composedyn.dynamics.floating.lie import (
 from composedyn.dynamics.floating.lie import skew as _skew
 from composedyn.dynamics.frozen_graph import frozen_graph
 from composedyn.dynamics.model import frozen_array
+from composedyn.joint_space import joint_records, random_joints, sample_shape, time_step
 from composedyn.robot import Robot
 
 # Robot methods that have no floating-base form yet: they raise a one-line error naming the robot.
@@ -176,6 +176,12 @@ class FloatingRobot:
         return None if out is None else output_array(out, shape, *inputs)
 
     # ---- configuration space ----
+    @cached_property
+    def joints(self) -> tuple:
+        """The joint records (name, kind, nq, nv, idx_q, idx_v, axis), the base's free-flyer (or
+        planar) joint first, then the joints in array order (:mod:`composedyn.joint_space`)."""
+        return joint_records(self)
+
     def neutral(self) -> np.ndarray:
         """The neutral configuration (nq,): base at the world origin, identity orientation, joints 0."""
         q = np.zeros(self.nq)
@@ -187,11 +193,9 @@ class FloatingRobot:
         orientation uniform on SO(3) (or the circle), joints uniform within their limits
         (±π where a limit is infinite)."""
         rng = np.random.default_rng(seed)
-        shape = () if size is None else tuple(np.atleast_1d(size))
+        shape = sample_shape(size)
         nb = self.base.nv
-        lo, hi = self.limits["lower"][nb:], self.limits["upper"][nb:]
-        lo, hi = np.where(np.isfinite(lo), lo, -np.pi), np.where(np.isfinite(hi), hi, np.pi)
-        joints = rng.uniform(lo, hi, shape + lo.shape)
+        joints = random_joints(self.limits["lower"][nb:], self.limits["upper"][nb:], shape, rng)
         if self.base.kind == "free":
             quat = rng.normal(size=shape + (4,))
             quat /= np.linalg.norm(quat, axis=-1, keepdims=True)
@@ -206,13 +210,7 @@ class FloatingRobot:
         """q ⊕ v dt (..., nq): the base moved by exp(v_base dt) (right composition), joints + v dt."""
         q, v = self._state(q, v)
         chart.base_pose(self.base, q)  # refuses zero-norm quaternions
-        try:
-            step = float(dt)
-        except (TypeError, ValueError, OverflowError):
-            step = math.nan
-        if not math.isfinite(step):
-            raise ValueError(f"integrate: dt must be a finite number of seconds, got {repr(dt)[:40]}")
-        nqb, nb, v = self.base.nq, self.base.nv, v * step
+        nqb, nb, v = self.base.nq, self.base.nv, v * time_step(dt)
         step = se3_integrate if self.base.kind == "free" else se2_integrate
         return np.concatenate([step(q[..., :nqb], v[..., :nb]), q[..., nqb:] + v[..., nb:]], -1)
 

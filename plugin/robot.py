@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Mapping
 import networkx as nx
 import numpy as np
 
+from composedyn import joint_space as _joint_space  # configuration-space methods
 from composedyn import task_space as _task_space  # task-space methods (end of the class)
 from composedyn.checks import joint_arrays, output_array, smooth_width, wrenches
 from composedyn.dynamics.constraints.mimic import select_mimic
@@ -528,6 +529,29 @@ class Robot:
         return self._mimic_mode
 
     # ---- tensors ----
+    # ---- configuration space -----------------------------------------
+    @cached_property
+    def joints(self) -> tuple:
+        """The joint records (name, kind, nq, nv, idx_q, idx_v, axis) of the coordinates, in array
+        order (:mod:`composedyn.joint_space`)."""
+        return _joint_space.joint_records(self)
+
+    def neutral(self) -> np.ndarray:
+        """The neutral configuration (nq,): every joint at 0."""
+        return np.zeros(self.nq)
+
+    def random_configuration(self, size=None, seed: int | None = None) -> np.ndarray:
+        """Random configurations (*size, nq), uniform within the joint limits (±π where a limit is infinite)."""
+        return _joint_space.random_configuration(self, size, seed)
+
+    def integrate(self, q, v, dt: float = 1.0) -> np.ndarray:
+        """The configuration (..., nq) reached from q at velocity v in ``dt`` s: q + v dt."""
+        return _joint_space.integrate(self, q, v, dt)
+
+    def difference(self, q0, q1) -> np.ndarray:
+        """The velocity (..., nv) with integrate(q0, v) = q1: q1 - q0."""
+        return _joint_space.difference(self, q0, q1)
+
     def to_torch(self, device=None, dtype=None):
         """This robot's dynamics on torch tensors (``device``: default torch's; ``dtype``: ``torch.float64``
         (default) or ``torch.float32``), batched and differentiable; see :mod:`composedyn.tensors`."""

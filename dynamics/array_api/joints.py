@@ -36,7 +36,6 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
-from array_api_compat import device as array_device
 
 KINDS = ("revolute", "continuous", "prismatic", "helical", "universal", "spherical", "planar", "free_flyer")
 
@@ -181,7 +180,14 @@ def random_configuration(joint: Joint, rng: np.random.Generator, lower: Any = No
 
 def _like(xp: Any, ref: Array, value: Any) -> Array:
     """A constant as an array with ``ref``'s dtype and device."""
-    return xp.asarray(np.asarray(value, dtype=float), dtype=ref.dtype, device=array_device(ref))
+    return xp.asarray(np.asarray(value, dtype=float), dtype=ref.dtype, device=_device(ref))
+
+
+def _device(ref: Array) -> Any:
+    """The device of an array (imported here: the joint records need no array-API package)."""
+    from array_api_compat import device
+
+    return device(ref)
 
 
 def _batch(*arrays: Array) -> tuple[int, ...]:
@@ -190,7 +196,7 @@ def _batch(*arrays: Array) -> tuple[int, ...]:
 
 
 def _zeros(xp: Any, ref: Array, shape: tuple[int, ...]) -> Array:
-    return xp.zeros(shape, dtype=ref.dtype, device=array_device(ref))
+    return xp.zeros(shape, dtype=ref.dtype, device=_device(ref))
 
 
 def _constant(xp: Any, ref: Array, value: Any, batch: tuple[int, ...]) -> Array:
