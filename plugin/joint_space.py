@@ -18,11 +18,12 @@ import math
 import numpy as np
 
 from composedyn.checks import joint_arrays
-from composedyn.dynamics.array_api.model import from_robot
 
 
 def joint_records(robot) -> tuple:
     """The joint records of ``robot``'s coordinates (module docstring); sum(nq) = robot.nq, sum(nv) = robot.nv."""
+    from composedyn.dynamics.array_api.model import from_robot  # on first use: `import composedyn` stays lean
+
     return from_robot(robot).coordinate_joints
 
 
