@@ -103,26 +103,6 @@ static int vector(PyObject *o, npy_intp m, double *buf, void **x) {
     return 1;
 }
 
-/* Whether the bytes of the array a and of the ndarray o (any strides) may overlap: compares the
- * ranges [lowest, highest] address each touches; an input that is not an ndarray never overlaps. */
-static int overlaps(PyArrayObject *a, PyObject *o) {
-    if (!PyArray_Check(o)) return 0;
-    PyArrayObject *b = (PyArrayObject *)o;
-    char *lo[2], *hi[2];
-    PyArrayObject *ab[2] = {a, b};
-    for (int k = 0; k < 2; k++) {
-        PyArrayObject *x = ab[k];
-        if (PyArray_SIZE(x) == 0) return 0;
-        lo[k] = hi[k] = PyArray_BYTES(x);
-        for (int i = 0; i < PyArray_NDIM(x); i++) {
-            npy_intp span = (PyArray_DIM(x, i) - 1) * PyArray_STRIDE(x, i);
-            if (span < 0) lo[k] += span; else hi[k] += span;
-        }
-        hi[k] += PyArray_ITEMSIZE(x);
-    }
-    return lo[0] < hi[1] && lo[1] < hi[0];
-}
-
 static int out_ok(Caller *self, PyObject *o) {
     if (!PyArray_CheckExact(o)) return 0;
     PyArrayObject *a = (PyArrayObject *)o;
@@ -176,10 +156,6 @@ static PyObject *caller_call(PyObject *obj, PyObject *const *args, size_t nargsf
         if (j < nopt ? !integer(val, &o[j]) : !number(val, &s)) return fall(self, args, nargsf, kwnames);
     }
     if (nscalar && !(s >= 0.0)) return fall(self, args, nargsf, kwnames);  /* negative or NaN: refused there */
-    if (given != NULL) {  /* out sharing memory with an input: the kernel would read what it writes */
-        for (int k = 0; k < ni; k++)
-            if (overlaps((PyArrayObject *)given, args[k])) return fall(self, args, nargsf, kwnames);
-    }
     if (self->inlen > STACK) {
         buf = PyMem_Malloc(self->inlen * sizeof(double));
         if (buf == NULL) return PyErr_NoMemory();
@@ -189,6 +165,18 @@ static PyObject *caller_call(PyObject *obj, PyObject *const *args, size_t nargsf
         if (!vector(args[k], self->len[k], buf + at, &p[nf + k])) {
             result = fall(self, args, nargsf, kwnames);
             goto done;
+        }
+    }
+    if (given != NULL) {  /* out sharing memory with an input: refused (the kernel would read what it writes) */
+        const char *lo = PyArray_BYTES((PyArrayObject *)given), *hi = lo + PyArray_NBYTES((PyArrayObject *)given);
+        for (int k = 0; k < ni; k++) {  /* each input is a 1-d ndarray here: its first and last byte */
+            PyArrayObject *a = (PyArrayObject *)args[k];
+            npy_intp span = (self->len[k] - 1) * PyArray_STRIDE(a, 0);
+            const char *x = PyArray_BYTES(a), *first = span < 0 ? x + span : x, *last = (span < 0 ? x : x + span) + 8;
+            if (first < hi && lo < last) {
+                result = fall(self, args, nargsf, kwnames);
+                goto done;
+            }
         }
     }
     for (int k = 0; k < no; k++) {
