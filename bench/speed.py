@@ -22,8 +22,9 @@ Prints Markdown tables (paste them into ``docs/performance.md``, section
 4. the PUMA 560 against the Robotics Toolbox's ``rne`` when installed;
 5. RNEA cost against the number of joints (random chains, 2 to 100 joints).
 
-Medians of interleaved repeats (the machine may be shared).  Speed is never
-asserted in tests.
+Medians of interleaved repeats (the machine may be shared); per call, the
+best of 10 x ``--repeat`` interleaved rounds of 200 calls (a short round that
+another job did not interrupt).  Speed is never asserted in tests.
 """
 
 from __future__ import annotations
@@ -86,12 +87,13 @@ def calls(robot, pp, rng, batch: int | None, frame: str | None = None):
 
 
 def per_call_table(robots: dict, repeat: int) -> None:
-    print("\n### Per call (µs, median; ratio = composedyn / Pinocchio, < 1 is faster)\n")
+    print("\n### Per call (µs, best of interleaved rounds; ratio = composedyn / Pinocchio, < 1 is faster)\n")
     print("| robot | n | quantity | Pinocchio | `Robot` method | ratio | `robot.fast` (`out=`) | ratio |")
     print("|---|---|---|---|---|---|---|---|")
     for name, (robot, pp) in robots.items():
         for qty, (pub, fast, ref) in calls(robot, pp, np.random.default_rng(0), None, FRAMES[name]).items():
-            t = interleaved({"pub": pub, "pin": ref} | ({"fast": fast} if fast else {}), number=2000, repeat=repeat)
+            t = interleaved({"pub": pub, "pin": ref} | ({"fast": fast} if fast else {}), number=200,
+                            repeat=10 * repeat, best=True)
             us = {k: v * 1e6 for k, v in t.items()}
             lean = f"{us['fast']:.2f} | {us['fast'] / us['pin']:.2f}" if fast else "– | –"
             print(f"| {name} | {robot.dof} | {qty} | {us['pin']:.2f} | {us['pub']:.2f} | {us['pub'] / us['pin']:.2f} "
