@@ -9,10 +9,12 @@ Prints Markdown tables (paste them into ``docs/performance.md``, section
    empty numba cache (compilation) and in a second process (cache filled);
 2. per-call latency on UR5, Panda (9 joints, fingers independent), xArm 7 and
    Talos reduced (32 joints, branched) of inverse dynamics (ID), mass matrix (M),
-   Coriolis matrix (C), gravity (g) and forward dynamics (FD): the public
-   ``Robot`` method and the lean ``robot.fast`` entry, as ratios to Pinocchio
-   (``rnea``, ``crba``, ``computeCoriolisMatrix``, ``computeGeneralizedGravity``,
-   ``aba``) called from Python (ratio < 1: composedyn faster);
+   Coriolis matrix (C), gravity (g), forward dynamics (FD) and the frame
+   Jacobian (J, world axes, of the frame in ``FRAMES``): the public ``Robot``
+   method and the lean ``robot.fast`` entry (no Jacobian there), as ratios to
+   Pinocchio (``rnea``, ``crba``, ``computeCoriolisMatrix``,
+   ``computeGeneralizedGravity``, ``aba``, ``computeFrameJacobian`` with
+   ``LOCAL_WORLD_ALIGNED``) called from Python (ratio < 1: composedyn faster);
 3. batch throughput: ``--batch`` samples in one ``Robot`` call (compiled loop,
    forced parallel and forced serial; the default picks parallel from
    ``parallel.PARALLEL_WORK`` samples x joints) against Pinocchio in a Python
@@ -20,8 +22,9 @@ Prints Markdown tables (paste them into ``docs/performance.md``, section
 4. the PUMA 560 against the Robotics Toolbox's ``rne`` when installed;
 5. RNEA cost against the number of joints (random chains, 2 to 100 joints).
 
-Medians of interleaved repeats (the machine may be shared).  Speed is never
-asserted in tests.
+Medians of interleaved repeats (the machine may be shared); per call, the
+best of 10 x ``--repeat`` interleaved rounds of 200 calls (a short round that
+another job did not interrupt).  Speed is never asserted in tests.
 """
 
 from __future__ import annotations
@@ -40,17 +43,19 @@ from timing import interleaved, linear_fit, machine, startup
 ROBOTS = {"UR5": erd_urdf("ur5"), "Panda": erd_urdf("panda"),
           "xArm 7": str(erd_robots_dir() / "xarm_description/urdf/xarm7.urdf"), "Talos reduced": erd_urdf("talos")}
 QUANTITIES = ("ID", "M", "C", "g", "FD")
+FRAMES = {"UR5": "tool0", "Panda": "panda_hand", "xArm 7": "link_eef", "Talos reduced": "gripper_left_base_link"}
 
 
-def calls(robot, pp, rng, batch: int | None):
-    """Per quantity: (composedyn public, composedyn fast, Pinocchio) zero-argument callables."""
+def calls(robot, pp, rng, batch: int | None, frame: str | None = None):
+    """Per quantity: (composedyn public, composedyn fast, Pinocchio) zero-argument callables; one
+    sample with ``frame``: also the frame Jacobian "J" (fast None: ``robot.fast`` has none)."""
     shape = (robot.dof,) if batch is None else (batch, robot.dof)
     q, qd, qdd = rng.uniform(-1, 1, (3,) + shape)
     fd, m, d = robot.fast, pp.model, pp.data
     if batch is None:  # robot.fast writes into reused arrays, as Pinocchio into its `data`
         pq, pv, pa = pp.q(q), pp.v(qd), pp.v(qdd)
         v, A = np.empty(robot.dof), np.empty((robot.dof, robot.dof))
-        return {
+        single = {
             "ID": (lambda: robot.inverse_dynamics(q, qd, qdd), lambda: fd.inverse_dynamics(q, qd, qdd, out=v),
                    lambda: pin.rnea(m, d, pq, pv, pa)),
             "M": (lambda: robot.mass_matrix(q), lambda: fd.mass_matrix(q, out=A), lambda: pin.crba(m, d, pq)),
@@ -61,6 +66,11 @@ def calls(robot, pp, rng, batch: int | None):
             "FD": (lambda: robot.forward_dynamics(q, qd, qdd), lambda: fd.forward_dynamics(q, qd, qdd, out=v),
                    lambda: pin.aba(m, d, pq, pv, pa)),
         }
+        if frame is not None:
+            fid, world = m.getFrameId(frame, pin.BODY), pin.LOCAL_WORLD_ALIGNED
+            single["J"] = (lambda: robot.jacobian(q, frame), None,
+                           lambda: pin.computeFrameJacobian(m, d, pq, fid, world))
+        return single
     PQ = np.array([pp.q(x) for x in q])
     PV, PA = np.ascontiguousarray(qd[:, pp.perm]), np.ascontiguousarray(qdd[:, pp.perm])
     idx = range(batch)
@@ -77,15 +87,17 @@ def calls(robot, pp, rng, batch: int | None):
 
 
 def per_call_table(robots: dict, repeat: int) -> None:
-    print("\n### Per call (µs, median; ratio = composedyn / Pinocchio, < 1 is faster)\n")
+    print("\n### Per call (µs, best of interleaved rounds; ratio = composedyn / Pinocchio, < 1 is faster)\n")
     print("| robot | n | quantity | Pinocchio | `Robot` method | ratio | `robot.fast` (`out=`) | ratio |")
     print("|---|---|---|---|---|---|---|---|")
     for name, (robot, pp) in robots.items():
-        for qty, (pub, fast, ref) in calls(robot, pp, np.random.default_rng(0), None).items():
-            t = interleaved({"pub": pub, "fast": fast, "pin": ref}, number=2000, repeat=repeat)
+        for qty, (pub, fast, ref) in calls(robot, pp, np.random.default_rng(0), None, FRAMES[name]).items():
+            t = interleaved({"pub": pub, "pin": ref} | ({"fast": fast} if fast else {}), number=200,
+                            repeat=10 * repeat, best=True)
             us = {k: v * 1e6 for k, v in t.items()}
+            lean = f"{us['fast']:.2f} | {us['fast'] / us['pin']:.2f}" if fast else "– | –"
             print(f"| {name} | {robot.dof} | {qty} | {us['pin']:.2f} | {us['pub']:.2f} | {us['pub'] / us['pin']:.2f} "
-                  f"| {us['fast']:.2f} | {us['fast'] / us['pin']:.2f} |")
+                  f"| {lean} |")
 
 
 def batch_table(robots: dict, N: int, repeat: int) -> None:

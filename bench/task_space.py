@@ -39,7 +39,7 @@ Where a ``robot.jacobian`` call's time goes (``--floor``, Panda, frame
 ``panda_hand``): the whole call against Pinocchio's, then its parts -- the
 Jacobian entry's C caller alone (a new result each call), a C caller of an
 empty C function with the entry's signature, the result allocation, and one
-Jacobian inside the compiled sample loop.  Best of 9 rounds of 50,000 calls, ns.
+Jacobian inside the compiled sample loop.  Best of 200 rounds of 1000 calls, ns.
 '''
 
 
@@ -103,9 +103,9 @@ def floor() -> None:
     loop = dispatch._kernel("jacobian_serial")
     world = pin.LOCAL_WORLD_ALIGNED
 
-    def best(f, number=50_000):
+    def best(f, number=1000):
         f()
-        return min(timeit.repeat(f, number=number, repeat=9)) / number * 1e9
+        return min(timeit.repeat(f, number=number, repeat=200)) / number * 1e9
 
     rows = {
         "pin.computeFrameJacobian (whole call)": best(lambda: pin.computeFrameJacobian(m, d, qp, fid, world)),

@@ -256,3 +256,63 @@ def test_threads_have_their_own_data_and_the_results_of_serial_calls():
     scratch = [id(w) for d, _ in datas.values() for s in d.scratch.values() for w in s]
     assert len(scratch) == len(set(scratch)) and len({id(f) for _, f in datas.values()}) == len(X)
     assert all(d is not r._threads.data for d, _ in datas.values())
+
+
+def test_plain_method_calls_go_straight_to_the_caller_and_the_rest_to_the_method():
+    """The Robot's dynamics and frame methods are ``_call.Method`` descriptors: a call with the
+    arrays positional (and the frame, reference) and known keywords takes this thread's caller
+    directly; every other form of call runs the method's Python body, with the same values and
+    errors.  The methods keep their signature and docstring; the descriptor keeps no robot alive."""
+    import inspect
+
+    from composedyn.dynamics.compiled._call import Method
+
+    r = cd.from_urdf(random_urdf(10, 7, damping=True, friction=True, armature=True))
+    other = cd.from_urdf(random_urdf(11, 7, damping=True, friction=True, armature=True))
+    q, qd, qdd = np.random.default_rng(10).uniform(-1, 1, (3, r.dof))
+    names = ("inverse_dynamics", "forward_dynamics", "mass_matrix", "coriolis_matrix", "gravity_torques",
+             "bias_torques", "frame_pose", "jacobian", "frame_velocity", "frame_acceleration")
+    for name in names:
+        m = vars(cd.Robot)[name]
+        assert type(m) is Method and m.__doc__ == m.general.__doc__ and m.__name__ == name
+        assert inspect.signature(getattr(r, name)) == inspect.signature(m.general.__get__(r))
+    general = {name: vars(cd.Robot)[name].general for name in names}
+    lists = q.tolist(), qd.tolist(), qdd.tolist()  # the general path (the caller takes no lists)
+    for robot in (r, other, r):  # two robots in turn: each call serves its own
+        assert close(robot.inverse_dynamics(q, qd, qdd), general["inverse_dynamics"](robot, *lists))
+        assert close(robot.inverse_dynamics(q, qd, qdd, friction=False),
+                              general["inverse_dynamics"](robot, *lists, friction=False))
+        assert close(robot.forward_dynamics(q, qd, qdd), general["forward_dynamics"](robot, *lists))
+        assert close(robot.mass_matrix(q), general["mass_matrix"](robot, lists[0]))
+        assert close(robot.gravity_torques(q), general["gravity_torques"](robot, lists[0]))
+        assert close(robot.coriolis_matrix(q, qd), general["coriolis_matrix"](robot, *lists[:2]))
+        assert close(robot.bias_torques(q, qd), general["bias_torques"](robot, *lists[:2]))
+    frame = r.frame_names[-1]
+    want = general["jacobian"](r, lists[0], frame, "local")
+    for got in (r.jacobian(q, frame, "local"), r.jacobian(q, frame=frame, reference="local"),
+                r.jacobian(q, reference="local", frame=frame), cd.Robot.jacobian(r, q, frame, "local")):
+        assert close(got, want)
+    assert close(r.jacobian(q, frame), general["jacobian"](r, lists[0], frame))
+    assert close(r.frame_pose(q, frame=frame), general["frame_pose"](r, lists[0], frame))
+    assert close(r.frame_velocity(q, qd, frame, "local"), general["frame_velocity"](r, *lists[:2], frame, "local"))
+    assert close(r.frame_acceleration(q, qd, qdd, frame), general["frame_acceleration"](r, *lists, frame))
+    # other forms: positional f_ext and friction, out=, the general path's errors
+    out = np.empty(r.dof)
+    assert r.inverse_dynamics(q, qd, qdd, None, False, out) is out
+    assert close(out, general["inverse_dynamics"](r, *lists, friction=False))
+    assert r.inverse_dynamics(q, qd, qdd, out=out) is out and close(out, r.inverse_dynamics(*lists))
+    for call in (lambda: r.inverse_dynamics(q, qd, qdd, smooth_friction=0.1), lambda: r.gravity_torques(q, out=out),
+                 lambda: r.jacobian(q, frame, frame=frame), lambda: r.mass_matrix()):
+        with pytest.raises(TypeError):
+            call()
+    with pytest.raises(Exception, match="no_such_frame"):
+        r.jacobian(q, "no_such_frame")
+    with pytest.raises(ValueError, match="sideways"):
+        r.jacobian(q, frame, "sideways")
+    with pytest.raises(ValueError):
+        r.mass_matrix(q[:-1])
+    gone = weakref.ref(other)
+    other.mass_matrix(q)  # the last robot served: kept only weakly
+    del other
+    gc.collect()
+    assert gone() is None

@@ -36,6 +36,11 @@ def test_partly_overlapping_out_is_refused(puma):
         puma.fast.inverse_dynamics(b[0:6], b[6:12], b[12:18], out=b[1:7])
     with pytest.raises(ValueError, match="shares memory"):  # a strided input overlapping out
         puma.fast.inverse_dynamics(b[0:12:2], b[6:12], b[12:18], out=b[11:17])
+    x, (qd, qdd) = np.random.default_rng(3).uniform(-1, 1, 24), np.random.default_rng(4).uniform(-1, 1, (2, 6))
+    with pytest.raises(ValueError, match="shares memory"):  # out within the span of a strided input alone
+        puma.fast.inverse_dynamics(x[0:12:2], qd, qdd, out=x[5:11])
+    with pytest.raises(ValueError, match="shares memory"):  # the same, reversed
+        puma.fast.inverse_dynamics(x[10::-2], qd, qdd, out=x[5:11])
     B = np.random.default_rng(2).uniform(-1, 1, (3, 6))
     with pytest.raises(ValueError, match="shares memory"):  # a batch
         puma.fast.gravity_torques(B, out=B)

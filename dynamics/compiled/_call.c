@@ -1,4 +1,6 @@
-/* The C caller of the one-sample entries: composedyn.dynamics.compiled._call.Caller.
+/* The C caller of the one-sample entries: composedyn.dynamics.compiled._call.Caller, and
+ * composedyn.dynamics.compiled._call.Method, the descriptor that lets a Robot method's plain
+ * call reach its Caller without a Python frame (see Method below).
  *
  * A Caller holds the machine address of one compiled entry (made from a declaration by
  * composedyn.dynamics.compiled.declare; all share the signature kernel_t below), the
@@ -37,6 +39,8 @@
 #define MAXA 4      /* model arrays, scratch arrays, input vectors, results: at most this many each */
 #define MAXO 4      /* integer options */
 #define STACK 192   /* strided inputs of up to this many numbers in all are copied on the stack */
+
+static PyObject *str_out, *str_threads, *str_data, *str_frame_index, *str_world, *str_local, *int_zero, *int_one;
 
 typedef int64_t (*kernel_t)(void *const *p, const int64_t *d, const int64_t *o, double s);
 
@@ -99,26 +103,6 @@ static int vector(PyObject *o, npy_intp m, double *buf, void **x) {
     return 1;
 }
 
-/* Whether the bytes of the array a and of the ndarray o (any strides) may overlap: compares the
- * ranges [lowest, highest] address each touches; an input that is not an ndarray never overlaps. */
-static int overlaps(PyArrayObject *a, PyObject *o) {
-    if (!PyArray_Check(o)) return 0;
-    PyArrayObject *b = (PyArrayObject *)o;
-    char *lo[2], *hi[2];
-    PyArrayObject *ab[2] = {a, b};
-    for (int k = 0; k < 2; k++) {
-        PyArrayObject *x = ab[k];
-        if (PyArray_SIZE(x) == 0) return 0;
-        lo[k] = hi[k] = PyArray_BYTES(x);
-        for (int i = 0; i < PyArray_NDIM(x); i++) {
-            npy_intp span = (PyArray_DIM(x, i) - 1) * PyArray_STRIDE(x, i);
-            if (span < 0) lo[k] += span; else hi[k] += span;
-        }
-        hi[k] += PyArray_ITEMSIZE(x);
-    }
-    return lo[0] < hi[1] && lo[1] < hi[0];
-}
-
 static int out_ok(Caller *self, PyObject *o) {
     if (!PyArray_CheckExact(o)) return 0;
     PyArrayObject *a = (PyArrayObject *)o;
@@ -158,7 +142,7 @@ static PyObject *caller_call(PyObject *obj, PyObject *const *args, size_t nargsf
     }
     for (Py_ssize_t k = 0; k < nkw; k++) {
         PyObject *key = PyTuple_GET_ITEM(kwnames, k), *val = args[nargs + k];
-        if (no == 1 && PyUnicode_CheckExact(key) && PyUnicode_CompareWithASCIIString(key, "out") == 0) {
+        if (no == 1 && (key == str_out || (PyUnicode_CheckExact(key) && PyUnicode_Compare(key, str_out) == 0))) {
             if (val == Py_None) continue;
             if (!out_ok(self, val)) return fall(self, args, nargsf, kwnames);
             given = val;
@@ -172,10 +156,6 @@ static PyObject *caller_call(PyObject *obj, PyObject *const *args, size_t nargsf
         if (j < nopt ? !integer(val, &o[j]) : !number(val, &s)) return fall(self, args, nargsf, kwnames);
     }
     if (nscalar && !(s >= 0.0)) return fall(self, args, nargsf, kwnames);  /* negative or NaN: refused there */
-    if (given != NULL) {  /* out sharing memory with an input: the kernel would read what it writes */
-        for (int k = 0; k < ni; k++)
-            if (overlaps((PyArrayObject *)given, args[k])) return fall(self, args, nargsf, kwnames);
-    }
     if (self->inlen > STACK) {
         buf = PyMem_Malloc(self->inlen * sizeof(double));
         if (buf == NULL) return PyErr_NoMemory();
@@ -185,6 +165,18 @@ static PyObject *caller_call(PyObject *obj, PyObject *const *args, size_t nargsf
         if (!vector(args[k], self->len[k], buf + at, &p[nf + k])) {
             result = fall(self, args, nargsf, kwnames);
             goto done;
+        }
+    }
+    if (given != NULL) {  /* out sharing memory with an input: refused (the kernel would read what it writes) */
+        const char *lo = PyArray_BYTES((PyArrayObject *)given), *hi = lo + PyArray_NBYTES((PyArrayObject *)given);
+        for (int k = 0; k < ni; k++) {  /* each input is a 1-d ndarray here: its first and last byte */
+            PyArrayObject *a = (PyArrayObject *)args[k];
+            npy_intp span = (self->len[k] - 1) * PyArray_STRIDE(a, 0);
+            const char *x = PyArray_BYTES(a), *first = span < 0 ? x + span : x, *last = (span < 0 ? x : x + span) + 8;
+            if (first < hi && lo < last) {
+                result = fall(self, args, nargsf, kwnames);
+                goto done;
+            }
         }
     }
     for (int k = 0; k < no; k++) {
@@ -419,17 +411,290 @@ static PyTypeObject CallerType = {
     .tp_getset = caller_getset,
 };
 
+
+/* ---- Method: a Robot method whose plain calls go straight to the robot's caller ----
+ *
+ * Method(name, general, inputs, keywords, frame) is a class attribute standing for the Python
+ * function ``general`` (self, ...): it binds like a function, and a call
+ * robot.name(*vectors, **kw) with exactly ``inputs`` positional arguments and keywords among
+ * ``keywords`` takes the caller robot._threads.data[name] directly (no Python frame between);
+ * any other call, and any call that caller declines (it returns None), runs ``general``, which
+ * converts, checks and names the error.  frame 1: the positional arguments after the vectors
+ * are (frame, reference="world") (keywords too), passed to the caller as the frame's index in
+ * robot._frame_index and 0 ("world") or 1 ("local"); frame 2: (frame,) alone.
+ */
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *name, *general, *keywords;
+    int inputs, frame;
+    PyObject *dict;
+    /* the last robot served, as a weak reference, in the thread last_ts: its caller and frame index */
+    PyObject *last_ref, *last_caller, *last_index;
+    PyThreadState *last_ts;
+} Method;
+
+/* Whether the weak reference ref points to o. */
+static int refers_to(PyObject *ref, PyObject *o) {
+#if PY_VERSION_HEX >= 0x030D0000
+    PyObject *x;
+    if (PyWeakref_GetRef(ref, &x) <= 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    Py_DECREF(x);
+    return x == o;
+#else
+    return PyWeakref_GET_OBJECT(ref) == o;
+#endif
+}
+
+/* The keyword argument name k is one of the tuple t's (interned names compare by pointer). */
+static int among(PyObject *k, PyObject *t) {
+    Py_ssize_t n = PyTuple_GET_SIZE(t);
+    for (Py_ssize_t j = 0; j < n; j++)
+        if (PyTuple_GET_ITEM(t, j) == k) return (int)j;
+    if (!PyUnicode_Check(k)) return -1;
+    for (Py_ssize_t j = 0; j < n; j++)
+        if (PyUnicode_Compare(k, PyTuple_GET_ITEM(t, j)) == 0) return (int)j;
+    return -1;
+}
+
+static PyTypeObject CallerType;
+
+/* The caller's result for a plain call, Py_None when it does not take it, NULL on an error. */
+static PyObject *method_fast(Method *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames) {
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0, ni = self->inputs;
+    PyObject *frame = NULL, *reference = NULL;
+    if (self->frame) {
+        if (nargs < ni + 1 || nargs > ni + 1 + (self->frame == 1)) Py_RETURN_NONE;
+        if (nargs > ni) frame = args[ni];
+        if (nargs > ni + 1) reference = args[ni + 1];
+        for (Py_ssize_t k = 0; k < nkw; k++) {
+            int j = among(PyTuple_GET_ITEM(kwnames, k), self->keywords);
+            if (j < 0 || (j == 0 && frame != NULL) || (j == 1 && reference != NULL)) Py_RETURN_NONE;
+            if (j == 0) frame = args[nargs + k]; else reference = args[nargs + k];
+        }
+        if (frame == NULL) Py_RETURN_NONE;
+    } else {
+        if (nargs != ni) Py_RETURN_NONE;
+        for (Py_ssize_t k = 0; k < nkw; k++)
+            if (among(PyTuple_GET_ITEM(kwnames, k), self->keywords) < 0) Py_RETURN_NONE;
+    }
+    PyObject *robot = args[-1], *local = int_zero;
+    if (reference != NULL) {
+        if (!PyUnicode_CheckExact(reference)) Py_RETURN_NONE;
+        if (reference == str_local || PyUnicode_Compare(reference, str_local) == 0) local = int_one;
+        else if (reference != str_world && PyUnicode_Compare(reference, str_world) != 0) Py_RETURN_NONE;
+    }
+    PyThreadState *ts = PyThreadState_Get();
+    PyObject *c, *index = NULL;
+    if (self->last_ref != NULL && self->last_ts == ts && refers_to(self->last_ref, robot)) {
+        c = self->last_caller;  /* the robot and thread of the last call: their caller, without lookups */
+        Py_INCREF(c);
+        index = self->last_index;
+        Py_XINCREF(index);
+    } else {
+        PyObject *threads = PyObject_GetAttr(robot, str_threads);
+        if (threads == NULL) return NULL;
+        PyObject *data = PyObject_GetAttr(threads, str_data);
+        Py_DECREF(threads);
+        if (data == NULL) return NULL;
+        c = PyObject_GetItem(data, self->name);  /* made on first use (Data.__missing__) */
+        Py_DECREF(data);
+        if (c == NULL) return NULL;
+        if (!Py_IS_TYPE(c, &CallerType)) {  /* no compiled path (or the NumPy backend): not kept */
+            Py_DECREF(c);
+            Py_RETURN_NONE;
+        }
+        if (self->frame && (index = PyObject_GetAttr(robot, str_frame_index)) == NULL) {
+            Py_DECREF(c);
+            return NULL;
+        }
+        PyObject *ref = PyWeakref_NewRef(robot, NULL);
+        if (ref == NULL) {
+            PyErr_Clear();  /* not weakly referenceable: served, not kept */
+        } else {
+            Py_XSETREF(self->last_ref, ref);
+            Py_INCREF(c);
+            Py_XSETREF(self->last_caller, c);
+            Py_XINCREF(index);
+            Py_XSETREF(self->last_index, index);
+            self->last_ts = ts;
+        }
+    }
+    PyObject *result;
+    if (!self->frame) {
+        result = caller_call(c, args, (size_t)nargs, kwnames);
+    } else {
+        PyObject *k = NULL;
+        if (PyDict_CheckExact(index) && PyUnicode_CheckExact(frame)) k = PyDict_GetItemWithError(index, frame);
+        if (k == NULL) {  /* not a frame name (or an error looking it up): the general path names it */
+            PyErr_Clear();
+            result = Py_None;
+            Py_INCREF(result);
+        } else {
+            PyObject *a[MAXA + 2];
+            for (Py_ssize_t j = 0; j < ni; j++) a[j] = args[j];
+            a[ni] = k;
+            a[ni + 1] = local;
+            result = caller_call(c, a, (size_t)(ni + (self->frame == 1 ? 2 : 1)), NULL);
+        }
+        Py_DECREF(index);
+    }
+    Py_DECREF(c);
+    return result;
+}
+
+static PyObject *method_call(PyObject *obj, PyObject *const *args, size_t nargsf, PyObject *kwnames) {
+    Method *self = (Method *)obj;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (nargs >= 1) {
+        PyObject *r = method_fast(self, args + 1, nargs - 1, kwnames);
+        if (r != Py_None) return r;  /* the result, or NULL with the error set */
+        Py_DECREF(r);
+    }
+    return PyObject_Vectorcall(self->general, args, nargsf, kwnames);
+}
+
+static PyObject *method_get(PyObject *self, PyObject *obj, PyObject *type) {
+    if (obj == NULL || obj == Py_None) {
+        Py_INCREF(self);
+        return self;
+    }
+    return PyMethod_New(self, obj);
+}
+
+static int method_traverse(Method *self, visitproc visit, void *arg) {
+    Py_VISIT(self->name);
+    Py_VISIT(self->general);
+    Py_VISIT(self->keywords);
+    Py_VISIT(self->dict);
+    Py_VISIT(self->last_ref);
+    Py_VISIT(self->last_caller);
+    Py_VISIT(self->last_index);
+    return 0;
+}
+
+static int method_clear(Method *self) {
+    Py_CLEAR(self->dict);
+    Py_CLEAR(self->last_ref);
+    Py_CLEAR(self->last_caller);
+    Py_CLEAR(self->last_index);
+    return 0;  /* the rest stays until dealloc: a call reads it */
+}
+
+static void method_dealloc(Method *self) {
+    PyObject_GC_UnTrack(self);
+    method_clear(self);
+    Py_CLEAR(self->name);
+    Py_CLEAR(self->general);
+    Py_CLEAR(self->keywords);
+    PyObject_GC_Del(self);
+}
+
+static PyObject *method_new(PyTypeObject *type, PyObject *args, PyObject *kwds) {
+    static char *kw[] = {"name", "general", "inputs", "keywords", "frame", NULL};
+    PyObject *name, *general, *keywords;
+    int inputs, frame = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "UOiO!|i", kw, &name, &general, &inputs, &PyTuple_Type, &keywords,
+                                     &frame))
+        return NULL;
+    if (!PyCallable_Check(general)) return bad(PyExc_TypeError, "Method: general must be callable"), NULL;
+    if (inputs < 1 || inputs > MAXA || frame < 0 || frame > 2)
+        return bad(PyExc_ValueError, "Method: inputs must be 1 to 4 and frame 0, 1 or 2"), NULL;
+    if (frame && PyTuple_GET_SIZE(keywords) != 3 - frame)
+        return bad(PyExc_ValueError, "Method: a frame method's keywords are (frame, reference), or (frame,) "
+                                     "with frame 2"), NULL;
+    PyObject *names = PyTuple_New(PyTuple_GET_SIZE(keywords));
+    if (names == NULL) return NULL;
+    for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(keywords); j++) {
+        PyObject *k = PyTuple_GET_ITEM(keywords, j);
+        if (!PyUnicode_CheckExact(k)) {
+            Py_DECREF(names);
+            return bad(PyExc_TypeError, "Method: keywords must be str"), NULL;
+        }
+        Py_INCREF(k);
+        PyUnicode_InternInPlace(&k);
+        PyTuple_SET_ITEM(names, j, k);
+    }
+    Method *self = PyObject_GC_New(Method, type);
+    if (self == NULL) {
+        Py_DECREF(names);
+        return NULL;
+    }
+    self->vectorcall = method_call;
+    Py_INCREF(name);
+    PyUnicode_InternInPlace(&name);
+    self->name = name;
+    Py_INCREF(general);
+    self->general = general;
+    self->keywords = names;
+    self->inputs = inputs;
+    self->frame = frame;
+    self->dict = NULL;
+    self->last_ref = self->last_caller = self->last_index = NULL;
+    self->last_ts = NULL;
+    PyObject_GC_Track(self);
+    return (PyObject *)self;
+}
+
+static PyObject *method_general(Method *self, void *closure) {
+    Py_INCREF(self->general);
+    return self->general;
+}
+
+static PyGetSetDef method_getset[] = {
+    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, NULL, NULL},
+    {"general", (getter)method_general, NULL, "The Python function every other call runs.", NULL},
+    {NULL},
+};
+
+static PyTypeObject MethodType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "composedyn.dynamics.compiled._call.Method",
+    .tp_basicsize = sizeof(Method),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_doc = "Method(name, general, inputs, keywords, frame=0): a Robot method whose plain calls take the "
+              "robot's C caller of the quantity `name` directly (see the module source).",
+    .tp_new = method_new,
+    .tp_dealloc = (destructor)method_dealloc,
+    .tp_traverse = (traverseproc)method_traverse,
+    .tp_clear = (inquiry)method_clear,
+    .tp_call = PyVectorcall_Call,
+    .tp_descr_get = method_get,
+    .tp_vectorcall_offset = offsetof(Method, vectorcall),
+    .tp_dictoffset = offsetof(Method, dict),
+    .tp_getset = method_getset,
+};
+
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_call",
-                                    "The C caller of composedyn's one-sample compiled entries.", -1, NULL};
+                                    "The C caller of composedyn's one-sample compiled entries and the Robot methods' descriptor.", -1, NULL};
 
 PyMODINIT_FUNC PyInit__call(void) {
     import_array();
-    if (PyType_Ready(&CallerType) < 0) return NULL;
+    if (PyType_Ready(&CallerType) < 0 || PyType_Ready(&MethodType) < 0) return NULL;
+    str_out = PyUnicode_InternFromString("out");
+    str_threads = PyUnicode_InternFromString("_threads");
+    str_data = PyUnicode_InternFromString("data");
+    str_frame_index = PyUnicode_InternFromString("_frame_index");
+    str_world = PyUnicode_InternFromString("world");
+    str_local = PyUnicode_InternFromString("local");
+    int_zero = PyLong_FromLong(0);
+    int_one = PyLong_FromLong(1);
+    if (!str_out || !str_threads || !str_data || !str_frame_index || !str_world || !str_local || !int_zero || !int_one)
+        return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
     Py_INCREF(&CallerType);
     if (PyModule_AddObject(m, "Caller", (PyObject *)&CallerType) < 0) {
         Py_DECREF(&CallerType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&MethodType);
+    if (PyModule_AddObject(m, "Method", (PyObject *)&MethodType) < 0) {
+        Py_DECREF(&MethodType);
         Py_DECREF(m);
         return NULL;
     }
