@@ -149,7 +149,7 @@ def call(name: str, model, arrays: Arrays | None, *inputs, out: np.ndarray | Non
             return None
         for r in results:
             r[status == 2] = np.nan
-        if np.any(status > 2):  # refused (a singular mass matrix): the fallback raises its error (or solves)
+        if np.any(status > 2):  # refused (singular M, no mass): the fallback raises its named error (or solves)
             b = np.nonzero(status > 2)[0]
             got = (q.fallback or q.reference)(model, *(x[b] for x in rows), *(None if e is None else e[b] for e in ext),
                               *options, *((number,) if q.number else ()))
@@ -163,11 +163,11 @@ def call(name: str, model, arrays: Arrays | None, *inputs, out: np.ndarray | Non
     return shaped if len(shaped) > 1 else shaped[0]
 
 
-def warm_up(model, batch: bool = False, entries_too: bool = True) -> dict:
+def warm_up(model, batch: bool = False, entries_too: bool = True, parallel: bool = False) -> dict:
     """Compile (or load from the disk cache) what a controller calls (every fixed-base declared
     quantity's batch loop, on one sample; ``entries_too``: their C functions too, which the
-    ``Robot`` methods' C callers run); ``batch=True`` also the loops on batches (parallel ones
-    included where this thread may run them).  Returns :func:`compile_times`."""
+    ``Robot`` methods' C callers run); ``batch=True`` also the loops on batches; ``parallel``
+    their parallel copies too (where this thread may run them).  Returns :func:`compile_times`."""
     if reference(model):
         return {}
     from composedyn.dynamics.compiled import declare, quantities
@@ -182,7 +182,7 @@ def warm_up(model, batch: bool = False, entries_too: bool = True) -> dict:
         for N in sizes:
             inputs = tuple(np.zeros(N + (q.size(length, n),)) for _, length in q.inputs)
             declare.run_batch(q, arrays.of(q), inputs, tuple(d for _, d in q.options), 0.0)
-        if batch and parallel_safe():
+        if parallel and parallel_safe():
             declare.loops(q)[1](*arrays.of(q), *(np.zeros((2, q.size(length, n))) for _, length in q.inputs),
                                 *(np.empty((0, n, c)) for _, c in q.extras), *(d for _, d in q.options),
                                 *((0.0,) if q.number else ()),

@@ -57,3 +57,19 @@ def test_bad_input_is_named():
     robot = cd.load("puma560")
     with pytest.raises(ValueError, match="qd"):
         robot.center_of_mass_velocity(np.zeros(robot.dof), np.full(robot.dof, np.nan))
+
+
+def test_no_moving_mass_is_named_on_every_route():
+    from composedyn.dynamics.schema import add_joint, add_link, new_graph
+
+    g = new_graph("massless")
+    add_link(g, "base", mass=1.0, com=(0, 0, 0), inertia=np.eye(3))
+    add_link(g, "arm")
+    add_joint(g, "j", "base", "arm", axis=(0, 0, 1))
+    with pytest.warns(cd.ModelWarning):
+        robot = cd.from_graph(g)
+    z = np.zeros(1)
+    for call in (lambda: robot.center_of_mass_velocity(z, z), lambda: robot.center_of_mass(z),
+                 lambda: robot.com_jacobian(np.zeros((3, 1))), lambda: robot.center_of_mass_velocity([0.0], [0.0])):
+        with pytest.raises(ValueError, match="no mass"):
+            call()

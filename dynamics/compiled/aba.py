@@ -336,7 +336,12 @@ def _articulate(im, fm, i, ui, w, root):
 
 @njit(cache=True, fastmath=FMA)
 def aba_into(im, fm, q, qd, tau, fw, fric, smooth, out, w):
-    """:func:`aba_one` with caller-provided C-contiguous scratch ``w`` (n + 1, SCRATCH)."""
+    """qdd (n,) into ``out`` for one sample, C-contiguous scratch ``w`` (n + 1, SCRATCH); returns 0,
+    or 1 if M(q) (with armature) is not positive definite.
+
+    fric: 1 subtracts damping qd + friction sgn(qd), with sgn(x) = tanh(x / smooth) when
+    smooth > 0.  fw: (n, 6) world forces (moment about the world origin) or (0, 6).
+    """
     n = q.shape[0]
     _velocity(im, fm, q, qd, fw, w)
     for i in range(n - 1, -1, -1):  # pass 2, leaves -> base

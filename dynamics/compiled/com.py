@@ -83,16 +83,16 @@ def _moving_mass(fm):
 
 @njit(cache=True, inline="always")
 def center_of_mass(im, fm, q, out, W):
-    """Centre of mass (3,) into out; status 1 when the moving bodies have no mass."""
+    """Centre of mass (3,) into out; status 5 when the moving bodies have no mass (undefined)."""
     mass = _moving_mass(fm)
-    return com_into(im, fm, q, mass, out, W) if mass > 0.0 else 1
+    return com_into(im, fm, q, mass, out, W) if mass > 0.0 else 5
 
 
 @njit(cache=True, inline="always")
 def com_jacobian(im, fm, q, out, W):
     """COM Jacobian (3, n) into out; status as :func:`center_of_mass`."""
     mass = _moving_mass(fm)
-    return com_jacobian_into(im, fm, q, mass, out, W) if mass > 0.0 else 1
+    return com_jacobian_into(im, fm, q, mass, out, W) if mass > 0.0 else 5
 
 
 CENTER_OF_MASS = Quantity("center_of_mass", center_of_mass, inputs=(("q", "nq"),), results=((3,),),

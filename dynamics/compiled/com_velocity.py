@@ -23,7 +23,7 @@ def reference(model, q, v) -> np.ndarray:
 
 @njit(cache=True, inline="always")
 def center_of_mass_velocity(im, fm, q, v, out, W, J):
-    """v_com (3,) into out; scratch W (n, com.SCRATCH), J (3, n); status 1 when nothing has mass."""
+    """v_com (3,) into out; scratch W (n, com.SCRATCH), J (3, n); status 5 when nothing has mass."""
     status = com_jacobian(im, fm, q, J, W)
     if status:
         return status

@@ -137,7 +137,7 @@ def _sym_apply(m, h0, h1, h2, A00, A01, A02, A11, A12, A22, x0, x1, x2, x3, x4, 
 
 @njit(cache=True, fastmath=_FMA)
 def coriolis_into(im, fm, q, qd, out, w):
-    """:func:`coriolis_one` with caller-provided scratch ``w`` (n, SCRATCH); see the module
+    """C(q, qd) (n, n) into ``out`` for one sample, scratch ``w`` (n, SCRATCH); see the module
     docstring for the formulas and the scratch layout.
 
     The last line, a call that does nothing, keeps ``fm``, ``q`` and ``qd`` alive to the

@@ -155,8 +155,9 @@ def _sin_cos_rows(im, q, w):
 
 @njit(cache=True, fastmath=_FAST)
 def crba_into(im, fm, q, arm, out, w):
-    """:func:`crba_one` with caller-provided scratch ``w`` (n, SCRATCH): per body the world
-    pose 0:12, S 12:18, the composite inertia (m, h, A upper triangle) 18:28, sin q, cos q 28:30."""
+    """M(q) (n, n) into ``out`` for one sample (arm = 1 adds the armature on the diagonal), scratch
+    ``w`` (n, SCRATCH): per body the world pose 0:12, S 12:18, the composite inertia (m, h, A
+    upper triangle) 18:28, sin q, cos q 28:30."""
     n = q.shape[0]
     _sin_cos_rows(im, q, w)
     chain = True

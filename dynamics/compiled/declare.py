@@ -13,7 +13,8 @@ The kernel takes, in this order: the packed model arrays (``im``, then ``fm`` fo
 wrenches, (0, columns) when absent), the integer options, the number (when ``number``
 names one: a smoothing width), the result arrays and the scratch arrays; it returns
 a status: 0 done, 1 an option out of range, 3 a singular mass matrix, 4 a zero
-quaternion (2, NaN or inf in an input, is tested here before the kernel runs).
+quaternion, 5 undefined for this model (no mass); 2, NaN or inf in an input, is tested
+here before the kernel runs.
 It overwrites every scratch number it reads, so results never depend on an earlier
 call.  Sizes are symbols of the model: ``"nv"`` (the velocity count n, rows of
 ``im``), ``"nq"`` (configuration size: n, or n + 1 for a floating base),

@@ -53,7 +53,7 @@ SCRATCH = 9  # per body: sin, cos of the joint angle 0:2; g_i 2:5; subtree mass 
 
 @njit(cache=True)
 def gravity_into(im, fm, q, out, w):
-    """:func:`gravity_one` with caller-provided scratch ``w`` (n, SCRATCH).
+    """g(q) (n,) into ``out`` for one sample, scratch ``w`` (n, SCRATCH).
 
     Both passes sit in this one function (a separate njit forward pass is not
     inlined, and slower); the joint model's small helpers are inlined by LLVM.

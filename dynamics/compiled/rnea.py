@@ -103,8 +103,12 @@ def _world_force(Rw, p0, p1, p2, fw, i):
 
 @njit(cache=True)
 def rnea_into(im, fm, q, qd, qdd, fw, grav, extra, out, w):
-    """:func:`rnea_one` with caller-provided scratch ``w`` (n + 1, SCRATCH); see the module
-    docstring for the formulas and why the code is written this way."""
+    """tau (n,) into ``out`` for one sample, scratch ``w`` (n + 1, SCRATCH).
+
+    fw: (n, 6) world spatial forces on the bodies, or shape (0, 6) for none.  grav: 1 to
+    include gravity.  extra: bit flags, 1 adds armature qdd, 2 adds damping qd + friction
+    sgn(qd); 3 gives the Robot's inverse dynamics.  See the module docstring for the
+    formulas and why the code is written this way."""
     n = q.shape[0]
     for c in range(V, A + 6):  # base: v = 0, a = (0, -g)
         w[n, c] = 0.0
