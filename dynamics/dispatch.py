@@ -79,9 +79,15 @@ def reference(model) -> bool:
 
 def quantity(name: str, floating: bool = False):
     """The declaration of quantity ``name`` (:mod:`composedyn.dynamics.compiled.quantities`)."""
-    from composedyn.dynamics.compiled import quantities
+    q = _declared.get((name, floating))
+    if q is None:
+        from composedyn.dynamics.compiled import quantities
 
-    return (quantities.FLOATING if floating else quantities.FIXED)[name]
+        q = _declared[name, floating] = (quantities.FLOATING if floating else quantities.FIXED)[name]
+    return q
+
+
+_declared: dict = {}  # (name, floating) -> declaration, looked up once
 
 
 def deliver(result: np.ndarray, out: np.ndarray | None) -> np.ndarray:
@@ -93,12 +99,13 @@ def deliver(result: np.ndarray, out: np.ndarray | None) -> np.ndarray:
 
 
 def _rows(x: np.ndarray, shape: tuple) -> np.ndarray:
-    """x broadcast to ``shape`` as a C-contiguous float64 (N, last axes...) array (new unless x
-    already is one: native byte order, aligned, writeable, as the loops take it)."""
-    x = np.asarray(x, float)
+    """The float64 array x broadcast to ``shape`` as a C-contiguous (N, last axis) array (new unless
+    x already is one: native byte order, aligned, writeable, as the loops take it)."""
     if x.shape != shape:
         x = np.broadcast_to(x, shape)
-    x = np.require(x, float, ("C", "A", "W"))
+    f = x.flags
+    if not (f.c_contiguous and f.aligned and f.writeable and x.dtype.isnative):
+        x = np.array(x, float, order="C")
     return x.reshape((-1,) + shape[-1:])
 
 
@@ -130,21 +137,19 @@ def call(name: str, model, arrays: Arrays | None, *inputs, out: np.ndarray | Non
         return deliver(q.reference(model, *inputs, *extras, *options, *((number,) if q.number else ())), out)
     model_arrays = (arrays or packed(model)).of(q)
     n = model_arrays[0].shape[0]
-    lead = np.broadcast_shapes(*(np.shape(x)[:-1] for x in inputs),
-                               *(np.shape(e)[:-2] for e in extras if e is not None))
-    rows = tuple(_rows(x, lead + np.shape(x)[-1:]) for x in inputs)
+    inputs = [np.asarray(x, float) for x in inputs]
+    extras = [None if e is None else np.asarray(e, float) for e in extras]
+    lead = np.broadcast_shapes(*(x.shape[:-1] for x in inputs), *(e.shape[:-2] for e in extras if e is not None))
+    rows = tuple(_rows(x, lead + x.shape[-1:]) for x in inputs)
     for (label, length), x in zip(q.inputs, rows):  # the loops read exactly this many numbers per sample
         if x.shape[-1] != q.size(length, n):
             raise ValueError(f"{name}: {label} must have {q.size(length, n)} entries per sample, got {x.shape[-1]}")
-    ext = tuple(None if e is None else _rows(e, lead + (n, np.shape(e)[-1])).reshape(-1, n, np.shape(e)[-1])
-                for e in extras)
+    ext = tuple(None if e is None else _rows(e, lead + (n, e.shape[-1])).reshape(-1, n, e.shape[-1]) for e in extras)
     N = rows[0].shape[0]
     shapes = [q.shape(r, n) for r in q.results]
     results = None if out is None else (out.reshape((N,) + shapes[0]),)
-    from composedyn.dynamics.compiled.declare import run_batch
-
-    results, status = run_batch(q, model_arrays, rows, options, number, results, ext)
-    if status.any():
+    results, status = _batch_runner()(q, model_arrays, rows, options, number, results, ext)
+    if np.count_nonzero(status):
         if floating:  # the floating robot's general path names the input it refuses
             return None
         for r in results:
@@ -161,6 +166,14 @@ def call(name: str, model, arrays: Arrays | None, *inputs, out: np.ndarray | Non
         return out
     shaped = tuple(r.reshape(lead + s) for r, s in zip(results, shapes))
     return shaped if len(shaped) > 1 else shaped[0]
+
+
+def _batch_runner():
+    """:func:`composedyn.dynamics.compiled.declare.run_batch` (imported on first use: numba)."""
+    from composedyn.dynamics.compiled.declare import run_batch
+
+    globals()["_batch_runner"] = lambda: run_batch
+    return run_batch
 
 
 def warm_up(model, batch: bool = False, entries_too: bool = True, parallel: bool = False) -> dict:

@@ -58,7 +58,8 @@ except ImportError as exc:  # part of the package, built by pip install; no slow
 
 IM_COLUMNS = 2  # im (n, 2): parent, joint type (see .layout)
 BF_LENGTH = 16  # bf (16,): a floating base (see .floating)
-COMPILE_SECONDS: dict = {}  # entry name -> seconds its compilation (or cache load) took
+COMPILE_SECONDS: dict = {}  # entry or loop name -> seconds its compilation (or cache load) took
+GENERATED: dict = {}  # loop name -> its numba dispatcher (their ``stats`` count cache loads and compilations)
 ON = np.ones(1, dtype=np.int64)  # the switch of callers that are always on (robot.fast)
 ON.flags.writeable = False
 
@@ -234,6 +235,7 @@ def loops(q: Quantity) -> tuple:
         f = generated(_loop_source(q, name), name, q)
         made.append(njit(cache=True, parallel=parallel, fastmath=q.fastmath)(f) if parallel else
                     njit(cache=True, fastmath=q.fastmath)(f))
+        GENERATED[name] = made[-1]
     return tuple(made)
 
 
