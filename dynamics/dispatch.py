@@ -25,6 +25,7 @@ so (no silent fallback to the slow path).
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 
@@ -141,13 +142,13 @@ def call(name: str, model, arrays: Arrays | None, *inputs, out: np.ndarray | Non
     extras = [None if e is None else np.asarray(e, float) for e in extras]
     lead = np.broadcast_shapes(*(x.shape[:-1] for x in inputs), *(e.shape[:-2] for e in extras if e is not None))
     rows = tuple(_rows(x, lead + x.shape[-1:]) for x in inputs)
-    for (label, length), x in zip(q.inputs, rows):  # the loops read exactly this many numbers per sample
-        if x.shape[-1] != q.size(length, n):
-            raise ValueError(f"{name}: {label} must have {q.size(length, n)} entries per sample, got {x.shape[-1]}")
+    lengths, shapes = _sizes(q, n)
+    for (label, _), length, x in zip(q.inputs, lengths, rows):  # the loops read this many numbers per sample
+        if x.shape[-1] != length:
+            raise ValueError(f"{name}: {label} must have {length} entries per sample, got {x.shape[-1]}")
     ext = tuple(None if e is None else _rows(e, lead + (n, e.shape[-1])).reshape(-1, n, e.shape[-1]) for e in extras)
     N = rows[0].shape[0]
-    shapes = [q.shape(r, n) for r in q.results]
-    results = None if out is None else (out.reshape((N,) + shapes[0]),)
+    results = tuple(np.empty((N,) + s) for s in shapes) if out is None else (out.reshape((N,) + shapes[0]),)
     results, status = _batch_runner()(q, model_arrays, rows, options, number, results, ext)
     if np.count_nonzero(status):
         if floating:  # the floating robot's general path names the input it refuses
@@ -166,6 +167,12 @@ def call(name: str, model, arrays: Arrays | None, *inputs, out: np.ndarray | Non
         return out
     shaped = tuple(r.reshape(lead + s) for r, s in zip(results, shapes))
     return shaped if len(shaped) > 1 else shaped[0]
+
+
+@functools.lru_cache(maxsize=256)
+def _sizes(q, n: int) -> tuple:
+    """(input lengths, result shapes) of declaration ``q`` on a model of n velocities."""
+    return tuple(q.size(length, n) for _, length in q.inputs), tuple(q.shape(r, n) for r in q.results)
 
 
 def _batch_runner():
