@@ -11,7 +11,7 @@ Fourier motion of 10 s.  Printed: the fit time of ``cd.identify`` per method
 (compiled kernels warm), the relative RMS torque error of the identified and
 of the prior model on the validation log, and the time of one regressor call
 (composedyn ``robot.regressor`` and the compiled kernel through
-``dispatch.regressor``) against Pinocchio's ``computeJointTorqueRegressor``
+``dispatch.call("regressor", ...)``) against Pinocchio's ``computeJointTorqueRegressor``
 on the example-robot-data Panda URDF (fingers as independent joints), the
 two timed in alternation, best of ``--repeat``.
 """
@@ -30,7 +30,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np
 
 import composedyn as cd
-from composedyn.dynamics.dispatch import regressor as kernel_regressor
+from composedyn.dynamics import dispatch
 from composedyn.testing.pinocchio_oracle import PinPair, erd_urdf, pin
 from ident_sim import fourier_motion, real_robot, simulated_log
 
@@ -69,7 +69,7 @@ def regressor_bench(repeat: int) -> None:
         t0 = time.perf_counter()
         robot.regressor(q, qd, qdd)
         t1 = time.perf_counter()
-        kernel_regressor(robot.model, q, qd, qdd)
+        dispatch.call("regressor", robot.model, robot.arrays, q, qd, qdd)
         t2 = time.perf_counter()
         pin.computeJointTorqueRegressor(pp.model, pp.data, qp, vp, ap)
         t3 = time.perf_counter()

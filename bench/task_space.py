@@ -73,7 +73,6 @@ def floor() -> None:
 
     from numba import cfunc
 
-    from composedyn.dynamics import dispatch
     from composedyn.dynamics.compiled import declare
     from composedyn.dynamics.compiled._call import Caller
 
@@ -86,13 +85,12 @@ def floor() -> None:
     fid = m.getFrameId("panda_hand", pin.BODY)
     q = np.random.default_rng(0).uniform(-1, 1, robot.dof)
     qp = pp.q(q)
-    im, fx = dispatch.packed_frames(robot.model)
+    im, fx = robot.arrays.frames
     k, n = robot.frame_names.index("panda_hand"), robot.dof
-    code = 2 * k  # the frame kernels' code of frame k, world axes
     robot.warm_up(batch=True)
     caller = robot._threads.data["jacobian"]
 
-    @cfunc(declare.SIGNATURE)
+    @cfunc(declare.signature())
     def empty(p, dims, o, s):
         return 0
 
@@ -100,7 +98,9 @@ def floor() -> None:
                   declare.ON, None)
     Q = np.repeat(q[None], 10_000, axis=0)
     OUT = np.empty((10_000, 6, n))
-    loop = dispatch._kernel("jacobian_serial")
+    from composedyn.dynamics.compiled.frames import JACOBIAN
+
+    loop, status = declare.loops(JACOBIAN)[0], np.empty(len(Q), dtype=np.int64)
     world = pin.LOCAL_WORLD_ALIGNED
 
     def best(f, number=1000):
@@ -113,7 +113,7 @@ def floor() -> None:
         "the Jacobian entry's C caller alone": best(lambda: caller(q, k)),
         "a C caller of an empty C function": best(lambda: bare(q, k)),
         "np.empty((6, n)) for the result": best(lambda: np.empty((6, n))),
-        "one Jacobian in the compiled sample loop": best(lambda: loop(im, fx, Q, code, OUT), 5) / len(Q),
+        "one Jacobian in the compiled sample loop": best(lambda: loop(im, fx, Q, k, 0, OUT, status), 5) / len(Q),
     }
     print("| part | ns |")
     print("|---|---|")

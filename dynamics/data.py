@@ -1,4 +1,4 @@
-"""A robot's compiled state: its packed model arrays (once per robot) and, per thread, a ``Data``.
+"""A robot's compiled state per thread: a ``Data`` over the robot's packed model arrays.
 
 ``Data`` (Pinocchio's split of model and data, without its statefulness: no result
 depends on an earlier call) maps the name of a declared quantity
@@ -16,28 +16,13 @@ Plain Python: numba is imported when the first caller is built.
 from __future__ import annotations
 
 import threading
-from typing import NamedTuple
 
 import numpy as np
 
 from composedyn.dynamics import dispatch
-from composedyn.dynamics.compiled.layout import pack, pack_frames
+from composedyn.dynamics.compiled.layout import Arrays, packed
 
-
-class Arrays(NamedTuple):
-    """The packed model arrays of one robot (read only): ``bodies`` = ``(im, fm)``, ``frames`` =
-    ``(im, fx)`` (see :mod:`composedyn.dynamics.compiled.layout`), ``base`` a floating base's
-    ``bf`` (16,) or None."""
-
-    bodies: tuple
-    frames: tuple
-    base: np.ndarray | None = None
-
-
-def packed(model) -> Arrays:
-    """``model`` packed for the kernels (made by the robot once and kept with it)."""
-    im, fm = pack(model)
-    return Arrays((im, fm), (im, pack_frames(model, fm)))
+__all__ = ["NO_DATA", "Arrays", "Data", "ThreadData", "packed"]
 
 
 def _none(*args, **kwargs) -> None:
@@ -59,14 +44,8 @@ class Data(dict):
         from composedyn.dynamics.compiled.declare import caller
 
         q = (quantities.FIXED if self.arrays.base is None else quantities.FLOATING)[name]
-        c = self[name] = caller(q, self.model(q), self.scratch_of(q), dispatch.SWITCH)
+        c = self[name] = caller(q, self.arrays.of(q), self.scratch_of(q), dispatch.SWITCH)
         return c
-
-    def model(self, q) -> tuple:
-        """The model arrays quantity ``q`` takes."""
-        a = self.arrays
-        arrays = a.bodies if q.model == "bodies" else a.frames
-        return (*arrays, a.base) if q.floating else arrays
 
     def scratch_of(self, q) -> tuple:
         """The scratch arrays of quantity ``q`` on this robot, made once."""

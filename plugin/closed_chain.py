@@ -119,7 +119,7 @@ class ClosedChain:
             return ()
         from composedyn.dynamics.compiled.closed import kernel
 
-        im, fm = dispatch.packed(self.robot.model)
+        im, fm = self.robot.arrays.bodies
         return kernel("one"), kernel("batch"), im, fm
 
     def _fast(self, mode: str, q, qd=None, x=None, friction: bool = True):

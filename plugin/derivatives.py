@@ -26,8 +26,6 @@ from typing import TYPE_CHECKING, Mapping
 import numpy as np
 
 from composedyn.checks import joint_arrays, smooth_width, wrenches
-from composedyn.dynamics import dispatch
-from composedyn.dynamics.dispatch import rnea_derivatives
 from composedyn.dynamics.reference.derivatives import external_terms
 from composedyn.dynamics.reference.kinematics import body_poses
 
@@ -51,7 +49,10 @@ def inverse_dynamics_derivatives(robot: "Robot", q, qd, qdd, f_ext: Mapping | No
     fw = P = None
     if fx:
         fw, P = external_terms(m, *body_poses(m, qa), fx)
-    dq, dqd = rnea_derivatives(m, qa, qda, qdda, f_world=fw, P=P, friction=friction, smooth=smooth)
+    if P is not None:
+        P = P.reshape(P.shape[:-2] + (9,))
+    dq, dqd = robot.compute("inverse_dynamics_derivatives", qa, qda, qdda, f_world=fw, P=P, friction=friction,
+                            smooth_friction=smooth)
     return robot._reduce(dq, matrix=True), robot._reduce(dqd, matrix=True)
 
 
@@ -69,7 +70,7 @@ def forward_dynamics_derivatives(robot: "Robot", q, qd, tau, f_ext: Mapping | No
         return res
     q, qd, tau = (np.ascontiguousarray(x) for x in joint_arrays(robot.dof, q=q, qd=qd, tau=tau))  # own memory
     if robot._mimic is None and f_ext is None:  # compiled kernels (or the NumPy reference)
-        return dispatch.forward_dynamics_derivatives(robot.model, q, qd, tau, friction=friction, smooth=smooth)
+        return robot.compute("forward_dynamics_derivatives", q, qd, tau, friction=friction, smooth_friction=smooth)
     qdd = robot.forward_dynamics(q, qd, tau, f_ext=f_ext, friction=friction, smooth_friction=smooth_friction)
     dq, dqd = inverse_dynamics_derivatives(robot, q, qd, qdd, f_ext=f_ext, friction=friction,
                                            smooth_friction=smooth_friction)

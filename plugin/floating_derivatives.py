@@ -72,8 +72,6 @@ import numpy as np
 
 from composedyn.checks import smooth_width
 from composedyn.dynamics import dispatch
-from composedyn.dynamics.compiled.parallel import use_parallel
-from composedyn.dynamics.dispatch import _kernel
 from composedyn.dynamics.floating import base as chart
 
 if TYPE_CHECKING:
@@ -127,28 +125,19 @@ def _compiled(robot: "FloatingRobot", forward: bool, q, v, x, friction: bool, sm
         return res  # plain vectors: the C caller (composedyn.dynamics.data)
     arrays = robot.data.arrays
     plain = all(y.__class__ is _ND and y.dtype is _F64 for y in (q, v, x))
-    if arrays is None or dispatch.backend() != "numba" or not plain:
+    if arrays is None or dispatch.reference(robot.model) or not plain:
         return None
     if q.ndim == v.ndim == x.ndim == 1 or min(q.ndim, v.ndim, x.ndim) == 0:  # the general path (it names
         return None  # the shape that is wrong)
-    (im, fm), bf = arrays.bodies, arrays.base
-    n, k, fric = fm.shape[0], 3 if forward else 2, int(bool(friction))
+    n = arrays.bodies[0].shape[0]
     try:
-        shape = np.broadcast_shapes(q.shape[:-1], v.shape[:-1], x.shape[:-1])
+        np.broadcast_shapes(q.shape[:-1], v.shape[:-1], x.shape[:-1])
     except ValueError:
         return None
     if q.shape[-1] != n + 1 or v.shape[-1] != n or x.shape[-1] != n:
         return None
-    Q, V, X = (dispatch._rows(y, shape + y.shape[-1:], 1) for y in (q, v, x))
-    N = Q.shape[0]
-    outs = tuple(np.empty((N, n, n)) for _ in range(k))
-    status = np.zeros(N, dtype=np.int64)
-    name = "forward" if forward else "inverse"
-    loop = _kernel(f"floating_derivatives.{name}_{'parallel' if use_parallel(N * n) else 'serial'}")
-    loop(im, fm, bf, Q, V, X, fric, sm, *outs, status)
-    if status.any():
-        return None
-    return tuple(o.reshape(shape + (n, n)) for o in outs)
+    return dispatch.call(f"{'forward' if forward else 'inverse'}_dynamics_derivatives", robot.model, arrays, q, v, x,
+                         floating=True, friction=friction, smooth_friction=sm)
 
 
 def _wrench_columns(robot: "FloatingRobot", x: np.ndarray, fc: dict) -> np.ndarray:

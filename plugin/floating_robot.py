@@ -25,7 +25,6 @@ import numpy as np
 from composedyn.checks import joint_array, output_array, smooth_width
 from composedyn.dynamics import dispatch as _dispatch
 from composedyn.dynamics.data import Arrays, ThreadData
-from composedyn.dynamics.dispatch import deliver
 from composedyn.dynamics.errors import ModelError
 from composedyn.dynamics.floating import base as chart
 from composedyn.dynamics.floating.lie import (
@@ -150,26 +149,15 @@ class FloatingRobot:
             raise ModelError(f"robot {self.name!r}: {name} is not available for a floating base")
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
-    def _batch(self, name: str, *arrays, options: tuple = (), number: float | None = None,
-               out: np.ndarray | None = None):
-        """A batch (..., k) of the floating quantity ``name`` through its compiled loop (one call,
-        parallel for large batches), into ``out`` when given, or None: NumPy backend, dependent
-        mimic joints, or a sample the loop refuses (zero quaternion, singular M), which the
-        general path then names."""
+    def _batch(self, name: str, *arrays, out: np.ndarray | None = None, **arguments):
+        """A batch (..., k) of the floating quantity ``name`` through the general path's compiled
+        loop (:func:`composedyn.dynamics.dispatch.call`), into ``out`` when given, or None: NumPy
+        backend, dependent mimic joints, or a sample the loop refuses (zero quaternion, singular
+        M), which the general path then names."""
         packed = self._threads.arrays
-        if packed is None or _dispatch._reference(self.model):
+        if packed is None or _dispatch.reference(self.model):
             return None
-        from composedyn.dynamics.compiled import declare, quantities
-
-        q = quantities.FLOATING[name]
-        lead = arrays[0].shape[:-1]
-        rows = tuple(np.require(x.reshape(-1, x.shape[-1]), float, ("C", "W")) for x in arrays)
-        shape = q.shape(q.results[0], self.nv)
-        res = np.empty((rows[0].shape[0],) + shape) if out is None else out.reshape((rows[0].shape[0],) + shape)
-        (res,), status = declare.run_batch(q, (*packed.bodies, packed.base), rows, options, number, (res,))
-        if status.any():
-            return None
-        return res.reshape(lead + shape) if out is None else out
+        return _dispatch.call(name, self.model, packed, *arrays, out=out, floating=True, **arguments)
 
     def _destination(self, out, shape: tuple, *inputs):
         """``out`` checked for a result of ``shape`` (see ``checks.output_array``), or None."""
@@ -283,13 +271,12 @@ class FloatingRobot:
             return res
         q, v, a = self._state(q, v, a)
         out = self._destination(out, v.shape, q, v, a)
-        if f_ext is None and (res := self._batch("inverse_dynamics", q, v, a, options=(int(bool(friction)),),
-                                                 out=out)) is not None:
+        if f_ext is None and (res := self._batch("inverse_dynamics", q, v, a, friction=friction, out=out)) is not None:
             return res
         R0, _, x = self._chart(q)
         xdd = chart.chart_acceleration(self.base, v, a, R0)
-        return deliver(self.chart.inverse_dynamics(x, v, xdd, f_ext=self._wrenches(f_ext, R0), friction=friction),
-                       out)
+        tau = self.chart.inverse_dynamics(x, v, xdd, f_ext=self._wrenches(f_ext, R0), friction=friction)
+        return _dispatch.deliver(tau, out)
 
     def forward_dynamics(self, q, v, tau, f_ext: Mapping | None = None, friction: bool = True,
                          smooth_friction: float | None = None, out: np.ndarray | None = None) -> np.ndarray:
@@ -303,14 +290,13 @@ class FloatingRobot:
             return res
         q, v, tau = self._state(q, v, tau, names=("v", "tau"))
         out = self._destination(out, v.shape, q, v, tau)
-        options = (int(bool(friction)),)
-        if f_ext is None and (res := self._batch("forward_dynamics", q, v, tau, options=options,
-                                                 number=smooth_friction, out=out)) is not None:
+        if f_ext is None and (res := self._batch("forward_dynamics", q, v, tau, friction=friction,
+                                                 smooth_friction=smooth_friction, out=out)) is not None:
             return res
         R0, _, x = self._chart(q)
         xdd = self.chart.forward_dynamics(x, v, tau, f_ext=self._wrenches(f_ext, R0), friction=friction,
                                           smooth_friction=smooth_friction)
-        return deliver(chart.base_acceleration(self.base, v, xdd, R0), out)
+        return _dispatch.deliver(chart.base_acceleration(self.base, v, xdd, R0), out)
 
     def mass_matrix(self, q, out: np.ndarray | None = None) -> np.ndarray:
         """M(q) (..., nv, nv) in free-flyer coordinates (depends on the joints only); ``out`` as
@@ -321,7 +307,7 @@ class FloatingRobot:
         out = self._destination(out, q.shape[:-1] + self._nn, q)
         if (res := self._batch("mass_matrix", q, out=out)) is not None:
             return res
-        return deliver(self.chart.mass_matrix(self._chart(q)[2]), out)
+        return _dispatch.deliver(self.chart.mass_matrix(self._chart(q)[2]), out)
 
     def coriolis_matrix(self, q, v) -> np.ndarray:
         """C(q, v) (..., nv, nv) with C v + g = bias forces and Ṁ - 2C skew-symmetric

@@ -102,11 +102,13 @@ def inverse_kinematics(robot, frame: str, target, q0=None, position_only: bool =
     rows = 3 if position_only else 6
     model = robot.model
     if model.n and dispatch.backend() == "numba":
-        im, fx = dispatch.packed_frames(model)
+        from composedyn.dynamics.compiled.ik import solve
+
+        im, fx = robot.arrays.frames
         mm = robot._mimic
         G, b = (np.eye(n), np.zeros(n)) if mm is None else (np.array(mm.G, float), np.array(mm.b, float))
         q = np.empty(n)
-        ok, it, ep, er = dispatch._kernel("ik.solve")(
+        ok, it, ep, er = solve(
             im, fx, G, b, 2 * k, T, rows, lower, upper, q0, starts, int(per_start), int(max_iterations),
             float(tol), float(tol_rotation), q)
     else:

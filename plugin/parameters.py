@@ -25,7 +25,6 @@ from __future__ import annotations
 import numpy as np
 
 from composedyn.checks import joint_arrays
-from composedyn.dynamics.dispatch import regressor as _regressor
 from composedyn.dynamics.reference.base_parameters import BaseParameters, base_parameters
 from composedyn.dynamics.reference.regressor import JOINT_TERM_NAMES, PARAM_NAMES, joint_regressor
 
@@ -48,7 +47,7 @@ def regressor(robot, q, qd, qdd, joint_terms: bool = False, offset: bool = False
     """
     q, qd, qdd = joint_arrays(robot.dof, q=q, qd=qd, qdd=qdd)
     q, qd, qdd = robot._expand(q, qd, qdd)
-    Y = _regressor(robot.model, q, qd, qdd)
+    Y = robot.compute("regressor", q, qd, qdd)
     if joint_terms:
         Y = np.concatenate([Y, joint_regressor(qd, qdd, offset=offset)], axis=-1)
     if not robot.mimic_joint_names:

@@ -16,21 +16,15 @@ import numpy as np
 from composedyn import joint_space as _joint_space  # configuration-space methods
 from composedyn import task_space as _task_space  # task-space methods (end of the class)
 from composedyn.checks import joint_arrays, output_array, smooth_width, wrenches
+from composedyn.dynamics import dispatch  # the general path: compiled batch loops or NumPy
 from composedyn.dynamics.constraints.mimic import select_mimic
-from composedyn.dynamics.data import Data, ThreadData, packed
-from composedyn.dynamics.dispatch import (  # the route choice: compiled or NumPy
-    coriolis_matrix,
-    crba,
-    deliver,
-    forward_dynamics,
-    gravity,
-    rnea,
-    solve_mass,
-)
+from composedyn.dynamics.data import Arrays, Data, ThreadData, packed
+from composedyn.dynamics.dispatch import deliver
 from composedyn.dynamics.frozen_graph import frozen_graph
 from composedyn.dynamics.model import Model, compile_graph, frozen_array
 from composedyn.dynamics.reference.energy import kinetic_energy, potential_energy
 from composedyn.dynamics.reference.external import body_forces
+from composedyn.dynamics.reference.forward import solve_mass
 from composedyn.dynamics.reference.friction import friction_torques
 from composedyn.dynamics.reference.kinematics import body_poses, link_poses
 
@@ -65,6 +59,30 @@ def _direct(name: str, inputs: int, keywords: tuple = (), frame: int = 0):
     return wrap
 
 
+_RATES = {"v": "qd", "a": "qdd"}  # a declared input's name -> the methods' argument name
+
+
+def declared(name: str, doc: str):
+    """A ``Robot`` method computing the declared quantity ``name``
+    (:mod:`composedyn.dynamics.compiled.quantities`) from its joint arrays (..., dof): the
+    quantity's C caller, else the checked arguments (mimic coordinates expanded) through the
+    general path, the result reduced to the coordinates (G^T tau, G^T A G, J G by its shape)."""
+
+    def method(self, *arrays):
+        if (out := self._threads.data[name](*arrays)) is not None:
+            return out
+        q = dispatch.quantity(name)
+        arrays = joint_arrays(self.dof, **{_RATES.get(i, i): x for (i, _), x in zip(q.inputs, arrays)})
+        result, shape = self.compute(name, *self._expand(*arrays)), q.results[0]
+        if shape[-1] == "nv" and self._mimic is not None:
+            return self._reduce(result, matrix=len(shape) == 2 and shape[0] == "nv") if shape[0] == "nv" \
+                else result @ self._mimic.G
+        return result
+
+    method.__name__, method.__doc__ = name, doc
+    return method
+
+
 class Robot:
     """A fixed-base robot: kinematic graph + compiled model + dynamics.
 
@@ -95,11 +113,24 @@ class Robot:
         return mm.reduce_matrix(tau) if matrix else mm.reduce(tau)
 
     @cached_property
+    def arrays(self) -> Arrays | None:
+        """The model packed for the compiled kernels (:class:`composedyn.dynamics.compiled.layout.Arrays`,
+        read only, made once), or None without moving joints."""
+        return packed(self.model) if self.model.n else None
+
+    @cached_property
     def _threads(self) -> ThreadData:
         """This robot's compiled state, per thread: ``.data`` maps a quantity's name to its C caller
         (:mod:`composedyn.dynamics.data`); every caller returns None with dependent mimic joints
         or without moving joints (the methods' general path serves those)."""
-        return ThreadData(None if self._mimic is not None or self.model.n == 0 else packed(self.model))
+        return ThreadData(None if self._mimic is not None else self.arrays)
+
+    def compute(self, name: str, *inputs, out: np.ndarray | None = None, **arguments):
+        """The declared quantity ``name`` (:mod:`composedyn.dynamics.compiled.quantities`) at
+        all-joint inputs (..., n_all) by the general path (:func:`composedyn.dynamics.dispatch.call`:
+        batch axes broadcast, the compiled batch loop or the NumPy reference); ``arguments``: its
+        options, number and extras by keyword.  No argument checks: the methods check first."""
+        return dispatch.call(name, self.model, self.arrays, *inputs, out=out, **arguments)
 
     @property
     def data(self) -> "Data":
@@ -112,7 +143,7 @@ class Robot:
     def __getstate__(self) -> dict:
         """Pickle the graph and the model; the compiled state (C callers holding machine addresses,
         per-thread scratch) is left out and made again on first use after unpickling."""
-        return {k: v for k, v in self.__dict__.items() if k not in ("_threads", "_frame_index")}
+        return {k: v for k, v in self.__dict__.items() if k not in ("_threads", "_frame_index", "arrays")}
 
     def __setstate__(self, state: dict) -> None:
         """Unpickle; arrays the C entries read (a floating base's ``_bf``) are read-only again."""
@@ -179,8 +210,8 @@ class Robot:
     def _full_inverse_dynamics(self, q, qd, qdd, f_ext, friction: bool, out: np.ndarray | None = None) -> np.ndarray:
         """Inverse dynamics of all joints (mimic joints as free coordinates) at all-joint arrays,
         armature and (with ``friction``) joint friction included; into ``out`` when given."""
-        return rnea(self.model, q, qd, qdd, f_world=self._body_forces(q, f_ext), armature=True,
-                    friction=friction, out=out)
+        return self.compute("inverse_dynamics", q, qd, qdd, f_world=self._body_forces(q, f_ext), friction=friction,
+                            out=out)
 
     @property
     def limits(self) -> dict:
@@ -249,12 +280,12 @@ class Robot:
         if out is not None:
             out = output_array(out, q.shape, q, qd, tau)
         if self._mimic is None:
-            return forward_dynamics(self.model, q, qd, tau, f_world=self._body_forces(q, f_ext),
-                                    friction=friction, smooth=smooth_friction, out=out)
+            return self.compute("forward_dynamics", q, qd, tau, f_world=self._body_forces(q, f_ext),
+                                friction=friction, smooth_friction=smooth_friction, out=out)
         M = self.mass_matrix(q)
         m = self.model
         q, qd = self._expand(q, qd)
-        h = rnea(m, q, qd, np.zeros_like(q), f_world=self._body_forces(q, f_ext))
+        h = self.compute("inverse_dynamics", q, qd, np.zeros_like(q), f_world=self._body_forces(q, f_ext), friction=0)
         if friction:
             h = h + friction_torques(m, qd, smooth=smooth_friction)
         return deliver(solve_mass(self._mimic.solve_view(m), M, tau - self._reduce(h)), out)
@@ -269,8 +300,8 @@ class Robot:
         if out is not None:
             out = output_array(out, q.shape + (self.dof,), q)
         if self._mimic is None:
-            return crba(self.model, q, armature=True, out=out)
-        return deliver(self._reduce(crba(self.model, self._expand(q)[0], armature=True), matrix=True), out)
+            return self.compute("mass_matrix", q, out=out)
+        return deliver(self._reduce(self.compute("mass_matrix", self._expand(q)[0]), matrix=True), out)
 
     @_direct("coriolis_matrix", 2)
     def coriolis_matrix(self, q, qd) -> np.ndarray:
@@ -278,7 +309,7 @@ class Robot:
         if (out := self._threads.data["coriolis_matrix"](q, qd)) is not None:
             return out
         q, qd = joint_arrays(self.dof, q=q, qd=qd)
-        return self._reduce(coriolis_matrix(self.model, *self._expand(q, qd)), matrix=True)
+        return self._reduce(self.compute("coriolis_matrix", *self._expand(q, qd)), matrix=True)
 
     @_direct("gravity_torques", 1)
     def gravity_torques(self, q) -> np.ndarray:
@@ -286,7 +317,7 @@ class Robot:
         if (out := self._threads.data["gravity_torques"](q)) is not None:
             return out
         (q,) = joint_arrays(self.dof, q=q)
-        return self._reduce(gravity(self.model, self._expand(q)[0]))
+        return self._reduce(self.compute("gravity_torques", self._expand(q)[0]))
 
     @_direct("bias_torques", 2)
     def bias_torques(self, q, qd) -> np.ndarray:
@@ -294,8 +325,7 @@ class Robot:
         if (out := self._threads.data["bias_torques"](q, qd)) is not None:
             return out
         q, qd = joint_arrays(self.dof, q=q, qd=qd)
-        q, qd = self._expand(q, qd)
-        return self._reduce(rnea(self.model, q, qd, np.zeros_like(q)))
+        return self._reduce(self.compute("bias_torques", *self._expand(q, qd)))
 
     def composed_vectors(self, q) -> "ComposedVectors":
         """The paper's composed vectors at q (..., n): vω_α, PL_α, XY_βγ, a_γα, brackets.
@@ -378,14 +408,13 @@ class Robot:
         trajectory loops.  Returns the seconds each kernel's first call took.  Writes one line per
         group on stderr when kernels had to be compiled (not found in the install's or the
         per-user cache)."""
-        from composedyn.dynamics.dispatch import warm_up
         from composedyn.kernels.warm import Steps
 
         steps = Steps(2 if batch else 1)
         compiled = self._threads.arrays is not None
-        times = steps.run("dynamics and task space", lambda: warm_up(self.model, entries_too=compiled))
+        times = steps.run("dynamics and task space", lambda: dispatch.warm_up(self.model, entries_too=compiled))
         if batch:
-            times = steps.run("trajectory loops", lambda: warm_up(self.model, batch=True, entries_too=False))
+            times = steps.run("trajectory loops", lambda: dispatch.warm_up(self.model, batch=True, entries_too=False))
         return times
 
     @property
@@ -397,7 +426,7 @@ class Robot:
         if fd is None:
             from composedyn.dynamics.compiled.fast import FastDynamics
 
-            fd = threads.fast = FastDynamics(self.model, Data(threads.arrays or packed(self.model)))
+            fd = threads.fast = FastDynamics(self.model, Data(self.arrays))
         return fd
 
     # ---- task space ----
@@ -464,11 +493,18 @@ class Robot:
     def center_of_mass(self, q) -> np.ndarray:
         """Centre of mass (..., 3) of the moving bodies in world coordinates (links welded to
         the fixed base excluded, as pinocchio.centerOfMass)."""
+        if (out := self._threads.data["center_of_mass"](q)) is not None:
+            return out
         return _task_space.center_of_mass(self, q)
 
     def com_jacobian(self, q) -> np.ndarray:
         """Jacobian of :meth:`center_of_mass` (..., 3, dof)."""
+        if (out := self._threads.data["com_jacobian"](q)) is not None:
+            return out
         return _task_space.com_jacobian(self, q)
+
+    center_of_mass_velocity = declared("center_of_mass_velocity", "center_of_mass_velocity(q, qd): velocity "
+                                       "(..., 3) of the centre of mass, world coordinates (m/s): J_com(q) qd.")
 
     def task_inertia(self, q, frame: str, reference: str = "world", translational: bool = False,
                      damping: float = 0.0) -> np.ndarray:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import numpy as np
 
 from composedyn.checks import joint_arrays
-from composedyn.dynamics import dispatch
 from composedyn.dynamics.reference.frames import frame_index
 
 _REFERENCES = {"world": 0, "local": 1}
@@ -56,40 +55,40 @@ def frame_pose(robot, q, frame) -> np.ndarray:
     """World <- frame homogeneous transform (..., 4, 4)."""
     k = frame_id(robot, frame)
     (q,) = joint_arrays(robot.dof, q=q)
-    return dispatch.frame_pose(robot.model, robot._expand(q)[0], k)
+    return robot.compute("frame_pose", robot._expand(q)[0], frame=k)
 
 
 def jacobian(robot, q, frame, reference: str = "world") -> np.ndarray:
     """Frame Jacobian (..., 6, dof), linear rows first."""
     k, local = frame_id(robot, frame), local_flag(reference)
     (q,) = joint_arrays(robot.dof, q=q)
-    return _columns(robot, dispatch.jacobian(robot.model, robot._expand(q)[0], k, local))
+    return _columns(robot, robot.compute("jacobian", robot._expand(q)[0], frame=k, local=local))
 
 
 def frame_velocity(robot, q, qd, frame, reference: str = "world") -> np.ndarray:
     """Frame twist (..., 6): origin velocity then angular velocity."""
     k, local = frame_id(robot, frame), local_flag(reference)
     q, qd = joint_arrays(robot.dof, q=q, qd=qd)
-    return dispatch.frame_velocity(robot.model, *robot._expand(q, qd), k, local)
+    return robot.compute("frame_velocity", *robot._expand(q, qd), frame=k, local=local)
 
 
 def frame_acceleration(robot, q, qd, qdd, frame, reference: str = "world") -> np.ndarray:
     """Classical acceleration (..., 6) of the frame origin and angular acceleration."""
     k, local = frame_id(robot, frame), local_flag(reference)
     q, qd, qdd = joint_arrays(robot.dof, q=q, qd=qd, qdd=qdd)
-    return dispatch.frame_acceleration(robot.model, *robot._expand(q, qd, qdd), k, local)
+    return robot.compute("frame_acceleration", *robot._expand(q, qd, qdd), frame=k, local=local)
 
 
 def center_of_mass(robot, q) -> np.ndarray:
     """Centre of mass of the moving bodies (..., 3), world coordinates."""
     (q,) = joint_arrays(robot.dof, q=q)
-    return dispatch.center_of_mass(robot.model, robot._expand(q)[0])
+    return robot.compute("center_of_mass", robot._expand(q)[0])
 
 
 def com_jacobian(robot, q) -> np.ndarray:
     """d com / dq (..., 3, dof)."""
     (q,) = joint_arrays(robot.dof, q=q)
-    return _columns(robot, dispatch.com_jacobian(robot.model, robot._expand(q)[0]))
+    return _columns(robot, robot.compute("com_jacobian", robot._expand(q)[0]))
 
 
 def task_inertia(robot, q, frame, reference: str = "world", translational: bool = False,

@@ -26,13 +26,13 @@ import composedyn
 RUN_RNEA = """
 import json, numpy as np, composedyn
 from composedyn.dynamics.compiled.layout import NO_FW, pack
-from composedyn.dynamics.compiled.rnea import rnea_one
+from composedyn.dynamics.compiled.rnea import SCRATCH, rnea_into
 robot = composedyn.load("two_link")
 im, fm = pack(robot.model)
 q = np.array([0.3, -0.7]); out = np.empty(2)
-rnea_one(im, fm, q, q, q, NO_FW, 1, 0, out)
+rnea_into(im, fm, q, q, q, NO_FW, 1, 0, out, np.empty((3, SCRATCH)))
 print(json.dumps({"file": composedyn.__file__, "tau": out.tolist(),
-                  "cache_hits": sum(rnea_one.stats.cache_hits.values())}))
+                  "cache_hits": sum(rnea_into.stats.cache_hits.values())}))
 """
 
 

@@ -14,11 +14,12 @@ import numpy as np
 import pytest
 
 import composedyn as cd
-from composedyn.dynamics import dispatch
+from composedyn.dynamics.compiled.layout import pack
 from composedyn.dynamics.reference import coriolis, rnea
 from random_robots import FIXED_SEEDS, random_urdf
 
 pytest.importorskip("numba")
+from compiled_calls import CORIOLIS, coriolis_one  # noqa: E402
 from composedyn.dynamics.compiled import coriolis as k  # noqa: E402
 
 TOL = 1e-12
@@ -27,7 +28,7 @@ TOL = 1e-12
 def packed(seed, n):
     """(model, im, fm) of a random tree with prismatic joints."""
     m = cd.from_urdf(random_urdf(seed, n)).model
-    im, fm = dispatch.packed(m)
+    im, fm = pack(m)
     return m, im, fm
 
 
@@ -42,7 +43,7 @@ def test_matches_numpy_reference_and_rnea(seed, n):
     for scale in (1.0, 30.0):  # 30: large joint motions, bodies far from the first joint
         q, qd = scale * rng.uniform(-2, 2, (2, m.n))
         out = np.full((m.n, m.n), np.nan)  # every entry must be written
-        k.coriolis_one(im, fm, q, qd, out)
+        coriolis_one(im, fm, q, qd, out)
         assert rel(out, coriolis.coriolis_matrix(m, q, qd)) < TOL
         z = np.zeros(m.n)
         cqd = rnea.rnea(m, q, qd, z) - rnea.rnea(m, q, z, z)
@@ -56,12 +57,12 @@ def test_batch_rows_and_reused_scratch_equal_single_calls(seed, n):
     N = 7
     Q, QD = rng.uniform(-2, 2, (2, N, m.n))
     serial, parallel = np.full((N, m.n, m.n), np.nan), np.full((N, m.n, m.n), np.nan)
-    k.coriolis_serial(im, fm, Q, QD, serial)
-    k.coriolis_parallel(im, fm, Q, QD, parallel)
+    CORIOLIS[0](im, fm, Q, QD, serial)
+    CORIOLIS[1](im, fm, Q, QD, parallel)
     w = np.full((m.n, k.SCRATCH), np.nan)  # stale contents must not leak in
     for s in range(N):
         one, into = np.empty((m.n, m.n)), np.full((m.n, m.n), np.nan)
-        k.coriolis_one(im, fm, Q[s], QD[s], one)
+        coriolis_one(im, fm, Q[s], QD[s], one)
         k.coriolis_into(im, fm, Q[s], QD[s], into, w)
         np.testing.assert_array_equal(serial[s], one)
         np.testing.assert_array_equal(parallel[s], one)
@@ -73,5 +74,5 @@ def test_nan_propagates():
     q, qd = np.zeros(m.n), np.ones(m.n)
     qd[0] = np.nan
     out = np.zeros((m.n, m.n))
-    k.coriolis_one(im, fm, q, qd, out)
+    coriolis_one(im, fm, q, qd, out)
     assert np.isnan(out).any()

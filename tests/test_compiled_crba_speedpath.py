@@ -14,11 +14,12 @@ import numpy as np
 import pytest
 
 import composedyn as cd
-from composedyn.dynamics import dispatch
+from composedyn.dynamics.compiled.layout import pack
 from composedyn.dynamics.reference import crba
 from random_robots import FIXED_SEEDS, random_urdf
 
 pytest.importorskip("numba")
+from compiled_calls import CRBA, crba_one  # noqa: E402
 from composedyn.dynamics.compiled import crba as ccrba  # noqa: E402
 
 TOL = 1e-12
@@ -30,7 +31,7 @@ def rel(a, b) -> float:
 
 def _check(robot, q, out=None, tol=TOL):
     m = robot.model
-    im, fm = dispatch.packed(m)
+    im, fm = pack(m)
     ref = crba.crba(m, q) + np.diag(m.armature)
     out = np.full((m.n, m.n), np.nan) if out is None else out
     w = np.full((m.n, ccrba.SCRATCH), 1e300)
@@ -67,32 +68,32 @@ def test_base_far_from_origin():
     tree_p[roots] += np.array([1000.0, -700.0, 300.0])
     far = dataclasses.replace(m, tree_p=tree_p)
     q = np.random.default_rng(2).uniform(-3, 3, m.n)
-    im, fm = dispatch.packed(far)
+    im, fm = pack(far)
     out = np.empty((m.n, m.n))
-    ccrba.crba_one(im, fm, q, 0, out)
+    crba_one(im, fm, q, 0, out)
     assert rel(out, crba.crba(m, q)) < TOL
 
 
 def test_nan_angle_gives_nan_entries():
     robot = cd.from_urdf(random_urdf(*FIXED_SEEDS[4]))
     m = robot.model
-    im, fm = dispatch.packed(m)
+    im, fm = pack(m)
     rev = int(np.flatnonzero(m.jtype == 0)[0])
     q = np.zeros(m.n)
     q[rev] = np.nan
     out = np.zeros((m.n, m.n))
-    ccrba.crba_one(im, fm, q, 1, out)
+    crba_one(im, fm, q, 1, out)
     assert np.isnan(out).any()
 
 
-@pytest.mark.parametrize("loop", ["crba_serial", "crba_parallel"])
+@pytest.mark.parametrize("loop", [0, 1])
 def test_batch_loops(loop):
     seed, n = FIXED_SEEDS[6]
     robot = cd.from_urdf(random_urdf(seed, n, armature=True))
     m = robot.model
-    im, fm = dispatch.packed(m)
+    im, fm = pack(m)
     Q = np.random.default_rng(1).uniform(-3, 3, (70, m.n))
     OUT = np.full((70, m.n, m.n), np.nan)
-    getattr(ccrba, loop)(im, fm, Q, 1, OUT)
+    CRBA[loop](im, fm, Q, 1, OUT)
     for s in (0, 33, 69):
         assert rel(OUT[s], crba.crba(m, Q[s]) + np.diag(m.armature)) < TOL

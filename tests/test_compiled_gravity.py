@@ -18,6 +18,7 @@ from composedyn.dynamics.reference import rnea
 from random_robots import FIXED_SEEDS, random_urdf
 
 pytest.importorskip("numba")
+from compiled_calls import GRAVITY, gravity_one  # noqa: E402
 from composedyn.dynamics.compiled import gravity  # noqa: E402
 from composedyn.dynamics.compiled.layout import BLOCKS, GRAV, pack  # noqa: E402
 
@@ -49,7 +50,7 @@ def test_one_sample_equals_rnea(seed, n):
     for _ in range(3):
         q = rng.uniform(-3, 3, m.n)
         out, out2 = np.empty(m.n), np.empty(m.n)
-        gravity.gravity_one(im, fm, q, out)
+        gravity_one(im, fm, q, out)
         gravity.gravity_into(im, fm, q, out2, dirty)
         ref = reference(m, q)
         assert rel(out, ref) < TOL, (seed, n, rel(out, ref))
@@ -70,10 +71,10 @@ def test_batch_equals_rnea(seed, n, N):
     im, fm = pack(m)
     Q = np.random.default_rng(seed + N).uniform(-3, 3, (N, m.n))
     ref = reference(m, Q)
-    for loop in (gravity.gravity_serial, gravity.gravity_parallel):
+    for loop in GRAVITY:
         OUT = np.full((N, m.n), np.nan)
         loop(im, fm, Q, OUT)
-        assert rel(OUT, ref) < TOL, (loop.__name__, N, rel(OUT, ref))
+        assert rel(OUT, ref) < TOL, (N, rel(OUT, ref))
 
 
 def test_gravity_vector_is_the_models():
@@ -86,7 +87,7 @@ def test_gravity_vector_is_the_models():
     im, fm = pack(m)
     q = np.random.default_rng(3).uniform(-3, 3, m.n)
     out = np.empty(m.n)
-    gravity.gravity_one(im, fm, q, out)
+    gravity_one(im, fm, q, out)
     assert rel(out, reference(m, q)) < TOL
     # linearity: g(q) = sum_k gvec_k g_k(q), g_k computed with gravity e_k in the GRAV columns
     im0, fm0 = pack(robot_for(*FIXED_SEEDS[8]).model)
@@ -95,7 +96,7 @@ def test_gravity_vector_is_the_models():
     for e in np.eye(3):
         fm0[:, GRAV:GRAV + 3] = e
         o = np.empty(m.n)
-        gravity.gravity_one(im0, fm0, q, o)
+        gravity_one(im0, fm0, q, o)
         parts.append(o)
     assert rel(np.array(parts).T @ gvec, out) < TOL
 
@@ -104,7 +105,7 @@ def test_zero_gravity_gives_zero():
     m = robot_for(*FIXED_SEEDS[5], gravity=(0.0, 0.0, 0.0)).model
     im, fm = pack(m)
     out = np.full(m.n, np.nan)
-    gravity.gravity_one(im, fm, np.random.default_rng(0).uniform(-3, 3, m.n), out)
+    gravity_one(im, fm, np.random.default_rng(0).uniform(-3, 3, m.n), out)
     assert np.array_equal(out, np.zeros(m.n))
 
 
@@ -122,7 +123,7 @@ def test_ur5_equals_pinocchio(gvec):
     rng = np.random.default_rng(5)
     Q = rng.uniform(-np.pi, np.pi, (20, robot.model.n))
     OUT = np.empty_like(Q)
-    gravity.gravity_serial(im, fm, Q, OUT)
+    GRAVITY[0](im, fm, Q, OUT)
     for q, out in zip(Q, OUT):
         ref = pin.computeGeneralizedGravity(pp.model, pp.data, pp.q(q))
         assert rel(pp.v(out), ref) < TOL, rel(pp.v(out), ref)

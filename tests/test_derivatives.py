@@ -212,20 +212,25 @@ def test_compiled_equals_reference(seed, n):
     Q, QD, X = rng.uniform(-2, 2, (3, 4, n))
     f_ext = {nm: rng.normal(size=(4, 6)) for nm in wrench_links(robot)}
     fw, P = external_terms(m, *body_poses(m, Q), f_ext)
+    P9 = P.reshape(P.shape[:-2] + (9,))
+
+    def rnea_derivatives_of(*inputs, f_world=None, P=None, friction=0, smooth=None):
+        return dispatch.call("inverse_dynamics_derivatives", m, robot.arrays, *inputs, f_world=f_world, P=P,
+                             friction=friction, smooth_friction=smooth)
     assert dispatch.backend() == "numba"
     for s in range(4):  # single samples (the kernel's one-sample entry) and the batch loop
-        cq, cqd = dispatch.rnea_derivatives(m, Q[s], QD[s], X[s], fw[s], P[s], friction=True, smooth=0.1)
+        cq, cqd = rnea_derivatives_of(Q[s], QD[s], X[s], f_world=fw[s], P=P9[s], friction=True, smooth=0.1)
         dispatch.set_backend("numpy")
         try:
-            rq, rqd = dispatch.rnea_derivatives(m, Q[s], QD[s], X[s], fw[s], P[s], friction=True, smooth=0.1)
+            rq, rqd = rnea_derivatives_of(Q[s], QD[s], X[s], f_world=fw[s], P=P9[s], friction=True, smooth=0.1)
         finally:
             dispatch.set_backend("auto")
         assert rel_err(cq, rq) < 1e-11 and rel_err(cqd, rqd) < 1e-11
-    cq, cqd = dispatch.rnea_derivatives(m, Q, QD, X, fw, P)
+    cq, cqd = rnea_derivatives_of(Q, QD, X, f_world=fw, P=P9)
     rq, rqd = rnea_derivatives(m, Q, QD, X, fw, P)
     assert rel_err(cq, rq) < 1e-11 and rel_err(cqd, rqd) < 1e-11
     for args in ((Q, QD, X), (Q[0], QD[0], X[0])):  # forward derivatives: batch loop and one sample
-        compiled = dispatch.forward_dynamics_derivatives(m, *args, smooth=0.1)
+        compiled = dispatch.call("forward_dynamics_derivatives", m, robot.arrays, *args, smooth_friction=0.1)
         reference = forward_dynamics_derivatives(m, *args, smooth=0.1)
         for c, r in zip(compiled, reference):
             assert rel_err(c, r) < 1e-11
@@ -369,7 +374,7 @@ def test_non_finite_input_gives_nan_or_value_error(backend, batch):
     q[..., 2] = np.nan
     dispatch.set_backend(backend)
     try:
-        dq, dqd = dispatch.rnea_derivatives(robot.model, q, q, q)
+        dq, dqd = dispatch.call("inverse_dynamics_derivatives", robot.model, None, q, q, q, friction=0)
         assert np.isnan(dq).reshape(-1, robot.dof ** 2).any(axis=1).all()
         for method in (robot.inverse_dynamics_derivatives, robot.forward_dynamics_derivatives, robot.linearize):
             with pytest.raises(ValueError, match="NaN|finite"):

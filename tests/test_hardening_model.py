@@ -12,7 +12,6 @@ import pytest
 
 import composedyn as cd
 from composedyn import ModelError
-from composedyn.dynamics import dispatch
 
 LINK = """<link name="{name}"><inertial><origin xyz="{com} 0 0"/><mass value="{mass}"/>
     <inertia ixx="{ixx}" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>"""
@@ -96,8 +95,8 @@ def test_packed_arrays_cannot_be_written_or_made_writeable():
     r = cd.load("puma560")
     q = np.full(r.dof, 0.3)
     before = r.gravity_torques(q)
-    im, fm = dispatch.packed(r.model)
-    _, fx = dispatch.packed_frames(r.model)
+    im, fm = r.arrays.bodies
+    _, fx = r.arrays.frames
     for a in (im, fm, fx):
         with pytest.raises(ValueError):
             a[...] = 0
@@ -159,7 +158,7 @@ def test_c_entries_refuse_writeable_model_arrays():
     from composedyn.dynamics.compiled import crba, declare
     from composedyn.dynamics.compiled._call import Caller
 
-    im, fm = dispatch.packed(cd.load("puma560").model)
+    im, fm = cd.load("puma560").arrays.bodies
     addr, n = declare.entry(crba.MASS_MATRIX).address, fm.shape[0]
     w = (np.zeros((n, crba.SCRATCH)),)
     Caller(addr, (im, fm), w, (n,), ((n, n),), (), (), None, False, declare.ON, None)  # the read-only packed arrays

@@ -10,19 +10,19 @@ import sys
 
 from composedyn.kernels.build import merge
 
-# rnea_one on contiguous or strided positions: two signatures of one function, each compiled by
+# rnea_into on contiguous or strided positions: two signatures of one function, each compiled by
 # its own process into its own directory, where both data files are named "...1.nbc"
 RUN = """
 import json, sys, numpy as np, composedyn
 from composedyn.dynamics.compiled.cache import compiled_count
 from composedyn.dynamics.compiled.layout import NO_FW, pack
-from composedyn.dynamics.compiled.rnea import rnea_one
+from composedyn.dynamics.compiled.rnea import SCRATCH, rnea_into
 im, fm = pack(composedyn.load("two_link").model)
 out = {}
 for layout in sys.argv[1:]:
     q = np.array([0.3, -0.7]) if layout == "contiguous" else np.array([0.3, 0.0, -0.7, 0.0])[::2]
     tau = np.empty(2)
-    rnea_one(im, fm, q, q, q, NO_FW, 1, 0, tau)
+    rnea_into(im, fm, q, q, q, NO_FW, 1, 0, tau, np.empty((3, SCRATCH)))
     out[layout] = tau.tolist()
 print(json.dumps({"tau": out, "compiled": compiled_count()}))
 """
@@ -41,7 +41,7 @@ def test_merged_directories_serve_every_entry(tmp_path):
     a, b, merged = tmp_path / "a", tmp_path / "b", tmp_path / "merged"
     first, second = run(a, "contiguous"), run(b, "strided")
     assert first["compiled"] > 0 and second["compiled"] > 0
-    name = next(p.name for p in a.glob("rnea.rnea_one-*.nbi"))
+    name = next(p.name for p in a.glob("rnea.rnea_into-*.nbi"))
     assert (b / name).is_file()  # the same function in both, each with its own "1" data file
     written = merge([str(a), str(b)], str(merged))
     assert written >= 2 and len(list(merged.glob(name[:-len(".nbi")] + ".*.nbc"))) == 2

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import composedyn as cd
-from composedyn.dynamics.dispatch import regressor as dispatch_regressor
+from composedyn.dynamics import dispatch
 from composedyn.dynamics.reference import regressor as npreg
 from composedyn.dynamics.reference.rnea import rnea
 from composedyn.parameters import random_states
@@ -34,7 +34,8 @@ def test_regressor_times_parameters_is_rnea_on_random_trees(seed, n):
     q, qd, qdd = _states(m.n, (2, 3), seed)
     tau = rnea(m, q, qd, qdd)
     pi = robot.inertial_parameters()
-    for Y in (npreg.regressor(m, q, qd, qdd), dispatch_regressor(m, q, qd, qdd), robot.regressor(q, qd, qdd)):
+    general = dispatch.call("regressor", m, None, q, qd, qdd)
+    for Y in (npreg.regressor(m, q, qd, qdd), general, robot.regressor(q, qd, qdd)):
         assert Y.shape == (2, 3, m.n, 10 * m.n)
         assert rel_err(Y @ pi, tau) < 1e-10
     one = robot.regressor(q[0, 0], qd[0, 0], qdd[0, 0])  # single-sample kernel

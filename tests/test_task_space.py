@@ -38,6 +38,11 @@ def skew_part(A: np.ndarray) -> np.ndarray:
     return 0.5 * np.array([A[2, 1] - A[1, 2], A[0, 2] - A[2, 0], A[1, 0] - A[0, 1]])
 
 
+def general(name: str, m, *inputs, **arguments):
+    """The general path of the declared quantity ``name`` (the model packed for the call)."""
+    return dispatch.call(name, m, None, *inputs, **arguments)
+
+
 @pytest.mark.parametrize("seed,n", FIXED_SEEDS)
 def test_compiled_kernels_equal_numpy_reference(seed, n):
     robot = cd.from_urdf(random_urdf(seed, n))
@@ -46,15 +51,16 @@ def test_compiled_kernels_equal_numpy_reference(seed, n):
     Q, QD, QDD = rng.uniform(-2, 2, (3, 4, n))
     for k in range(len(m.link_names)):
         for q, qd, qdd in ((Q, QD, QDD), (Q[0], QD[0], QDD[0])):
-            assert rel(dispatch.frame_pose(m, q, k), ref.frame_pose(m, q, k)) < TOL
+            assert rel(general("frame_pose", m, q, frame=k), ref.frame_pose(m, q, k)) < TOL
             for local in (False, True):
-                assert rel(dispatch.jacobian(m, q, k, local), ref.jacobian(m, q, k, local)) < TOL
-                assert rel(dispatch.frame_velocity(m, q, qd, k, local), ref.frame_velocity(m, q, qd, k, local)) < TOL
-                assert rel(dispatch.frame_acceleration(m, q, qd, qdd, k, local),
+                assert rel(general("jacobian", m, q, frame=k, local=local), ref.jacobian(m, q, k, local)) < TOL
+                assert rel(general("frame_velocity", m, q, qd, frame=k, local=local),
+                           ref.frame_velocity(m, q, qd, k, local)) < TOL
+                assert rel(general("frame_acceleration", m, q, qd, qdd, frame=k, local=local),
                            ref.frame_acceleration(m, q, qd, qdd, k, local)) < TOL
     for q in (Q, Q[0]):
-        assert rel(dispatch.center_of_mass(m, q), ref.center_of_mass(m, q)) < TOL
-        assert rel(dispatch.com_jacobian(m, q), ref.com_jacobian(m, q)) < TOL
+        assert rel(general("center_of_mass", m, q), ref.center_of_mass(m, q)) < TOL
+        assert rel(general("com_jacobian", m, q), ref.com_jacobian(m, q)) < TOL
 
 
 def test_parallel_loops_equal_numpy_reference(monkeypatch):
@@ -63,10 +69,11 @@ def test_parallel_loops_equal_numpy_reference(monkeypatch):
     robot = cd.from_urdf(random_urdf(4, 7))
     m, k = robot.model, len(robot.model.link_names) - 1
     Q, QD, QDD = np.random.default_rng(0).uniform(-2, 2, (3, 200, 7))
-    assert rel(dispatch.jacobian(m, Q, k, True), ref.jacobian(m, Q, k, True)) < TOL
-    assert rel(dispatch.frame_pose(m, Q, k), ref.frame_pose(m, Q, k)) < TOL
-    assert rel(dispatch.frame_acceleration(m, Q, QD, QDD, k), ref.frame_acceleration(m, Q, QD, QDD, k)) < TOL
-    assert rel(dispatch.com_jacobian(m, Q), ref.com_jacobian(m, Q)) < TOL
+    assert rel(general("jacobian", m, Q, frame=k, local=True), ref.jacobian(m, Q, k, True)) < TOL
+    assert rel(general("frame_pose", m, Q, frame=k), ref.frame_pose(m, Q, k)) < TOL
+    assert rel(general("frame_acceleration", m, Q, QD, QDD, frame=k),
+               ref.frame_acceleration(m, Q, QD, QDD, k)) < TOL
+    assert rel(general("com_jacobian", m, Q), ref.com_jacobian(m, Q)) < TOL
 
 
 @pytest.mark.parametrize("seed,n", FIXED_SEEDS[3:7])
@@ -226,6 +233,6 @@ def test_non_finite_input_propagates_nan_below_the_robot_checks():
     """dispatch (no argument checks) returns NaN for NaN q rather than a stale buffer."""
     m = cd.load("panda").model
     q = np.full(7, np.nan)
-    assert np.isnan(dispatch.jacobian(m, q, 8)).any() and np.isnan(dispatch.frame_pose(m, q, 8)).any()
-    assert np.isnan(dispatch.frame_acceleration(m, q, q, q, 8)).any()
-    assert np.isnan(dispatch.frame_velocity(m, q, q, 8)).any()
+    assert np.isnan(general("jacobian", m, q, frame=8)).any() and np.isnan(general("frame_pose", m, q, frame=8)).any()
+    assert np.isnan(general("frame_acceleration", m, q, q, q, frame=8)).any()
+    assert np.isnan(general("frame_velocity", m, q, q, frame=8)).any()

@@ -136,5 +136,6 @@ def test_warm_up_compiles_the_task_space_entries_and_kernels():
     times = robot.warm_up()
     for name in ENTRIES:
         assert name + "_entry" in times and name + "_entry" in declare.COMPILE_SECONDS
-    assert {"pose_one", "jacobian_one", "velocity_one", "acceleration_one", "com_one", "com_jacobian_one"} <= set(times)
-    assert "jacobian_serial" in robot.warm_up(batch=True)
+    loops = ("frame_pose", "jacobian", "frame_velocity", "frame_acceleration", "center_of_mass", "com_jacobian")
+    assert {name + "_loop_serial" for name in loops} <= set(times)
+    assert "jacobian_loop_serial" in robot.warm_up(batch=True)

@@ -6,29 +6,30 @@ Layout:
   (parent, joint type) and ``fm`` (one row of numbers per body: tree
   transform, axis, inertia, friction, gravity), with NumPy only;
 * :mod:`.jit` -- ``njit`` and ``prange`` for every kernel module: imports
-  numba (one clear ``ImportError`` line if it cannot) and keys the on-disk
-  cache on the source of this whole package;
+  numba (``jit.MISSING``, one clear ``ImportError`` line, if it cannot) and
+  keys the on-disk cache on the source of this whole package;
 * :mod:`.joint` -- the joint model: pose, motion subspace S, S^T f and the
   velocity product of a joint, plus the shared 3-vector and spatial helpers.
   The only place that looks at the joint type; :mod:`.sincos` its sine and
   cosine of a joint angle (one reduction, no C-library call);
-* one kernel per algorithm, each ``<name>_one`` (one sample),
-  ``<name>_into`` (caller-provided scratch) and ``<name>_serial`` /
-  ``<name>_parallel`` (sample loops of the general path, :mod:`.loops`):
-  :mod:`.rnea` (inverse dynamics), :mod:`.crba` (mass matrix),
+* one kernel per algorithm, ``<name>_into`` (one sample on caller-provided
+  scratch): :mod:`.rnea` (inverse dynamics), :mod:`.crba` (mass matrix),
   :mod:`.coriolis` (Coriolis matrix), :mod:`.gravity` (gravity torques),
   :mod:`.aba` (forward dynamics), :mod:`.forward` (Cholesky solve of a
   given M), and next to each kernel the declaration of the quantities it
-  computes for the ``Robot`` methods (:class:`.declare.Quantity`);
+  computes for the ``Robot`` methods (:class:`.declare.Quantity`, with the
+  NumPy reference);
 * :mod:`.declare` -- from a declaration, the generated checked
   single-sample C function, its C caller (``_call.c``) and the serial and
-  parallel batch loops; :mod:`.quantities` lists the declarations;
+  parallel batch loops (:mod:`.loops`: their finite-input check);
+  :mod:`.quantities` finds the declarations;
   :mod:`.fast` -- ``robot.fast``, those callers with the batch loops as
   fallback; :mod:`.parallel` -- when a batch loop uses all cores.
 
 Importing this package, :mod:`.layout` or :mod:`.parallel` does not import
 numba; the kernel modules do (:mod:`composedyn.dynamics.dispatch` imports
-them on the first dynamics call).
+them on the first dynamics call; without numba they still import, for their
+NumPy references).
 
 Formulation: RNEA, ABA and the gravity torques run in **body coordinates**
 (Featherstone's ``ID`` and ``FDab`` with 3x3 rotations and 3-vectors; gravity

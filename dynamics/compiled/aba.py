@@ -51,7 +51,7 @@ import math
 import numpy as np
 
 from composedyn.dynamics.compiled.declare import Quantity
-from composedyn.dynamics.compiled.jit import njit, prange
+from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.joint import (
     joint_angle,
     joint_bias,
@@ -61,8 +61,11 @@ from composedyn.dynamics.compiled.joint import (
     joint_rotation_row,
     joint_translation,
 )
-from composedyn.dynamics.compiled.layout import ARM, BLOCKS, GRAV, IO, MASS, NO_FW, H
-from composedyn.dynamics.compiled.loops import all_finite, serial_and_parallel
+from composedyn.dynamics.compiled.layout import ARM, GRAV, IO, MASS, H
+from composedyn.dynamics.reference import forward
+from composedyn.dynamics.reference.crba import crba
+from composedyn.dynamics.reference.friction import friction_torques
+from composedyn.dynamics.reference.rnea import rnea
 
 # columns of a body's scratch row (row n is the base): pose row X 0:12, world pose Xw
 # 12:24 (only with external forces), v 24:30 (overwritten by a in pass 3), c 30:36,
@@ -331,20 +334,14 @@ def _articulate(im, fm, i, ui, w, root):
     w[i, PA + 5] += B02 * e0 + B12 * e1 + B22 * e2 + C02 * l0 + C12 * l1 + C22 * l2 + U5 * g
     return D
 
-
-@njit(cache=True)
-def aba_one(im, fm, q, qd, tau, fw, fric, smooth, out):
-    """qdd (n,) into ``out``; returns 0, or 1 if M(q) (with armature) is not positive definite.
-
-    fric: 1 subtracts damping qd + friction sgn(qd), with sgn(x) = tanh(x / smooth)
-    when smooth > 0.  fw: (n, 6) world forces (moment about the world origin) or (0, 6).
-    """
-    return aba_into(im, fm, q, qd, tau, fw, fric, smooth, out, np.empty((q.shape[0] + 1, SCRATCH)))
-
-
 @njit(cache=True, fastmath=FMA)
 def aba_into(im, fm, q, qd, tau, fw, fric, smooth, out, w):
-    """:func:`aba_one` with caller-provided C-contiguous scratch ``w`` (n + 1, SCRATCH)."""
+    """qdd (n,) into ``out`` for one sample, C-contiguous scratch ``w`` (n + 1, SCRATCH); returns 0,
+    or 1 if M(q) (with armature) is not positive definite.
+
+    fric: 1 subtracts damping qd + friction sgn(qd), with sgn(x) = tanh(x / smooth) when
+    smooth > 0.  fw: (n, 6) world forces (moment about the world origin) or (0, 6).
+    """
     n = q.shape[0]
     _velocity(im, fm, q, qd, fw, w)
     for i in range(n - 1, -1, -1):  # pass 2, leaves -> base
@@ -380,35 +377,29 @@ def aba_into(im, fm, q, qd, tau, fw, fric, smooth, out, w):
     return 0
 
 
-def _aba_loop(im, fm, Q, QD, TAU, FW, fric, smooth, OUT, STATUS):
-    """Samples (N, n) -> OUT (N, n); STATUS (N,) int: 1 where M is not positive definite.
-    FW (N, n, 6) or (0, n, 6) for none.  A sample with a NaN or inf in q, qd or tau gives
-    a NaN row (status 0)."""
-    N, n = Q.shape[0], Q.shape[1]
-    blocks = min(N, BLOCKS)
-    none = np.empty((0, 6))
-    for b in prange(blocks):
-        w = np.empty((n + 1, SCRATCH))
-        for s in range(b * N // blocks, (b + 1) * N // blocks):
-            STATUS[s] = 0
-            if not (all_finite(Q[s]) and all_finite(QD[s]) and all_finite(TAU[s])):
-                OUT[s].fill(np.nan)
-                continue
-            f = FW[s] if FW.shape[0] > 0 else none
-            STATUS[s] = aba_into(im, fm, Q[s], QD[s], TAU[s], f, fric, smooth, OUT[s], w)
-
-
-aba_serial, aba_parallel = serial_and_parallel(_aba_loop)
-
-
 # ---- declaration (composedyn.dynamics.compiled.declare) ----
 @njit(cache=True, inline="always")
-def forward_dynamics(im, fm, q, v, tau, friction, smooth, out, w):
+def forward_dynamics(im, fm, q, v, tau, f_world, friction, smooth, out, w):
     """a (n,) solving M a = tau - C v - g - friction (when ``friction`` is not 0; tanh Coulomb of
-    width ``smooth`` > 0) into out; status 3 when M(q) is not positive definite."""
-    return 3 if aba_into(im, fm, q, v, tau, NO_FW, 1 if friction else 0, smooth, out, w) else 0
+    width ``smooth`` > 0) + the external wrenches ``f_world`` (n, 6) (or (0, 6)) into out;
+    status 3 when M(q) is not positive definite."""
+    return 3 if aba_into(im, fm, q, v, tau, f_world, 1 if friction else 0, smooth, out, w) else 0
+
+
+def _reference(model, q, v, tau, f_world, friction, smooth=None):
+    return forward.forward_dynamics(model, q, v, tau, f_world=f_world, friction=bool(friction), smooth=smooth)
+
+
+def _solved(model, q, v, tau, f_world, friction, smooth=None):
+    """Where the kernel found no positive pivot: CRBA + Cholesky in NumPy, which raises the ModelError
+    naming the joints (or, at the edge of positive definiteness, solves)."""
+    h = rnea(model, q, v, np.zeros_like(q), f_world=f_world)
+    if friction:
+        h = h + friction_torques(model, v, smooth=smooth)
+    return forward.solve_mass(model, crba(model, q) + np.diag(model.armature), tau - h)
 
 
 FORWARD_DYNAMICS = Quantity("forward_dynamics", forward_dynamics, inputs=(("q", "nq"), ("v", "nv"), ("tau", "nv")),
-                            results=(("nv",),), options=(("friction", 1),), number="smooth_friction",
-                            scratch=(("nv+1", SCRATCH),))
+                            extras=(("f_world", 6),), results=(("nv",),), options=(("friction", 1),),
+                            number="smooth_friction", scratch=(("nv+1", SCRATCH),), reference=_reference,
+                            fallback=_solved)

@@ -535,7 +535,7 @@ def closed_batch(im, fm, cm, cf, mode, fric, Q, QD, X, OUT):
     return 0
 
 
-# im, fm: the packed model arrays, read-only (dispatch.packed); cm, cf: the chain's own arrays
+# im, fm: the packed model arrays, read-only (robot.arrays.bodies); cm, cf: the chain's own arrays
 _IM, _FM = nbtypes.Array(nbtypes.int64, 2, "C", readonly=True), nbtypes.Array(nbtypes.float64, 2, "C", readonly=True)
 _CM, _CF = nbtypes.Array(nbtypes.int64, 1, "C"), nbtypes.Array(nbtypes.float64, 1, "C")
 _V, _A = nbtypes.Array(nbtypes.float64, 1, "A"), nbtypes.Array(nbtypes.float64, 2, "C")

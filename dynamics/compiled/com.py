@@ -11,12 +11,11 @@ prismatic), m the moving mass.
 
 from __future__ import annotations
 
-import numpy as np
-
-from composedyn.dynamics.compiled.jit import njit, prange
+from composedyn.dynamics.compiled.declare import Quantity
+from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.joint import cross, joint_motion_world, joint_pose, rot
-from composedyn.dynamics.compiled.layout import BLOCKS, MASS, H
-from composedyn.dynamics.compiled.loops import serial_and_parallel
+from composedyn.dynamics.compiled.layout import MASS, H
+from composedyn.dynamics.reference import frames
 
 SCRATCH = 16  # per body: R 0:9, p 9:12, subtree mass 12, subtree world first moment 13:16
 
@@ -45,17 +44,18 @@ def _forward(im, fm, q, W):
 
 @njit(cache=True)
 def com_into(im, fm, q, mass, out, W):
-    """Centre of mass (3,) into ``out``; ``mass`` is the moving mass."""
+    """Centre of mass (3,) into ``out``; ``mass`` is the moving mass; returns 0."""
     _forward(im, fm, q, W)
     s0 = s1 = s2 = 0.0
     for i in range(q.shape[0]):
         s0, s1, s2 = s0 + W[i, 13], s1 + W[i, 14], s2 + W[i, 15]
     out[0], out[1], out[2] = s0 / mass, s1 / mass, s2 / mass
+    return 0
 
 
 @njit(cache=True)
 def com_jacobian_into(im, fm, q, mass, out, W):
-    """COM Jacobian (3, n) into ``out``."""
+    """COM Jacobian (3, n) into ``out``; returns 0."""
     _forward(im, fm, q, W)
     for i in range(q.shape[0] - 1, -1, -1):
         k = im[i, 0]
@@ -68,37 +68,34 @@ def com_jacobian_into(im, fm, q, mass, out, W):
         if k >= 0:
             for c in range(12, 16):
                 W[k, c] += W[i, c]
+    return 0
 
 
-@njit(cache=True)
-def com_one(im, fm, q, mass, out):
-    com_into(im, fm, q, mass, out, np.empty((q.shape[0], SCRATCH)))
+
+# ---- declarations (composedyn.dynamics.compiled.declare) ----
+@njit(cache=True, inline="always")
+def _moving_mass(fm):
+    m = 0.0
+    for i in range(fm.shape[0]):
+        m += fm[i, MASS]
+    return m
 
 
-@njit(cache=True)
-def com_jacobian_one(im, fm, q, mass, out):
-    com_jacobian_into(im, fm, q, mass, out, np.empty((q.shape[0], SCRATCH)))
+@njit(cache=True, inline="always")
+def center_of_mass(im, fm, q, out, W):
+    """Centre of mass (3,) into out; status 5 when the moving bodies have no mass (undefined)."""
+    mass = _moving_mass(fm)
+    return com_into(im, fm, q, mass, out, W) if mass > 0.0 else 5
 
 
-def _com_loop(im, fm, Q, mass, OUT):
-    """Samples Q (N, n) -> OUT (N, 3)."""
-    N, n = Q.shape[0], Q.shape[1]
-    blocks = min(N, BLOCKS)
-    for b in prange(blocks):
-        W = np.empty((n, SCRATCH))
-        for s in range(b * N // blocks, (b + 1) * N // blocks):
-            com_into(im, fm, Q[s], mass, OUT[s], W)
+@njit(cache=True, inline="always")
+def com_jacobian(im, fm, q, out, W):
+    """COM Jacobian (3, n) into out; status as :func:`center_of_mass`."""
+    mass = _moving_mass(fm)
+    return com_jacobian_into(im, fm, q, mass, out, W) if mass > 0.0 else 5
 
 
-def _com_jacobian_loop(im, fm, Q, mass, OUT):
-    """Samples Q (N, n) -> OUT (N, 3, n)."""
-    N, n = Q.shape[0], Q.shape[1]
-    blocks = min(N, BLOCKS)
-    for b in prange(blocks):
-        W = np.empty((n, SCRATCH))
-        for s in range(b * N // blocks, (b + 1) * N // blocks):
-            com_jacobian_into(im, fm, Q[s], mass, OUT[s], W)
-
-
-com_serial, com_parallel = serial_and_parallel(_com_loop)
-com_jacobian_serial, com_jacobian_parallel = serial_and_parallel(_com_jacobian_loop)
+CENTER_OF_MASS = Quantity("center_of_mass", center_of_mass, inputs=(("q", "nq"),), results=((3,),),
+                          scratch=(("nv", SCRATCH),), reference=frames.center_of_mass)
+COM_JACOBIAN = Quantity("com_jacobian", com_jacobian, inputs=(("q", "nq"),), results=((3, "nv"),),
+                        scratch=(("nv", SCRATCH),), reference=frames.com_jacobian)

@@ -60,10 +60,8 @@ How the code is written, for speed (as :mod:`.rnea` and :mod:`.crba`):
 
 from __future__ import annotations
 
-import numpy as np
-
 from composedyn.dynamics.compiled.declare import Quantity
-from composedyn.dynamics.compiled.jit import njit, prange
+from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.joint import (
     cross,
     joint_angle,
@@ -72,8 +70,8 @@ from composedyn.dynamics.compiled.joint import (
     joint_translation,
     motion_cross,
 )
-from composedyn.dynamics.compiled.layout import BLOCKS, IO, MASS, TP, H
-from composedyn.dynamics.compiled.loops import all_finite, serial_and_parallel
+from composedyn.dynamics.compiled.layout import IO, MASS, TP, H
+from composedyn.dynamics.reference.coriolis import coriolis_matrix as reference
 
 # scratch columns per body: world pose (R row-major, p) 0:12, S, dS/dt, v,
 # IC = (m, h, A00 A01 A02 A11 A12 A22), BC = (B11 row-major, l), sin q, cos q
@@ -137,16 +135,9 @@ def _sym_apply(m, h0, h1, h2, A00, A01, A02, A11, A12, A22, x0, x1, x2, x3, x4, 
             A02 * x0 + A12 * x1 + A22 * x2 + (h0 * x4 - h1 * x3),
             m * x3 - (h1 * x2 - h2 * x1), m * x4 - (h2 * x0 - h0 * x2), m * x5 - (h0 * x1 - h1 * x0))
 
-
-@njit(cache=True)
-def coriolis_one(im, fm, q, qd, out):
-    """C(q, qd) (n, n) into ``out`` for one sample."""
-    coriolis_into(im, fm, q, qd, out, np.empty((q.shape[0], SCRATCH)))
-
-
 @njit(cache=True, fastmath=_FMA)
 def coriolis_into(im, fm, q, qd, out, w):
-    """:func:`coriolis_one` with caller-provided scratch ``w`` (n, SCRATCH); see the module
+    """C(q, qd) (n, n) into ``out`` for one sample, scratch ``w`` (n, SCRATCH); see the module
     docstring for the formulas and the scratch layout.
 
     The last line, a call that does nothing, keeps ``fm``, ``q`` and ``qd`` alive to the
@@ -268,23 +259,6 @@ def _keep_alive(*arrays):
     """Does nothing; called at the end of :func:`coriolis_into` (see there)."""
 
 
-def _coriolis_loop(im, fm, Q, QD, OUT):
-    """Samples (N, n) -> OUT (N, n, n), in blocks with one scratch array each; a sample
-    with a NaN or inf in q or qd gives a NaN matrix."""
-    N, n = Q.shape[0], Q.shape[1]
-    blocks = min(N, BLOCKS)
-    for b in prange(blocks):
-        w = np.empty((n, SCRATCH))
-        for s in range(b * N // blocks, (b + 1) * N // blocks):
-            if all_finite(Q[s]) and all_finite(QD[s]):
-                coriolis_into(im, fm, Q[s], QD[s], OUT[s], w)
-            else:
-                OUT[s].fill(np.nan)
-
-
-coriolis_serial, coriolis_parallel = serial_and_parallel(_coriolis_loop)
-
-
 # ---- declaration (composedyn.dynamics.compiled.declare) ----
 @njit(cache=True, inline="always")
 def coriolis_matrix(im, fm, q, v, out, w):
@@ -294,4 +268,4 @@ def coriolis_matrix(im, fm, q, v, out, w):
 
 
 CORIOLIS_MATRIX = Quantity("coriolis_matrix", coriolis_matrix, inputs=(("q", "nq"), ("v", "nv")),
-                           results=(("nv", "nv"),), scratch=(("nv", SCRATCH),))
+                           results=(("nv", "nv"),), scratch=(("nv", SCRATCH),), reference=reference)

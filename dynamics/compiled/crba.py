@@ -43,7 +43,7 @@ from __future__ import annotations
 import numpy as np
 
 from composedyn.dynamics.compiled.declare import Quantity
-from composedyn.dynamics.compiled.jit import njit, prange
+from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.joint import (
     joint_angle,
     joint_motion,
@@ -51,8 +51,8 @@ from composedyn.dynamics.compiled.joint import (
     joint_rotation_row,
     joint_translation,
 )
-from composedyn.dynamics.compiled.layout import ARM, BLOCKS, IO, MASS, TP, H
-from composedyn.dynamics.compiled.loops import all_finite, serial_and_parallel
+from composedyn.dynamics.compiled.layout import ARM, IO, MASS, TP, H
+from composedyn.dynamics.reference.crba import crba
 
 # scratch columns per body: world pose (R row-major, p), S (6), IC = (m, h, A upper triangle), sin q, cos q
 _S, _IC, _SC = 12, 18, 28
@@ -153,17 +153,11 @@ def _sin_cos_rows(im, q, w):
     for i in range(q.shape[0]):
         w[i, _SC], w[i, _SC + 1] = joint_angle(im, i, q[i])
 
-
-@njit(cache=True)
-def crba_one(im, fm, q, arm, out):
-    """M(q) (n, n) into ``out`` for one sample; arm = 1 adds the armature on the diagonal."""
-    crba_into(im, fm, q, arm, out, np.empty((q.shape[0], SCRATCH)))
-
-
 @njit(cache=True, fastmath=_FAST)
 def crba_into(im, fm, q, arm, out, w):
-    """:func:`crba_one` with caller-provided scratch ``w`` (n, SCRATCH): per body the world
-    pose 0:12, S 12:18, the composite inertia (m, h, A upper triangle) 18:28, sin q, cos q 28:30."""
+    """M(q) (n, n) into ``out`` for one sample (arm = 1 adds the armature on the diagonal), scratch
+    ``w`` (n, SCRATCH): per body the world pose 0:12, S 12:18, the composite inertia (m, h, A
+    upper triangle) 18:28, sin q, cos q 28:30."""
     n = q.shape[0]
     _sin_cos_rows(im, q, w)
     chain = True
@@ -205,23 +199,6 @@ def crba_chart_into(im, fm, nb, q, out, w):
         _column(im, fm, i, 1, out, w)
 
 
-def _crba_loop(im, fm, Q, arm, OUT):
-    """Samples Q (N, n) -> OUT (N, n, n), in blocks with one scratch array each; a sample
-    with a NaN or inf in q gives a NaN matrix."""
-    N, n = Q.shape[0], Q.shape[1]
-    blocks = min(N, BLOCKS)
-    for b in prange(blocks):
-        w = np.empty((n, SCRATCH))
-        for s in range(b * N // blocks, (b + 1) * N // blocks):
-            if all_finite(Q[s]):
-                crba_into(im, fm, Q[s], arm, OUT[s], w)
-            else:
-                OUT[s].fill(np.nan)
-
-
-crba_serial, crba_parallel = serial_and_parallel(_crba_loop)
-
-
 # ---- declaration (composedyn.dynamics.compiled.declare) ----
 @njit(cache=True, inline="always")
 def mass_matrix(im, fm, q, out, w):
@@ -231,4 +208,5 @@ def mass_matrix(im, fm, q, out, w):
 
 
 MASS_MATRIX = Quantity("mass_matrix", mass_matrix, inputs=(("q", "nq"),), results=(("nv", "nv"),),
-                       scratch=(("nv", SCRATCH),))
+                       scratch=(("nv", SCRATCH),),
+                       reference=lambda model, q: crba(model, q) + np.diag(model.armature))

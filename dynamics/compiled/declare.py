@@ -9,14 +9,16 @@ An algorithm module declares each quantity once, next to its kernel, as data::
 
 The kernel takes, in this order: the packed model arrays (``im``, then ``fm`` for
 ``model="bodies"`` or ``fx`` for ``model="frames"``, then the base ``bf`` when
-``floating``), the input vectors, the integer options, the number (when ``number``
+``floating``), the input vectors, the extras (per-joint arrays such as external
+wrenches, (0, columns) when absent), the integer options, the number (when ``number``
 names one: a smoothing width), the result arrays and the scratch arrays; it returns
 a status: 0 done, 1 an option out of range, 3 a singular mass matrix, 4 a zero
-quaternion (2, NaN or inf in an input, is tested here before the kernel runs).
+quaternion, 5 undefined for this model (no mass); 2, NaN or inf in an input, is tested
+here before the kernel runs.
 It overwrites every scratch number it reads, so results never depend on an earlier
 call.  Sizes are symbols of the model: ``"nv"`` (the velocity count n, rows of
 ``im``), ``"nq"`` (configuration size: n, or n + 1 for a floating base),
-``"nv+1"``, or plain integers.
+``"nv+1"``, ``"10nv"``, or plain integers.
 
 From a declaration this module makes, by generating their few lines of source:
 
@@ -41,10 +43,7 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from numba import carray
-from numba import types as nbtypes
 
-from composedyn.dynamics.compiled.cache import PACKAGE_DIR
 from composedyn.dynamics.compiled.jit import cfunc, njit, prange
 from composedyn.dynamics.compiled.layout import BLOCKS, NCOL
 from composedyn.dynamics.compiled.loops import all_finite
@@ -57,11 +56,10 @@ except ImportError as exc:  # part of the package, built by pip install; no slow
                       "install composedyn with pip (pip install .), which compiles it; a C compiler and "
                       "Python's headers are needed") from None
 
-SIGNATURE = nbtypes.int64(nbtypes.CPointer(nbtypes.voidptr), nbtypes.CPointer(nbtypes.int64),
-                          nbtypes.CPointer(nbtypes.int64), nbtypes.float64)
 IM_COLUMNS = 2  # im (n, 2): parent, joint type (see .layout)
 BF_LENGTH = 16  # bf (16,): a floating base (see .floating)
-COMPILE_SECONDS: dict = {}  # entry name -> seconds its compilation (or cache load) took
+COMPILE_SECONDS: dict = {}  # entry or loop name -> seconds its compilation (or cache load) took
+GENERATED: dict = {}  # loop name -> its numba dispatcher (their ``stats`` count cache loads and compilations)
 ON = np.ones(1, dtype=np.int64)  # the switch of callers that are always on (robot.fast)
 ON.flags.writeable = False
 
@@ -70,11 +68,18 @@ ON.flags.writeable = False
 class Quantity:
     """One compiled quantity: its kernel and what the kernel takes and gives (module docstring).
 
-    ``inputs``: (name, length) per input vector; ``options``: (name, default) per integer
-    option; ``number``: the keyword of the one float argument, or None; ``results`` and
-    ``scratch``: shapes; ``model``: ``"bodies"`` or ``"frames"``; ``floating``: the kernel
-    takes a floating base's ``bf`` after the model arrays; ``fastmath``: compile the entry
-    with numba's fastmath (as the kernel is).  Compared and hashed by identity.
+    ``inputs``: (name, length) per input vector; ``extras``: (name, columns) per optional
+    per-joint array (nv, columns) the kernel takes after the inputs ((0, columns) when
+    absent; the C caller never passes one: external wrenches); ``options``: (name, default)
+    per integer option; ``number``: the keyword of the one float argument, or None;
+    ``results`` and ``scratch``: shapes; ``model``: ``"bodies"`` or ``"frames"``;
+    ``floating``: the kernel takes a floating base's ``bf`` after the model arrays;
+    ``fastmath``: compile the entry with numba's fastmath (as the kernel is);
+    ``reference``: the NumPy reference, called as ``reference(model, *inputs, *extras,
+    *options[, number])`` on (..., length) inputs (None for an extra that is absent),
+    returning the result (a tuple for several); ``fallback``: the same for the samples the
+    kernel refuses (status 3 and above; None: ``reference``), which it raises the named
+    error for or computes.  Compared and hashed by identity.
     """
 
     name: str
@@ -87,15 +92,25 @@ class Quantity:
     model: str = "bodies"
     floating: bool = False
     fastmath: bool = False
+    extras: tuple = ()
+    reference: object = None
+    fallback: object = None
 
     def size(self, symbol, n: int) -> int:
         """The length a size symbol (module docstring) stands for in a model of n velocities."""
         if isinstance(symbol, int):
             return symbol
-        return {"nv": n, "nq": n + int(self.floating), "nv+1": n + 1}[symbol]
+        return {"nv": n, "nq": n + int(self.floating), "nv+1": n + 1, "10nv": 10 * n}[symbol]
 
     def shape(self, symbols: tuple, n: int) -> tuple:
         return tuple(self.size(s, n) for s in symbols)
+
+
+def signature():
+    """The numba signature of every C entry: int64 (void **p, int64 *d, int64 *o, double s)."""
+    from numba import types as nb
+
+    return nb.int64(nb.CPointer(nb.voidptr), nb.CPointer(nb.int64), nb.CPointer(nb.int64), nb.float64)
 
 
 def _entry_source(q: Quantity, name: str) -> str:
@@ -119,6 +134,7 @@ def _entry_source(q: Quantity, name: str) -> str:
         k, j = k + 1, j + 1
     lines.append(f"    if not ({' and '.join(f'all_finite({x})' for x in inputs)}):")
     lines.append("        return 2")
+    inputs += [f"E{i}" for i in range(len(q.extras))]  # absent: the read-only (0, columns) constants
     for i, shape in enumerate(q.results):
         dims = f"(d[{j}], d[{j + 1}])" if len(shape) == 2 else f"(d[{j}],)"
         lines.append(f"    r{i} = carray(p[{k}], {dims}, np.float64)")
@@ -130,14 +146,21 @@ def _entry_source(q: Quantity, name: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def generated(source: str, name: str, kernel) -> object:
-    """The function ``name`` defined by ``source``, calling ``kernel``; its file is named inside
-    this package (so that the package's disk cache keeps its machine code) and registered with
-    ``linecache`` (tracebacks show the generated lines)."""
+def generated(source: str, name: str, q: Quantity) -> object:
+    """The function ``name`` defined by ``source``, calling the kernel of ``q``; its file is named
+    inside this package (so that the package's disk cache keeps its machine code) and registered
+    with ``linecache`` (tracebacks show the generated lines)."""
+    from numba import carray
+
+    from composedyn.dynamics.compiled.cache import PACKAGE_DIR
+
     filename = os.path.join(PACKAGE_DIR, f"generated_{name}")
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    scope = {"__name__": __name__, "np": np, "carray": carray, "all_finite": all_finite, "kernel": kernel,
+    scope = {"__name__": __name__, "np": np, "carray": carray, "all_finite": all_finite, "kernel": q.kernel,
              "prange": prange, "BLOCKS": BLOCKS}
+    for i, (_, columns) in enumerate(q.extras):
+        scope[f"E{i}"] = absent = np.empty((0, columns))
+        absent.flags.writeable = False
     exec(compile(source, filename, "exec"), scope)
     return scope[name]
 
@@ -159,7 +182,7 @@ def entry(q: Quantity):
     The returned numba ``CFunc`` owns the machine code: it stays referenced here."""
     name = ("floating_" if q.floating else "") + q.name + "_entry"
     t0 = time.perf_counter()
-    f = cfunc(SIGNATURE, cache=True, fastmath=q.fastmath)(generated(_entry_source(q, name), name, q.kernel))
+    f = cfunc(signature(), cache=True, fastmath=q.fastmath)(generated(_entry_source(q, name), name, q))
     COMPILE_SECONDS[name] = time.perf_counter() - t0
     return f
 
@@ -168,7 +191,7 @@ def _dim(q: Quantity, symbol) -> str:
     """A size symbol as an expression of the loop's ``n``."""
     if isinstance(symbol, int):
         return str(symbol)
-    return {"nv": "n", "nq": "n + 1" if q.floating else "n", "nv+1": "n + 1"}[symbol]
+    return {"nv": "n", "nq": "n + 1" if q.floating else "n", "nv+1": "n + 1", "10nv": "10 * n"}[symbol]
 
 
 def _loop_source(q: Quantity, name: str) -> str:
@@ -176,20 +199,25 @@ def _loop_source(q: Quantity, name: str) -> str:
     nm = 3 if q.floating else 2
     model = [f"m{i}" for i in range(nm)]
     inputs = [f"X{i}" for i in range(len(q.inputs))]
+    extras = [f"Y{i}" for i in range(len(q.extras))]  # (N, n, columns), or (0, n, columns): absent
     options = [f"o{i}" for i in range(len(q.options))] + ["s"] * (q.number is not None)
     results = [f"R{i}" for i in range(len(q.results))]
     scratch = [f"w{i}" for i in range(len(q.scratch))]
-    lines = [f"def {name}({', '.join(model + inputs + options + results)}, STATUS):",
+    lines = [f"def {name}({', '.join(model + inputs + extras + options + results)}, STATUS):",
              "    N, n = X0.shape[0], m0.shape[0]",
              "    blocks = min(N, BLOCKS)",
              "    for b in prange(blocks):"]
     for w, shape in zip(scratch, q.scratch):
         lines.append(f"        {w} = np.empty(({', '.join(_dim(q, d) for d in shape)},))")
+    for y, (_, columns) in zip(extras, q.extras):
+        lines.append(f"        {y.lower()} = np.empty((0, {columns}))")
     lines += ["        for k in range(b * N // blocks, (b + 1) * N // blocks):",
               f"            if not ({' and '.join(f'all_finite({x}[k])' for x in inputs)}):",
               "                STATUS[k] = 2",
               "                continue",
-              f"            STATUS[k] = kernel({', '.join(model + [x + '[k]' for x in inputs] + options)}, "
+              f"            STATUS[k] = kernel({', '.join(model + [x + '[k]' for x in inputs])}, "
+              f"{''.join(f'{y}[k] if {y}.shape[0] else {y.lower()}, ' for y in extras)}"
+              f"{''.join(o + ', ' for o in options)}"
               f"{', '.join([r + '[k]' for r in results] + scratch)})"]
     return "\n".join(lines) + "\n"
 
@@ -197,29 +225,38 @@ def _loop_source(q: Quantity, name: str) -> str:
 @functools.cache
 def loops(q: Quantity) -> tuple:
     """(serial, parallel) batch loops of ``q``, compiled on first call and kept in the disk cache.
-    Arguments: the model arrays, the inputs (N, length), the options, the number, the results
-    (N, shape...), the status (N,) int64 (written for every sample)."""
+    Arguments: the model arrays, the inputs (N, length), the extras (N, nv, columns) or (0, nv,
+    columns), the options, the number, the results (N, shape...), the status (N,) int64
+    (written for every sample)."""
     base = ("floating_" if q.floating else "") + q.name + "_loop"
     made = []
     for suffix, parallel in (("_serial", False), ("_parallel", True)):
         name = base + suffix
-        f = generated(_loop_source(q, name), name, q.kernel)
+        f = generated(_loop_source(q, name), name, q)
         made.append(njit(cache=True, parallel=parallel, fastmath=q.fastmath)(f) if parallel else
                     njit(cache=True, fastmath=q.fastmath)(f))
+        GENERATED[name] = made[-1]
     return tuple(made)
 
 
 def run_batch(q: Quantity, model: tuple, inputs: tuple, options: tuple = (), number: float | None = None,
-              results: tuple | None = None) -> tuple:
+              results: tuple | None = None, extras: tuple = ()) -> tuple:
     """Run the batch loop of ``q`` (serial or parallel by :func:`.parallel.use_parallel`) on the
-    inputs (N, length), each float64 C-contiguous of its declared length; returns (results,
-    status): the results (N, shape...) (new, or ``results`` as given), status (N,) int64 per
-    sample (0 done, 2 NaN or inf in, else the kernel's)."""
+    inputs (N, length), each float64 C-contiguous of its declared length, and the ``extras``
+    (N, nv, columns) or None (absent); returns (results, status): the results (N, shape...)
+    (new, or ``results`` as given), status (N,) int64 per sample (0 done, 2 NaN or inf in,
+    else the kernel's).  A loop's first call is timed into :data:`COMPILE_SECONDS`."""
     n, N = model[0].shape[0], inputs[0].shape[0]
     if results is None:
         results = tuple(np.empty((N,) + q.shape(r, n)) for r in q.results)
     status = np.empty(N, dtype=np.int64)
-    serial, parallel = loops(q)
-    extra = (float(number or 0.0),) if q.number is not None else ()
-    (parallel if use_parallel(N * n) else serial)(*model, *inputs, *options, *extra, *results, status)
+    extras = tuple(np.empty((0, n, c)) if e is None else e for e, (_, c) in zip(extras or (None,) * len(q.extras),
+                                                                               q.extras))
+    number = (float(number or 0.0),) if q.number is not None else ()
+    loop = loops(q)[use_parallel(N * n)]
+    name = loop.py_func.__name__
+    t0 = None if name in COMPILE_SECONDS else time.perf_counter()
+    loop(*model, *inputs, *extras, *options, *number, *results, status)
+    if t0 is not None:
+        COMPILE_SECONDS[name] = time.perf_counter() - t0
     return results, status

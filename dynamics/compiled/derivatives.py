@@ -25,12 +25,9 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
-from composedyn.dynamics.compiled.jit import njit, prange
+from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.joint import cross, joint_motion_world, joint_pose, rot
-from composedyn.dynamics.compiled.layout import BLOCKS, DAMP, FRIC, GRAV, IO, MASS, H
-from composedyn.dynamics.compiled.loops import serial_and_parallel
+from composedyn.dynamics.compiled.layout import DAMP, FRIC, GRAV, IO, MASS, H
 
 # scratch columns: world pose, S, v, a, f (-> F), psi, alpha, inertia (m, h, Io) (-> IC), B11 (row-major) and l (-> BC),
 # external force (-> X) and lever-arm matrix (-> PC), row vectors rI, rB, e, column vectors Phi, Phid
@@ -316,25 +313,3 @@ def derivative_pairs(im, fm, qd, fric, smooth, dq, dqd, w):
                 t = math.tanh(qd[i] / smooth)
                 dqd[i, i] += fm[i, FRIC] * (1.0 - t * t) / smooth
 
-
-@njit(cache=True)
-def derivatives_one(im, fm, q, qd, qdd, fw, P, grav, fric, smooth, dq, dqd):
-    """:func:`derivatives_into` with its own scratch."""
-    derivatives_into(im, fm, q, qd, qdd, fw, P, grav, fric, smooth, dq, dqd, np.empty((q.shape[0], SCRATCH)))
-
-
-def _derivatives_loop(im, fm, Q, QD, QDD, FW, PP, grav, fric, smooth, DQ, DQD):
-    """Samples (N, n) -> DQ, DQD (N, n, n); FW (N, n, 6) and PP (N, n, 9), or (0, n, 6), (0, n, 9)."""
-    N, n = Q.shape[0], Q.shape[1]
-    blocks = min(N, BLOCKS)
-    nf, npm = np.empty((0, 6)), np.empty((0, 9))
-    for b in prange(blocks):
-        w = np.empty((n, SCRATCH))
-        for s in range(b * N // blocks, (b + 1) * N // blocks):
-            if FW.shape[0] > 0:
-                derivatives_into(im, fm, Q[s], QD[s], QDD[s], FW[s], PP[s], grav, fric, smooth, DQ[s], DQD[s], w)
-            else:
-                derivatives_into(im, fm, Q[s], QD[s], QDD[s], nf, npm, grav, fric, smooth, DQ[s], DQD[s], w)
-
-
-derivatives_serial, derivatives_parallel = serial_and_parallel(_derivatives_loop)

@@ -38,7 +38,6 @@ import numpy as np
 
 from composedyn.dynamics.compiled import quantities
 from composedyn.dynamics.compiled.declare import caller, run_batch
-from composedyn.dynamics.reference import forward as _reference
 from composedyn.dynamics.reference.friction import smooth_width
 
 _F8 = np.dtype(np.float64)
@@ -152,7 +151,7 @@ class FastDynamics:
         general.__doc__ = f"robot.fast.{method}: arrays {[i for i, _ in q.inputs]} (n,) or (N, n); out= optional"
         if name.startswith("_"):
             return general
-        call = caller(q, self._data.model(q), self._data.scratch_of(q), fallback=general, nan_fill=True)
+        call = caller(q, self.arrays.of(q), self._data.scratch_of(q), fallback=general, nan_fill=True)
         call.__doc__ = general.__doc__
         setattr(self, name, call)
         return call
@@ -166,14 +165,14 @@ class FastDynamics:
         given = dict(zip((i for i, _ in q.inputs), arrays))
         single = np.ndim(arrays[0]) == 1
         xs, res = (_one if single else _batch)(name, n, given, out, q.shape(q.results[0], n))
-        model = self._data.model(q)
-        (res,), status = run_batch(q, model, tuple(xs), options, number, (res,))
+        (res,), status = run_batch(q, self.arrays.of(q), tuple(xs), options, number, (res,))
         if status.any():
             res[status == 2] = np.nan
             rows = np.nonzero(status == 3)[0]  # no positive pivot: the reference raises ModelError or solves
             if rows.size:
-                x, xd, t = (a[rows] for a in xs)
-                res[rows] = _reference.forward_dynamics(self.model, x, xd, t, smooth=number or None)
+                solve = q.fallback or q.reference
+                res[rows] = solve(self.model, *(a[rows] for a in xs), *(None for _ in q.extras), *options,
+                                  *((number,) if q.number else ()))
         return _result(res, single, out)
 
     def warm_up(self, batch: bool = False) -> None:
@@ -184,7 +183,7 @@ class FastDynamics:
             Z = np.zeros((2, self.n))
             for name in _METHODS:
                 q = quantities.FIXED[_METHODS[name]]
-                run_batch(q, self._data.model(q), (Z,) * len(q.inputs), tuple(d for _, d in q.options), 0.0)
+                run_batch(q, self.arrays.of(q), (Z,) * len(q.inputs), tuple(d for _, d in q.options), 0.0)
 
 
 # method -> its quantity (.quantities)

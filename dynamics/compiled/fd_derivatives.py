@@ -39,11 +39,11 @@ from composedyn.dynamics.compiled.derivatives import (
     derivatives_into,
 )
 from composedyn.dynamics.compiled.derivatives import SCRATCH as DER_SCRATCH
-from composedyn.dynamics.compiled.jit import njit, prange
+from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.joint import joint_friction
-from composedyn.dynamics.compiled.layout import ARM, BLOCKS, NO_FW
-from composedyn.dynamics.compiled.loops import serial_and_parallel
+from composedyn.dynamics.compiled.layout import ARM, NO_FW
 from composedyn.dynamics.compiled.ltl import ltl_factor, ltl_inverse, ltl_solve_columns
+from composedyn.dynamics.reference import derivatives
 
 SCRATCH = 12  # columns of the scratch wa: per body the change of its acceleration and a subtree sum
 
@@ -112,40 +112,29 @@ def fd_derivatives_into(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, qdd, wa
     return 0
 
 
-@njit(cache=True)
-def fd_derivatives_one(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv):
-    """:func:`fd_derivatives_into` with its own scratch; returns its status."""
-    n = q.shape[0]
-    return fd_derivatives_into(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, np.empty(n),
-                               np.empty((n, SCRATCH)), np.empty((n, DER_SCRATCH)), np.empty((n, n)))
-
-
-def _fd_derivatives_loop(im, fm, Q, QD, TAU, fric, smooth, AQ, AQD, MINV, STATUS):
-    """Samples (N, n) -> AQ, AQD, MINV (N, n, n); STATUS (N,) 1 where M is not positive definite."""
-    N, n = Q.shape[0], Q.shape[1]
-    blocks = min(N, BLOCKS)
-    for b in prange(blocks):
-        qdd, L = np.empty(n), np.empty((n, n))
-        wa, wd = np.empty((n, SCRATCH)), np.empty((n, DER_SCRATCH))
-        for s in range(b * N // blocks, (b + 1) * N // blocks):
-            STATUS[s] = fd_derivatives_into(im, fm, Q[s], QD[s], TAU[s], fric, smooth, AQ[s], AQD[s], MINV[s],
-                                            qdd, wa, wd, L)
-
-
-fd_derivatives_serial, fd_derivatives_parallel = serial_and_parallel(_fd_derivatives_loop)
-
-
 # ---- declarations (composedyn.dynamics.compiled.declare) ----
-_NO_P = np.empty((0, 9))  # no external wrenches: no lever-arm matrices
-_NO_P.flags.writeable = False
-
-
 @njit(cache=True, inline="always")
-def inverse_dynamics_derivatives(im, fm, q, v, a, friction, smooth, dq, dv, w):
+def inverse_dynamics_derivatives(im, fm, q, v, a, f_world, P, friction, smooth, dq, dv, w):
     """d tau / d q, d tau / d v (n, n) of the Robot's inverse dynamics into dq, dv; joint friction
-    when ``friction`` is not 0 (tanh Coulomb of width ``smooth`` > 0)."""
-    derivatives_into(im, fm, q, v, a, NO_FW, _NO_P, 1, 1 if friction else 0, smooth, dq, dv, w)
+    when ``friction`` is not 0 (tanh Coulomb of width ``smooth`` > 0); external wrenches
+    ``f_world`` (n, 6) with their lever-arm matrices ``P`` (n, 9) (both (0, .): none), see
+    :func:`composedyn.dynamics.reference.derivatives.external_terms`."""
+    derivatives_into(im, fm, q, v, a, f_world, P, 1, 1 if friction else 0, smooth, dq, dv, w)
     return 0
+
+
+def _inverse_reference(model, q, v, a, f_world, P, friction, smooth=None):
+    if P is not None:
+        P = np.reshape(P, np.shape(P)[:-1] + (3, 3))
+    dq, dv = derivatives.rnea_derivatives(model, q, v, a, f_world=f_world, P=P)
+    if friction:
+        d = derivatives.friction_derivative(model, np.broadcast_to(v, dq.shape[:-1]), smooth)
+        dv[..., np.arange(model.n), np.arange(model.n)] += d
+    return dq, dv
+
+
+def _forward_reference(model, q, v, tau, friction, smooth=None):
+    return derivatives.forward_dynamics_derivatives(model, q, v, tau, friction=bool(friction), smooth=smooth)
 
 
 @njit(cache=True, inline="always")
@@ -159,8 +148,9 @@ def forward_dynamics_derivatives(im, fm, q, v, tau, friction, smooth, aq, av, mi
 _QVX = (("q", "nq"), ("v", "nv"), ("x", "nv"))
 INVERSE_DYNAMICS_DERIVATIVES = Quantity(
     "inverse_dynamics_derivatives", inverse_dynamics_derivatives, inputs=_QVX, results=(("nv", "nv"),) * 2,
-    options=(("friction", 1),), number="smooth_friction", scratch=(("nv", DER_SCRATCH),))
+    extras=(("f_world", 6), ("P", 9)), options=(("friction", 1),), number="smooth_friction",
+    scratch=(("nv", DER_SCRATCH),), reference=_inverse_reference)
 FORWARD_DYNAMICS_DERIVATIVES = Quantity(
     "forward_dynamics_derivatives", forward_dynamics_derivatives, inputs=_QVX, results=(("nv", "nv"),) * 3,
     options=(("friction", 1),), number="smooth_friction",
-    scratch=(("nv",), ("nv", SCRATCH), ("nv", DER_SCRATCH), ("nv", "nv")))
+    scratch=(("nv",), ("nv", SCRATCH), ("nv", DER_SCRATCH), ("nv", "nv")), reference=_forward_reference)

@@ -27,9 +27,9 @@ from composedyn.dynamics.compiled.derivatives import SCRATCH as DER_SCRATCH
 from composedyn.dynamics.compiled.fd_derivatives import SCRATCH as FD_SCRATCH
 from composedyn.dynamics.compiled.fd_derivatives import fd_derivatives_into
 from composedyn.dynamics.compiled.floating import _gravity, chart_state
-from composedyn.dynamics.compiled.jit import njit, prange
-from composedyn.dynamics.compiled.layout import BLOCKS, NO_FW
-from composedyn.dynamics.compiled.loops import all_finite, serial_and_parallel
+from composedyn.dynamics.compiled.jit import njit
+from composedyn.dynamics.compiled.layout import NO_FW
+from composedyn.dynamics.compiled.loops import all_finite
 
 _NO_P = np.empty((0, 9))
 _NO_P.flags.writeable = False
@@ -136,38 +136,6 @@ def floating_forward_dynamics_derivatives(im, fm, bf, q, v, tau, fric, smooth, a
                         np.empty((6, 6)), np.empty((6, 6)), np.empty((n, FD_SCRATCH)),
                         np.empty((n, DER_SCRATCH)), np.empty((n, n)))
 
-
-def _inverse_loop(im, fm, bf, Q, V, A, fric, smooth, DQ, DV, STATUS):
-    """Samples Q (N, nq), V, A (N, nv) -> DQ, DV (N, nv, nv); STATUS (N,) per sample (2: NaN/inf)."""
-    N, n = V.shape[0], V.shape[1]
-    blocks = min(N, BLOCKS)
-    for b in prange(blocks):
-        x, xdd, Mb, G, Bv = np.empty(n), np.empty(n), np.empty((n, 6)), np.empty((6, 6)), np.empty((6, 6))
-        wd = np.empty((n, DER_SCRATCH))
-        for s in range(b * N // blocks, (b + 1) * N // blocks):
-            if not (all_finite(Q[s]) and all_finite(V[s]) and all_finite(A[s])):
-                STATUS[s] = 2
-                continue
-            STATUS[s] = inverse_into(im, fm, bf, Q[s], V[s], A[s], fric, smooth, DQ[s], DV[s], x, xdd, Mb, G, Bv, wd)
-
-
-def _forward_loop(im, fm, bf, Q, V, TAU, fric, smooth, AQ, AV, MINV, STATUS):
-    """Samples Q (N, nq), V, TAU (N, nv) -> AQ, AV, MINV (N, nv, nv); STATUS (N,) per sample (2: NaN/inf)."""
-    N, n = V.shape[0], V.shape[1]
-    blocks = min(N, BLOCKS)
-    for b in prange(blocks):
-        x, xdd, G, Bv, L = np.empty(n), np.empty(n), np.empty((6, 6)), np.empty((6, 6)), np.empty((n, n))
-        wa, wd = np.empty((n, FD_SCRATCH)), np.empty((n, DER_SCRATCH))
-        for s in range(b * N // blocks, (b + 1) * N // blocks):
-            if not (all_finite(Q[s]) and all_finite(V[s]) and all_finite(TAU[s])):
-                STATUS[s] = 2
-                continue
-            STATUS[s] = forward_into(im, fm, bf, Q[s], V[s], TAU[s], fric, smooth, AQ[s], AV[s], MINV[s], x, xdd,
-                                     G, Bv, wa, wd, L)
-
-
-inverse_serial, inverse_parallel = serial_and_parallel(_inverse_loop)
-forward_serial, forward_parallel = serial_and_parallel(_forward_loop)
 
 # ---- declarations (composedyn.dynamics.compiled.declare) ----
 _QVX = (("q", "nq"), ("v", "nv"), ("x", "nv"))

@@ -42,9 +42,7 @@ checked entries of :mod:`.entry`) let LLVM fuse multiplications and additions
 
 from __future__ import annotations
 
-import numpy as np
-
-from composedyn.dynamics.compiled.jit import njit, prange
+from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.joint import (
     cross,
     joint_angle,
@@ -53,8 +51,8 @@ from composedyn.dynamics.compiled.joint import (
     joint_rotation_row,
     joint_translation,
 )
-from composedyn.dynamics.compiled.layout import AX, BLOCKS, FBODY
-from composedyn.dynamics.compiled.loops import all_finite, serial_and_parallel
+from composedyn.dynamics.compiled.layout import AX, FBODY
+from composedyn.dynamics.reference import frames as reference
 
 FASTMATH = {"contract"}  # fused multiply-add only (see the module docstring)
 
@@ -198,83 +196,6 @@ def acceleration_into(im, fx, q, qd, qdd, code, out, C):
 
 
 # ---- single samples (the general path; the Robot methods call the checked entries of .entry) ----
-@njit(cache=True, fastmath=FASTMATH)
-def pose_one(im, fx, q, code, out):
-    """Single sample of :func:`pose_into`; returns 1 (nothing computed) for non-finite q, else 0."""
-    if not all_finite(q):
-        return 1
-    pose_into(im, fx, q, code, out, np.empty((6, q.shape[0])))
-    return 0
-
-
-@njit(cache=True, fastmath=FASTMATH)
-def jacobian_one(im, fx, q, code, out):
-    """Single sample of :func:`jacobian_into`; status as :func:`pose_one`."""
-    if not all_finite(q):
-        return 1
-    jacobian_into(im, fx, q, code, out)
-    return 0
-
-
-@njit(cache=True, fastmath=FASTMATH)
-def velocity_one(im, fx, q, qd, code, out):
-    """Single sample of :func:`velocity_into`; status as :func:`pose_one`."""
-    if not (all_finite(q) and all_finite(qd)):
-        return 1
-    velocity_into(im, fx, q, qd, code, out, np.empty((6, q.shape[0])))
-    return 0
-
-
-@njit(cache=True, fastmath=FASTMATH)
-def acceleration_one(im, fx, q, qd, qdd, code, out):
-    """Single sample of :func:`acceleration_into`; status as :func:`pose_one`."""
-    if not (all_finite(q) and all_finite(qd) and all_finite(qdd)):
-        return 1
-    acceleration_into(im, fx, q, qd, qdd, code, out, np.empty((6, q.shape[0])))
-    return 0
-
-
-# ---- sample loops: blocks of samples, each with its own scratch ----
-def _pose_loop(im, fx, Q, code, OUT):
-    """Samples Q (N, n) -> OUT (N, 4, 4)."""
-    N = Q.shape[0]
-    blocks = min(N, BLOCKS)
-    for b in prange(blocks):
-        C = np.empty((6, Q.shape[1]))
-        for s in range(b * N // blocks, (b + 1) * N // blocks):
-            pose_into(im, fx, Q[s], code, OUT[s], C)
-
-
-def _jacobian_loop(im, fx, Q, code, OUT):
-    """Samples Q (N, n) -> OUT (N, 6, n), computed in place (no scratch)."""
-    for s in prange(Q.shape[0]):
-        jacobian_into(im, fx, Q[s], code, OUT[s])
-
-
-def _velocity_loop(im, fx, Q, QD, code, OUT):
-    """Samples Q, QD (N, n) -> OUT (N, 6)."""
-    N = Q.shape[0]
-    blocks = min(N, BLOCKS)
-    for b in prange(blocks):
-        C = np.empty((6, Q.shape[1]))
-        for s in range(b * N // blocks, (b + 1) * N // blocks):
-            velocity_into(im, fx, Q[s], QD[s], code, OUT[s], C)
-
-
-def _acceleration_loop(im, fx, Q, QD, QDD, code, OUT):
-    """Samples Q, QD, QDD (N, n) -> OUT (N, 6)."""
-    N = Q.shape[0]
-    blocks = min(N, BLOCKS)
-    for b in prange(blocks):
-        C = np.empty((6, Q.shape[1]))
-        for s in range(b * N // blocks, (b + 1) * N // blocks):
-            acceleration_into(im, fx, Q[s], QD[s], QDD[s], code, OUT[s], C)
-
-
-pose_serial, pose_parallel = serial_and_parallel(_pose_loop, fastmath=FASTMATH)
-jacobian_serial, jacobian_parallel = serial_and_parallel(_jacobian_loop, fastmath=FASTMATH)
-velocity_serial, velocity_parallel = serial_and_parallel(_velocity_loop, fastmath=FASTMATH)
-acceleration_serial, acceleration_parallel = serial_and_parallel(_acceleration_loop, fastmath=FASTMATH)
 
 
 # ---- declarations (composedyn.dynamics.compiled.declare): a frame by its index, the reference 0 world, 1 local
@@ -330,11 +251,15 @@ def frame_acceleration(im, fx, q, v, a, frame, local, out, C):
 
 _FRAME, _LOCAL, _C = ("frame", -1), ("local", 0), (6, "nv")
 FRAME_POSE = Quantity("frame_pose", frame_pose, inputs=(("q", "nq"),), results=((4, 4),), options=(_FRAME,),
-                      scratch=(_C,), model="frames", fastmath=FASTMATH)
+                      scratch=(_C,), model="frames", fastmath=FASTMATH,
+    reference=reference.frame_pose)
 JACOBIAN = Quantity("jacobian", jacobian, inputs=(("q", "nq"),), results=((6, "nv"),), options=(_FRAME, _LOCAL),
-                    model="frames", fastmath=FASTMATH)
+                    model="frames", fastmath=FASTMATH,
+    reference=reference.jacobian)
 FRAME_VELOCITY = Quantity("frame_velocity", frame_velocity, inputs=(("q", "nq"), ("v", "nv")), results=((6,),),
-                          options=(_FRAME, _LOCAL), scratch=(_C,), model="frames", fastmath=FASTMATH)
+                          options=(_FRAME, _LOCAL), scratch=(_C,), model="frames", fastmath=FASTMATH,
+    reference=reference.frame_velocity)
 FRAME_ACCELERATION = Quantity("frame_acceleration", frame_acceleration,
                               inputs=(("q", "nq"), ("v", "nv"), ("a", "nv")), results=((6,),),
-                              options=(_FRAME, _LOCAL), scratch=(_C,), model="frames", fastmath=FASTMATH)
+                              options=(_FRAME, _LOCAL), scratch=(_C,), model="frames", fastmath=FASTMATH,
+    reference=reference.frame_acceleration)

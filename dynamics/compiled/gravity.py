@@ -37,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 
 from composedyn.dynamics.compiled.declare import Quantity
-from composedyn.dynamics.compiled.jit import njit, prange
+from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.joint import (
     cross,
     joint_angle,
@@ -46,21 +46,14 @@ from composedyn.dynamics.compiled.joint import (
     joint_rotate_t,
     joint_translation,
 )
-from composedyn.dynamics.compiled.layout import BLOCKS, GRAV, MASS, H
-from composedyn.dynamics.compiled.loops import all_finite, serial_and_parallel
+from composedyn.dynamics.compiled.layout import GRAV, MASS, H
+from composedyn.dynamics.reference.rnea import rnea
 
 SCRATCH = 9  # per body: sin, cos of the joint angle 0:2; g_i 2:5; subtree mass M_i 5; subtree first moment h_i 6:9
 
-
-@njit(cache=True)
-def gravity_one(im, fm, q, out):
-    """g(q) (n,) into ``out`` for one sample."""
-    gravity_into(im, fm, q, out, np.empty((q.shape[0], SCRATCH)))
-
-
 @njit(cache=True)
 def gravity_into(im, fm, q, out, w):
-    """:func:`gravity_one` with caller-provided scratch ``w`` (n, SCRATCH).
+    """g(q) (n,) into ``out`` for one sample, scratch ``w`` (n, SCRATCH).
 
     Both passes sit in this one function (a separate njit forward pass is not
     inlined, and slower); the joint model's small helpers are inlined by LLVM.
@@ -93,23 +86,6 @@ def gravity_into(im, fm, q, out, w):
         w[k, 8] += r2 + m * p2
 
 
-def _gravity_loop(im, fm, Q, OUT):
-    """Samples Q (N, n) -> OUT (N, n), in blocks with one scratch array each that
-    ``prange`` spreads over the threads; a sample with a NaN or inf in q gives a NaN row."""
-    N, n = Q.shape[0], Q.shape[1]
-    blocks = min(N, BLOCKS)
-    for b in prange(blocks):
-        w = np.empty((n, SCRATCH))
-        for s in range(b * N // blocks, (b + 1) * N // blocks):
-            if all_finite(Q[s]):
-                gravity_into(im, fm, Q[s], OUT[s], w)
-            else:
-                OUT[s].fill(np.nan)
-
-
-gravity_serial, gravity_parallel = serial_and_parallel(_gravity_loop)
-
-
 # ---- declaration (composedyn.dynamics.compiled.declare) ----
 @njit(cache=True, inline="always")
 def gravity_torques(im, fm, q, out, w):
@@ -119,4 +95,5 @@ def gravity_torques(im, fm, q, out, w):
 
 
 GRAVITY_TORQUES = Quantity("gravity_torques", gravity_torques, inputs=(("q", "nq"),), results=(("nv",),),
-                           scratch=(("nv", SCRATCH),))
+                           scratch=(("nv", SCRATCH),),
+                           reference=lambda model, q: rnea(model, q, np.zeros(np.shape(q)), np.zeros(np.shape(q))))

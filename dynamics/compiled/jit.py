@@ -1,8 +1,11 @@
 """numba for the kernels: ``njit``, ``cfunc``, ``prange``, with the package's own disk cache.
 
 Every kernel module of this package imports ``njit`` (and ``cfunc``, ``prange``)
-from here, so that importing a kernel fails with one clear line when numba is
-missing or broken, and so that ``cache=True`` keeps the machine code with
+from here.  When numba is missing or broken the modules still import (their
+declarations hold the NumPy references the NumPy backend runs), ``njit`` leaves
+functions as they are and :data:`MISSING` is the one-line ``ImportError`` that
+:func:`composedyn.dynamics.dispatch.backend` raises when the compiled backend is
+asked for.  ``cache=True`` keeps the machine code with
 :class:`composedyn.dynamics.compiled.cache.PackageCache` (keyed on all the
 package's sources; loaded from the cache built at install, else from a per-user
 directory; never written next to the installed package) instead of numba's
@@ -17,12 +20,15 @@ try:
     import numba
     from numba import prange
     from numba.core import sigutils
-except ImportError as exc:  # numba is a dependency; the NumPy reference is an explicit choice only
-    raise ImportError(f"composedyn's compiled dynamics need numba, which failed to import ({exc}): "
-                      "install it (pip install numba), or set COMPOSEDYN_BACKEND=numpy to run the "
-                      "NumPy reference instead") from None
 
-from composedyn.dynamics.compiled.cache import PACKAGE_DIR, SOURCE_STAMP, PackageCache, in_package, source_stamp
+    from composedyn.dynamics.compiled.cache import PACKAGE_DIR, SOURCE_STAMP, PackageCache, in_package, source_stamp
+
+    MISSING = None
+except ImportError as exc:  # numba is a dependency; the NumPy reference is an explicit choice only
+    MISSING = ImportError(f"composedyn's compiled dynamics need numba, which failed to import ({exc}): "
+                          "install it (pip install numba), or set COMPOSEDYN_BACKEND=numpy to run the "
+                          "NumPy reference instead")
+    prange = range
 
 __all__ = ["PACKAGE_DIR", "SOURCE_STAMP", "cfunc", "njit", "prange", "source_stamp"]
 
@@ -41,6 +47,8 @@ def njit(*args, cache: bool = False, **options):
     caches the machine code with the package's cache (module docstring)."""
     if args and inspect.isfunction(args[0]):
         return njit(cache=cache, **options)(args[0])
+    if MISSING is not None:  # the kernel modules still import (their declarations name the NumPy
+        return lambda func: func  # references); dispatch.backend() raises MISSING before a kernel runs
     sigs = args[0] if args else None
 
     def decorate(func):
@@ -58,6 +66,8 @@ def njit(*args, cache: bool = False, **options):
 
 def cfunc(sig, cache: bool = False, **options):
     """``numba.cfunc`` (compiled now); ``cache=True`` caches the machine code with the package's cache."""
+    if MISSING is not None:
+        raise MISSING
     from numba.core.ccallback import CFunc
 
     def decorate(func):

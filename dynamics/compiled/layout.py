@@ -13,6 +13,8 @@ of thirteen keep the numba call overhead low (~50 ns per array argument).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from composedyn.dynamics.model import Model, frozen_array
@@ -72,3 +74,23 @@ def pack_frames(model: Model, fm: np.ndarray) -> np.ndarray:
     fx[n:, 9:12] = T[:, :3, 3]
     fx[n:, FBODY] = model.link_body
     return frozen_array(fx)
+
+
+class Arrays(NamedTuple):
+    """The packed model arrays of one robot (read only, made once per robot): ``bodies`` =
+    ``(im, fm)``, ``frames`` = ``(im, fx)``, ``base`` a floating base's ``bf`` (16,) or None."""
+
+    bodies: tuple
+    frames: tuple
+    base: np.ndarray | None = None
+
+    def of(self, q) -> tuple:
+        """The model arrays the declared quantity ``q`` (:class:`.declare.Quantity`) takes."""
+        arrays = self.bodies if q.model == "bodies" else self.frames
+        return (*arrays, self.base) if q.floating else arrays
+
+
+def packed(model: Model) -> Arrays:
+    """``model`` packed for the kernels (a robot makes it once and keeps it)."""
+    im, fm = pack(model)
+    return Arrays((im, fm), (im, pack_frames(model, fm)))

@@ -1,30 +1,38 @@
 """Every declared compiled quantity (:mod:`.declare`), by name: fixed base and floating base.
 
-The ``Robot`` and ``FloatingRobot`` methods reach a quantity through their per-thread
-:class:`composedyn.dynamics.data.Data` by its name here; this is the only list.
+The declarations are found, not listed: every module of this package whose source
+declares a ``Quantity(`` is imported and its module-level ``Quantity`` objects are
+collected, so a new algorithm module is all it takes.  The ``Robot`` and
+``FloatingRobot`` methods reach a quantity through their per-thread
+:class:`composedyn.dynamics.data.Data`, the general path
+(:func:`composedyn.dynamics.dispatch.call`) by its name here.
 """
 
 from __future__ import annotations
 
-from composedyn.dynamics.compiled import (
-    aba,
-    coriolis,
-    crba,
-    fd_derivatives,
-    floating,
-    floating_derivatives,
-    floating_frames,
-    frames,
-    gravity,
-    rnea,
-)
+import importlib
+import pathlib
 
-FIXED = {q.name: q for q in (
-    rnea.INVERSE_DYNAMICS, rnea.BIAS_TORQUES, gravity.GRAVITY_TORQUES, crba.MASS_MATRIX, coriolis.CORIOLIS_MATRIX,
-    aba.FORWARD_DYNAMICS, fd_derivatives.INVERSE_DYNAMICS_DERIVATIVES, fd_derivatives.FORWARD_DYNAMICS_DERIVATIVES,
-    frames.FRAME_POSE, frames.JACOBIAN, frames.FRAME_VELOCITY, frames.FRAME_ACCELERATION)}
-FLOATING = {q.name: q for q in (
-    floating.INVERSE_DYNAMICS, floating.MASS_MATRIX, floating.FORWARD_DYNAMICS,
-    floating_derivatives.INVERSE_DYNAMICS_DERIVATIVES, floating_derivatives.FORWARD_DYNAMICS_DERIVATIVES,
-    floating_frames.FRAME_POSE, floating_frames.JACOBIAN, floating_frames.FRAME_VELOCITY,
-    floating_frames.FRAME_ACCELERATION)}
+from composedyn.dynamics.compiled.declare import Quantity
+
+
+def _declared() -> list:
+    found = []
+    for path in sorted(pathlib.Path(__file__).parent.glob("*.py")):
+        if path.stem not in ("declare", "quantities") and "Quantity(" in path.read_text(encoding="utf-8"):
+            module = importlib.import_module(f"{__package__}.{path.stem}")
+            found += [q for q in vars(module).values() if isinstance(q, Quantity)]
+    return found
+
+
+def _by_name(declared: list) -> dict:
+    table: dict = {}
+    for q in declared:
+        if table.setdefault(q.name, q) is not q:
+            raise RuntimeError(f"two compiled quantities are declared as {q.name!r} (floating={q.floating})")
+    return table
+
+
+_ALL = _declared()
+FIXED = _by_name([q for q in _ALL if not q.floating])
+FLOATING = _by_name([q for q in _ALL if q.floating])

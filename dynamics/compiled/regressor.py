@@ -11,12 +11,11 @@ Joint kinematics come from :mod:`.joint`.  Cost O(n d) for a tree of depth d.
 
 from __future__ import annotations
 
-import numpy as np
-
-from composedyn.dynamics.compiled.jit import njit, prange
+from composedyn.dynamics.compiled.declare import Quantity
+from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.joint import cross, joint_force, joint_motion, joint_pose, rot, rot_t
-from composedyn.dynamics.compiled.layout import BLOCKS, GRAV
-from composedyn.dynamics.compiled.loops import serial_and_parallel
+from composedyn.dynamics.compiled.layout import GRAV
+from composedyn.dynamics.reference.regressor import regressor
 
 SCRATCH = 24  # per body (base in row n): R 0:9, p 9:12, v 12:18, a 18:24 (angular first)
 V, A = 12, 18
@@ -115,21 +114,14 @@ def regressor_into(im, fm, q, qd, qdd, grav, out, w, F):
             j = im[j, 0]
 
 
-@njit(cache=True)
-def regressor_one(im, fm, q, qd, qdd, grav, out):
-    """Y (n, 10 n) into ``out`` for one sample; grav = 1 includes gravity."""
-    regressor_into(im, fm, q, qd, qdd, grav, out, np.empty((q.shape[0] + 1, SCRATCH)), np.empty((6, 10)))
+
+# ---- declaration (composedyn.dynamics.compiled.declare) ----
+@njit(cache=True, inline="always")
+def joint_torque_regressor(im, fm, q, v, a, out, w, F):
+    """Y (n, 10 n) into out: tau = Y pi, gravity included (no friction, no armature)."""
+    regressor_into(im, fm, q, v, a, 1, out, w, F)
+    return 0
 
 
-def _regressor_loop(im, fm, Q, QD, QDD, grav, OUT):
-    """Samples (N, n) -> OUT (N, n, 10 n), blocks of samples spread over the threads."""
-    N, n = Q.shape[0], Q.shape[1]
-    blocks = min(N, BLOCKS)
-    for b in prange(blocks):
-        w = np.empty((n + 1, SCRATCH))
-        F = np.empty((6, 10))
-        for s in range(b * N // blocks, (b + 1) * N // blocks):
-            regressor_into(im, fm, Q[s], QD[s], QDD[s], grav, OUT[s], w, F)
-
-
-regressor_serial, regressor_parallel = serial_and_parallel(_regressor_loop)
+REGRESSOR = Quantity("regressor", joint_torque_regressor, inputs=(("q", "nq"), ("v", "nv"), ("a", "nv")),
+                     results=(("nv", "10nv"),), scratch=(("nv+1", SCRATCH), (6, 10)), reference=regressor)

@@ -37,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 
 from composedyn.dynamics.compiled.declare import Quantity
-from composedyn.dynamics.compiled.jit import njit, prange
+from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.joint import (
     cross,
     joint_angle,
@@ -49,8 +49,9 @@ from composedyn.dynamics.compiled.joint import (
     rot,
     rot_t,
 )
-from composedyn.dynamics.compiled.layout import ARM, BLOCKS, DAMP, FRIC, GRAV, IO, MASS, NO_FW, H
-from composedyn.dynamics.compiled.loops import all_finite, serial_and_parallel
+from composedyn.dynamics.compiled.layout import ARM, DAMP, FRIC, GRAV, IO, MASS, NO_FW, H
+from composedyn.dynamics.reference import rnea as reference
+from composedyn.dynamics.reference.friction import friction_torques
 
 # per-body scratch row (the base in row n): pose R row-major 0:9 and p 9:12, world pose
 # XW:XW+12 (only with external forces), v, a and f (angular first)
@@ -100,22 +101,14 @@ def _world_force(Rw, p0, p1, p2, fw, i):
     f0, f1, f2 = rot_t(Rw, g0, g1, g2)
     return n0, n1, n2, f0, f1, f2
 
-
-@njit(cache=True)
-def rnea_one(im, fm, q, qd, qdd, fw, grav, extra, out):
-    """tau (n,) into ``out`` for one sample.
-
-    fw: (n, 6) world spatial forces on the bodies, or shape (0, 6) for none.
-    grav: 1 to include gravity.  extra: bit flags, 1 adds armature qdd, 2 adds
-    damping qd + friction sgn(qd); 3 gives the Robot's inverse dynamics.
-    """
-    rnea_into(im, fm, q, qd, qdd, fw, grav, extra, out, np.empty((q.shape[0] + 1, SCRATCH)))
-
-
 @njit(cache=True)
 def rnea_into(im, fm, q, qd, qdd, fw, grav, extra, out, w):
-    """:func:`rnea_one` with caller-provided scratch ``w`` (n + 1, SCRATCH); see the module
-    docstring for the formulas and why the code is written this way."""
+    """tau (n,) into ``out`` for one sample, scratch ``w`` (n + 1, SCRATCH).
+
+    fw: (n, 6) world spatial forces on the bodies, or shape (0, 6) for none.  grav: 1 to
+    include gravity.  extra: bit flags, 1 adds armature qdd, 2 adds damping qd + friction
+    sgn(qd); 3 gives the Robot's inverse dynamics.  See the module docstring for the
+    formulas and why the code is written this way."""
     n = q.shape[0]
     for c in range(V, A + 6):  # base: v = 0, a = (0, -g)
         w[n, c] = 0.0
@@ -195,33 +188,20 @@ def rnea_into(im, fm, q, qd, qdd, fw, grav, extra, out, w):
             w[k, F + 5] += g2
 
 
-def _rnea_loop(im, fm, Q, QD, QDD, FW, grav, extra, OUT):
-    """Samples (N, n) -> OUT (N, n); FW (N, n, 6) or (0, n, 6) for none.  The samples are
-    cut into blocks (one scratch array each) that ``prange`` spreads over the threads.
-    A sample with a NaN or inf in q, qd or qdd gives a NaN row."""
-    N, n = Q.shape[0], Q.shape[1]
-    blocks = min(N, BLOCKS)
-    none = np.empty((0, 6))
-    for b in prange(blocks):
-        w = np.empty((n + 1, SCRATCH))
-        for s in range(b * N // blocks, (b + 1) * N // blocks):
-            if not (all_finite(Q[s]) and all_finite(QD[s]) and all_finite(QDD[s])):
-                OUT[s].fill(np.nan)
-                continue
-            f = FW[s] if FW.shape[0] > 0 else none
-            rnea_into(im, fm, Q[s], QD[s], QDD[s], f, grav, extra, OUT[s], w)
-
-
-rnea_serial, rnea_parallel = serial_and_parallel(_rnea_loop)
-
-
 # ---- declarations (composedyn.dynamics.compiled.declare) ----
 @njit(cache=True, inline="always")
-def inverse_dynamics(im, fm, q, v, a, friction, out, w):
+def inverse_dynamics(im, fm, q, v, a, f_world, friction, out, w):
     """The Robot's inverse dynamics into out (n,): tau = M a + C v + g (armature in M) + joint friction
-    (damping v + Coulomb sgn(v)) when ``friction`` is not 0."""
-    rnea_into(im, fm, q, v, a, NO_FW, 1, 3 if friction else 1, out, w)
+    (damping v + Coulomb sgn(v)) when ``friction`` is not 0, minus the external wrenches
+    ``f_world`` (n, 6) (moment about the world origin first; (0, 6): none)."""
+    rnea_into(im, fm, q, v, a, f_world, 1, 3 if friction else 1, out, w)
     return 0
+
+
+def robot_inverse_dynamics(model, q, v, a, f_world=None, friction=1):
+    """NumPy reference of :data:`INVERSE_DYNAMICS` (the rigid-body RNEA plus armature a and friction)."""
+    tau = reference.rnea(model, q, v, a, f_world=f_world) + model.armature * np.asarray(a, float)
+    return tau + friction_torques(model, v) if friction else tau
 
 
 @njit(cache=True, inline="always")
@@ -235,6 +215,8 @@ def bias_torques(im, fm, q, v, out, w, zero):
 
 _QV = (("q", "nq"), ("v", "nv"))
 INVERSE_DYNAMICS = Quantity("inverse_dynamics", inverse_dynamics, inputs=_QV + (("a", "nv"),),
-                            results=(("nv",),), options=(("friction", 1),), scratch=(("nv+1", SCRATCH),))
+                            extras=(("f_world", 6),), results=(("nv",),), options=(("friction", 1),),
+                            scratch=(("nv+1", SCRATCH),), reference=robot_inverse_dynamics)
 BIAS_TORQUES = Quantity("bias_torques", bias_torques, inputs=_QV, results=(("nv",),),
-                        scratch=(("nv+1", SCRATCH), ("nv",)))
+                        scratch=(("nv+1", SCRATCH), ("nv",)),
+                        reference=lambda model, q, v: reference.rnea(model, q, v, np.zeros(np.shape(v))))

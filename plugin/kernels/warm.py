@@ -70,6 +70,7 @@ def exercise(robot, batch: int = 0) -> None:
 def groups() -> list[tuple[str, Callable[[], object]]]:
     """(label, work) of every group of kernels, in the order a new user meets them."""
     import composedyn as cd
+    from composedyn.dynamics import dispatch
     from composedyn.dynamics.compiled import declare, quantities
     from composedyn.dynamics.compiled.parallel import PARALLEL_WORK
 
@@ -96,7 +97,8 @@ def groups() -> list[tuple[str, Callable[[], object]]]:
         ("C entries of the Robot methods",
          lambda: [declare.entry(q) for table in (quantities.FIXED, quantities.FLOATING) for q in table.values()]),
         ("trajectory loops", lambda: (fixed.warm_up(batch=True), exercise(fixed, 2))),
-        ("parallel trajectory loops", lambda: exercise(fixed, big)),
+        ("parallel trajectory loops",  # every declared quantity's, the methods' on large batches
+         lambda: (dispatch.warm_up(fixed.model, batch=True, entries_too=False, parallel=True), exercise(fixed, big))),
         ("floating base", floating),
         ("closed chains", closed),
         ("inverse kinematics", ik),

@@ -144,7 +144,7 @@ def kernel_cache_stats() -> dict:
     for name, module in list(sys.modules.items()):
         if not name.startswith("composedyn.dynamics.compiled"):
             continue
-        for obj in vars(module).values():
+        for obj in [*vars(module).values(), *getattr(module, "GENERATED", {}).values()]:  # generated loops too
             stats = getattr(obj, "stats", None)
             if stats is not None and hasattr(stats, "cache_hits"):
                 loaded += sum(stats.cache_hits.values())
