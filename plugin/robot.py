@@ -7,6 +7,7 @@ Each method checks its arguments once and calls one function of
 
 from __future__ import annotations
 
+import inspect
 from functools import cached_property, update_wrapper
 from typing import TYPE_CHECKING, Mapping
 
@@ -59,27 +60,30 @@ def _direct(name: str, inputs: int, keywords: tuple = (), frame: int = 0):
     return wrap
 
 
-_RATES = {"v": "qd", "a": "qdd"}  # a declared input's name -> the methods' argument name
-
-
-def declared(name: str, doc: str):
+def declared(name: str, arguments: tuple, doc: str):
     """A ``Robot`` method computing the declared quantity ``name``
-    (:mod:`composedyn.dynamics.compiled.quantities`) from its joint arrays (..., dof): the
-    quantity's C caller, else the checked arguments (mimic coordinates expanded) through the
-    general path, the result reduced to the coordinates (G^T tau, G^T A G, J G by its shape)."""
+    (:mod:`composedyn.dynamics.compiled.quantities`) from its joint arrays (..., dof), named
+    ``arguments`` in the declaration's input order: the quantity's C caller, else the checked
+    arguments (mimic coordinates expanded) through the general path, the result reduced to the
+    coordinates (G^T tau, G^T A G, J G by its shape)."""
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    signature = inspect.Signature([inspect.Parameter(a, kind) for a in ("self",) + tuple(arguments)])
 
-    def method(self, *arrays):
-        if (out := self._threads.data[name](*arrays)) is not None:
+    def method(self, *args, **kwargs):
+        if not kwargs and len(args) == len(arguments) and (out := self._threads.data[name](*args)) is not None:
             return out
-        q = dispatch.quantity(name)
-        arrays = joint_arrays(self.dof, **{_RATES.get(i, i): x for (i, _), x in zip(q.inputs, arrays)})
-        result, shape = self.compute(name, *self._expand(*arrays)), q.results[0]
+        try:
+            bound = signature.bind(self, *args, **kwargs).arguments
+        except TypeError as exc:
+            raise TypeError(f"{name}({', '.join(arguments)}): {exc}") from None
+        arrays = joint_arrays(self.dof, **{a: bound[a] for a in arguments})
+        result, shape = self.compute(name, *self._expand(*arrays)), dispatch.quantity(name).results[0]
         if shape[-1] == "nv" and self._mimic is not None:
             return self._reduce(result, matrix=len(shape) == 2 and shape[0] == "nv") if shape[0] == "nv" \
                 else result @ self._mimic.G
         return result
 
-    method.__name__, method.__doc__ = name, doc
+    method.__name__, method.__doc__, method.__signature__ = name, doc, signature
     return method
 
 
@@ -503,8 +507,8 @@ class Robot:
             return out
         return _task_space.com_jacobian(self, q)
 
-    center_of_mass_velocity = declared("center_of_mass_velocity", "center_of_mass_velocity(q, qd): velocity "
-                                       "(..., 3) of the centre of mass, world coordinates (m/s): J_com(q) qd.")
+    center_of_mass_velocity = declared("center_of_mass_velocity", ("q", "qd"), "Velocity (..., 3) of the centre of "
+                                       "mass, world coordinates (m/s): J_com(q) qd, for q, qd (..., dof).")
 
     def task_inertia(self, q, frame: str, reference: str = "world", translational: bool = False,
                      damping: float = 0.0) -> np.ndarray:

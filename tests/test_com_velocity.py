@@ -3,6 +3,8 @@
 along q + t qd (central differences), on every route: the C caller (one sample), the compiled
 batch loop, the NumPy backend and a robot with dependent mimic joints."""
 
+import inspect
+
 import numpy as np
 import pytest
 
@@ -57,6 +59,15 @@ def test_bad_input_is_named():
     robot = cd.load("puma560")
     with pytest.raises(ValueError, match="qd"):
         robot.center_of_mass_velocity(np.zeros(robot.dof), np.full(robot.dof, np.nan))
+
+
+def test_named_arguments_and_arity():
+    robot = cd.load("panda")
+    q, qd = np.full(robot.dof, 0.3), np.full(robot.dof, -0.2)
+    np.testing.assert_array_equal(robot.center_of_mass_velocity(q=q, qd=qd), robot.center_of_mass_velocity(q, qd))
+    assert list(inspect.signature(robot.center_of_mass_velocity).parameters) == ["q", "qd"]
+    with pytest.raises(TypeError, match=r"center_of_mass_velocity\(q, qd\)"):
+        robot.center_of_mass_velocity(q)
 
 
 def test_no_moving_mass_is_named_on_every_route():
