@@ -70,9 +70,12 @@ NO_DATA = _NoData()
 
 class ThreadData(threading.local):
     """``.data``: this thread's :class:`Data` of one robot (made on the thread's first use), or
-    :data:`NO_DATA` when ``arrays`` is None."""
+    :data:`NO_DATA` when ``arrays`` is None or not ``direct`` (the methods' arguments are not
+    the arrays' coordinates: dependent mimic joints); ``.general``: the callers of the general
+    path, which takes all-joint coordinates (``.data`` itself when ``direct``)."""
 
-    def __init__(self, arrays: Arrays | None):
+    def __init__(self, arrays: Arrays | None, direct: bool = True):
         self.arrays = arrays
-        self.data = NO_DATA if arrays is None else Data(arrays)
+        self.general = NO_DATA if arrays is None else Data(arrays)
+        self.data = self.general if direct else NO_DATA
         self.fast = None  # robot.fast of this thread, made on first use

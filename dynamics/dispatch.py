@@ -25,7 +25,6 @@ so (no silent fallback to the slow path).
 
 from __future__ import annotations
 
-import functools
 import os
 import sys
 
@@ -112,11 +111,11 @@ def _rows(x: np.ndarray, shape: tuple) -> np.ndarray:
 
 def _integer(value) -> int:
     """An option as the kernels take it: an integer as it is, anything else (a flag) by its truth value."""
-    return int(value) if isinstance(value, (int, np.integer)) else int(bool(value))
+    return value if type(value) is int else int(value) if isinstance(value, (int, np.integer)) else int(bool(value))
 
 
 def call(name: str, model, arrays: Arrays | None, *inputs, out: np.ndarray | None = None,
-         floating: bool = False, **arguments):
+         floating: bool = False, data=None, **arguments):
     """The declared quantity ``name`` of ``model`` at the inputs (..., length), broadcast over
     their leading axes: the NumPy reference or the compiled batch loop (module docstring).
 
@@ -126,61 +125,77 @@ def call(name: str, model, arrays: Arrays | None, *inputs, out: np.ndarray | Non
     None) by keyword, defaults for the rest; ``out``: C-contiguous float64 of the result's
     shape (one result), written and returned.  Returns the result, a tuple for several;
     ``floating``: the floating-base declaration (``arrays`` then holds the base; no
-    reference, the caller has one; None for a sample the loop refuses).
+    reference, the caller has one; None for a sample the loop refuses); ``data``: this
+    thread's :class:`composedyn.dynamics.data.Data` over ``arrays``, whose C caller serves one
+    sample of vectors without extras (what it declines takes the batch loop).
     """
-    q = quantity(name, floating)
-    options = tuple(_integer(arguments.pop(o, d)) for o, d in q.options)
-    number = arguments.pop(q.number, None) if q.number else None
-    extras = tuple(arguments.pop(e, None) for e, _ in q.extras)
+    q = _declared.get((name, floating)) or quantity(name, floating)
+    extras = tuple([arguments.pop(e, None) for e, _ in q.extras]) if q.extras else ()
+    if data is not None and not any([e is not None for e in extras]):  # the C caller: options by keyword,
+        res = data[name](*inputs, **arguments) if out is None else data[name](*inputs, out=out, **arguments)
+        if res is not None:  # None: declined (a list, NaN or inf, a refused sample, the NumPy backend...)
+            return res
     if arguments:
-        raise TypeError(f"{name}: unexpected arguments {sorted(arguments)}")
+        options = tuple([_integer(arguments.pop(o, d)) for o, d in q.options])
+        number = arguments.pop(q.number, None) if q.number else None
+        if arguments:
+            raise TypeError(f"{name}: unexpected arguments {sorted(arguments)}")
+    else:
+        options, number = tuple(d for _, d in q.options), None
     if not floating and reference(model):
         return deliver(q.reference(model, *inputs, *extras, *options, *((number,) if q.number else ())), out)
+    inputs = [np.asarray(x, float) for x in inputs]
+    single = all([x.ndim == 1 for x in inputs])
+    if single and data is not None and not any([e is not None for e in extras]):  # converted: the C caller again
+        res = data[name](*inputs, *((float(number or 0.0),) if q.number else ()), *options,
+                         **({} if out is None else {"out": out}))
+        if res is not None:
+            return res
     model_arrays = (arrays or packed(model)).of(q)
     n = model_arrays[0].shape[0]
-    inputs = [np.asarray(x, float) for x in inputs]
     extras = [None if e is None else np.asarray(e, float) for e in extras]
-    lead = np.broadcast_shapes(*(x.shape[:-1] for x in inputs), *(e.shape[:-2] for e in extras if e is not None))
-    rows = tuple(_rows(x, lead + x.shape[-1:]) for x in inputs)
-    lengths, shapes = _sizes(q, n)
-    for (label, _), length, x in zip(q.inputs, lengths, rows):  # the loops read this many numbers per sample
-        if x.shape[-1] != length:
-            raise ValueError(f"{name}: {label} must have {length} entries per sample, got {x.shape[-1]}")
-    ext = tuple(None if e is None else _rows(e, lead + (n, e.shape[-1])).reshape(-1, n, e.shape[-1]) for e in extras)
+    lengths, shapes = _sizes.get((q, n)) or _size(q, n)
+    if single and all([e is None or e.shape[:-1] == (n,) for e in extras]):  # one sample: a batch of one
+        lead = ()  # (a view where the array is as the loops take it: C-contiguous, aligned, writeable)
+        rows = tuple([x[None] if x.flags.carray else np.array(x, float, ndmin=2) for x in inputs])
+        ext = tuple([None if e is None else e[None] if e.flags.carray else np.array(e, float, ndmin=3)
+                     for e in extras])
+    else:
+        lead = np.broadcast_shapes(*(x.shape[:-1] for x in inputs), *(e.shape[:-2] for e in extras if e is not None))
+        rows = tuple(_rows(x, lead + x.shape[-1:]) for x in inputs)
+        ext = tuple(None if e is None else _rows(e, lead + (n, e.shape[-1])).reshape(-1, n, e.shape[-1])
+                    for e in extras)
+    if tuple([x.shape[-1] for x in rows]) != lengths:  # the loops read this many numbers per sample
+        label, length, got = next((label, m, x.shape[-1]) for (label, _), m, x in zip(q.inputs, lengths, rows)
+                                  if x.shape[-1] != m)
+        raise ValueError(f"{name}: {label} must have {length} entries per sample, got {got}")
     N = rows[0].shape[0]
-    results = tuple(np.empty((N,) + s) for s in shapes) if out is None else (out.reshape((N,) + shapes[0]),)
-    results, status = _batch_runner()(q, model_arrays, rows, options, number, results, ext)
-    if np.count_nonzero(status):
-        if floating:  # the floating robot's general path names the input it refuses
-            return None
-        for r in results:
-            r[status == 2] = np.nan
-        if np.any(status > 2):  # refused (singular M, no mass): the fallback raises its named error (or solves)
-            b = np.nonzero(status > 2)[0]
-            got = (q.fallback or q.reference)(model, *(x[b] for x in rows), *(None if e is None else e[b] for e in ext),
-                              *options, *((number,) if q.number else ()))
-            for r, g in zip(results, got if len(results) > 1 else (got,)):
-                r[b] = g
-        if np.any(status == 1):
-            raise ValueError(f"{name}: an option is out of range ({dict(zip((o for o, _ in q.options), options))})")
+    results = tuple([np.empty((N,) + s) for s in shapes]) if out is None else (out.reshape((N,) + shapes[0]),)
+    if _runner()(q, model, model_arrays, rows, options, number, results, ext, floating) is None:
+        return None  # the floating robot's general path names the input it refuses
     if out is not None:
         return out
+    if not lead:
+        return tuple(r[0] for r in results) if len(results) > 1 else results[0][0]
     shaped = tuple(r.reshape(lead + s) for r, s in zip(results, shapes))
     return shaped if len(shaped) > 1 else shaped[0]
 
 
-@functools.lru_cache(maxsize=256)
-def _sizes(q, n: int) -> tuple:
-    """(input lengths, result shapes) of declaration ``q`` on a model of n velocities."""
-    return tuple(q.size(length, n) for _, length in q.inputs), tuple(q.shape(r, n) for r in q.results)
+def _size(q, n: int) -> tuple:
+    """(input lengths, result shapes) of declaration ``q`` on a model of n velocities (kept)."""
+    got = _sizes[q, n] = tuple(q.size(length, n) for _, length in q.inputs), tuple(q.shape(r, n) for r in q.results)
+    return got
 
 
-def _batch_runner():
-    """:func:`composedyn.dynamics.compiled.declare.run_batch` (imported on first use: numba)."""
-    from composedyn.dynamics.compiled.declare import run_batch
+_sizes: dict = {}  # (declaration, n) -> _size(...)
 
-    globals()["_batch_runner"] = lambda: run_batch
-    return run_batch
+
+def _runner():
+    """:func:`composedyn.dynamics.compiled.declare.run` (imported on first use: numba)."""
+    from composedyn.dynamics.compiled.declare import run
+
+    globals()["_runner"] = lambda: run
+    return run
 
 
 def warm_up(model, batch: bool = False, entries_too: bool = True, parallel: bool = False) -> dict:

@@ -126,15 +126,16 @@ class Robot:
     def _threads(self) -> ThreadData:
         """This robot's compiled state, per thread: ``.data`` maps a quantity's name to its C caller
         (:mod:`composedyn.dynamics.data`); every caller returns None with dependent mimic joints
-        or without moving joints (the methods' general path serves those)."""
-        return ThreadData(None if self._mimic is not None else self.arrays)
+        or without moving joints (the methods' general path serves those); ``.general``: the
+        callers of the general path (all-joint coordinates)."""
+        return ThreadData(self.arrays, direct=self._mimic is None)
 
     def compute(self, name: str, *inputs, out: np.ndarray | None = None, **arguments):
         """The declared quantity ``name`` (:mod:`composedyn.dynamics.compiled.quantities`) at
         all-joint inputs (..., n_all) by the general path (:func:`composedyn.dynamics.dispatch.call`:
         batch axes broadcast, the compiled batch loop or the NumPy reference); ``arguments``: its
         options, number and extras by keyword.  No argument checks: the methods check first."""
-        return dispatch.call(name, self.model, self.arrays, *inputs, out=out, **arguments)
+        return dispatch.call(name, self.model, self.arrays, *inputs, out=out, data=self._threads.general, **arguments)
 
     @property
     def data(self) -> "Data":

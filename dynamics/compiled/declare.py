@@ -241,22 +241,65 @@ def loops(q: Quantity) -> tuple:
 
 def run_batch(q: Quantity, model: tuple, inputs: tuple, options: tuple = (), number: float | None = None,
               results: tuple | None = None, extras: tuple = ()) -> tuple:
-    """Run the batch loop of ``q`` (serial or parallel by :func:`.parallel.use_parallel`) on the
-    inputs (N, length), each float64 C-contiguous of its declared length, and the ``extras``
-    (N, nv, columns) or None (absent); returns (results, status): the results (N, shape...)
-    (new, or ``results`` as given), status (N,) int64 per sample (0 done, 2 NaN or inf in,
-    else the kernel's).  A loop's first call is timed into :data:`COMPILE_SECONDS`."""
+    """Run the batch loop of ``q`` (serial or parallel by :func:`.parallel.use_parallel`; one
+    sample: serial) on the inputs (N, length), each float64 C-contiguous of its declared length,
+    and the ``extras`` (N, nv, columns) or None (absent); returns (results, status): the results
+    (N, shape...) (new, or ``results`` as given), status (N,) int64 per sample (0 done, 2 NaN or
+    inf in, else the kernel's).  A loop's first call is timed into :data:`COMPILE_SECONDS`."""
     n, N = model[0].shape[0], inputs[0].shape[0]
+    plan = _PLANS.get((q, n)) or _plan(q, n)
     if results is None:
-        results = tuple(np.empty((N,) + q.shape(r, n)) for r in q.results)
+        results = tuple([np.empty((N,) + shape) for shape in plan[0]])
     status = np.empty(N, dtype=np.int64)
-    extras = tuple(np.empty((0, n, c)) if e is None else e for e, (_, c) in zip(extras or (None,) * len(q.extras),
-                                                                               q.extras))
+    if q.extras:
+        extras = tuple([a if e is None else e for e, a in zip(extras or plan[1], plan[1])])
     number = (float(number or 0.0),) if q.number is not None else ()
-    loop = loops(q)[use_parallel(N * n)]
-    name = loop.py_func.__name__
-    t0 = None if name in COMPILE_SECONDS else time.perf_counter()
+    loop = plan[2] if N == 1 else loops(q)[use_parallel(N * n)]
+    if loop in _TIMED:
+        loop(*model, *inputs, *extras, *options, *number, *results, status)
+        return results, status
+    t0 = time.perf_counter()
     loop(*model, *inputs, *extras, *options, *number, *results, status)
-    if t0 is not None:
-        COMPILE_SECONDS[name] = time.perf_counter() - t0
+    COMPILE_SECONDS.setdefault(loop.py_func.__name__, time.perf_counter() - t0)
+    _TIMED.add(loop)
     return results, status
+
+
+def run(q: Quantity, model, arrays: tuple, inputs: tuple, options: tuple = (), number: float | None = None,
+        results: tuple | None = None, extras: tuple = (), refuse: bool = False) -> tuple | None:
+    """Quantity ``q`` of ``model`` (the ``Model``; ``arrays`` its packed arrays) through
+    :func:`run_batch`, and what the loop leaves to Python: NaN or inf in a sample gives NaN in
+    its results, a sample the kernel refuses (status 3 and above: a singular mass matrix, no
+    mass) goes to the declaration's fallback (which raises its named error, or solves), an
+    option out of range raises ValueError.  Returns the results (N, shape...); ``refuse``:
+    None instead when any sample was not computed (the caller names the input)."""
+    results, status = run_batch(q, arrays, inputs, options, number, results, extras)
+    if not np.count_nonzero(status):
+        return results
+    if refuse:
+        return None
+    for r in results:
+        r[status == 2] = np.nan
+    if np.any(status > 2):
+        b = np.nonzero(status > 2)[0]
+        got = (q.fallback or q.reference)(model, *(x[b] for x in inputs),
+                                          *(None if e is None else e[b] for e in extras or (None,) * len(q.extras)),
+                                          *options, *((number,) if q.number else ()))
+        for r, g in zip(results, got if len(results) > 1 else (got,)):
+            r[b] = g
+    if np.any(status == 1):
+        raise ValueError(f"{q.name}: an option is out of range ({dict(zip((o for o, _ in q.options), options))})")
+    return results
+
+
+def _plan(q: Quantity, n: int) -> tuple:
+    """What :func:`run_batch` needs of ``q`` on a model of n velocities, made once: (the result
+    shapes, the absent extras as the loops take them ((0, n, columns), writeable as a given one
+    is: one compiled type; never written), the serial loop)."""
+    plan = _PLANS[q, n] = (tuple(q.shape(r, n) for r in q.results),
+                           tuple(np.empty((0, n, columns)) for _, columns in q.extras), loops(q)[0])
+    return plan
+
+
+_PLANS: dict = {}  # (declaration, n) -> _plan(...)
+_TIMED: set = set()  # the loops whose first call was timed

@@ -32,7 +32,8 @@ def joint_pose(model: Model, i: int, qi: np.ndarray) -> tuple[np.ndarray, np.nda
     if model.jtype[i] == PRISMATIC:
         R = np.broadcast_to(model.tree_R[i], batch + (3, 3))
         return R, model.tree_p[i] + np.asarray(qi)[..., None] * (model.tree_R[i] @ model.axis[i])
-    return model.tree_R[i] @ rotation_about(model.axis[i], qi), np.broadcast_to(model.tree_p[i], batch + (3,))
+    p = model.tree_p[i]  # read-only, as the model's arrays are
+    return model.tree_R[i] @ rotation_about(model.axis[i], qi), np.broadcast_to(p, batch + (3,)) if batch else p
 
 
 def motion_subspaces(model: Model, a: np.ndarray, r: np.ndarray) -> np.ndarray:

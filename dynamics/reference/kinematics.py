@@ -77,7 +77,7 @@ def link_poses(model: Model, R: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, 
     """
     batch = R.shape[:-3]
     L = len(model.link_names)
-    eye = np.broadcast_to(np.eye(3), batch + (1, 3, 3))
+    eye = np.broadcast_to(np.eye(3), batch + (1, 3, 3)) if batch else np.eye(3)[None]
     zero = np.zeros(batch + (1, 3))
     Rb = np.concatenate([R, eye], axis=-3)  # index -1 -> appended identity
     pb = np.concatenate([p, zero], axis=-2)

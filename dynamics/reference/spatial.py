@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 
+_EYE = np.eye(3)
+_EYE.flags.writeable = False
+
 
 def skew(w: np.ndarray) -> np.ndarray:
     """Cross-product matrix: ``skew(w) @ x == cross(w, x)``; (..., 3) -> (..., 3, 3)."""
@@ -28,8 +31,7 @@ def rotation_about(axis: np.ndarray, angle: np.ndarray) -> np.ndarray:
     axis = np.asarray(axis, dtype=float)
     angle = np.asarray(angle, dtype=float)[..., None, None]
     K = skew(axis)
-    eye = np.broadcast_to(np.eye(3), K.shape)
-    return eye + np.sin(angle) * K + (1.0 - np.cos(angle)) * (K @ K)
+    return _EYE + np.sin(angle) * K + (1.0 - np.cos(angle)) * (K @ K)  # the identity broadcasts
 
 
 def crm_apply(v: np.ndarray, m: np.ndarray) -> np.ndarray:
