@@ -11,7 +11,7 @@ Prints Markdown tables (paste them into ``docs/performance.md``, section
    Talos reduced (32 joints, branched) of inverse dynamics (ID), mass matrix (M),
    Coriolis matrix (C), gravity (g), forward dynamics (FD) and the frame
    Jacobian (J, world axes, of the frame in ``FRAMES``): the public ``Robot``
-   method and the lean ``robot.fast`` entry (no Jacobian there), as ratios to
+   method and the lean ``robot.fast`` entry (its Jacobian not timed), as ratios to
    Pinocchio (``rnea``, ``crba``, ``computeCoriolisMatrix``,
    ``computeGeneralizedGravity``, ``aba``, ``computeFrameJacobian`` with
    ``LOCAL_WORLD_ALIGNED``) called from Python (ratio < 1: composedyn faster);
@@ -48,7 +48,7 @@ FRAMES = {"UR5": "tool0", "Panda": "panda_hand", "xArm 7": "link_eef", "Talos re
 
 def calls(robot, pp, rng, batch: int | None, frame: str | None = None):
     """Per quantity: (composedyn public, composedyn fast, Pinocchio) zero-argument callables; one
-    sample with ``frame``: also the frame Jacobian "J" (fast None: ``robot.fast`` has none)."""
+    sample with ``frame``: also the frame Jacobian "J" (fast None: not timed)."""
     shape = (robot.dof,) if batch is None else (batch, robot.dof)
     q, qd, qdd = rng.uniform(-1, 1, (3,) + shape)
     fd, m, d = robot.fast, pp.model, pp.data

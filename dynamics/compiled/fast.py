@@ -1,15 +1,19 @@
 """``FastDynamics``: the lean per-call entry for control loops (``robot.fast``).
 
-No broadcasting, no mimic reduction, no per-element checks in Python: every
-input must be a float64 array, (n,) for one sample or (N, n) for N samples,
-with n = ``model.n`` joints in ``model.joint_names`` order (for a ``Robot``
-with mimic joints that is ``robot.all_joint_names``).  The results equal the
-``Robot`` methods (armature and friction included where the method includes
-them).  Pass ``out=`` to reuse a result array: float64, C-contiguous, of the
-result's shape.
+Its methods are the fixed-base declared quantities (:mod:`.quantities`), each by its
+declaration's name (``rnea`` is another name for ``inverse_dynamics``): no general path,
+no broadcasting, no mimic reduction, no per-element checks in Python.  Every input must
+be a float64 array, (n,) for one sample or (N, n) for N samples, with n = ``model.n``
+joints in ``model.joint_names`` order (for a ``Robot`` with mimic joints that is
+``robot.all_joint_names``); after the arrays come the declaration's number
+(``smooth_friction``) and its integer options (``friction``; a frame's index in
+``model.link_names`` and ``local`` 0 or 1), positional or by keyword.  The results
+equal the ``Robot`` methods' (armature and friction included where the method includes
+them; a tuple for several results).  Pass ``out=`` to reuse a result array (one
+result): float64, C-contiguous, of the result's shape.
 
 A single sample is served by the C caller of its declared quantity
-(:mod:`.declare`, :mod:`.quantities`): the methods here *are* those callers, so a call goes from
+(:mod:`.declare`): the methods here *are* those callers, so a call goes from
 Python to the kernel without Python code in between.  Safe without per-element
 checks in Python:
 
@@ -19,11 +23,12 @@ checks in Python:
 * NaN or inf in an input gives NaN out: the whole result of that sample
   (checked in compiled code, ~1 ns per number);
 * a mass matrix that is not positive definite raises ``ModelError``
-  (forward dynamics), as the ``Robot`` method does.
+  (forward dynamics), as the ``Robot`` method does; an option out of range
+  (a frame index) raises ``ValueError``.
 
 Batches, and single samples the C caller does not take (another dtype or
 shape: an error; a singular mass matrix), go to the Python functions below,
-which run the batch loops (one sample as a batch of one).
+which run the batch loops (one sample as a batch of one, :func:`.declare.run`).
 
     fd = robot.fast                 # bind once, outside the loop
     fd.warm_up()                    # compile / load the kernels now
@@ -37,7 +42,7 @@ import functools
 import numpy as np
 
 from composedyn.dynamics.compiled import quantities
-from composedyn.dynamics.compiled.declare import caller, run_batch
+from composedyn.dynamics.compiled.declare import caller, run, run_batch
 from composedyn.dynamics.reference.friction import smooth_width
 
 _F8 = np.dtype(np.float64)
@@ -62,48 +67,50 @@ def _shape(a) -> str:
         return "(?)"
 
 
-def _batch(name: str, n: int, arrays: dict, out, tail: tuple):
-    """Check a batch call once: inputs float64 (N, n) of one shape (copied to C order if
-    strided), out None or float64 C-contiguous writeable (N,) + tail.  Returns (inputs, out)."""
+def _batch(name: str, n: int, arrays: dict, out, shapes: tuple):
+    """Check a batch call once: inputs float64 (N, n) of one shape (copied to C order if strided),
+    out None or (one result) float64 C-contiguous writeable (N,) + shape.  Returns (inputs, results)."""
     xs = list(arrays.values())
     if any(type(x) is not np.ndarray for x in xs):  # subclasses (masked arrays, matrices) too: refused
         raise _bad_call(name, n, arrays, out)
     shape = xs[0].shape
     if len(shape) != 2 or shape[1] != n or any(x.shape != shape or x.dtype != _F8 for x in xs):
         raise _bad_call(name, n, arrays, out)
-    want = (shape[0],) + tail
+    want = tuple((shape[0],) + tail for tail in shapes)
     if out is not None:
-        if (type(out) is not np.ndarray or out.shape != want or out.dtype != _F8 or not out.flags.c_contiguous
-                or not out.flags.writeable):
+        if (len(want) > 1 or type(out) is not np.ndarray or out.shape != want[0] or out.dtype != _F8
+                or not out.flags.c_contiguous or not out.flags.writeable):
             raise _bad_call(name, n, arrays, out)
         if any(np.may_share_memory(out, x) for x in xs):
             raise _Overlap(f"robot.fast.{name}: out shares memory with an input array; pass a separate array")
     xs = [x if x.flags.c_contiguous else np.ascontiguousarray(x) for x in xs]
-    return xs, np.empty(want) if out is None else out
+    return xs, tuple(np.empty(w) for w in want) if out is None else (out,)
 
 
 class _Overlap(ValueError):
     """out= shares memory with an input (raised as it is, not renamed as a shape error)."""
 
 
-def _one(name: str, n: int, arrays: dict, out, tail: tuple):
-    """A single sample as a batch of one (see :func:`_batch`): (inputs (1, n), out (1,) + tail)."""
+def _one(name: str, n: int, arrays: dict, out, shapes: tuple):
+    """A single sample as a batch of one (see :func:`_batch`): (inputs (1, n), results (1,) + shape)."""
     if any(type(x) is not np.ndarray or x.ndim != 1 for x in arrays.values()) or not (
             out is None or type(out) is np.ndarray):
         raise _bad_call(name, n, arrays, out)
     try:
-        return _batch(name, n, {k: x[None] for k, x in arrays.items()}, None if out is None else out[None], tail)
+        return _batch(name, n, {k: x[None] for k, x in arrays.items()}, None if out is None else out[None], shapes)
     except _Overlap:
         raise
     except ValueError:  # named with the arrays as given
         raise _bad_call(name, n, arrays, out) from None
 
 
-def _result(res: np.ndarray, single: bool, out) -> np.ndarray:
-    """What a method returns: ``out`` itself when given, else one sample's row of ``res`` or ``res``."""
+def _result(results: tuple, single: bool, out):
+    """What a method returns: ``out`` itself when given, else one sample's rows of the results or
+    the results (a tuple for several)."""
     if out is not None:
         return out
-    return res[0] if single else res
+    got = tuple(r[0] for r in results) if single else results
+    return got if len(got) > 1 else got[0]
 
 
 def _arguments(q, name: str, args: tuple, kwargs: dict) -> tuple:
@@ -126,11 +133,12 @@ def _arguments(q, name: str, args: tuple, kwargs: dict) -> tuple:
 class FastDynamics:
     """Compiled dynamics of one ``Model`` with checks of shapes only (see the module doc).
 
-    Each method is, after its first look-up, the C caller (``_call.Caller``) of its
-    quantity, with :meth:`_general` for that quantity (batches, and what the caller
-    does not take) as its fallback, also reachable as ``_<method>``.  ``data``: the
-    robot's packed arrays and this object's scratch
-    (:class:`composedyn.dynamics.data.Data`; a robot has one per thread).
+    Its methods are the fixed-base declared quantities (:mod:`.quantities`), ``rnea`` another
+    name for ``inverse_dynamics``.  Each is, after its first look-up, the C caller
+    (``_call.Caller``) of its quantity, with :meth:`_general` for that quantity (batches, and
+    what the caller does not take) as its fallback, also reachable as ``_<method>``.  ``data``:
+    the robot's packed arrays and this object's scratch (:class:`composedyn.dynamics.data.Data`;
+    a robot has one per thread).
     """
 
     def __init__(self, model, data):
@@ -144,9 +152,9 @@ class FastDynamics:
 
     def __getattr__(self, name: str):
         method = name[1:] if name.startswith("_") else name
-        if method not in _METHODS:
+        q = quantities.FIXED.get(ALIASES.get(method, method))
+        if q is None or method.startswith("_"):
             raise AttributeError(f"FastDynamics has no attribute {name!r}")
-        q = quantities.FIXED[_METHODS[method]]
         general = functools.partial(self._general, q, method)
         general.__doc__ = f"robot.fast.{method}: arrays {[i for i, _ in q.inputs]} (n,) or (N, n); out= optional"
         if name.startswith("_"):
@@ -156,37 +164,29 @@ class FastDynamics:
         setattr(self, name, call)
         return call
 
+    def __dir__(self):
+        return sorted({*super().__dir__(), *quantities.FIXED, *ALIASES})
+
     def _general(self, q, name: str, *args, out=None, **kwargs):
         """Quantity ``q`` for one sample (as a batch of one) or a batch (N, n), through its batch
-        loop: NaN or inf in a sample gives NaN in its result; a singular mass matrix raises the
-        reference's ModelError."""
+        loop (:func:`.declare.run`): NaN or inf in a sample gives NaN in its results; a sample the
+        kernel refuses (a singular mass matrix) raises the reference's ModelError."""
         arrays, options, number = _arguments(q, name, args, kwargs)
         n = self.n
-        given = dict(zip((i for i, _ in q.inputs), arrays))
         single = np.ndim(arrays[0]) == 1
-        xs, res = (_one if single else _batch)(name, n, given, out, q.shape(q.results[0], n))
-        (res,), status = run_batch(q, self.arrays.of(q), tuple(xs), options, number, (res,))
-        if status.any():
-            res[status == 2] = np.nan
-            rows = np.nonzero(status == 3)[0]  # no positive pivot: the reference raises ModelError or solves
-            if rows.size:
-                solve = q.fallback or q.reference
-                res[rows] = solve(self.model, *(a[rows] for a in xs), *(None for _ in q.extras), *options,
-                                  *((number,) if q.number else ()))
-        return _result(res, single, out)
+        xs, results = (_one if single else _batch)(name, n, dict(zip((i for i, _ in q.inputs), arrays)), out,
+                                                   tuple(q.shape(r, n) for r in q.results))
+        run(q, self.model, self.arrays.of(q), tuple(xs), options, number, results)
+        return _result(results, single, out)
 
     def warm_up(self, batch: bool = False) -> None:
         """Compile (or load from the disk cache) the single-sample entries now; ``batch=True`` also the loops."""
-        for name in _METHODS:
+        for name in quantities.FIXED:
             getattr(self, name)
         if batch:
             Z = np.zeros((2, self.n))
-            for name in _METHODS:
-                q = quantities.FIXED[_METHODS[name]]
+            for q in quantities.FIXED.values():
                 run_batch(q, self.arrays.of(q), (Z,) * len(q.inputs), tuple(d for _, d in q.options), 0.0)
 
 
-# method -> its quantity (.quantities)
-_METHODS = {"inverse_dynamics": "inverse_dynamics", "rnea": "inverse_dynamics", "mass_matrix": "mass_matrix",
-            "coriolis_matrix": "coriolis_matrix", "bias_torques": "bias_torques",
-            "gravity_torques": "gravity_torques", "forward_dynamics": "forward_dynamics"}
+ALIASES = {"rnea": "inverse_dynamics"}  # method -> the quantity it is another name for
