@@ -209,17 +209,11 @@ def warm_up(model, batch: bool = False, entries_too: bool = True, parallel: bool
     from composedyn.dynamics.compiled.parallel import parallel_safe
 
     arrays = packed(model)
-    n = model.n
     for q in quantities.FIXED.values():
         if entries_too:
             declare.entry(q)
-        sizes = [(1,)] + ([(2,)] if batch else [])
-        for N in sizes:
-            inputs = tuple(np.zeros(N + (q.size(length, n),)) for _, length in q.inputs)
-            declare.run_batch(q, arrays.of(q), inputs, tuple(d for _, d in q.options), 0.0)
+        for samples in (1, 2) if batch else (1,):
+            declare.warm(q, arrays.of(q), samples)
         if parallel and parallel_safe():
-            declare.loops(q)[1](*arrays.of(q), *(np.zeros((2, q.size(length, n))) for _, length in q.inputs),
-                                *(np.empty((0, n, c)) for _, c in q.extras), *(d for _, d in q.options),
-                                *((0.0,) if q.number else ()),
-                                *(np.empty((2,) + q.shape(r, n)) for r in q.results), np.empty(2, np.int64))
+            declare.warm(q, arrays.of(q), 2, parallel=True)
     return compile_times()

@@ -57,7 +57,6 @@ except ImportError as exc:  # part of the package, built by pip install; no slow
                       "Python's headers are needed") from None
 
 IM_COLUMNS = 2  # im (n, 2): parent, joint type (see .layout)
-BF_LENGTH = 16  # bf (16,): a floating base (see .floating)
 COMPILE_SECONDS: dict = {}  # entry or loop name -> seconds its compilation (or cache load) took
 GENERATED: dict = {}  # loop name -> its numba dispatcher (their ``stats`` count cache loads and compilations)
 ON = np.ones(1, dtype=np.int64)  # the switch of callers that are always on (robot.fast)
@@ -240,9 +239,9 @@ def loops(q: Quantity) -> tuple:
 
 
 def run_batch(q: Quantity, model: tuple, inputs: tuple, options: tuple = (), number: float | None = None,
-              results: tuple | None = None, extras: tuple = ()) -> tuple:
-    """Run the batch loop of ``q`` (serial or parallel by :func:`.parallel.use_parallel`; one
-    sample: serial) on the inputs (N, length), each float64 C-contiguous of its declared length,
+              results: tuple | None = None, extras: tuple = (), parallel: bool | None = None) -> tuple:
+    """Run the batch loop of ``q`` (serial or parallel by :func:`.parallel.use_parallel`, one
+    sample serial; ``parallel``: that copy) on the inputs (N, length), each float64 C-contiguous of its declared length,
     and the ``extras`` (N, nv, columns) or None (absent); returns (results, status): the results
     (N, shape...) (new, or ``results`` as given), status (N,) int64 per sample (0 done, 2 NaN or
     inf in, else the kernel's).  A loop's first call is timed into :data:`COMPILE_SECONDS`."""
@@ -254,7 +253,7 @@ def run_batch(q: Quantity, model: tuple, inputs: tuple, options: tuple = (), num
     if q.extras:
         extras = tuple([a if e is None else e for e, a in zip(extras or plan[1], plan[1])])
     number = (float(number or 0.0),) if q.number is not None else ()
-    loop = plan[2] if N == 1 else loops(q)[use_parallel(N * n)]
+    loop = plan[2] if N == 1 and parallel is None else loops(q)[use_parallel(N * n) if parallel is None else parallel]
     if loop in _TIMED:
         loop(*model, *inputs, *extras, *options, *number, *results, status)
         return results, status
@@ -290,6 +289,14 @@ def run(q: Quantity, model, arrays: tuple, inputs: tuple, options: tuple = (), n
     if np.any(status == 1):
         raise ValueError(f"{q.name}: an option is out of range ({dict(zip((o for o, _ in q.options), options))})")
     return results
+
+
+def warm(q: Quantity, model: tuple, samples: int = 1, parallel: bool | None = None) -> None:
+    """Compile (or load from the disk cache) the batch loop of ``q`` that ``samples`` samples take
+    (``parallel``: that copy) by running it on zeros, with the default options."""
+    n = model[0].shape[0]
+    run_batch(q, model, tuple(np.zeros((samples, q.size(length, n))) for _, length in q.inputs),
+              tuple(d for _, d in q.options), parallel=parallel)
 
 
 def _plan(q: Quantity, n: int) -> tuple:

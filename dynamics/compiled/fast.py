@@ -42,7 +42,7 @@ import functools
 import numpy as np
 
 from composedyn.dynamics.compiled import quantities
-from composedyn.dynamics.compiled.declare import caller, run, run_batch
+from composedyn.dynamics.compiled.declare import caller, run, warm
 from composedyn.dynamics.reference.friction import smooth_width
 
 _F8 = np.dtype(np.float64)
@@ -183,10 +183,8 @@ class FastDynamics:
         """Compile (or load from the disk cache) the single-sample entries now; ``batch=True`` also the loops."""
         for name in quantities.FIXED:
             getattr(self, name)
-        if batch:
-            Z = np.zeros((2, self.n))
-            for q in quantities.FIXED.values():
-                run_batch(q, self.arrays.of(q), (Z,) * len(q.inputs), tuple(d for _, d in q.options), 0.0)
+        for q in quantities.FIXED.values() if batch else ():
+            warm(q, self.arrays.of(q), 2)
 
 
 ALIASES = {"rnea": "inverse_dynamics"}  # method -> the quantity it is another name for

@@ -24,11 +24,11 @@ TK, TA, RA = 34, 43, 52  # tree_R K(axis), (tree_R axis) axis^T, tree_R axis (jo
 NCOL = 55
 BLOCKS = 64  # a batch loop cuts its samples into this many blocks (scratch reuse, thread balance)
 
-# "No external wrenches" for the kernels' fw (0, 6) / FW (0, 0, 6) arguments.  Read-only, so
-# that a call from Python and a call from compiled code (where a global array is a read-only
-# constant) use one compiled specialisation of the kernel instead of two.
-NO_FW, NO_FW3 = np.empty((0, 6)), np.empty((0, 0, 6))
-NO_FW.flags.writeable = NO_FW3.flags.writeable = False
+# "No external wrenches" for the kernels' fw (0, 6) argument.  Read-only, so that a call from
+# Python and a call from compiled code (where a global array is a read-only constant) use one
+# compiled specialisation of the kernel instead of two.
+NO_FW = np.empty((0, 6))
+NO_FW.flags.writeable = False
 
 
 def pack(model: Model) -> tuple[np.ndarray, np.ndarray]:
