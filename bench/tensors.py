@@ -12,7 +12,7 @@ backward pass), on
   full Jacobians);
 - ``robot.to_torch()`` in float64 and float32 on the CPU, and on CUDA when a device
   is present (the run says when there is none);
-- ``robot.to_jax()`` under ``jax.jit`` in float64 and float32;
+- ``robot.to_jax()`` under ``jax.jit`` in float64 and float32 (gradients: ``jax.jit(jax.grad(...))``);
 - ADAM (``adam-robotics``) where installed (the run says when it is not).
 
 Prints microseconds per sample, the ratio to the compiled batch (targets: ID and M

@@ -107,6 +107,36 @@ def test_parameters_and_joint_terms_equal_numpy(case):
           r.inverse_dynamics(st["q"], st["v"], st["a"], friction=False), 1e-12, "rigid ID")
 
 
+@pytest.mark.parametrize("case", ("tree", "floating"))
+def test_batch_axes_of_terms_and_widths_broadcast_as_numpy(case):
+    """Parameters, joint terms and smooth-friction widths with batch axes of their own broadcast
+    against the state's (a batch of robots at one state, one robot at a batch of states,
+    a width per sample), under jax.jit and eagerly, as the NumPy Robot's calls one by one."""
+    r = robot(case)
+    jd = r.to_jax()
+    st = states(r, (3,), seed=11)
+    q, v, a, tau = args_of(st, ("q", "v", "a", "tau"))
+    others = [r.perturbed(0.3, seed=s) for s in (1, 2, 3)]
+    P = jnp.asarray(np.stack([o.inertial_parameters() for o in others]))  # (3, 10 n)
+    for f in (jd.forward_dynamics, jax.jit(jd.forward_dynamics)):
+        got = f(q[0], v[0], tau[0], params=P)  # one state, three robots
+        close(got, np.stack([o.forward_dynamics(st["q"][0], st["v"][0], st["tau"][0]) for o in others]), 1e-12,
+              "FD, parameters batched")
+    got = jd.inverse_dynamics(q[:, None], v[:, None], a[:, None], params=P)  # (3, 3): state x robot
+    want = np.stack([[o.inverse_dynamics(st["q"][i], st["v"][i], st["a"][i]) for o in others] for i in range(3)])
+    close(got, want, 1e-12, "ID, states x parameters")
+    widths = np.array([0.05, 0.2, 1.0])
+    for f in (jd.forward_dynamics, jax.jit(jd.forward_dynamics)):
+        got = f(q, v, tau, smooth_friction=jnp.asarray(widths))
+        want = np.stack([r.forward_dynamics(st["q"][i], st["v"][i], st["tau"][i], smooth_friction=float(w))
+                         for i, w in enumerate(widths)])
+        close(got, want, 1e-12, "FD, a width per sample")
+    damping = jnp.asarray(np.linspace(0.1, 0.5, jd.layout.joint_terms))
+    per_sample = jnp.broadcast_to(damping, (3, damping.shape[0]))
+    close(jd.inverse_dynamics(q, v, a, damping=damping), jd.inverse_dynamics(q, v, a, damping=per_sample),
+          1e-12, "ID, shared damping = damping per sample")
+
+
 # ---- gradients ----
 @pytest.mark.parametrize("case, jac", [(c, "jacfwd") for c in SMALL + ("panda", "floating_mimic")]
                          + [("panda", "jacrev"), ("floating", "jacrev")])

@@ -9,7 +9,7 @@ body frames (:mod:`.spatial`); joints come from :mod:`.joints`.
 
 from composedyn.dynamics.array_api.configuration import difference, integrate, neutral
 from composedyn.dynamics.array_api.coriolis import coriolis_matrix
-from composedyn.dynamics.array_api.crba import forward_dynamics, mass_matrix
+from composedyn.dynamics.array_api.crba import accelerations_and_mass, forward_dynamics, mass_matrix, solve_mass
 from composedyn.dynamics.array_api.frames import (
     center_of_mass,
     centroidal_momentum_matrix,
@@ -28,7 +28,8 @@ from composedyn.dynamics.array_api.torque_regressor import inertial_parameters, 
 
 __all__ = [
     "ArrayModel", "BackendModel", "from_robot", "on",
-    "inverse_dynamics", "mass_matrix", "forward_dynamics", "bias_torques", "gravity_torques", "coriolis_matrix",
+    "inverse_dynamics", "mass_matrix", "forward_dynamics", "accelerations_and_mass", "solve_mass",
+    "bias_torques", "gravity_torques", "coriolis_matrix",
     "frame_pose", "jacobian", "frame_velocity", "frame_acceleration", "center_of_mass", "com_jacobian",
     "centroidal_momentum_matrix", "kinetic_energy", "potential_energy", "energy",
     "regressor", "inertial_parameters", "neutral", "integrate", "difference",

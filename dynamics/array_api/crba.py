@@ -13,6 +13,8 @@ differentiable by autograd and JAX.
 
 from __future__ import annotations
 
+import math
+
 from composedyn.dynamics.array_api.kinematics import (
     batch_shape,
     flat,
@@ -206,6 +208,13 @@ def forward_dynamics(bm, q, qd, tau, params=None, friction: bool = True, smooth_
     q (..., nq), qd and tau (..., nv); the options as in
     :func:`composedyn.dynamics.array_api.rnea.inverse_dynamics`.
     """
+    return accelerations_and_mass(bm, q, qd, tau, params, friction, smooth_friction, damping, coulomb, armature)[0]
+
+
+def accelerations_and_mass(bm, q, qd, tau, params=None, friction: bool = True, smooth_friction=None,
+                           damping=None, coulomb=None, armature=None):
+    """(qdd (..., nv), M (..., nv, nv)): :func:`forward_dynamics` and the mass matrix it solved
+    with (armature included), for a derivative rule that needs both (:func:`solve_mass`)."""
     xp = bm.xp
     smooth_friction = check_width(smooth_friction)
     check_parameters(bm, params)
@@ -218,4 +227,15 @@ def forward_dynamics(bm, q, qd, tau, params=None, friction: bool = True, smooth_
     if friction:
         h = h + friction_torques(bm, vf, smooth_friction, damping, coulomb)
     M = _mass_matrix(bm, q, params, armature, kinematics)
-    return unflat_rows(xp, solve_spd(xp, M, tau - reduce(bm, h), dof_parents(bm)), batch)
+    qdd = unflat_rows(xp, solve_spd(xp, M, tau - reduce(bm, h), dof_parents(bm)), batch)
+    return qdd, xp.reshape(M, tuple(batch) + tuple(M.shape[-2:]))
+
+
+def solve_mass(bm, M, b):
+    """x (..., nv) with M x = b for a mass matrix M (..., nv, nv) of :func:`accelerations_and_mass`
+    (the same sparse factorisation; linear in ``b``, so autodiff transposes it)."""
+    xp = bm.xp
+    batch = tuple(M.shape[:-2])
+    n = M.shape[-1]
+    x = solve_spd(xp, xp.reshape(M, (math.prod(batch), n, n)), flat(xp, b, batch), dof_parents(bm))
+    return unflat_rows(xp, x, batch)

@@ -57,6 +57,14 @@ class Dynamics:
         """An empty array of the default dtype (what :meth:`neutral` and :meth:`inertial_parameters` return)."""
         raise NotImplementedError
 
+    def _call(self, fn, *args, **options):
+        """``fn(model, *args, **options)``, an array-API algorithm on the model constants of the
+        first argument's dtype (a backend may compile it)."""
+        return fn(self._model(args[0]), *args, **options)
+
+    _forward_dynamics = staticmethod(aa.forward_dynamics)
+    """The forward dynamics a backend runs (one with a derivative rule of its own may replace it)."""
+
     # ---- arguments ----
     def _state(self, q=None, **rates) -> list:
         """Checked, converted q and rates (name -> array), batch axes broadcast together."""
@@ -108,7 +116,7 @@ class Dynamics:
         nv, na = self._rates("v", "a")
         q, qd, qdd = self._state(q, **{nv: qd, na: qdd})
         terms = self._terms(q, params, damping, coulomb, armature)
-        return aa.inverse_dynamics(self._model(q), q, qd, qdd, friction=friction, smooth_friction=smooth_friction,
+        return self._call(aa.inverse_dynamics, q, qd, qdd, friction=friction, smooth_friction=smooth_friction,
                                    **terms)
 
     def forward_dynamics(self, q, qd, tau, friction: bool = True, smooth_friction: float | None = None,
@@ -117,43 +125,43 @@ class Dynamics:
         :meth:`composedyn.Robot.forward_dynamics` (no ``f_ext``; a singular M gives inf/NaN, not an error)."""
         q, qd, tau = self._state(q, **{self._rates("v")[0]: qd, "tau": tau})
         terms = self._terms(q, params, damping, coulomb, armature)
-        return aa.forward_dynamics(self._model(q), q, qd, tau, friction=friction, smooth_friction=smooth_friction,
+        return self._call(self._forward_dynamics, q, qd, tau, friction=friction, smooth_friction=smooth_friction,
                                    **terms)
 
     def mass_matrix(self, q, params=None, armature=None):
         """Joint-space inertia M(q) (..., nv, nv), armature on the diagonal."""
         (q,) = self._state(q)
-        return aa.mass_matrix(self._model(q), q, **self._terms(q, params, armature=armature))
+        return self._call(aa.mass_matrix, q, **self._terms(q, params, armature=armature))
 
     def bias_torques(self, q, qd, params=None):
         """C(q, qd) qd + g(q) (..., nv), friction not included."""
         q, qd = self._state(q, **{self._rates("v")[0]: qd})
-        return aa.bias_torques(self._model(q), q, qd, **self._terms(q, params))
+        return self._call(aa.bias_torques, q, qd, **self._terms(q, params))
 
     def gravity_torques(self, q, params=None):
         """Gravity torques g(q) (..., nv)."""
         (q,) = self._state(q)
-        return aa.gravity_torques(self._model(q), q, **self._terms(q, params))
+        return self._call(aa.gravity_torques, q, **self._terms(q, params))
 
     def coriolis_matrix(self, q, qd):
         """Coriolis matrix C(q, qd) (..., nv, nv), Christoffel form (dM/dt - 2C skew)."""
         q, qd = self._state(q, **{self._rates("v")[0]: qd})
-        return aa.coriolis_matrix(self._model(q), q, qd)
+        return self._call(aa.coriolis_matrix, q, qd)
 
     def kinetic_energy(self, q, qd):
         """Kinetic energy 1/2 qd^T M(q) qd (...,) in J, armature included."""
         q, qd = self._state(q, **{self._rates("v")[0]: qd})
-        return aa.kinetic_energy(self._model(q), q, qd)
+        return self._call(aa.kinetic_energy, q, qd)
 
     def potential_energy(self, q):
         """Gravitational potential energy (...,) in J, as :meth:`composedyn.Robot.potential_energy`."""
         (q,) = self._state(q)
-        return aa.potential_energy(self._model(q), q)
+        return self._call(aa.potential_energy, q)
 
     def energy(self, q, qd):
         """Total mechanical energy T + V (...,) in J, as :meth:`composedyn.Robot.energy`."""
         q, qd = self._state(q, **{self._rates("v")[0]: qd})
-        return aa.energy(self._model(q), q, qd)
+        return self._call(aa.energy, q, qd)
 
     def regressor(self, q, qd, qdd, joint_terms: bool = False, offset: bool = False):
         """Joint torque regressor Y (..., nv, 10 bodies [+ 3 or 4 per joint]): ``regressor(q, qd, qdd) @ params``
@@ -161,7 +169,7 @@ class Dynamics:
         joint columns, as :meth:`composedyn.Robot.regressor`."""
         nv, na = self._rates("v", "a")
         q, qd, qdd = self._state(q, **{nv: qd, na: qdd})
-        return aa.regressor(self._model(q), q, qd, qdd, joint_terms=joint_terms, offset=offset)
+        return self._call(aa.regressor, q, qd, qdd, joint_terms=joint_terms, offset=offset)
 
     def inertial_parameters(self):
         """The model's inertial parameters (10 bodies,) in the regressor's layout: the ``params``
@@ -173,37 +181,37 @@ class Dynamics:
         """World <- ``frame`` homogeneous transform (..., 4, 4)."""
         frame = self.layout.frame(frame)
         (q,) = self._state(q)
-        return aa.frame_pose(self._model(q), q, frame)
+        return self._call(aa.frame_pose, q, frame)
 
     def jacobian(self, q, frame: str, reference: str = "world"):
         """Frame Jacobian (..., 6, nv), linear rows first; ``"world"``: origin velocity and angular
         velocity in world axes, ``"local"``: frame axes."""
         frame, reference = self.layout.frame(frame), self.layout.reference(reference)
         (q,) = self._state(q)
-        return aa.jacobian(self._model(q), q, frame, reference=reference)
+        return self._call(aa.jacobian, q, frame, reference=reference)
 
     def frame_velocity(self, q, qd, frame: str, reference: str = "world"):
         """Frame twist (..., 6) = J(q) qd, linear first (m/s, rad/s)."""
         frame, reference = self.layout.frame(frame), self.layout.reference(reference)
         q, qd = self._state(q, **{self._rates("v")[0]: qd})
-        return aa.frame_velocity(self._model(q), q, qd, frame, reference=reference)
+        return self._call(aa.frame_velocity, q, qd, frame, reference=reference)
 
     def frame_acceleration(self, q, qd, qdd, frame: str, reference: str = "world"):
         """Classical acceleration (..., 6) of the frame origin and angular acceleration: J qdd + Jdot qd."""
         frame, reference = self.layout.frame(frame), self.layout.reference(reference)
         nv, na = self._rates("v", "a")
         q, qd, qdd = self._state(q, **{nv: qd, na: qdd})
-        return aa.frame_acceleration(self._model(q), q, qd, qdd, frame, reference=reference)
+        return self._call(aa.frame_acceleration, q, qd, qdd, frame, reference=reference)
 
     def center_of_mass(self, q):
         """Centre of mass (..., 3) in world coordinates, as :meth:`composedyn.Robot.center_of_mass`."""
         (q,) = self._state(q)
-        return aa.center_of_mass(self._model(q), q)
+        return self._call(aa.center_of_mass, q)
 
     def com_jacobian(self, q):
         """Jacobian of :meth:`center_of_mass` (..., 3, nv)."""
         (q,) = self._state(q)
-        return aa.com_jacobian(self._model(q), q)
+        return self._call(aa.com_jacobian, q)
 
 
 class FloatingDynamics(Dynamics):
@@ -217,17 +225,17 @@ class FloatingDynamics(Dynamics):
         q, v = self._state(q, v=v)
         if not isinstance(dt, (int, float)):
             dt = self._common([q, self._array("dt", dt)])[1]
-        return aa.integrate(self._model(q), q, v, dt)
+        return self._call(aa.integrate, q, v, dt=dt)
 
     def difference(self, q0, q1):
         """v (..., nv) with integrate(q0, v) = q1."""
         q0, q1 = self._checked({"q0": q0, "q1": q1}, {})
-        return aa.difference(self._model(q0), q0, q1)
+        return self._call(aa.difference, q0, q1)
 
     def centroidal_momentum_matrix(self, q):
         """A_G(q) (..., 6, nv): centroidal momentum (linear, angular about the centre of mass), world axes."""
         (q,) = self._state(q)
-        return aa.centroidal_momentum_matrix(self._model(q), q)
+        return self._call(aa.centroidal_momentum_matrix, q)
 
     def neutral(self):
         """The neutral configuration (nq,): base at the origin with identity orientation, joints 0."""

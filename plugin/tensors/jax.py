@@ -6,23 +6,90 @@ Python values, static under ``jax.jit``), so it composes with ``jax.jit``,
 ``jax.vmap``, ``jax.grad`` and ``jax.jacfwd``/``jacrev``.  A call computes in the
 promoted floating dtype of its arrays (integers as JAX's default float): float64
 when ``jax_enable_x64`` is on and the arrays are float64, float32 otherwise.
+
+A method maps the one-sample algorithm over the batch axes with ``jax.vmap``:
+under ``jax.jit`` XLA fuses the small per-sample operations of the unrolled
+recursions better than the same algorithm written on rows of the whole batch.
+Like any JAX code, the methods run operation by operation unless the caller
+compiles them with ``jax.jit``.
+
+Forward dynamics carries its own derivative rule (``jax.custom_jvp``): qdd solves
+``ID(q, qd, qdd, params, ...) = tau``, so by the implicit function theorem its
+tangent is ``M^-1 (dtau - dID)``, the tangent of inverse dynamics at the solution
+with qdd held.  Reverse mode transposes it: one inverse-dynamics pass backwards
+and one solve with the factorised M, not a pass back through the factorisation.
 """
 
 from __future__ import annotations
 
+import math
+
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from composedyn.dynamics import array_api as aa
+from composedyn.dynamics.array_api.rnea import check_width
 from composedyn.tensors.checks import real_array
 from composedyn.tensors.front import Dynamics, FloatingDynamics
+
+SCALARS = ("dt", "smooth_friction")
+"""Keyword arguments that are one number per sample (the others end in a coordinate axis)."""
+
+
+def forward_dynamics(bm, q, qd, tau, friction: bool = True, smooth_friction=None, **terms):
+    """:func:`composedyn.dynamics.array_api.forward_dynamics` with the implicit-function
+    derivative rule (module docstring); ``terms``: params, damping, coulomb, armature or None."""
+    static = {"friction": friction}
+    arrays = {k: v for k, v in terms.items() if v is not None}
+    if isinstance(smooth_friction, jax.Array):
+        arrays["smooth_friction"] = smooth_friction
+    else:
+        static["smooth_friction"] = smooth_friction
+
+    @jax.custom_jvp
+    def solved(q, qd, tau, arrays):
+        return aa.forward_dynamics(bm, q, qd, tau, **static, **arrays)
+
+    @solved.defjvp
+    def tangent(primals, tangents):
+        (q, qd, tau, arrays), (dq, dqd, dtau, darrays) = primals, tangents
+        qdd, M = aa.accelerations_and_mass(bm, q, qd, tau, **static, **arrays)
+
+        def residual(q, qd, arrays):  # inverse dynamics at the solution, qdd held
+            return aa.inverse_dynamics(bm, q, qd, qdd, **static, **arrays)
+
+        _, dres = jax.jvp(residual, (q, qd, arrays), (dq, dqd, darrays))
+        return qdd, aa.solve_mass(bm, M, dtau - dres)
+
+    return solved(q, qd, tau, arrays)
 
 
 class _Jax:
     """The JAX hooks of :class:`composedyn.tensors.front.Dynamics`."""
 
+    _forward_dynamics = staticmethod(forward_dynamics)
+
     def _setup(self) -> None:
         self._models: dict = {}
+
+    def _call(self, fn, *args, **options):
+        """``fn(model, *args, **options)`` mapped over the batch axes (module docstring); arrays
+        are mapped, every other argument (frame, reference, flags, numbers) passed as given."""
+        like = args[0]
+        if isinstance(options.get("smooth_friction"), (int, float)):
+            options["smooth_friction"] = check_width(options["smooth_friction"]) or None
+        bm = self._model(like)
+        place = tuple(isinstance(a, jax.Array) for a in args)
+        fixed = [a for a, p in zip(args, place) if not p]
+        named = {k: v for k, v in options.items() if isinstance(v, jax.Array)}
+        static = {k: v for k, v in options.items() if k not in named}
+
+        def one(arrays, named):
+            given, constant = iter(arrays), iter(fixed)
+            return fn(bm, *(next(given) if p else next(constant) for p in place), **static, **named)
+
+        return _mapped(one, [a for a, p in zip(args, place) if p], named)
 
     def _array(self, name: str, x):
         if not isinstance(x, jax.Array):
@@ -47,6 +114,31 @@ class _Jax:
             with jax.ensure_compile_time_eval():  # concrete constants, also when first called under a trace
                 bm = self._models[dtype] = aa.on(self._am, jnp, dtype=dtype)
         return bm
+
+
+def _number(x, kind) -> bool:
+    """Whether ``x`` is a Python number of ``kind`` (bool excluded)."""
+    return isinstance(x, kind) and not isinstance(x, bool)
+
+
+def _mapped(one, arrays: list, named: dict):
+    """``one(arrays, named)`` mapped (``jax.vmap``) over the broadcast batch axes of its arguments:
+    a coordinate axis last for each array, none for the scalars ``dt`` and ``smooth_friction``."""
+    core = [1] * len(arrays) + [0 if k in SCALARS else 1 for k in named]
+    xs = [*arrays, *named.values()]
+    batch = tuple(np.broadcast_shapes(*(tuple(x.shape[:x.ndim - c]) for x, c in zip(xs, core))))
+    if not batch:
+        return one(arrays, named)
+    n = math.prod(batch)
+    flat, axes = [], []
+    for x, c in zip(xs, core):
+        mapped = x.ndim > c
+        flat.append(jnp.reshape(jnp.broadcast_to(x, batch + x.shape[x.ndim - c:]), (n, *x.shape[x.ndim - c:]))
+                    if mapped else x)
+        axes.append(0 if mapped else None)
+    k = len(arrays)
+    out = jax.vmap(lambda *ys: one(list(ys[:k]), dict(zip(named, ys[k:]))), in_axes=tuple(axes))(*flat)
+    return jnp.reshape(out, batch + out.shape[1:])
 
 
 class JaxDynamics(_Jax, Dynamics):
