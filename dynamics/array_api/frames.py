@@ -24,7 +24,7 @@ from composedyn.dynamics.array_api.kinematics import (
     world_poses,
 )
 from composedyn.dynamics.array_api.rnea import accelerations, body_inertias
-from composedyn.dynamics.array_api.spatial import cross, dot, inertia_times, mm, mtm, mtv, mv
+from composedyn.dynamics.array_api.spatial import cross, dot, inertia_times, mm, mtm, mtv, mv, spread
 
 _REFERENCES = ("world", "local")
 
@@ -100,7 +100,7 @@ def jacobian(bm, q, frame: str, reference: str = "world"):
     for j in bm.am.ancestors(b) if b >= 0 else []:
         Rj, pj = W[j]
         Ww = mm(xp, Rj, S[j][3:])
-        lin = mm(xp, Rj, S[j][:3]) + cross(xp, Ww, (o - pj)[:, None])
+        lin = mm(xp, Rj, S[j][:3]) + cross(xp, Ww, spread(xp, o - pj, Ww.shape[1], axis=1))
         blocks[j] = (lin, Ww)
     if local:
         blocks = {j: (mtm(xp, Rf, lin), mtm(xp, Rf, ang)) for j, (lin, ang) in blocks.items()}
@@ -189,7 +189,7 @@ def _momentum_columns(bm, q):
         Fl, Fn = subtree_forces(bm, S, comp, j)
         R, p = W[j]
         Fl = mm(xp, R, Fl)
-        out[j] = (Fl, mm(xp, R, Fn) + cross(xp, p[:, None], Fl))
+        out[j] = (Fl, mm(xp, R, Fn) + cross(xp, spread(xp, p, Fl.shape[1], axis=1), Fl))
     return W, out
 
 
@@ -209,8 +209,9 @@ def centroidal_momentum_matrix(bm, q):
     batch = batch_shape(q)
     q = flat(xp, q, batch)
     W, cols = _momentum_columns(bm, full_q(bm, q))
-    c = _com(bm, W)[:, None]
-    blocks = {j: xp.concat([Fl, Fn - cross(xp, c, Fl)], axis=0) for j, (Fl, Fn) in cols.items()}
+    c = _com(bm, W)
+    blocks = {j: xp.concat([Fl, Fn - cross(xp, spread(xp, c, Fl.shape[1], axis=1), Fl)], axis=0)
+              for j, (Fl, Fn) in cols.items()}
     return _columns_out(bm, _assemble_columns(bm, blocks, q.shape[0], 6), batch)
 
 

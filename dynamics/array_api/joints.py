@@ -297,10 +297,18 @@ def _half_cos(xp: Any, t2: Array) -> Array:  # cos(t/2)
 def _axis_rotation(xp: Any, axis: tuple[float, float, float], angle: Array) -> Array:
     """Rotation (..., 3, 3) by ``angle`` (...) about a constant unit axis (Rodrigues)."""
     k = np.array([[0.0, -axis[2], axis[1]], [axis[2], 0.0, -axis[0]], [-axis[1], axis[0], 0.0]])
-    eye, kk = _like(xp, angle, np.eye(3)), _like(xp, angle, k)
-    kk2 = _like(xp, angle, k @ k)
-    s, c = xp.sin(angle)[..., None, None], xp.cos(angle)[..., None, None]
-    return eye + s * kk + (1 - c) * kk2
+    k2 = k @ k
+    s, c1, zero = xp.sin(angle), 1 - xp.cos(angle), xp.zeros_like(angle)
+
+    def entry(i: int, j: int) -> Array:  # 1 + s K + (1 - c) K^2, entry by entry (no broadcast of s, c)
+        e = zero + float(i == j)
+        if k[i, j] != 0.0:
+            e = e + float(k[i, j]) * s
+        if k2[i, j] != 0.0:
+            e = e + float(k2[i, j]) * c1
+        return e
+
+    return xp.stack([xp.stack([entry(i, j) for j in range(3)], axis=-1) for i in range(3)], axis=-2)
 
 
 def _quat_rotation(xp: Any, q: Array) -> Array:
@@ -351,7 +359,8 @@ def _unit(xp: Any, q: Array) -> Array:
     """The quaternion (..., 4) divided by its norm, as the Robot takes a configuration's quaternion
     (any finite norm; a zero quaternion gives NaN, never a finite wrong pose), so that gradients with
     respect to it are tangent to the unit sphere."""
-    return q / xp.sqrt(_dot(xp, q, q))[..., None]
+    norm = xp.sqrt(_dot(xp, q, q))
+    return xp.stack([c / norm for c in xp.unstack(q, axis=-1)], axis=-1)  # entry by entry: no broadcast
 
 
 def _unit_pair(xp: Any, c: Array, s: Array) -> tuple[Array, Array]:
@@ -450,7 +459,7 @@ def _revolute_transform(xp: Any, joint: Joint, qj: Array) -> tuple[Array, Array]
 
 
 def _prismatic_transform(xp: Any, joint: Joint, qj: Array) -> tuple[Array, Array]:
-    return _constant(xp, qj, np.eye(3), _batch(qj)), qj * _like(xp, qj, joint.axis)
+    return _constant(xp, qj, np.eye(3), _batch(qj)), xp.stack([qj[..., 0] * float(a) for a in joint.axis], axis=-1)
 
 
 def _helical_transform(xp: Any, joint: Joint, qj: Array) -> tuple[Array, Array]:

@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from composedyn.dynamics.array_api import joints as jm
-from composedyn.dynamics.array_api.spatial import mm, motion_to_child, mv
+from composedyn.dynamics.array_api.spatial import combine, mm, motion_to_child, mv
 
 
 def batch_shape(*arrays) -> tuple[int, ...]:
@@ -128,10 +128,7 @@ def world_poses(bm, X):
 
 def joint_motion(xp, S, x):
     """S x for S (6, nv_j, N) and joint rates x (N, nv_j): the halves ((3, N), (3, N))."""
-    if x.shape[-1] == 1:
-        m = S[:, 0, ...] * x[:, 0]
-    else:
-        m = xp.sum(S * xp.matrix_transpose(x)[None, ...], axis=1)
+    m = combine(xp, S, xp.matrix_transpose(x))
     return m[:3], m[3:]
 
 

@@ -30,6 +30,7 @@ from composedyn.dynamics.array_api.kinematics import (
     velocities,
 )
 from composedyn.dynamics.array_api.spatial import (
+    combine_t,
     force_cross,
     force_to_parent,
     inertia_from_parameters,
@@ -118,7 +119,7 @@ def joint_torques(bm, X, S, forces, N):
     for i in range(bm.am.n - 1, -1, -1):
         f, n = forces[i]
         f6 = xp.concat([xp.broadcast_to(f, (3, N)), xp.broadcast_to(n, (3, N))], axis=0)
-        taus[i] = xp.sum(S[i] * f6[:, None, ...], axis=0)
+        taus[i] = combine_t(xp, S[i], f6)
         k = bm.am.parent[i]
         if k >= 0:
             pf, pn = force_to_parent(xp, *X[i], f, n)

@@ -31,33 +31,68 @@ products, eqs. 2.31-2.32; transforms, eq. 2.24; rigid-body inertia, eq. 2.63) an
 
 from __future__ import annotations
 
+import functools
+import operator
+
+
+@functools.cache
+def unrolled(xp) -> bool:
+    """Whether products are written without broadcasting a factor across a component axis:
+    on JAX, whose reverse mode turns each such broadcast into a reduction that XLA's CPU
+    backend runs several times slower than the elementwise programs around it, and which
+    traces a program once, so that more, smaller operations cost nothing per call.  Eager
+    libraries (NumPy, PyTorch) pay per operation and broadcast."""
+    from array_api_compat import is_jax_namespace
+
+    return is_jax_namespace(xp)
+
+
+def spread(xp, x, n: int, axis: int = 0):
+    """``x`` with a new ``axis`` of length ``n`` for a product: ``n`` stacked copies when
+    :func:`unrolled`, else length 1 (the product broadcasts)."""
+    return xp.stack([x] * n, axis=axis) if unrolled(xp) else xp.expand_dims(x, axis=axis)
+
+
+def combine(xp, A, x):
+    """A x: (r, k, N) and (k, N) -> (r, N) (a 3 x 3 matrix times a vector, a joint's motion
+    subspace times its rates).  Entry by entry on (N,) rows when :func:`unrolled`, else a
+    sum of broadcast columns."""
+    xs = xp.unstack(x, axis=0)
+    if unrolled(xp):
+        return xp.stack([_sum(a * b for a, b in zip(xp.unstack(row, axis=0), xs)) for row in xp.unstack(A, axis=0)])
+    return _sum(column * b for column, b in zip(xp.unstack(A, axis=1), xs))
+
+
+def combine_t(xp, A, x):
+    """A^T x: (r, k, N) and (r, N) -> (k, N) (a rotation's inverse on a vector, a force
+    projected on a joint's motion subspace)."""
+    return combine(xp, xp.permute_dims(A, (1, 0, 2)), x)
+
 
 def mv(xp, R, x):
     """R x: (3, 3, N) and (3, N) -> (3, N)."""
-    c0, c1, c2 = xp.unstack(R, axis=1)
-    x0, x1, x2 = xp.unstack(x, axis=0)
-    return c0 * x0 + c1 * x1 + c2 * x2
+    return combine(xp, R, x)
 
 
 def mtv(xp, R, x):
     """R^T x: (3, 3, N) and (3, N) -> (3, N)."""
-    r0, r1, r2 = xp.unstack(R, axis=0)
-    x0, x1, x2 = xp.unstack(x, axis=0)
-    return r0 * x0 + r1 * x1 + r2 * x2
+    return combine_t(xp, R, x)
+
+
+def mtm(xp, A, B):
+    """A^T B: (r, m, N) and (r, k, N) -> (m, k, N)."""
+    m, k = A.shape[1], B.shape[1]
+    rows = zip(xp.unstack(A, axis=0), xp.unstack(B, axis=0))
+    return _sum(spread(xp, a, k, axis=1) * spread(xp, b, m) for a, b in rows)
 
 
 def mm(xp, A, B):
     """A B: (3, 3, N) and (3, k, N) -> (3, k, N)."""
-    a0, a1, a2 = xp.unstack(A, axis=1)
-    b0, b1, b2 = xp.unstack(B, axis=0)
-    return a0[:, None] * b0 + a1[:, None] * b1 + a2[:, None] * b2
+    return mtm(xp, transpose(xp, A), B)
 
 
-def mtm(xp, A, B):
-    """A^T B: (3, 3, N) and (3, k, N) -> (3, k, N)."""
-    a0, a1, a2 = xp.unstack(A, axis=0)
-    b0, b1, b2 = xp.unstack(B, axis=0)
-    return a0[:, None] * b0 + a1[:, None] * b1 + a2[:, None] * b2
+def _sum(terms):
+    return functools.reduce(operator.add, terms)
 
 
 def transpose(xp, R):
@@ -100,7 +135,7 @@ def force_to_parent(xp, R, p, f, n):
         Rf = mv(xp, R, f)
         return Rf, mv(xp, R, n) + cross(xp, p, Rf)
     Rf = mm(xp, R, f)
-    return Rf, mm(xp, R, n) + cross(xp, p[:, None, ...], Rf)
+    return Rf, mm(xp, R, n) + cross(xp, spread(xp, p, f.shape[1], axis=1), Rf)
 
 
 def motion_cross(xp, v, w, mv_, mw):
@@ -121,14 +156,8 @@ def inertia_times(xp, m, h, I, v, w):
 def inertia_times_columns(xp, m, h, I, Sv, Sw):
     """Spatial inertia (m, h, I) times the columns of a motion block (Sv, Sw) (3, k, N):
     (m Sv + Sw x h, I Sw + h x Sv), each (3, k, N)."""
-    hc = h[:, None, ...]
+    hc = spread(xp, h, Sv.shape[1], axis=1)
     return m * Sv + cross(xp, Sw, hc), mm(xp, I, Sw) + cross(xp, hc, Sv)
-
-
-def eye3(xp, like):
-    """The identity (3, 3, 1) in the dtype and device of ``like``."""
-    e = xp.eye(3, dtype=like.dtype, device=getattr(like, "device", None))
-    return e[..., None]
 
 
 def inertia_to_parent(xp, R, p, m, h, I):
@@ -137,9 +166,20 @@ def inertia_to_parent(xp, R, p, m, h, I):
     I' = R I R^T + 2 (p . u) 1 - u p^T - p u^T (parallel-axis theorem, Featherstone eq. 2.63)."""
     Rh = mv(xp, R, h)
     u = Rh + 0.5 * m * p
-    I2 = (mm(xp, mm(xp, R, I), transpose(xp, R)) + 2.0 * dot(xp, p, u) * eye3(xp, p)
-          - u[:, None, ...] * p[None, ...] - p[:, None, ...] * u[None, ...])
+    up = outer(xp, u, p)
+    I2 = mm(xp, mm(xp, R, I), transpose(xp, R)) + scaled_eye(xp, 2.0 * dot(xp, p, u)) - up - transpose(xp, up)
     return m, Rh + m * p, I2
+
+
+def outer(xp, a, b):
+    """a b^T (3, 3, N) of two 3-vectors (3, N)."""
+    return spread(xp, a, 3, axis=1) * spread(xp, b, 3)
+
+
+def scaled_eye(xp, s):
+    """s 1 (3, 3, N) for a scalar row s (N,)."""
+    o = xp.zeros_like(s)
+    return symmetric(xp, s, o, s, o, o, s)
 
 
 def symmetric(xp, xx, xy, yy, xz, yz, zz):
