@@ -18,7 +18,9 @@ backward pass), on
 Prints microseconds per sample, the ratio to the compiled batch (targets: ID and M
 within 10x on the CPU in float64) and the ratio of each gradient to its forward pass
 (target: within 3x), and, on CUDA, inverse dynamics per second in float32 (target
->= 1e6).  Medians of interleaved repeats (the machine may be shared).
+>= 1e6).  Medians of interleaved repeats (the machine may be shared).  By default every
+contender runs on one core (``--threads``): the compiled batch would otherwise take both
+cores of an idle machine and XLA its thread pool, while torch keeps one thread.
 """
 
 from __future__ import annotations
@@ -170,19 +172,38 @@ def table(results: dict, batch: int) -> None:
           "reverse-mode gradient of the summed batch output with respect to every input)")
 
 
+def one_core(threads: int) -> None:
+    """With ``threads`` = 1, pin this process to one core and keep the compiled batch on its serial
+    loop, so that every contender computes on one core (the per-core comparison of the targets);
+    with more, on that many cores (the compiled batch's parallel loop when the load allows)."""
+    import os
+
+    if not threads or not hasattr(os, "sched_setaffinity"):
+        return
+    cores = sorted(os.sched_getaffinity(0))[:threads]
+    os.sched_setaffinity(0, cores)
+    if threads == 1:
+        from composedyn.dynamics.compiled import parallel
+
+        parallel.PARALLEL_WORK = float("inf")
+    print(f"Pinned to core(s) {cores}")
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--batch", type=int, default=4096)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--robot", default="panda")
     ap.add_argument("--threads", type=int, default=1,
-                    help="torch intra-op threads (default 1: on a shared machine more threads spin against "
-                         "other processes; the compiled batch runs its serial loop under load as well)")
+                    help="cores for every contender (default 1: the process is pinned to one core, the "
+                         "compiled batch runs its serial loop, torch one intra-op thread; XLA's threads "
+                         "share the core).  0: no pinning, each library's own default")
     ap.add_argument("--quick", action="store_true", help="batch 512, 2 repeats (smoke run)")
     a = ap.parse_args(argv)
     if a.quick:
         a.batch, a.repeat = 512, 2
     print(f"Machine: {machine()}")
+    one_core(a.threads)
     robot = cd.load(a.robot)
     robot.warm_up(batch=True)
     folder = tempfile.TemporaryDirectory()
@@ -192,7 +213,8 @@ def main(argv=None) -> None:
     if importlib.util.find_spec("torch") is not None:
         import torch
 
-        torch.set_num_threads(a.threads)
+        if a.threads:
+            torch.set_num_threads(a.threads)
         print(f"PyTorch {torch.__version__}, {torch.get_num_threads()} intra-op threads")
         contenders["torch float64 CPU"] = torch_calls(robot, st, torch.float64, "cpu")
         contenders["torch float32 CPU"] = torch_calls(robot, st, torch.float32, "cpu")

@@ -33,7 +33,12 @@ from composedyn.dynamics.array_api.rnea import (
     friction_torques,
     rigid_torques,
 )
-from composedyn.dynamics.array_api.spatial import force_to_parent, inertia_times_columns, inertia_to_parent
+from composedyn.dynamics.array_api.spatial import (
+    force_to_parent,
+    inertia_times_columns,
+    inertia_to_parent,
+    subspace_times_columns,
+)
 
 
 def composite_inertias(bm, X, inertias):
@@ -63,7 +68,7 @@ def project_to_ancestors(bm, X, S, i, Fl, Fn, blocks):
     j = i
     while True:
         F6 = xp.concat([Fl, Fn], axis=0)
-        blocks[(j, i)] = xp.sum(S[j][:, :, None, ...] * F6[:, None, ...], axis=0)
+        blocks[(j, i)] = subspace_times_columns(xp, S[j], F6)
         if bm.am.parent[j] < 0:
             return
         Fl, Fn = force_to_parent(xp, *X[j], Fl, Fn)

@@ -86,6 +86,16 @@ def mtm(xp, A, B):
     return _sum(spread(xp, a, k, axis=1) * spread(xp, b, m) for a, b in rows)
 
 
+def subspace_times_columns(xp, S, F):
+    """S^T F: a joint's motion subspace (6, nv, N) applied to force columns (6, k, N) -> (nv, k, N).
+    S broadcasts (constant for one-DOF joints, so reverse mode reduces nothing across its axes);
+    on JAX the six products are summed by additions, not a reduction (XLA's CPU backend hands
+    float32 reductions to a library call several times slower than the fused programs)."""
+    if unrolled(xp):
+        return _sum(s[:, None, ...] * f[None, ...] for s, f in zip(xp.unstack(S, axis=0), xp.unstack(F, axis=0)))
+    return xp.sum(S[:, :, None, ...] * F[:, None, ...], axis=0)
+
+
 def mm(xp, A, B):
     """A B: (3, 3, N) and (3, k, N) -> (3, k, N)."""
     return mtm(xp, transpose(xp, A), B)
