@@ -37,7 +37,9 @@ here (and in the NumPy and symbolic joint models), never in a kernel.
 The spatial-algebra helpers the kernels share are here too:
 :func:`cross`, :func:`rot`, :func:`rot_t`, :func:`motion_cross`.
 Everything takes and returns scalars and tuples, so that LLVM inlines it into
-the calling kernel (no arrays created, no reference counting).
+the calling kernel (no arrays created, no reference counting).  It is compiled
+without fast-math flags whichever kernel calls it (:mod:`.jit`), so every
+kernel gets the same joint arithmetic to the last bit.
 """
 
 from __future__ import annotations
