@@ -146,6 +146,8 @@ def to_urdf(g: nx.DiGraph, path: str | os.PathLike, base=None) -> Path:
 
     Gravity is not part of URDF: it is written as a comment only (see :func:`gravity_note`).
     """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"to_urdf: path must be a file name (str or os.PathLike), got {type(path).__name__}")
     p = Path(path)
     text = urdf_string(g, base)
     try:

@@ -9,7 +9,7 @@ import numpy as np
 
 from composedyn.dynamics.reference.friction import smooth_width
 
-__all__ = ["joint_array", "joint_arrays", "output_array", "smooth_width", "wrenches"]
+__all__ = ["joint_array", "joint_arrays", "output_array", "random_generator", "smooth_width", "wrenches"]
 
 
 def joint_array(name: str, x, n: int, what: str = "") -> np.ndarray:
@@ -79,6 +79,16 @@ def output_array(out, shape: tuple, *inputs) -> np.ndarray:
     if any(isinstance(x, np.ndarray) and np.may_share_memory(out, x) for x in inputs):
         raise ValueError("out shares memory with an input array; pass a separate array")
     return out
+
+
+def random_generator(seed, where: str) -> np.random.Generator:
+    """``numpy.random.default_rng(seed)``; ValueError naming ``seed`` and the method ``where``
+    when NumPy refuses it (a negative number, a float, a string)."""
+    try:
+        return np.random.default_rng(seed)
+    except (TypeError, ValueError):
+        raise ValueError(f"{where}: seed must be None, a non-negative integer or a numpy Generator, "
+                         f"got {repr(seed)[:40]}") from None
 
 
 def wrenches(f_ext: Mapping | None, links: tuple) -> dict | None:

@@ -22,7 +22,7 @@ from typing import Mapping
 import networkx as nx
 import numpy as np
 
-from composedyn.checks import joint_array, output_array, smooth_width
+from composedyn.checks import joint_array, output_array, random_generator, smooth_width
 from composedyn.dynamics import dispatch as _dispatch
 from composedyn.dynamics.data import Arrays, ThreadData
 from composedyn.dynamics.errors import ModelError
@@ -180,7 +180,7 @@ class FloatingRobot:
         """Random configurations (*size, nq): base position uniform in ±``position_range`` m,
         orientation uniform on SO(3) (or the circle), joints uniform within their limits
         (±π where a limit is infinite)."""
-        rng = np.random.default_rng(seed)
+        rng = random_generator(seed, "random_configuration")
         shape = sample_shape(size)
         nb = self.base.nv
         joints = random_joints(self.limits["lower"][nb:], self.limits["upper"][nb:], shape, rng)

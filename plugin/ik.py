@@ -35,7 +35,12 @@ class IKResult:
 
 def _target(target, position_only: bool) -> np.ndarray:
     """The target as a 4x4 transform (a 3-vector position when ``position_only``)."""
-    t = np.asarray(target, dtype=float)
+    alt = " or a 3-vector" if position_only else ""
+    try:
+        t = np.asarray(target, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"inverse_kinematics: target must be a numeric 4x4 transform{alt}, "
+                         f"got {type(target).__name__} {repr(target)[:40]}") from None
     T = np.eye(4)
     if position_only and t.shape == (3,):
         T[:3, 3] = t
@@ -45,7 +50,6 @@ def _target(target, position_only: bool) -> np.ndarray:
             raise ValueError("inverse_kinematics: target rotation is not a rotation matrix (R^T R != I or det < 0)")
         T = t.copy()
     else:
-        alt = " or a 3-vector" if position_only else ""
         raise ValueError(f"inverse_kinematics: target must be a 4x4 transform{alt}, got shape {t.shape}")
     if not np.all(np.isfinite(T)):
         raise ValueError("inverse_kinematics: target contains NaN or infinite values")

@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from composedyn.checks import joint_arrays
+from composedyn.checks import joint_arrays, random_generator
 
 
 def joint_records(robot) -> tuple:
@@ -44,15 +44,26 @@ def random_joints(lower: np.ndarray, upper: np.ndarray, shape: tuple, rng: np.ra
     return rng.uniform(lo, hi, tuple(shape) + lo.shape)
 
 
-def sample_shape(size) -> tuple:
-    """The batch shape of ``size`` (None: one sample)."""
-    return () if size is None else tuple(int(s) for s in np.atleast_1d(size))
+def sample_shape(size, where: str = "random_configuration") -> tuple:
+    """The batch shape of ``size`` (None: one sample; an integer or a tuple of integers >= 0);
+    ValueError naming ``size`` and the method ``where`` otherwise."""
+    if size is None:
+        return ()
+    try:
+        shape = tuple(int(s) for s in np.atleast_1d(size))
+    except (TypeError, ValueError, OverflowError):
+        shape = (-1,)
+    if any(s < 0 for s in shape) or np.ndim(size) > 1:
+        raise ValueError(f"{where}: size must be None, a non-negative integer or a tuple of them, "
+                         f"got {repr(size)[:40]}")
+    return shape
 
 
 def random_configuration(robot, size=None, seed: int | None = None) -> np.ndarray:
     """Random configurations (*size, nq) of a fixed-base robot, uniform within its joint limits."""
     limits = robot.limits
-    return random_joints(limits["lower"], limits["upper"], sample_shape(size), np.random.default_rng(seed))
+    return random_joints(limits["lower"], limits["upper"], sample_shape(size),
+                         random_generator(seed, "random_configuration"))
 
 
 def integrate(robot, q, v, dt: float = 1.0) -> np.ndarray:

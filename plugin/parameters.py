@@ -22,9 +22,11 @@ without joint terms of the virtual joints.
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
-from composedyn.checks import joint_arrays
+from composedyn.checks import joint_arrays, random_generator
 from composedyn.dynamics.reference.base_parameters import BaseParameters, base_parameters
 from composedyn.dynamics.reference.regressor import JOINT_TERM_NAMES, PARAM_NAMES, joint_regressor
 
@@ -100,7 +102,7 @@ def random_states(robot, count: int, seed: int | None = 0) -> tuple[np.ndarray, 
     """q (count, nq), qd, qdd (count, nv): q uniform within position limits (+-pi where absent;
     a floating robot's ``random_configuration``), qd and qdd standard normal (rad/s, rad/s^2);
     qd never zero (keeps Coulomb columns informative)."""
-    rng = np.random.default_rng(seed)
+    rng = random_generator(seed, "base_parameters")
     if robot.floating:
         return robot.random_configuration(size=count, seed=seed), *rng.normal(size=(2, count, robot.nv))
     lim = robot.limits
@@ -111,10 +113,20 @@ def random_states(robot, count: int, seed: int | None = 0) -> tuple[np.ndarray, 
     return q, qd, qdd
 
 
+def sample_count(samples) -> int:
+    """``samples`` as a positive integer number of random states; ValueError naming it otherwise."""
+    try:
+        count = operator.index(samples)
+    except TypeError:
+        count = 0
+    if count < 1:
+        raise ValueError(f"base_parameters: samples must be a positive integer number of random states, "
+                         f"got {repr(samples)[:40]}")
+    return count
+
+
 def robot_base_parameters(robot, joint_terms: bool = False, offset: bool = False,
                           samples: int = BASE_SAMPLES, seed: int | None = 0) -> BaseParameters:
     """Base parameters of ``robot`` (Gautier's QR on the regressor at ``samples`` random states)."""
-    if not samples >= 1:
-        raise ValueError(f"base_parameters: samples must be a positive number of random states, got {samples!r}")
-    Y = robot.regressor(*random_states(robot, samples, seed), joint_terms=joint_terms, offset=offset)
+    Y = robot.regressor(*random_states(robot, sample_count(samples), seed), joint_terms=joint_terms, offset=offset)
     return base_parameters(Y.reshape(-1, Y.shape[-1]), parameter_names(robot, joint_terms, offset))

@@ -16,7 +16,7 @@ import numpy as np
 
 from composedyn import joint_space as _joint_space  # configuration-space methods
 from composedyn import task_space as _task_space  # task-space methods (end of the class)
-from composedyn.checks import joint_arrays, output_array, smooth_width, wrenches
+from composedyn.checks import joint_arrays, output_array, random_generator, smooth_width, wrenches
 from composedyn.dynamics import dispatch  # the general path: compiled batch loops or NumPy
 from composedyn.dynamics.constraints.mimic import select_mimic
 from composedyn.dynamics.data import Arrays, Data, ThreadData, packed
@@ -385,7 +385,7 @@ class Robot:
         if not ok:
             raise ValueError(f"perturbed: scale must be a number in [0, 1), got {repr(scale)[:40]}")
         g = self.graph.copy()
-        rng = np.random.default_rng(seed)
+        rng = random_generator(seed, "perturbed")
         for link in g.nodes:
             f = 1.0 + float(scale) * rng.uniform(-1.0, 1.0)
             d = g.nodes[link]
@@ -555,9 +555,9 @@ class Robot:
                         seed: int | None = 0):
         """Identifiable parameter combinations (:class:`composedyn.dynamics.reference.base_parameters.BaseParameters`),
         from the regressor at ``samples`` random states; computed once per set of arguments."""
-        from composedyn.parameters import robot_base_parameters
+        from composedyn.parameters import robot_base_parameters, sample_count
 
-        key = (bool(joint_terms), bool(offset), int(samples), seed)
+        key = (bool(joint_terms), bool(offset), sample_count(samples), seed)
         cache = self.__dict__.setdefault("_base_parameters", {})
         if key not in cache or seed is None:
             cache[key] = robot_base_parameters(self, joint_terms=joint_terms, offset=offset, samples=samples,

@@ -86,3 +86,96 @@ def test_fast_of_a_robot_without_moving_joints_names_it():
     r = cd.from_graph(g)
     with pytest.raises(ValueError, match=r"robot.fast: robot 'plate' .*no moving joint"):
         r.fast.gravity_torques(np.zeros(0))
+
+
+def _fast_cases(n: int) -> list:
+    """(method, arguments, the argument the error must name, what it must say about it)."""
+    z, b = np.zeros(n), np.zeros((2, n))
+    return [
+        ("rnea", (z, z.astype(">f8"), z), "qd", r"dtype >f8"),
+        ("inverse_dynamics", (z, z, z.astype(np.float32)), "qdd", r"dtype float32"),
+        ("inverse_dynamics", (b, b, b[:, 1:].copy()), "qdd", rf"shape \(2, {n - 1}\)"),
+        ("coriolis_matrix", (z, b), "qd", rf"shape \(2, {n}\) and q \({n},\)"),
+        ("bias_torques", (z, None), "qd", r"None"),
+        ("bias_torques", ([[1.0, 2.0], [1.0]], z), "q", r"a list"),  # ragged: NumPy cannot even measure it
+        ("forward_dynamics", (z, z, np.ma.array(z)), "tau", r"a MaskedArray"),
+        ("forward_dynamics", (np.zeros((0, n)), np.zeros((0, n - 1)), np.zeros((0, n))), "qd",
+         rf"shape \(0, {n - 1}\)"),
+        ("gravity_torques", (z[:, None].copy(),), "q", rf"shape \({n}, 1\)"),
+    ]
+
+
+@pytest.mark.parametrize("case", range(9))
+def test_fast_names_the_argument_that_does_not_fit(puma, case):
+    method, args, name, what = _fast_cases(puma.dof)[case]
+    with pytest.raises(ValueError, match=rf"^robot\.fast\.{method}: {name} (is|has) [^;]*{what}") as info:
+        getattr(puma.fast, method)(*args)
+    assert len(str(info.value)) < 400 and "\n" not in str(info.value)
+
+
+def test_fast_names_out_and_how_it_does_not_fit(puma):
+    z = np.zeros(puma.dof)
+    for out, what in ((np.zeros((puma.dof, puma.dof - 1)), r"shape"), (np.zeros((puma.dof,) * 2, np.float32),
+                      r"dtype float32"), (np.zeros((puma.dof, 2 * puma.dof))[:, ::2], r"not C-contiguous")):
+        with pytest.raises(ValueError, match=rf"^robot\.fast\.mass_matrix: out (is|has) [^;]*{what}"):
+            puma.fast.mass_matrix(z, out=out)
+
+
+@pytest.mark.parametrize("path", [None, 42])
+def test_to_urdf_names_a_path_that_is_not_a_file_name(puma, solo, path):
+    for robot in (puma, solo):
+        with pytest.raises(TypeError, match=rf"to_urdf: path must be a file name .*got {type(path).__name__}"):
+            robot.to_urdf(path)
+
+
+@pytest.mark.parametrize("target", ["x", [[1.0, 2.0], [3.0]], object()])
+def test_inverse_kinematics_names_a_target_that_is_not_numbers(puma, target):
+    with pytest.raises(ValueError, match=r"inverse_kinematics: target must be a numeric 4x4 transform"):
+        puma.inverse_kinematics(puma.frame_names[-1], target)
+
+
+@pytest.mark.parametrize("size", [-1, "x", (2, -3), [[2]]])
+def test_random_configuration_names_a_bad_size(puma, solo, size):
+    for robot in (puma, solo):
+        with pytest.raises(ValueError, match=r"random_configuration: size must be None, a non-negative integer"):
+            robot.random_configuration(size=size, seed=0)
+
+
+@pytest.mark.parametrize("seed", [-1, "x", 1.5])
+def test_random_draws_name_a_bad_seed(puma, solo, seed):
+    calls = {"random_configuration": lambda r: r.random_configuration(size=2, seed=seed),
+             "perturbed": lambda r: r.perturbed(0.1, seed=seed),
+             "base_parameters": lambda r: r.base_parameters(samples=2, seed=seed)}
+    for robot in (puma, solo):
+        for where, call in calls.items():
+            with pytest.raises(ValueError, match=rf"^{where}: seed must be None, a non-negative integer"):
+                call(robot)
+
+
+@pytest.mark.parametrize("samples", ["x", 2.5, 0, -1, None])
+def test_base_parameters_names_a_bad_number_of_samples(puma, samples):
+    with pytest.raises(ValueError, match=r"base_parameters: samples must be a positive integer"):
+        puma.base_parameters(samples=samples)
+
+
+def test_random_draws_still_take_what_numpy_takes(puma, solo):
+    """The checks refuse only what NumPy refuses: sizes as integers or tuples, seeds as integers,
+    sequences of them or a Generator, giving NumPy's draws."""
+    assert solo.random_configuration(size=(2, 3), seed=[1, 2]).shape == (2, 3, solo.nq)
+    assert puma.random_configuration(size=np.int64(0), seed=np.int64(3)).shape == (0, puma.nq)
+    same = puma.random_configuration(seed=np.random.default_rng(5))
+    assert np.array_equal(same, puma.random_configuration(seed=5))
+
+
+def test_velocity_products_overflow_only_beyond_the_documented_range(puma):
+    """The velocity-product terms are quadratic in qd: h(q, s qd) - g(q) = s^2 (h(q, qd) - g(q)).
+    At s = 1e100 that holds in float64; at s = 1e300 the result is not representable and
+    overflows (docs/guide/robustness.md), on the single-sample and the batch route alike."""
+    rng = np.random.default_rng(0)
+    q, qd = rng.uniform(-1, 1, (2, puma.dof))
+    g = puma.gravity_torques(q)
+    c = puma.bias_torques(q, qd) - g
+    assert np.allclose((puma.bias_torques(q, 1e100 * qd) - g) / 1e200, c, rtol=1e-12, atol=0)
+    with np.errstate(all="ignore"):
+        for big in (puma.bias_torques(q, 1e300 * qd), puma.bias_torques(q[None], 1e300 * qd[None])[0]):
+            assert not np.isfinite(big).all()

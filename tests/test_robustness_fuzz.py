@@ -17,6 +17,8 @@ from fuzz.runner import run
 SEED = 2026
 CASES = 400  # per robot
 CALL_TIMEOUT = 60.0  # s: a call that compiles a new kernel specialisation takes up to ~20 s
+MAX_UNNAMED = 0  # clear errors whose message does not name the invalid argument
+OVERFLOWING = "huge"  # the mutation putting one entry of magnitude 1e154 to 1.7e308 into an array
 
 
 @pytest.fixture(scope="module")
@@ -48,6 +50,20 @@ def test_every_case_ran(records):
 def test_no_crash_wrong_answer_or_hang(records, robot):
     bad = [r for r in records if r["robot"] == robot and r["outcome"] in FAILING]
     assert not bad, f"{len(bad)} failures:\n{report.reproductions(bad)}"
+
+
+def test_errors_name_the_invalid_argument(records):
+    unnamed = [r for r in records if r["outcome"] == "unnamed"]
+    assert len(unnamed) <= MAX_UNNAMED, (f"{len(unnamed)} errors do not name the argument:\n"
+                                         f"{report.reproductions(unnamed, outcomes=('unnamed',))}")
+
+
+def test_non_finite_results_only_where_the_result_overflows(records):
+    """A non-finite result from finite input only where an entry is so large that the result
+    overflows float64 (documented in docs/guide/robustness.md), never from ordinary numbers."""
+    silent = [r for r in records if r.get("reason") == "non-finite result from finite input"
+              and OVERFLOWING not in r["tags"]]
+    assert not silent, report.reproductions(silent, outcomes=("result",))
 
 
 def test_runner_records_a_segfault_and_a_hang_and_goes_on():

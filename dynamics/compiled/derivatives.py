@@ -18,7 +18,9 @@ inertia in world axes as (m, h = m c, Io about the origin, 3x3).
 
 The scratch ``w`` (n, SCRATCH) holds one row per body (columns below); the
 helpers take 6-tuples (inlined by LLVM) or read/write ``w`` and are
-``inline="always"`` (numba does not inline calls between kernels).
+``inline="always"`` (numba does not inline calls between kernels).  The kernels
+and the tuple helpers fuse multiply-adds (``fastmath={"contract"}``, named on
+each helper: one compiled on its own keeps its own flags, :mod:`.jit`).
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ def _put(w, i, c, x):
     w[i, c], w[i, c + 1], w[i, c + 2], w[i, c + 3], w[i, c + 4], w[i, c + 5] = x
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath={"contract"})
 def _mcross(v, s):
     """Motion cross product v x s = (w x s_w, w x s_u + u x s_w)."""
     a0, a1, a2 = cross(v[0], v[1], v[2], s[0], s[1], s[2])
@@ -57,7 +59,7 @@ def _mcross(v, s):
     return a0, a1, a2, b0 + c0, b1 + c1, b2 + c2
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath={"contract"})
 def _fcross(v, f):
     """Force cross product v x* f = (w x n + u x f, w x f)."""
     a0, a1, a2 = cross(v[0], v[1], v[2], f[0], f[1], f[2])
@@ -66,17 +68,17 @@ def _fcross(v, f):
     return a0 + b0, a1 + b1, a2 + b2, c0, c1, c2
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath={"contract"})
 def _add(x, y):
     return x[0] + y[0], x[1] + y[1], x[2] + y[2], x[3] + y[3], x[4] + y[4], x[5] + y[5]
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath={"contract"})
 def _scale(x, s):
     return x[0] * s, x[1] * s, x[2] * s, x[3] * s, x[4] * s, x[5] * s
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath={"contract"})
 def _mul(A, B):
     """A B of row-major 3x3 9-tuples."""
     return (A[0] * B[0] + A[1] * B[3] + A[2] * B[6], A[0] * B[1] + A[1] * B[4] + A[2] * B[7],
@@ -86,7 +88,7 @@ def _mul(A, B):
             A[6] * B[2] + A[7] * B[5] + A[8] * B[8])
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath={"contract"})
 def _mul_t(A, B):
     """A B^T of row-major 3x3 9-tuples."""
     return (A[0] * B[0] + A[1] * B[1] + A[2] * B[2], A[0] * B[3] + A[1] * B[4] + A[2] * B[5],
@@ -96,12 +98,12 @@ def _mul_t(A, B):
             A[6] * B[6] + A[7] * B[7] + A[8] * B[8])
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath={"contract"})
 def _dot(x, y):
     return x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3] + x[4] * y[4] + x[5] * y[5]
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath={"contract"})
 def _apply(m, h0, h1, h2, j00, j01, j02, j11, j12, j22, x):
     """I x = (Io x_w + h x x_u, m x_u - h x x_w) for Io symmetric (upper triangle j)."""
     c0, c1, c2 = cross(h0, h1, h2, x[3], x[4], x[5])

@@ -21,7 +21,9 @@ checks in Python:
   caller compares them before the kernel runs; nothing is read past an array,
   nothing written past ``out``);
 * NaN or inf in an input gives NaN out: the whole result of that sample
-  (checked in compiled code, ~1 ns per number);
+  (checked in compiled code, ~1 ns per number); finite inputs so large that
+  the result overflows float64 (rates beyond about 1e150, whose squares pass
+  the largest float) give inf or NaN too, as on every route of the ``Robot``;
 * a mass matrix that is not positive definite raises ``ModelError``
   (forward dynamics), as the ``Robot`` method does; an option out of range
   (a frame index) raises ``ValueError``.
@@ -46,18 +48,46 @@ from composedyn.dynamics.compiled.declare import caller, run, warm
 from composedyn.dynamics.reference.friction import smooth_width
 
 _F8 = np.dtype(np.float64)
+_PUBLIC = {"v": "qd", "a": "qdd"}  # a declared input's name -> its name in the Robot methods
 
 
 def _bad_call(name: str, n: int, arrays: dict, out) -> ValueError:
-    """The ValueError for a call of ``robot.fast.<name>`` whose arrays do not fit."""
+    """The ValueError for a call of ``robot.fast.<name>`` whose arrays do not fit: the first
+    argument that does not fit and how (named as in the ``Robot`` method: qd, qdd), then what
+    is expected and every argument's type, dtype and shape."""
+    arrays = {_PUBLIC.get(k, k): a for k, a in arrays.items()}
     got = ", ".join(f"{k} {'' if type(a) is np.ndarray else type(a).__name__ + ' '}"
                     f"{getattr(a, 'dtype', '')} {_shape(a)}" for k, a in arrays.items())
     if out is not None:
         flags = getattr(out, "flags", None)
         layout = "" if flags is not None and flags.c_contiguous and flags.writeable else " not C-contiguous/writeable"
         got += f", out {getattr(out, 'dtype', type(out).__name__)} {np.shape(out)}{layout}"
-    return ValueError(f"robot.fast.{name}: expects float64 arrays of shape ({n},) or (N, {n}) and a float64 "
-                      f"C-contiguous out= of the result's shape; got {got}")
+    return ValueError(f"robot.fast.{name}: {_fault(n, arrays, out)}; expects float64 arrays of shape ({n},) or "
+                      f"(N, {n}) and a float64 C-contiguous out= of the result's shape; got {got}")
+
+
+def _fault(n: int, arrays: dict, out) -> str:
+    """The first argument of a refused call that does not fit, and how."""
+    shape = None
+    for k, a in arrays.items():
+        if type(a) is not np.ndarray:
+            return f"{k} is {'None' if a is None else 'a ' + type(a).__name__}, not a plain numpy.ndarray"
+        if a.dtype != _F8:
+            return f"{k} has dtype {a.dtype.str if a.dtype.byteorder == '>' else a.dtype}, not float64"
+        if a.ndim not in (1, 2) or a.shape[-1] != n:
+            return f"{k} has shape {a.shape}, not ({n},) or (N, {n})"
+        if shape is not None and a.shape != shape:
+            return f"{k} has shape {a.shape} and {next(iter(arrays))} {shape}; the arrays must have one shape"
+        shape = a.shape
+    if out is None:
+        return "the arrays do not fit"
+    if type(out) is not np.ndarray:
+        return f"out is a {type(out).__name__}, not a plain numpy.ndarray"
+    if out.dtype != _F8:
+        return f"out has dtype {out.dtype}, not float64"
+    if not (out.flags.c_contiguous and out.flags.writeable):
+        return "out is not C-contiguous and writeable"
+    return f"out has shape {out.shape}, not the result's"
 
 
 def _shape(a) -> str:
@@ -156,7 +186,8 @@ class FastDynamics:
         if q is None or method.startswith("_"):
             raise AttributeError(f"FastDynamics has no attribute {name!r}")
         general = functools.partial(self._general, q, method)
-        general.__doc__ = f"robot.fast.{method}: arrays {[i for i, _ in q.inputs]} (n,) or (N, n); out= optional"
+        general.__doc__ = (f"robot.fast.{method}: arrays {[_PUBLIC.get(i, i) for i, _ in q.inputs]} (n,) or (N, n); "
+                           "out= optional")
         if name.startswith("_"):
             return general
         call = caller(q, self.arrays.of(q), self._data.scratch_of(q), fallback=general, nan_fill=True)
@@ -173,7 +204,7 @@ class FastDynamics:
         kernel refuses (a singular mass matrix) raises the reference's ModelError."""
         arrays, options, number = _arguments(q, name, args, kwargs)
         n = self.n
-        single = np.ndim(arrays[0]) == 1
+        single = type(arrays[0]) is not np.ndarray or arrays[0].ndim != 2  # else a batch; _one refuses the rest
         xs, results = (_one if single else _batch)(name, n, dict(zip((i for i, _ in q.inputs), arrays)), out,
                                                    tuple(q.shape(r, n) for r in q.results))
         run(q, self.model, self.arrays.of(q), tuple(xs), options, number, results)

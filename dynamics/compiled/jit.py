@@ -10,6 +10,18 @@ asked for.  ``cache=True`` keeps the machine code with
 package's sources; loaded from the cache built at install, else from a per-user
 directory; never written next to the installed package) instead of numba's
 ``__pycache__`` next to the source file.
+
+Fast-math flags.  A function that names no ``fastmath`` gets the flags of the
+function that calls it (numba's flag inheritance), and numba keeps one
+compiled version of a function per argument types: the first caller to
+compile a shared helper would decide, for every later caller and every later
+process reading the disk cache, whether its arithmetic may fuse or reorder,
+and results would change in the last bits with the order the kernels were
+first compiled in.  So :func:`njit` gives every function compiled on its own
+its own flags: ``fastmath=False`` unless it names some.  An
+``inline="always"`` function is the exception: numba copies it into each
+caller, where the caller's flags apply (that is how a kernel's private
+helpers get the kernel's flags).
 """
 
 from __future__ import annotations
@@ -44,12 +56,15 @@ def _use_package_cache(compiled, py_func) -> None:
 
 def njit(*args, cache: bool = False, **options):
     """``numba.njit`` (same arguments: a function, or signatures and options); ``cache=True``
-    caches the machine code with the package's cache (module docstring)."""
+    caches the machine code with the package's cache; ``fastmath`` is False unless given or
+    ``inline="always"`` (module docstring)."""
     if args and inspect.isfunction(args[0]):
         return njit(cache=cache, **options)(args[0])
     if MISSING is not None:  # the kernel modules still import (their declarations name the NumPy
         return lambda func: func  # references); dispatch.backend() raises MISSING before a kernel runs
     sigs = args[0] if args else None
+    if options.get("inline") != "always":  # never the flags of whichever caller compiles it first
+        options.setdefault("fastmath", False)
 
     def decorate(func):
         dispatcher = numba.njit(**options)(func)

@@ -37,7 +37,13 @@ here (and in the NumPy and symbolic joint models), never in a kernel.
 The spatial-algebra helpers the kernels share are here too:
 :func:`cross`, :func:`rot`, :func:`rot_t`, :func:`motion_cross`.
 Everything takes and returns scalars and tuples, so that LLVM inlines it into
-the calling kernel (no arrays created, no reference counting).
+the calling kernel (no arrays created, no reference counting).  It is compiled
+once, with its own fast-math flags whichever kernel calls it (:mod:`.jit`), so
+every kernel gets the same joint arithmetic to the last bit: fused
+multiply-add (``fastmath={"contract"}``, no other licence: nan and inf
+propagate, the order of operations is kept), except :func:`joint_friction`,
+which rounds as the NumPy reference does (the RNEA kernel adds friction to the
+bit as :func:`composedyn.dynamics.reference.friction.friction_torques`).
 """
 
 from __future__ import annotations
@@ -49,14 +55,16 @@ from composedyn.dynamics.compiled.layout import AX, DAMP, FRIC, RA, TA, TK, TP, 
 from composedyn.dynamics.compiled.sincos import sincos
 from composedyn.dynamics.joint_types import PRISMATIC, REVOLUTE
 
+_FMA = {"contract"}  # fused multiply-add only (module docstring)
 
-@njit(cache=True)
+
+@njit(cache=True, fastmath=_FMA)
 def cross(a0, a1, a2, b0, b1, b2):
     """a x b."""
     return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=_FMA)
 def rot(R, x0, x1, x2):
     """R x (R a row-major 9-tuple)."""
     return (R[0] * x0 + R[1] * x1 + R[2] * x2,
@@ -64,7 +72,7 @@ def rot(R, x0, x1, x2):
             R[6] * x0 + R[7] * x1 + R[8] * x2)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=_FMA)
 def rot_t(R, x0, x1, x2):
     """R^T x."""
     return (R[0] * x0 + R[3] * x1 + R[6] * x2,
@@ -72,7 +80,7 @@ def rot_t(R, x0, x1, x2):
             R[2] * x0 + R[5] * x1 + R[8] * x2)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=_FMA)
 def motion_cross(w0, w1, w2, u0, u1, u2, s0, s1, s2, s3, s4, s5):
     """(w, u) x (s, t) = (w x s, w x t + u x s) for motions (w, u), (s, t) = (s0..s2, s3..s5)."""
     a0, a1, a2 = cross(w0, w1, w2, s0, s1, s2)
@@ -81,7 +89,7 @@ def motion_cross(w0, w1, w2, u0, u1, u2, s0, s1, s2, s3, s4, s5):
     return a0, a1, a2, b0 + c0, b1 + c1, b2 + c2
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=_FMA)
 def joint_angle(im, i, qi):
     """(sin, cos) of joint i's rotation angle at coordinate qi: (sin qi, cos qi) revolute,
     (0, 1) prismatic.  Kernels may compute these first for all joints (they pipeline)."""
@@ -90,7 +98,7 @@ def joint_angle(im, i, qi):
     return 0.0, 1.0
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=_FMA)
 def joint_rotation_row(im, fm, i, r, s, c):
     """Row r of R = tree_R Rot(a, angle) from the angle's (s, c) = :func:`joint_angle`:
     c T + s T K(a) + (1 - c) (T a) a^T (Rodrigues; T = tree_R; s, c = 0, 1 gives T)."""
@@ -101,7 +109,7 @@ def joint_rotation_row(im, fm, i, r, s, c):
             c * fm[i, TR + j + 2] + s * fm[i, TK + j + 2] + t * fm[i, TA + j + 2])
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=_FMA)
 def _rodrigues(s, c, a0, a1, a2, v0, v1, v2):
     """Rot(a, angle) v = c v + s (a x v) + (1 - c) (a . v) a; pass -s for Rot^T v."""
     d = (1.0 - c) * (a0 * v0 + a1 * v1 + a2 * v2)
@@ -110,7 +118,7 @@ def _rodrigues(s, c, a0, a1, a2, v0, v1, v2):
             c * v2 + s * (a0 * v1 - a1 * v0) + d * a2)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=_FMA)
 def joint_rotate(im, fm, i, s, c, v0, v1, v2):
     """R v for joint i's rotation R = tree_R Rot(a, angle) at the angle's (s, c) = :func:`joint_angle`,
     without forming R (Rodrigues' formula on v, then tree_R)."""
@@ -122,7 +130,7 @@ def joint_rotate(im, fm, i, s, c, v0, v1, v2):
             fm[i, TR + 6] * x0 + fm[i, TR + 7] * x1 + fm[i, TR + 8] * x2)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=_FMA)
 def joint_rotate_t(im, fm, i, s, c, v0, v1, v2):
     """R^T v (see :func:`joint_rotate`): tree_R^T, then Rodrigues' formula with -s."""
     x0 = fm[i, TR] * v0 + fm[i, TR + 3] * v1 + fm[i, TR + 6] * v2
@@ -133,7 +141,7 @@ def joint_rotate_t(im, fm, i, s, c, v0, v1, v2):
     return x0, x1, x2
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=_FMA)
 def joint_translation(im, fm, i, qi):
     """p, body i's origin in its parent body frame: tree_p, plus qi tree_R a if prismatic."""
     if im[i, 1] == PRISMATIC:
@@ -141,7 +149,7 @@ def joint_translation(im, fm, i, qi):
     return fm[i, TP], fm[i, TP + 1], fm[i, TP + 2]
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=_FMA)
 def joint_pose(im, fm, i, qi):
     """Body i's frame in its parent body frame at coordinate qi: (R 9-tuple, p 3-tuple) with
     x_parent = R x_body + p.  Revolute: R = tree_R Rot(a, qi), p = tree_p; prismatic:
@@ -156,7 +164,7 @@ def joint_pose(im, fm, i, qi):
     return (R0, R1, R2, R3, R4, R5, R6, R7, R8), joint_translation(im, fm, i, qi)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=_FMA)
 def joint_motion(im, fm, i, x):
     """S x in body i's frame, angular first (x = qd for the velocity, qdd for the acceleration)."""
     a0, a1, a2 = fm[i, AX] * x, fm[i, AX + 1] * x, fm[i, AX + 2] * x
@@ -165,7 +173,7 @@ def joint_motion(im, fm, i, x):
     return 0.0, 0.0, 0.0, a0, a1, a2
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=_FMA)
 def joint_force(im, fm, i, n0, n1, n2, f0, f1, f2):
     """S^T (n, f): the joint's generalised force from a body-frame spatial force (moment first)."""
     if im[i, 1] == REVOLUTE:
@@ -173,7 +181,7 @@ def joint_force(im, fm, i, n0, n1, n2, f0, f1, f2):
     return fm[i, AX] * f0 + fm[i, AX + 1] * f1 + fm[i, AX + 2] * f2
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=_FMA)
 def joint_bias(im, fm, i, w0, w1, w2, u0, u1, u2, x):
     """v x (S x): the velocity-product acceleration of body i moving at v = (w, u) (its own
     velocity, joint motion included) with joint rate x, body frame."""
@@ -185,7 +193,7 @@ def joint_bias(im, fm, i, w0, w1, w2, u0, u1, u2, x):
     return 0.0, 0.0, 0.0, c0, c1, c2  # (w, u) x (0, s) = (0, w x s)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=_FMA)
 def joint_motion_at(im, i, a0, a1, a2, d0, d1, d2):
     """S of joint i in world axes about a point O, angular first, from the joint's unit world
     axis a and O measured from the joint's origin, d: (a, a x d) revolute, (0, a) prismatic.
@@ -196,7 +204,7 @@ def joint_motion_at(im, i, a0, a1, a2, d0, d1, d2):
     return 0.0, 0.0, 0.0, a0, a1, a2
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=_FMA)
 def joint_point_step(im, i, a0, a1, a2, x, xd, w0, w1, w2, d0, d1, d2, c0, c1, c2):
     """Joint i's step of the classical point recursion, world axes: its body's angular velocity
     w, angular acceleration d and origin acceleration c (9 floats) from the parent body's w, d
@@ -210,7 +218,7 @@ def joint_point_step(im, i, a0, a1, a2, x, xd, w0, w1, w2, d0, d1, d2, c0, c1, c
     return w0, w1, w2, d0, d1, d2, c0 + 2.0 * h0 + a0 * xd, c1 + 2.0 * h1 + a1 * xd, c2 + 2.0 * h2 + a2 * xd
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=_FMA)
 def joint_motion_world(im, fm, i, R, p0, p1, p2):
     """S of body i in world axes about the world point O, for the body's world pose (R, p)
     (p from O): (a, p x a) revolute, (0, a) prismatic with a = R axis (:func:`joint_motion_at`
@@ -222,7 +230,7 @@ def joint_motion_world(im, fm, i, R, p0, p1, p2):
     return 0.0, 0.0, 0.0, a0, a1, a2
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=False)
 def joint_friction(fm, i, x, smooth):
     """Friction torque (or force) of joint i at rate x: damping x + friction sgn(x), or with
     smooth > 0 the tanh model damping x + friction tanh(x / smooth)."""

@@ -29,7 +29,8 @@ How the code is written, for speed:
   makes numba keep reference counting of the array arguments (NRT_incref /
   NRT_decref calls, atomic, at every call and every view);
 * no ``fastmath`` (fused multiply-add would change the last bits: the kernel
-  adds the armature and friction exactly as the NumPy path does).
+  adds the armature and friction exactly as the NumPy path does); the joint
+  model's kinematics helpers fuse multiply-adds as in every kernel (:mod:`.joint`).
 """
 
 from __future__ import annotations

@@ -23,10 +23,11 @@ def fuzz_counts(records: list[dict], robots) -> list[str]:
     return lines
 
 
-def reproductions(records: list[dict], limit: int = 8) -> str:
-    """The first failing records, one reproduction each (``fuzz.cases.Generator(robot, load(robot),
-    SEED, tmpdir).case(index)`` rebuilds the call)."""
-    bad = [r for r in records if r["outcome"] in FAILING]
+def reproductions(records: list[dict], limit: int = 8, outcomes=FAILING) -> str:
+    """The first records whose outcome is among ``outcomes`` (default: the failing ones), one
+    reproduction each (``fuzz.cases.Generator(robot, load(robot), SEED, tmpdir).case(index)``
+    rebuilds the call)."""
+    bad = [r for r in records if r["outcome"] in outcomes]
     text = "\n".join(f"  [{r['outcome']}] case {r['index']} of {r['robot']} "
                      f"({', '.join(t for t in r.get('tags', ()) if not t.startswith('param:'))}): {r['call'][:700]}"
                      f"\n      -> {r['reason'][:400]}" for r in bad[:limit])
