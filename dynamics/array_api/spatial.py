@@ -10,7 +10,9 @@ Layout.  Inside the algorithms the batch is flattened to one axis of N samples a
 (3, k, N), a scalar (N,); model constants have N = 1 and broadcast.  Every product is then a
 few elementwise operations on contiguous rows of N numbers (fast on CPU and GPU alike), rather
 than N tiny matrix products.  :mod:`composedyn.dynamics.array_api.kinematics` converts the
-public (..., k) arrays to this layout and back.
+public (..., k) arrays to this layout and back.  On JAX (:func:`unrolled`) the products are
+written without broadcasting a factor across a component axis (:func:`spread`,
+:func:`combine`): its reverse mode would turn every such broadcast into a reduction.
 
 A rigid transform ``(R, p)`` is the pose of a child frame in its parent frame: ``R`` the child
 axes in parent axes, ``p`` the child origin in parent coordinates (m).  Featherstone's ``Xup``
