@@ -13,11 +13,17 @@ from __future__ import annotations
 
 import numpy as np
 
-REVOLUTE, PRISMATIC = 0, 1
+REVOLUTE, PRISMATIC, HELICAL, UNIVERSAL, SPHERICAL, PLANAR, FREE_FLYER = 0, 1, 2, 3, 4, 5, 6
 
 KIND_CODES = {"revolute": REVOLUTE, "continuous": REVOLUTE, "prismatic": PRISMATIC}
 """Moving joint kind of a graph edge (the URDF names; a continuous joint is REVOLUTE without
 position limits, fixed joints are merged into their parent body) -> code."""
+
+TREE_CODES = {**KIND_CODES, "helical": HELICAL, "universal": UNIVERSAL, "spherical": SPHERICAL,
+              "planar": PLANAR, "free_flyer": FREE_FLYER}
+"""Joint kind of :mod:`composedyn.dynamics.array_api.joints` -> code of the compiled joint model
+(:mod:`composedyn.dynamics.compiled.joint`), which takes every kind; ``Model.jtype`` holds only the
+one-coordinate codes of :data:`KIND_CODES`."""
 
 ANGULAR = frozenset({REVOLUTE})
 """Codes whose coordinate is an angle (rad); the others' is a length (m)."""

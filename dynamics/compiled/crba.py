@@ -12,7 +12,7 @@ first moment h = m c, rotational inertia A about O), all in world axes; it
 maps a motion S = (w, v) (v: velocity of the body point at O) to the force
 I S = (A w + h x v, m v - h x w).  Joint i with world pose (R_i, p_i) (p_i
 from O) has its motion subspace S_i in world axes about O
-(:func:`.joint.joint_motion_world`; e.g. (a, p_i x a) for a revolute joint
+(:func:`.joint.joint_world_column`; e.g. (a, p_i x a) for a revolute joint
 with world axis a).
 
 1. Forward: sine and cosine of every joint angle (:func:`_sin_cos_rows`),
@@ -45,13 +45,14 @@ import numpy as np
 from composedyn.dynamics.compiled.declare import Quantity
 from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.joint import (
-    joint_angle,
     joint_motion,
-    joint_motion_world,
+    joint_offset,
     joint_rotation_row,
-    joint_translation,
+    joint_sincos,
+    joint_turn,
+    joint_world_column,
 )
-from composedyn.dynamics.compiled.layout import ARM, IO, MASS, TP, H
+from composedyn.dynamics.compiled.layout import ARM, IO, IV, MASS, NV, PARENT, TP, H
 from composedyn.dynamics.reference.crba import crba
 
 # scratch columns per body: world pose (R row-major, p), S (6), IC = (m, h, A upper triangle), sin q, cos q
@@ -61,8 +62,9 @@ _FAST = {"contract", "reassoc", "nsz"}
 
 
 @njit(cache=True, fastmath=_FAST, inline="always")
-def _body_to_world(im, fm, i, qi, w):
-    """Row w[i] from the parent's world pose: world pose (R, p), S_i and the body inertia (m, h, A).
+def _body_to_world(im, fm, i, q, w):
+    """Row w[i] from the parent's world pose: world pose (R, p) and the body inertia (m, h, A), and S_i's
+    columns in the rows of its velocity coordinates.
 
     One function on purpose: split into pieces that pass the pose through ``w``
     or return it as a tuple, numba's generated code is markedly slower.
@@ -71,8 +73,9 @@ def _body_to_world(im, fm, i, qi, w):
     x0, x1, x2 = joint_rotation_row(im, fm, i, 0, s, c)
     x3, x4, x5 = joint_rotation_row(im, fm, i, 1, s, c)
     x6, x7, x8 = joint_rotation_row(im, fm, i, 2, s, c)
-    y0, y1, y2 = joint_translation(im, fm, i, qi)
-    k = im[i, 0]
+    x0, x1, x2, x3, x4, x5, x6, x7, x8 = joint_turn(im, fm, i, q, (x0, x1, x2, x3, x4, x5, x6, x7, x8))
+    y0, y1, y2 = joint_offset(im, fm, i, q)
+    k = im[i, PARENT]
     if k < 0:  # world pose = X, position taken from O
         R0, R1, R2, R3, R4, R5, R6, R7, R8 = x0, x1, x2, x3, x4, x5, x6, x7, x8
         p0, p1, p2 = y0 - fm[0, TP], y1 - fm[0, TP + 1], y2 - fm[0, TP + 2]
@@ -87,8 +90,12 @@ def _body_to_world(im, fm, i, qi, w):
         p2 = w[k, 11] + K6 * y0 + K7 * y1 + K8 * y2
     w[i, 0], w[i, 1], w[i, 2], w[i, 3], w[i, 4], w[i, 5] = R0, R1, R2, R3, R4, R5
     w[i, 6], w[i, 7], w[i, 8], w[i, 9], w[i, 10], w[i, 11] = R6, R7, R8, p0, p1, p2
-    s0, s1, s2, s3, s4, s5 = joint_motion_world(im, fm, i, (R0, R1, R2, R3, R4, R5, R6, R7, R8), p0, p1, p2)
-    w[i, _S], w[i, _S + 1], w[i, _S + 2], w[i, _S + 3], w[i, _S + 4], w[i, _S + 5] = s0, s1, s2, s3, s4, s5
+    iv = im[i, IV]
+    for e in range(im[i, NV]):
+        d = iv + e
+        s0, s1, s2, s3, s4, s5 = joint_world_column(im, fm, i, q, e, (R0, R1, R2, R3, R4, R5, R6, R7, R8),
+                                                    p0, p1, p2)
+        w[d, _S], w[d, _S + 1], w[d, _S + 2], w[d, _S + 3], w[d, _S + 4], w[d, _S + 5] = s0, s1, s2, s3, s4, s5
     m, b0, b1, b2 = fm[i, MASS], fm[i, H], fm[i, H + 1], fm[i, H + 2]
     hr0 = R0 * b0 + R1 * b1 + R2 * b2  # hr = R h
     hr1 = R3 * b0 + R4 * b1 + R5 * b2
@@ -112,20 +119,38 @@ def _body_to_world(im, fm, i, qi, w):
 
 @njit(cache=True, fastmath=_FAST, inline="always")
 def _column(im, fm, i, arm, out, w):
-    """Column i of M from the complete IC_i (ancestor entries mirrored), then IC_i added to the parent's."""
+    """The columns of M of body i's velocity coordinates from the complete IC_i (entries mirrored),
+    then IC_i added to the parent's."""
     m, h0, h1, h2 = w[i, _IC], w[i, _IC + 1], w[i, _IC + 2], w[i, _IC + 3]
     A00, A01, A02 = w[i, _IC + 4], w[i, _IC + 5], w[i, _IC + 6]
     A11, A12, A22 = w[i, _IC + 7], w[i, _IC + 8], w[i, _IC + 9]
-    s0, s1, s2, s3, s4, s5 = w[i, _S], w[i, _S + 1], w[i, _S + 2], w[i, _S + 3], w[i, _S + 4], w[i, _S + 5]
-    n0 = A00 * s0 + A01 * s1 + A02 * s2 + h1 * s5 - h2 * s4  # F = (A w + h x v, m v - h x w)
-    n1 = A01 * s0 + A11 * s1 + A12 * s2 + h2 * s3 - h0 * s5
-    n2 = A02 * s0 + A12 * s1 + A22 * s2 + h0 * s4 - h1 * s3
-    f0 = m * s3 - (h1 * s2 - h2 * s1)
-    f1 = m * s4 - (h2 * s0 - h0 * s2)
-    f2 = m * s5 - (h0 * s1 - h1 * s0)
-    d = s0 * n0 + s1 * n1 + s2 * n2 + s3 * f0 + s4 * f1 + s5 * f2
-    out[i, i] = d + fm[i, ARM] if arm else d
-    j = im[i, 0]
+    iv = im[i, IV]
+    for e in range(im[i, NV]):
+        d = iv + e
+        s0, s1, s2, s3, s4, s5 = w[d, _S], w[d, _S + 1], w[d, _S + 2], w[d, _S + 3], w[d, _S + 4], w[d, _S + 5]
+        n0 = A00 * s0 + A01 * s1 + A02 * s2 + h1 * s5 - h2 * s4  # F = (A w + h x v, m v - h x w)
+        n1 = A01 * s0 + A11 * s1 + A12 * s2 + h2 * s3 - h0 * s5
+        n2 = A02 * s0 + A12 * s1 + A22 * s2 + h0 * s4 - h1 * s3
+        f0 = m * s3 - (h1 * s2 - h2 * s1)
+        f1 = m * s4 - (h2 * s0 - h0 * s2)
+        f2 = m * s5 - (h0 * s1 - h1 * s0)
+        x = s0 * n0 + s1 * n1 + s2 * n2 + s3 * f0 + s4 * f1 + s5 * f2
+        out[d, d] = x + fm[d, ARM] if arm else x
+        for b in range(iv, d):  # the joint's own earlier coordinates
+            x = (w[b, _S] * n0 + w[b, _S + 1] * n1 + w[b, _S + 2] * n2
+                 + w[b, _S + 3] * f0 + w[b, _S + 4] * f1 + w[b, _S + 5] * f2)
+            out[d, b] = x
+            out[b, d] = x
+        j = im[i, PARENT]
+        while j >= 0:  # M[d, b] = S_b . F for the coordinates b of every ancestor
+            jv = im[j, IV]
+            for b in range(jv, jv + im[j, NV]):
+                x = (w[b, _S] * n0 + w[b, _S + 1] * n1 + w[b, _S + 2] * n2
+                     + w[b, _S + 3] * f0 + w[b, _S + 4] * f1 + w[b, _S + 5] * f2)
+                out[d, b] = x
+                out[b, d] = x
+            j = im[j, PARENT]
+    j = im[i, PARENT]
     if j < 0:
         return
     w[j, _IC] += m
@@ -138,36 +163,31 @@ def _column(im, fm, i, arm, out, w):
     w[j, _IC + 7] += A11
     w[j, _IC + 8] += A12
     w[j, _IC + 9] += A22
-    while j >= 0:  # M[i, j] = S_j . F
-        x = (w[j, _S] * n0 + w[j, _S + 1] * n1 + w[j, _S + 2] * n2
-             + w[j, _S + 3] * f0 + w[j, _S + 4] * f1 + w[j, _S + 5] * f2)
-        out[i, j] = x
-        out[j, i] = x
-        j = im[j, 0]
 
 
 @njit(cache=True)
 def _sin_cos_rows(im, q, w):
     """w[i, _SC], w[i, _SC + 1] = the joint angles' sine and cosine, all first: independent of the
     tree, they pipeline."""
-    for i in range(q.shape[0]):
-        w[i, _SC], w[i, _SC + 1] = joint_angle(im, i, q[i])
+    for i in range(im.shape[0]):
+        w[i, _SC], w[i, _SC + 1] = joint_sincos(im, i, q)
 
 @njit(cache=True, fastmath=_FAST)
 def crba_into(im, fm, q, arm, out, w):
-    """M(q) (n, n) into ``out`` for one sample (arm = 1 adds the armature on the diagonal), scratch
-    ``w`` (n, SCRATCH): per body the world pose 0:12, S 12:18, the composite inertia (m, h, A
-    upper triangle) 18:28, sin q, cos q 28:30."""
-    n = q.shape[0]
+    """M(q) (nv, nv) into ``out`` for one sample of q (nq,) (arm = 1 adds the armature on the
+    diagonal), scratch ``w`` (nv, SCRATCH): per body the world pose 0:12, the composite inertia (m,
+    h, A upper triangle) 18:28, sin, cos of the joint angle 28:30; per velocity coordinate its
+    column of S 12:18."""
+    n = im.shape[0]
     _sin_cos_rows(im, q, w)
     chain = True
     for i in range(n):
         chain = chain and im[i, 0] == i - 1
     for i in range(n):
-        _body_to_world(im, fm, i, q[i], w)
+        _body_to_world(im, fm, i, q, w)
     if not chain:  # entries between different branches stay 0; a chain writes all of them
-        for r in range(n):
-            for c in range(n):
+        for r in range(out.shape[0]):
+            for c in range(out.shape[0]):
                 out[r, c] = 0.0
     for i in range(n - 1, -1, -1):
         _column(im, fm, i, arm, out, w)
@@ -191,7 +211,7 @@ def crba_chart_into(im, fm, nb, q, out, w):
         for c in range(10):
             w[i, _IC + c] = 0.0
     for i in range(nb - 1, n):
-        _body_to_world(im, fm, i, q[i], w)
+        _body_to_world(im, fm, i, q, w)
     for r in range(n):
         for c in range(n):
             out[r, c] = 0.0

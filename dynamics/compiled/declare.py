@@ -45,7 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from composedyn.dynamics.compiled.jit import cfunc, njit, prange
-from composedyn.dynamics.compiled.layout import BLOCKS, NCOL
+from composedyn.dynamics.compiled.layout import BLOCKS, IM_COLUMNS, NCOL
 from composedyn.dynamics.compiled.loops import all_finite
 from composedyn.dynamics.compiled.parallel import use_parallel
 
@@ -56,7 +56,6 @@ except ImportError as exc:  # part of the package, built by pip install; no slow
                       "install composedyn with pip (pip install .), which compiles it; a C compiler and "
                       "Python's headers are needed") from None
 
-IM_COLUMNS = 2  # im (n, 2): parent, joint type (see .layout)
 COMPILE_SECONDS: dict = {}  # entry or loop name -> seconds its compilation (or cache load) took
 GENERATED: dict = {}  # loop name -> its numba dispatcher (their ``stats`` count cache loads and compilations)
 ON = np.ones(1, dtype=np.int64)  # the switch of callers that are always on (robot.fast)

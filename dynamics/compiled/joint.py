@@ -51,9 +51,9 @@ from __future__ import annotations
 import math
 
 from composedyn.dynamics.compiled.jit import njit
-from composedyn.dynamics.compiled.layout import AX, DAMP, FRIC, RA, TA, TK, TP, TR
+from composedyn.dynamics.compiled.layout import AX, AX2, DAMP, FRIC, IQ, IV, JTYPE, NV, PITCH, RA, TA, TK, TP, TR
 from composedyn.dynamics.compiled.sincos import sincos
-from composedyn.dynamics.joint_types import PRISMATIC, REVOLUTE
+from composedyn.dynamics.joint_types import FREE_FLYER, HELICAL, PLANAR, PRISMATIC, REVOLUTE, SPHERICAL, UNIVERSAL
 
 _FMA = {"contract"}  # fused multiply-add only (module docstring)
 
@@ -239,3 +239,216 @@ def joint_friction(fm, i, x, smooth):
     else:
         sgn = 1.0 if x > 0.0 else (-1.0 if x < 0.0 else 0.0)
     return fm[i, DAMP] * x + fm[i, FRIC] * sgn
+
+
+# ---- every joint kind: joints with their own configuration and velocity sizes ----
+# Body i's joint reads its nq coordinates q[im[i, IQ]:] and its nv rates x[im[i, IV]:]; its motion
+# subspace has nv columns (angular first, body frame).  Pinocchio's conventions (the array-API joint
+# model, :mod:`composedyn.dynamics.array_api.joints`, has the table): a helical joint turns about its
+# axis and slides PITCH per radian along it, S = (a, PITCH a); a universal joint turns about AX by q0,
+# then about AX2 by q1, S = ((Rot(AX2, q1)^T AX, 0), (AX2, 0)); a spherical joint's q is a quaternion
+# (x, y, z, w) and its rates the angular velocity in the child frame; a planar joint's q is (x, y,
+# cos, sin) in the joint frame's xy plane and its rates (vx, vy, wz), child frame; a free flyer's q is
+# the position and a quaternion, its rates (linear, angular), child frame.  Quaternions and (cos,
+# sin) pairs are divided by their norms; a zero one gives NaN.
+
+
+@njit(cache=True, fastmath=_FMA)
+def _quat_rows(q, k):
+    """Rotation (9-tuple, row-major) of the quaternion q[k:k + 4] = (x, y, z, w), normalised; NaN if 0."""
+    x, y, z, w = q[k], q[k + 1], q[k + 2], q[k + 3]
+    s = x * x + y * y + z * z + w * w
+    if not s > 0.0:
+        s = math.nan
+    else:
+        s = 2.0 / s  # R = 1 + s (w [v] + [v]^2) for the unnormalised quaternion
+    return (1.0 - s * (y * y + z * z), s * (x * y - z * w), s * (x * z + y * w),
+            s * (x * y + z * w), 1.0 - s * (x * x + z * z), s * (y * z - x * w),
+            s * (x * z - y * w), s * (y * z + x * w), 1.0 - s * (x * x + y * y))
+
+
+@njit(cache=True, fastmath=_FMA)
+def _planar_cs(q, k):
+    """(cos, sin) of a planar joint's angle from q[k + 2], q[k + 3], normalised; NaN if both are 0."""
+    c, s = q[k + 2], q[k + 3]
+    r = math.hypot(c, s)
+    if not r > 0.0:
+        r = math.nan
+    return c / r, s / r
+
+
+@njit(cache=True, fastmath=_FMA)
+def _universal_first(fm, i, q1):
+    """A universal joint's first axis in the child frame, Rot(AX2, q1)^T AX."""
+    s, c = sincos(q1)
+    return _rodrigues(-s, c, fm[i, AX2], fm[i, AX2 + 1], fm[i, AX2 + 2], fm[i, AX], fm[i, AX + 1], fm[i, AX + 2])
+
+
+@njit(cache=True, fastmath=_FMA)
+def _joint_rotation(im, fm, i, q):
+    """R_J (9-tuple) of a joint with more than one coordinate: the child frame in the joint frame."""
+    t, k = im[i, JTYPE], im[i, IQ]
+    if t == UNIVERSAL:
+        s, c = sincos(q[k])
+        a0, a1, a2 = fm[i, AX], fm[i, AX + 1], fm[i, AX + 2]
+        b0, b1, b2 = fm[i, AX2], fm[i, AX2 + 1], fm[i, AX2 + 2]
+        s2, c2 = sincos(q[k + 1])
+        # Rot(a, q0) Rot(b, q1), column by column: Rot(a, q0) (Rot(b, q1) e_j)
+        x0, x1, x2 = _rodrigues(s2, c2, b0, b1, b2, 1.0, 0.0, 0.0)
+        y0, y1, y2 = _rodrigues(s2, c2, b0, b1, b2, 0.0, 1.0, 0.0)
+        z0, z1, z2 = _rodrigues(s2, c2, b0, b1, b2, 0.0, 0.0, 1.0)
+        x0, x1, x2 = _rodrigues(s, c, a0, a1, a2, x0, x1, x2)
+        y0, y1, y2 = _rodrigues(s, c, a0, a1, a2, y0, y1, y2)
+        z0, z1, z2 = _rodrigues(s, c, a0, a1, a2, z0, z1, z2)
+        return x0, y0, z0, x1, y1, z1, x2, y2, z2
+    if t == SPHERICAL:
+        return _quat_rows(q, k)
+    if t == FREE_FLYER:
+        return _quat_rows(q, k + 3)
+    c, s = _planar_cs(q, k)  # PLANAR
+    return c, -s, 0.0, s, c, 0.0, 0.0, 0.0, 1.0
+
+
+@njit(cache=True, fastmath=_FMA)
+def _turned(im, fm, i, q, R):
+    """R R_J (both 9-tuples) for a joint with more than one coordinate."""
+    J = _joint_rotation(im, fm, i, q)
+    out = (R[0] * J[0] + R[1] * J[3] + R[2] * J[6], R[0] * J[1] + R[1] * J[4] + R[2] * J[7],
+           R[0] * J[2] + R[1] * J[5] + R[2] * J[8],
+           R[3] * J[0] + R[4] * J[3] + R[5] * J[6], R[3] * J[1] + R[4] * J[4] + R[5] * J[7],
+           R[3] * J[2] + R[4] * J[5] + R[5] * J[8],
+           R[6] * J[0] + R[7] * J[3] + R[8] * J[6], R[6] * J[1] + R[7] * J[4] + R[8] * J[7],
+           R[6] * J[2] + R[7] * J[5] + R[8] * J[8])
+    return out
+
+
+@njit(cache=True, fastmath=_FMA)
+def joint_sincos(im, i, q):
+    """(sin, cos) of body i's joint angle for :func:`joint_rotation_row`: revolute and helical joints
+    (sin q, cos q), every other kind (0, 1) (:func:`joint_turn` adds their rotation)."""
+    t = im[i, JTYPE]
+    if t == REVOLUTE or t == HELICAL:
+        return sincos(q[im[i, IQ]])
+    return 0.0, 1.0
+
+
+@njit(cache=True, fastmath=_FMA)
+def joint_turn(im, fm, i, q, R):
+    """Body i's rotation in its parent body frame from R = the rows of :func:`joint_rotation_row` at
+    :func:`joint_sincos`: R itself for one-coordinate joints, R R_J(q) for the others."""
+    if im[i, NV] == 1:
+        return R
+    return _turned(im, fm, i, q, R)
+
+
+@njit(cache=True, fastmath=_FMA)
+def joint_offset(im, fm, i, q):
+    """p, body i's origin in its parent body frame: tree_p, plus tree_R times the joint's translation
+    (q a prismatic, PITCH q a helical, (x, y, 0) planar, the position of a free flyer)."""
+    t, k = im[i, JTYPE], im[i, IQ]
+    if t == PRISMATIC or t == HELICAL:
+        d = q[k] if t == PRISMATIC else fm[i, PITCH] * q[k]
+        return fm[i, TP] + d * fm[i, RA], fm[i, TP + 1] + d * fm[i, RA + 1], fm[i, TP + 2] + d * fm[i, RA + 2]
+    if t == PLANAR or t == FREE_FLYER:
+        z = q[k + 2] if t == FREE_FLYER else 0.0
+        x0, x1, x2 = rot((fm[i, TR], fm[i, TR + 1], fm[i, TR + 2], fm[i, TR + 3], fm[i, TR + 4], fm[i, TR + 5],
+                          fm[i, TR + 6], fm[i, TR + 7], fm[i, TR + 8]), q[k], q[k + 1], z)
+        return fm[i, TP] + x0, fm[i, TP + 1] + x1, fm[i, TP + 2] + x2
+    return fm[i, TP], fm[i, TP + 1], fm[i, TP + 2]
+
+
+@njit(cache=True, fastmath=_FMA)
+def joint_column(im, fm, i, q, c):
+    """Column c of body i's motion subspace S (6-tuple, angular first, body frame)."""
+    t = im[i, JTYPE]
+    if t == REVOLUTE:
+        return fm[i, AX], fm[i, AX + 1], fm[i, AX + 2], 0.0, 0.0, 0.0
+    if t == PRISMATIC:
+        return 0.0, 0.0, 0.0, fm[i, AX], fm[i, AX + 1], fm[i, AX + 2]
+    if t == HELICAL:
+        h = fm[i, PITCH]
+        return fm[i, AX], fm[i, AX + 1], fm[i, AX + 2], h * fm[i, AX], h * fm[i, AX + 1], h * fm[i, AX + 2]
+    if t == UNIVERSAL:
+        if c == 0:
+            a0, a1, a2 = _universal_first(fm, i, q[im[i, IQ] + 1])
+            return a0, a1, a2, 0.0, 0.0, 0.0
+        return fm[i, AX2], fm[i, AX2 + 1], fm[i, AX2 + 2], 0.0, 0.0, 0.0
+    if t == PLANAR:  # rates (vx, vy, wz)
+        c = c + 3 if c < 2 else 2
+    elif t == FREE_FLYER:  # rates (linear, angular)
+        c = c + 3 if c < 3 else c - 3
+    return (1.0 if c == 0 else 0.0, 1.0 if c == 1 else 0.0, 1.0 if c == 2 else 0.0,
+            1.0 if c == 3 else 0.0, 1.0 if c == 4 else 0.0, 1.0 if c == 5 else 0.0)
+
+
+@njit(cache=True, fastmath=_FMA)
+def joint_velocity(im, fm, i, q, x):
+    """S x_i in body i's frame (6-tuple, angular first), x_i = x[IV:IV + NV] (x: v, or an acceleration)."""
+    t, k = im[i, JTYPE], im[i, IV]
+    if t == REVOLUTE or t == PRISMATIC or t == HELICAL:
+        return joint_motion_of(im, fm, i, x[k])
+    if t == UNIVERSAL:
+        a0, a1, a2 = _universal_first(fm, i, q[im[i, IQ] + 1])
+        x0, x1 = x[k], x[k + 1]
+        return a0 * x0 + fm[i, AX2] * x1, a1 * x0 + fm[i, AX2 + 1] * x1, a2 * x0 + fm[i, AX2 + 2] * x1, 0.0, 0.0, 0.0
+    if t == SPHERICAL:
+        return x[k], x[k + 1], x[k + 2], 0.0, 0.0, 0.0
+    if t == PLANAR:
+        return 0.0, 0.0, x[k + 2], x[k], x[k + 1], 0.0
+    return x[k + 3], x[k + 4], x[k + 5], x[k], x[k + 1], x[k + 2]  # FREE_FLYER
+
+
+@njit(cache=True, fastmath=_FMA)
+def joint_motion_of(im, fm, i, x):
+    """S x for a joint with one coordinate at rate x (revolute, prismatic, helical), body frame."""
+    a0, a1, a2 = fm[i, AX] * x, fm[i, AX + 1] * x, fm[i, AX + 2] * x
+    t = im[i, JTYPE]
+    if t == REVOLUTE:
+        return a0, a1, a2, 0.0, 0.0, 0.0
+    if t == PRISMATIC:
+        return 0.0, 0.0, 0.0, a0, a1, a2
+    h = fm[i, PITCH]
+    return a0, a1, a2, h * a0, h * a1, h * a2
+
+
+@njit(cache=True, fastmath=_FMA)
+def joint_velocity_product(im, fm, i, q, w0, w1, w2, u0, u1, u2, x):
+    """v x (S x_i) + S' x_i: the velocity-product acceleration of body i moving at v = (w, u) (its own
+    velocity, joint motion included) with joint rates x_i = x[IV:IV + NV], body frame (S' x_i: the
+    change of S with the joint's own coordinates, non-zero for a universal joint only)."""
+    t = im[i, JTYPE]
+    if t == REVOLUTE or t == PRISMATIC:
+        return joint_bias(im, fm, i, w0, w1, w2, u0, u1, u2, x[im[i, IV]])
+    s0, s1, s2, s3, s4, s5 = joint_velocity(im, fm, i, q, x)
+    b0, b1, b2, b3, b4, b5 = motion_cross(w0, w1, w2, u0, u1, u2, s0, s1, s2, s3, s4, s5)
+    if t == UNIVERSAL:  # d(Rot(AX2, q1)^T AX)/dt x0 = (a1' x AX2) x0 x1
+        a0, a1, a2 = _universal_first(fm, i, q[im[i, IQ] + 1])
+        k = im[i, IV]
+        r = x[k] * x[k + 1]
+        c0, c1, c2 = cross(a0, a1, a2, fm[i, AX2], fm[i, AX2 + 1], fm[i, AX2 + 2])
+        b0, b1, b2 = b0 + c0 * r, b1 + c1 * r, b2 + c2 * r
+    return b0, b1, b2, b3, b4, b5
+
+
+@njit(cache=True, fastmath=_FMA)
+def joint_component(im, fm, i, q, c, n0, n1, n2, f0, f1, f2):
+    """Component c of S^T (n, f): body i's joint's generalised force from a body-frame spatial force."""
+    t = im[i, JTYPE]
+    if t == REVOLUTE or t == PRISMATIC:
+        return joint_force(im, fm, i, n0, n1, n2, f0, f1, f2)
+    s0, s1, s2, s3, s4, s5 = joint_column(im, fm, i, q, c)
+    return s0 * n0 + s1 * n1 + s2 * n2 + s3 * f0 + s4 * f1 + s5 * f2
+
+
+@njit(cache=True, fastmath=_FMA)
+def joint_world_column(im, fm, i, q, c, R, p0, p1, p2):
+    """Column c of S in world axes about the world point O, for body i's world pose (R, p) (p from
+    O): (R s, R t + p x R s) for the body-frame column (s, t)."""
+    t = im[i, JTYPE]
+    if t == REVOLUTE or t == PRISMATIC:
+        return joint_motion_world(im, fm, i, R, p0, p1, p2)
+    s0, s1, s2, t0, t1, t2 = joint_column(im, fm, i, q, c)
+    a0, a1, a2 = rot(R, s0, s1, s2)
+    b0, b1, b2 = rot(R, t0, t1, t2)
+    d0, d1, d2 = cross(p0, p1, p2, a0, a1, a2)
+    return a0, a1, a2, b0 + d0, b1 + d1, b2 + d2

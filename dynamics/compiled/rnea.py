@@ -41,16 +41,17 @@ from composedyn.dynamics.compiled.declare import Quantity
 from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.joint import (
     cross,
-    joint_angle,
-    joint_bias,
-    joint_force,
-    joint_motion,
+    joint_component,
+    joint_offset,
     joint_rotation_row,
-    joint_translation,
+    joint_sincos,
+    joint_turn,
+    joint_velocity,
+    joint_velocity_product,
     rot,
     rot_t,
 )
-from composedyn.dynamics.compiled.layout import ARM, DAMP, FRIC, GRAV, IO, MASS, NO_FW, H
+from composedyn.dynamics.compiled.layout import ARM, DAMP, FRIC, GRAV, IO, IV, MASS, NO_FW, NV, PARENT, H
 from composedyn.dynamics.reference import rnea as reference
 from composedyn.dynamics.reference.friction import friction_torques
 
@@ -104,13 +105,14 @@ def _world_force(Rw, p0, p1, p2, fw, i):
 
 @njit(cache=True)
 def rnea_into(im, fm, q, qd, qdd, fw, grav, extra, out, w):
-    """tau (n,) into ``out`` for one sample, scratch ``w`` (n + 1, SCRATCH).
+    """tau (nv,) into ``out`` for one sample, scratch ``w`` (n + 1, SCRATCH) for n bodies; q (nq,),
+    qd and qdd (nv,) (joints of every kind: :mod:`.joint`).
 
     fw: (n, 6) world spatial forces on the bodies, or shape (0, 6) for none.  grav: 1 to
     include gravity.  extra: bit flags, 1 adds armature qdd, 2 adds damping qd + friction
     sgn(qd); 3 gives the Robot's inverse dynamics.  See the module docstring for the
     formulas and why the code is written this way."""
-    n = q.shape[0]
+    n = im.shape[0]
     for c in range(V, A + 6):  # base: v = 0, a = (0, -g)
         w[n, c] = 0.0
     if grav and n > 0:
@@ -118,24 +120,22 @@ def rnea_into(im, fm, q, qd, qdd, fw, grav, extra, out, w):
             w[n, A + 3 + c] = -fm[0, GRAV + c]
     use_fw = fw.shape[0] == n and n > 0
     for i in range(n):  # forward: pose, v, a, f of body i
-        k = im[i, 0]
+        k = im[i, PARENT]
         kp = n if k < 0 else k
-        qdi, qddi = qd[i], qdd[i]
-        qi = q[i]
-        s, c = joint_angle(im, i, qi)  # pose: the joint model's parts (joint_pose is too big to inline)
+        s, c = joint_sincos(im, i, q)  # pose: the joint model's parts (joint_pose is too big to inline)
         R0, R1, R2 = joint_rotation_row(im, fm, i, 0, s, c)
         R3, R4, R5 = joint_rotation_row(im, fm, i, 1, s, c)
         R6, R7, R8 = joint_rotation_row(im, fm, i, 2, s, c)
-        R = (R0, R1, R2, R3, R4, R5, R6, R7, R8)
-        p0, p1, p2 = joint_translation(im, fm, i, qi)
+        R = joint_turn(im, fm, i, q, (R0, R1, R2, R3, R4, R5, R6, R7, R8))
+        p0, p1, p2 = joint_offset(im, fm, i, q)
         vw0, vw1, vw2, vu0, vu1, vu2 = _to_child(R, p0, p1, p2, w[kp, V], w[kp, V + 1], w[kp, V + 2],
                                                  w[kp, V + 3], w[kp, V + 4], w[kp, V + 5])
         aw0, aw1, aw2, au0, au1, au2 = _to_child(R, p0, p1, p2, w[kp, A], w[kp, A + 1], w[kp, A + 2],
                                                  w[kp, A + 3], w[kp, A + 4], w[kp, A + 5])
-        s0, s1, s2, s3, s4, s5 = joint_motion(im, fm, i, qdi)  # v += S qd
+        s0, s1, s2, s3, s4, s5 = joint_velocity(im, fm, i, q, qd)  # v += S qd
         vw0, vw1, vw2, vu0, vu1, vu2 = vw0 + s0, vw1 + s1, vw2 + s2, vu0 + s3, vu1 + s4, vu2 + s5
-        s0, s1, s2, s3, s4, s5 = joint_motion(im, fm, i, qddi)  # a += S qdd + v x S qd
-        c0, c1, c2, c3, c4, c5 = joint_bias(im, fm, i, vw0, vw1, vw2, vu0, vu1, vu2, qdi)
+        s0, s1, s2, s3, s4, s5 = joint_velocity(im, fm, i, q, qdd)  # a += S qdd + v x S qd (+ S' qd)
+        c0, c1, c2, c3, c4, c5 = joint_velocity_product(im, fm, i, q, vw0, vw1, vw2, vu0, vu1, vu2, qd)
         aw0, aw1, aw2 = aw0 + (s0 + c0), aw1 + (s1 + c1), aw2 + (s2 + c2)
         au0, au1, au2 = au0 + (s3 + c3), au1 + (s4 + c4), au2 + (s5 + c5)
         # f = I a + v x* (k, l) with (k, l) = I v:  v x* (k, l) = (w x k + u x l, w x l)
@@ -165,17 +165,20 @@ def rnea_into(im, fm, q, qd, qdd, fw, grav, extra, out, w):
         w[i, F], w[i, F + 1], w[i, F + 2], w[i, F + 3], w[i, F + 4], w[i, F + 5] = n0, n1, n2, f0, f1, f2
     for j in range(n):  # backward, i = n-1 .. 0 (a forward range: see the module docstring)
         i = n - 1 - j
-        k = im[i, 0]
+        k = im[i, PARENT]
         n0, n1, n2, f0, f1, f2 = w[i, F], w[i, F + 1], w[i, F + 2], w[i, F + 3], w[i, F + 4], w[i, F + 5]
-        tau = joint_force(im, fm, i, n0, n1, n2, f0, f1, f2)  # S^T f
-        # the extras added one after the other, as the NumPy path does (the same bits)
-        if extra & 1:  # + armature qdd
-            tau += fm[i, ARM] * qdd[i]
-        if extra & 2:  # + damping qd + Coulomb sgn(qd)
-            x = qd[i]
-            sgn = 1.0 if x > 0.0 else (-1.0 if x < 0.0 else 0.0)
-            tau += fm[i, DAMP] * x + fm[i, FRIC] * sgn
-        out[i] = tau
+        iv = im[i, IV]
+        for e in range(im[i, NV]):  # tau = S^T f, one component per velocity coordinate
+            tau = joint_component(im, fm, i, q, e, n0, n1, n2, f0, f1, f2)
+            # the extras added one after the other, as the NumPy path does (the same bits)
+            d = iv + e
+            if extra & 1:  # + armature qdd
+                tau += fm[d, ARM] * qdd[d]
+            if extra & 2:  # + damping qd + Coulomb sgn(qd)
+                x = qd[d]
+                sgn = 1.0 if x > 0.0 else (-1.0 if x < 0.0 else 0.0)
+                tau += fm[d, DAMP] * x + fm[d, FRIC] * sgn
+            out[d] = tau
         if k >= 0:  # f_k += (R n + p x R f, R f)
             R = (w[i, 0], w[i, 1], w[i, 2], w[i, 3], w[i, 4], w[i, 5], w[i, 6], w[i, 7], w[i, 8])
             g0, g1, g2 = rot(R, f0, f1, f2)

@@ -1,0 +1,133 @@
+"""The compiled kernels that take every joint kind (inverse dynamics, the mass matrix) on random trees
+mixing free-flyer, spherical, universal, helical, planar, revolute and prismatic joints anywhere in the
+tree, against Pinocchio built with the same joint models (:mod:`composedyn.testing.pinocchio_trees`), and
+with armature and friction against the array-API engine; a floating robot's free-flyer tree against the
+robot's own inverse dynamics and mass matrix."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import array_api_compat
+import numpy as np
+import pytest
+
+import composedyn as cd
+from composedyn.dynamics import array_api as A
+from composedyn.dynamics.array_api import joints as J
+from composedyn.dynamics.array_api.model import from_robot
+from composedyn.dynamics.compiled.crba import SCRATCH as CRBA_SCRATCH
+from composedyn.dynamics.compiled.crba import crba_into
+from composedyn.dynamics.compiled.layout import NO_FW, pack_tree
+from composedyn.dynamics.compiled.rnea import SCRATCH as RNEA_SCRATCH
+from composedyn.dynamics.compiled.rnea import rnea_into
+from composedyn.testing.pinocchio_trees import array_model, random_tree
+from pin_oracle import erd_robots_dir, pin
+
+XP = array_api_compat.array_namespace(np.zeros(1))
+TREES = {  # seed, bodies, root kind
+    "floating": (6, 16, "free_flyer"),
+    "fixed": (7, 16, None),
+    "planar_root": (3, 16, "planar"),
+    "spherical_root": (11, 9, "spherical"),
+}
+
+
+def _err(a, b) -> float:
+    return float(np.max(np.abs(a - b)) / max(1.0, float(np.max(np.abs(b)))))
+
+
+def _id(im, fm, n, nv, q, v, a, extra=0):
+    out, w = np.empty(nv), np.empty((n + 1, RNEA_SCRATCH))
+    rnea_into(im, fm, q, v, a, NO_FW, 1, extra, out, w)
+    return out
+
+
+def _mass(im, fm, nv, q, arm=0):
+    out, w = np.full((nv, nv), np.nan), np.full((nv, CRBA_SCRATCH), np.nan)
+    crba_into(im, fm, q, arm, out, w)
+    return out
+
+
+@pytest.fixture(scope="module", params=list(TREES))
+def tree(request):
+    seed, bodies, root = TREES[request.param]
+    rng = np.random.default_rng(seed)
+    model = random_tree(rng, bodies, kinds=J.KINDS, root=root)
+    return rng, model, array_model(model, name=request.param)
+
+
+def test_inverse_dynamics_and_mass_matrix_equal_pinocchio(tree):
+    rng, model, am = tree
+    data = model.createData()
+    im, fm = pack_tree(am)
+    assert {"spherical", "universal", "planar", "helical", "revolute", "prismatic"} <= {j.kind for j in am.joints}
+    for _ in range(5):
+        q = np.concatenate([J.random_configuration(j, rng) for j in am.joints])
+        v, a = rng.normal(size=model.nv), rng.normal(size=model.nv)
+        tau = _id(im, fm, am.n, model.nv, q, v, a)
+        assert _err(tau, pin.rnea(model, data, q, v, a)) < 1e-12
+        M = _mass(im, fm, model.nv, q)
+        upper = np.triu(pin.crba(model, data, q))
+        assert _err(M, upper + np.triu(upper, 1).T) < 1e-12
+        assert np.array_equal(M, M.T)
+        # a quaternion or (cos, sin) pair of any norm: the kernels normalise it
+        scaled = q.copy()
+        for j in am.joints:
+            if j.kind in ("spherical", "free_flyer", "planar"):
+                k = j.idx_q + (3 if j.kind == "free_flyer" else 2 if j.kind == "planar" else 0)
+                scaled[k:k + (4 if j.kind != "planar" else 2)] *= 2.5
+        assert _err(_id(im, fm, am.n, model.nv, scaled, v, a), tau) < 1e-12
+
+
+def test_armature_and_friction_equal_the_array_api_engine(tree):
+    rng, model, am = tree
+    nv = model.nv
+    am = replace(am, armature=rng.uniform(0, 0.3, nv), damping=rng.uniform(0, 0.5, nv),
+                 coulomb=rng.uniform(0, 0.4, nv))
+    im, fm = pack_tree(am)
+    bm = A.on(am, XP)
+    q = np.concatenate([J.random_configuration(j, rng) for j in am.joints])
+    v, a = rng.normal(size=nv), rng.normal(size=nv)
+    want = A.inverse_dynamics(bm, q, v, a, friction=True)
+    assert _err(_id(im, fm, am.n, nv, q, v, a, extra=3), want) < 1e-12
+    assert _err(_mass(im, fm, nv, q, arm=1), A.mass_matrix(bm, q)) < 1e-12
+
+
+def test_zero_quaternion_gives_nan_not_a_pose():
+    rng = np.random.default_rng(2)
+    model = random_tree(rng, 4, kinds=("revolute", "spherical"), root="free_flyer")
+    am = array_model(model)
+    im, fm = pack_tree(am)
+    q = np.concatenate([J.random_configuration(j, rng) for j in am.joints])
+    q[3:7] = 0.0
+    tau = _id(im, fm, am.n, model.nv, q, np.ones(model.nv), np.ones(model.nv))
+    assert np.isnan(tau).any()
+    assert np.isnan(_mass(im, fm, model.nv, q)).any()
+
+
+FLOATING = {"solo12": "solo_description/robots/solo12.urdf",
+            "anymal_b": "anymal_b_simple_description/robots/anymal.urdf"}
+
+
+@pytest.mark.parametrize("name", list(FLOATING))
+def test_a_floating_robot_as_a_free_flyer_tree_equals_the_robot(name):
+    robot = cd.load(str(erd_robots_dir() / FLOATING[name]), floating=True)
+    am = from_robot(robot)
+    im, fm = pack_tree(am)
+    rng = np.random.default_rng(5)
+    for _ in range(3):
+        q = robot.random_configuration(seed=int(rng.integers(1 << 30)))
+        v, a = rng.normal(size=robot.nv), rng.normal(size=robot.nv)
+        tau = _id(im, fm, am.n, robot.nv, q, v, a, extra=1)
+        assert _err(tau, robot.inverse_dynamics(q, v, a)) < 1e-11
+        assert _err(_mass(im, fm, robot.nv, q, arm=1), robot.mass_matrix(q)) < 1e-11
+
+
+def test_bundled_fixed_base_robots_pack_the_same_from_either_model():
+    robot = cd.load("panda")
+    im, fm = pack_tree(from_robot(robot))
+    rng = np.random.default_rng(1)
+    q, v, a = (rng.normal(size=robot.dof) for _ in range(3))
+    assert _err(_id(im, fm, im.shape[0], robot.dof, q, v, a, extra=3), robot.inverse_dynamics(q, v, a)) < 1e-12
+    assert _err(_mass(im, fm, robot.dof, q, arm=1), robot.mass_matrix(q)) < 1e-12
