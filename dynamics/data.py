@@ -20,7 +20,7 @@ import threading
 import numpy as np
 
 from composedyn.dynamics import dispatch
-from composedyn.dynamics.compiled.layout import Arrays, packed
+from composedyn.dynamics.compiled.layout import Arrays, model_dims, packed
 
 __all__ = ["NO_DATA", "Arrays", "Data", "ThreadData", "packed"]
 
@@ -51,7 +51,7 @@ class Data(dict):
         """The scratch arrays of quantity ``q`` on this robot, made once."""
         s = self.scratch.get(q)
         if s is None:
-            n = self.arrays.bodies[0].shape[0]
+            n = model_dims(self.arrays.bodies[0])
             s = self.scratch[q] = tuple(np.zeros(q.shape(shape, n)) for shape in q.scratch)
         return s
 

@@ -30,7 +30,7 @@ import sys
 
 import numpy as np
 
-from composedyn.dynamics.compiled.layout import Arrays, packed
+from composedyn.dynamics.compiled.layout import Arrays, model_dims, packed
 
 _state = {"backend": os.environ.get("COMPOSEDYN_BACKEND", "auto").strip().lower() or "auto"}
 
@@ -152,9 +152,9 @@ def call(name: str, model, arrays: Arrays | None, *inputs, out: np.ndarray | Non
         if res is not None:
             return res
     model_arrays = (arrays or packed(model)).of(q)
-    n = model_arrays[0].shape[0]
+    n, dims = model_arrays[0].shape[0], model_dims(model_arrays[0])  # bodies; (nq, nv)
     extras = [None if e is None else np.asarray(e, float) for e in extras]
-    lengths, shapes = _sizes.get((q, n)) or _size(q, n)
+    lengths, shapes = _sizes.get((q, dims)) or _size(q, dims)
     if single and all([e is None or e.shape[:-1] == (n,) for e in extras]):  # one sample: a batch of one
         lead = ()  # (a view where the array is as the loops take it: C-contiguous, aligned, writeable)
         rows = tuple([x[None] if x.flags.carray else np.array(x, float, ndmin=2) for x in inputs])
@@ -181,13 +181,13 @@ def call(name: str, model, arrays: Arrays | None, *inputs, out: np.ndarray | Non
     return shaped if len(shaped) > 1 else shaped[0]
 
 
-def _size(q, n: int) -> tuple:
-    """(input lengths, result shapes) of declaration ``q`` on a model of n velocities (kept)."""
+def _size(q, n: tuple) -> tuple:
+    """(input lengths, result shapes) of declaration ``q`` on a model of ``n`` = (nq, nv) coordinates (kept)."""
     got = _sizes[q, n] = tuple(q.size(length, n) for _, length in q.inputs), tuple(q.shape(r, n) for r in q.results)
     return got
 
 
-_sizes: dict = {}  # (declaration, n) -> _size(...)
+_sizes: dict = {}  # (declaration, (nq, nv)) -> _size(...)
 
 
 def _runner():

@@ -16,9 +16,9 @@ a status: 0 done, 1 an option out of range, 3 a singular mass matrix, 4 a zero
 quaternion, 5 undefined for this model (no mass); 2, NaN or inf in an input, is tested
 here before the kernel runs.
 It overwrites every scratch number it reads, so results never depend on an earlier
-call.  Sizes are symbols of the model: ``"nv"`` (the velocity count n, rows of
-``im``), ``"nq"`` (configuration size: n, or n + 1 for a floating base),
-``"nv+1"``, ``"10nv"``, or plain integers.
+call.  Sizes are symbols of the model: ``"nv"`` (the velocity count), ``"nq"`` (the
+configuration size; one more for a floating base's chart), ``"nv+1"``, ``"10nv"``, or
+plain integers (:func:`.layout.model_dims` reads nq and nv from ``im``).
 
 From a declaration this module makes, by generating their few lines of source:
 
@@ -45,7 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from composedyn.dynamics.compiled.jit import cfunc, njit, prange
-from composedyn.dynamics.compiled.layout import BLOCKS, IM_COLUMNS, NCOL
+from composedyn.dynamics.compiled.layout import BLOCKS, IM_COLUMNS, IQ, IV, NCOL, NQ, NV, model_dims
 from composedyn.dynamics.compiled.loops import all_finite
 from composedyn.dynamics.compiled.parallel import use_parallel
 
@@ -94,14 +94,16 @@ class Quantity:
     reference: object = None
     fallback: object = None
 
-    def size(self, symbol, n: int) -> int:
-        """The length a size symbol (module docstring) stands for in a model of n velocities."""
+    def size(self, symbol, dims: tuple) -> int:
+        """The length a size symbol (module docstring) stands for in a model of ``dims`` = (nq, nv)
+        coordinates (:func:`.layout.model_dims`)."""
         if isinstance(symbol, int):
             return symbol
-        return {"nv": n, "nq": n + int(self.floating), "nv+1": n + 1, "10nv": 10 * n}[symbol]
+        nq, nv = dims
+        return {"nv": nv, "nq": nq + int(self.floating), "nv+1": nv + 1, "10nv": 10 * nv}[symbol]
 
-    def shape(self, symbols: tuple, n: int) -> tuple:
-        return tuple(self.size(s, n) for s in symbols)
+    def shape(self, symbols: tuple, dims: tuple) -> tuple:
+        return tuple(self.size(s, dims) for s in symbols)
 
 
 def signature():
@@ -155,7 +157,7 @@ def generated(source: str, name: str, q: Quantity) -> object:
     filename = os.path.join(PACKAGE_DIR, f"generated_{name}")
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     scope = {"__name__": __name__, "np": np, "carray": carray, "all_finite": all_finite, "kernel": q.kernel,
-             "prange": prange, "BLOCKS": BLOCKS}
+             "prange": prange, "BLOCKS": BLOCKS, "IQ": IQ, "NQ": NQ, "IV": IV, "NV": NV}
     for i, (_, columns) in enumerate(q.extras):
         scope[f"E{i}"] = absent = np.empty((0, columns))
         absent.flags.writeable = False
@@ -168,7 +170,7 @@ def caller(q: Quantity, model: tuple, scratch: tuple, switch: np.ndarray = ON, f
     """A C caller of ``q`` over the packed ``model`` arrays and ``scratch`` arrays (see ``_call.c``):
     ``fallback`` gets the arguments it does not take (None: it returns None); ``nan_fill``: NaN or
     inf in an input gives all-NaN results; ``switch``: int64 (1,), declines while it reads 0."""
-    n = model[0].shape[0]
+    n = model_dims(model[0])
     return Caller(entry(q).address, model, scratch, tuple(q.size(length, n) for _, length in q.inputs),
                   tuple((q.shape(r, n) + (0,))[:2] for r in q.results), tuple(name for name, _ in q.options),
                   tuple(default for _, default in q.options), q.number, nan_fill, switch, fallback)
@@ -186,10 +188,10 @@ def entry(q: Quantity):
 
 
 def _dim(q: Quantity, symbol) -> str:
-    """A size symbol as an expression of the loop's ``n``."""
+    """A size symbol as an expression of the loop's ``nq``, ``nv``."""
     if isinstance(symbol, int):
         return str(symbol)
-    return {"nv": "n", "nq": "n + 1" if q.floating else "n", "nv+1": "n + 1", "10nv": "10 * n"}[symbol]
+    return {"nv": "nv", "nq": "nq + 1" if q.floating else "nq", "nv+1": "nv + 1", "10nv": "10 * nv"}[symbol]
 
 
 def _loop_source(q: Quantity, name: str) -> str:
@@ -203,6 +205,8 @@ def _loop_source(q: Quantity, name: str) -> str:
     scratch = [f"w{i}" for i in range(len(q.scratch))]
     lines = [f"def {name}({', '.join(model + inputs + extras + options + results)}, STATUS):",
              "    N, n = X0.shape[0], m0.shape[0]",
+             "    nq = m0[n - 1, IQ] + m0[n - 1, NQ] if n else 0",
+             "    nv = m0[n - 1, IV] + m0[n - 1, NV] if n else 0",
              "    blocks = min(N, BLOCKS)",
              "    for b in prange(blocks):"]
     for w, shape in zip(scratch, q.scratch):
@@ -244,7 +248,7 @@ def run_batch(q: Quantity, model: tuple, inputs: tuple, options: tuple = (), num
     and the ``extras`` (N, nv, columns) or None (absent); returns (results, status): the results
     (N, shape...) (new, or ``results`` as given), status (N,) int64 per sample (0 done, 2 NaN or
     inf in, else the kernel's).  A loop's first call is timed into :data:`COMPILE_SECONDS`."""
-    n, N = model[0].shape[0], inputs[0].shape[0]
+    n, N = model_dims(model[0]), inputs[0].shape[0]
     plan = _PLANS.get((q, n)) or _plan(q, n)
     if results is None:
         results = tuple([np.empty((N,) + shape) for shape in plan[0]])
@@ -252,7 +256,9 @@ def run_batch(q: Quantity, model: tuple, inputs: tuple, options: tuple = (), num
     if q.extras:
         extras = tuple([a if e is None else e for e, a in zip(extras or plan[1], plan[1])])
     number = (float(number or 0.0),) if q.number is not None else ()
-    loop = plan[2] if N == 1 and parallel is None else loops(q)[use_parallel(N * n) if parallel is None else parallel]
+    if parallel is None:
+        parallel = None if N == 1 else use_parallel(N * n[1])
+    loop = plan[2] if parallel is None else loops(q)[parallel]
     if loop in _TIMED:
         loop(*model, *inputs, *extras, *options, *number, *results, status)
         return results, status
@@ -293,19 +299,19 @@ def run(q: Quantity, model, arrays: tuple, inputs: tuple, options: tuple = (), n
 def warm(q: Quantity, model: tuple, samples: int = 1, parallel: bool | None = None) -> None:
     """Compile (or load from the disk cache) the batch loop of ``q`` that ``samples`` samples take
     (``parallel``: that copy) by running it on zeros, with the default options."""
-    n = model[0].shape[0]
+    n = model_dims(model[0])
     run_batch(q, model, tuple(np.zeros((samples, q.size(length, n))) for _, length in q.inputs),
               tuple(d for _, d in q.options), parallel=parallel)
 
 
-def _plan(q: Quantity, n: int) -> tuple:
-    """What :func:`run_batch` needs of ``q`` on a model of n velocities, made once: (the result
-    shapes, the absent extras as the loops take them ((0, n, columns), writeable as a given one
-    is: one compiled type; never written), the serial loop)."""
+def _plan(q: Quantity, n: tuple) -> tuple:
+    """What :func:`run_batch` needs of ``q`` on a model of ``n`` = (nq, nv) coordinates, made once:
+    (the result shapes, the absent extras as the loops take them ((0, nv, columns), writeable as a
+    given one is: one compiled type; never written), the serial loop)."""
     plan = _PLANS[q, n] = (tuple(q.shape(r, n) for r in q.results),
-                           tuple(np.empty((0, n, columns)) for _, columns in q.extras), loops(q)[0])
+                           tuple(np.empty((0, n[1], columns)) for _, columns in q.extras), loops(q)[0])
     return plan
 
 
-_PLANS: dict = {}  # (declaration, n) -> _plan(...)
+_PLANS: dict = {}  # (declaration, (nq, nv)) -> _plan(...)
 _TIMED: set = set()  # the loops whose first call was timed

@@ -45,6 +45,7 @@ import numpy as np
 
 from composedyn.dynamics.compiled import quantities
 from composedyn.dynamics.compiled.declare import caller, run, warm
+from composedyn.dynamics.compiled.layout import model_dims
 from composedyn.dynamics.reference.friction import smooth_width
 
 _F8 = np.dtype(np.float64)
@@ -204,9 +205,10 @@ class FastDynamics:
         kernel refuses (a singular mass matrix) raises the reference's ModelError."""
         arrays, options, number = _arguments(q, name, args, kwargs)
         n = self.n
+        dims = model_dims(self.arrays.bodies[0])
         single = type(arrays[0]) is not np.ndarray or arrays[0].ndim != 2  # else a batch; _one refuses the rest
         xs, results = (_one if single else _batch)(name, n, dict(zip((i for i, _ in q.inputs), arrays)), out,
-                                                   tuple(q.shape(r, n) for r in q.results))
+                                                   tuple(q.shape(r, dims) for r in q.results))
         run(q, self.model, self.arrays.of(q), tuple(xs), options, number, results)
         return _result(results, single, out)
 
