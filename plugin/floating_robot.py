@@ -8,10 +8,12 @@ are the wrench on the base (force, moment about the base origin) in base
 axes.  A planar base has ``q = (x, y, cos θ, sin θ, joints...)`` and
 ``v = (vx, vy, w, joints...)``.
 
-Each quantity is the fixed-base engine's at the chart coordinates of
-:mod:`composedyn.dynamics.floating.base` (a fixed-base ``Robot`` on the
-virtual chain, ``self.chart``), mapped back to these coordinates and to world
-axes there; nothing is computed twice.
+Inverse dynamics and the mass matrix run the kernels of any tree on the robot as
+a tree whose root joint is the base's free-flyer (or planar) joint (``_tree``).
+Every other quantity, and those two with external wrenches, is the fixed-base
+engine's at the chart coordinates of :mod:`composedyn.dynamics.floating.base`
+(a fixed-base ``Robot`` on the virtual chain, ``self.chart``), mapped back to
+these coordinates and to world axes there; nothing is computed twice.
 """
 
 from __future__ import annotations
@@ -87,6 +89,18 @@ class FloatingRobot:
         chart_arrays = self.chart.data.arrays
         return ThreadData(None if chart_arrays is None else Arrays(*chart_arrays[:2], self._bf))
 
+    @cached_property
+    def _tree(self) -> ThreadData:
+        """Per thread, the C callers of the declared quantities on this robot as a tree whose root
+        joint is the base's free-flyer (or planar) joint (:func:`composedyn.dynamics.compiled.layout.pack_tree`);
+        callers that return None with dependent mimic joints."""
+        if self.chart.data.arrays is None:
+            return ThreadData(None)
+        from composedyn.dynamics.array_api.model import from_robot
+        from composedyn.dynamics.compiled.layout import pack_tree
+
+        return ThreadData(Arrays(pack_tree(from_robot(self))))
+
     data = Robot.data  # this thread's compiled data: the floating quantities' C callers
     __getstate__ = Robot.__getstate__  # pickled without the compiled state
     __setstate__ = Robot.__setstate__
@@ -158,6 +172,13 @@ class FloatingRobot:
         if packed is None or _dispatch.reference(self.model):
             return None
         return _dispatch.call(name, self.model, packed, *arrays, out=out, floating=True, **arguments)
+
+    def _tree_batch(self, name: str, *arrays, out: np.ndarray | None = None, **arguments):
+        """:meth:`_batch` of the declared quantity ``name`` on the robot as a tree (:attr:`_tree`)."""
+        packed = self._tree.arrays
+        if packed is None or _dispatch.reference(self.model):
+            return None
+        return _dispatch.call(name, self.model, packed, *arrays, out=out, refuse=True, **arguments)
 
     def _destination(self, out, shape: tuple, *inputs):
         """``out`` checked for a result of ``shape`` (see ``checks.output_array``), or None."""
@@ -267,11 +288,12 @@ class FloatingRobot:
         wrench (..., 6) in world axes at the link's centre of mass.  ``out``: a float64
         C-contiguous array of the result's shape to write into and return (as for
         :meth:`forward_dynamics` and :meth:`mass_matrix`)."""
-        if f_ext is None and (res := self._threads.data["inverse_dynamics"](q, v, a, friction, out=out)) is not None:
+        if f_ext is None and (res := self._tree.data["inverse_dynamics"](q, v, a, friction, out=out)) is not None:
             return res
         q, v, a = self._state(q, v, a)
         out = self._destination(out, v.shape, q, v, a)
-        if f_ext is None and (res := self._batch("inverse_dynamics", q, v, a, friction=friction, out=out)) is not None:
+        if f_ext is None and (res := self._tree_batch("inverse_dynamics", q, v, a, friction=friction,
+                                                      out=out)) is not None:
             return res
         R0, _, x = self._chart(q)
         xdd = chart.chart_acceleration(self.base, v, a, R0)
@@ -301,11 +323,11 @@ class FloatingRobot:
     def mass_matrix(self, q, out: np.ndarray | None = None) -> np.ndarray:
         """M(q) (..., nv, nv) in free-flyer coordinates (depends on the joints only); ``out`` as
         in :meth:`inverse_dynamics`."""
-        if (res := self._threads.data["mass_matrix"](q, out=out)) is not None:
+        if (res := self._tree.data["mass_matrix"](q, out=out)) is not None:
             return res
         (q,) = self._state(q)
         out = self._destination(out, q.shape[:-1] + self._nn, q)
-        if (res := self._batch("mass_matrix", q, out=out)) is not None:
+        if (res := self._tree_batch("mass_matrix", q, out=out)) is not None:
             return res
         return _dispatch.deliver(self.chart.mass_matrix(self._chart(q)[2]), out)
 

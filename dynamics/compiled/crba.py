@@ -45,6 +45,7 @@ import numpy as np
 from composedyn.dynamics.compiled.declare import Quantity
 from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.joint import (
+    configuration_readable,
     joint_motion,
     joint_offset,
     joint_rotation_row,
@@ -222,7 +223,10 @@ def crba_chart_into(im, fm, nb, q, out, w):
 # ---- declaration (composedyn.dynamics.compiled.declare) ----
 @njit(cache=True, inline="always")
 def mass_matrix(im, fm, q, out, w):
-    """M(q) (n, n) with the armature on the diagonal into out."""
+    """M(q) (nv, nv) with the armature on the diagonal into out; status 4: a joint without
+    orientation (a zero quaternion)."""
+    if not configuration_readable(im, q):
+        return 4
     crba_into(im, fm, q, 1, out, w)
     return 0
 
