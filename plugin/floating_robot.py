@@ -42,7 +42,11 @@ from composedyn.dynamics.floating.lie import skew as _skew
 from composedyn.dynamics.frozen_graph import frozen_graph
 from composedyn.dynamics.model import frozen_array
 from composedyn.joint_space import joint_records, random_joints, sample_shape, time_step
-from composedyn.robot import Robot
+from composedyn.robot import Robot, direct_call
+
+# The quantities computed on the robot as a tree whose root joint is the base's joint (the others: on
+# the base's chart, dynamics/floating/base.py)
+ON_TREE = frozenset({"inverse_dynamics", "mass_matrix"})
 
 # Robot methods that have no floating-base form yet: they raise a one-line error naming the robot.
 _NOT_YET = ("inverse_kinematics", "fast", "mimic_torques", "full_positions", "mimic_jacobian")
@@ -84,22 +88,19 @@ class FloatingRobot:
 
     @cached_property
     def _threads(self) -> ThreadData:
-        """This robot's compiled state per thread (``.data``: its floating quantities' C callers, see
-        :mod:`composedyn.dynamics.data`); callers that return None with dependent mimic joints."""
-        chart_arrays = self.chart.data.arrays
-        return ThreadData(None if chart_arrays is None else Arrays(*chart_arrays[:2], self._bf))
-
-    @cached_property
-    def _tree(self) -> ThreadData:
-        """Per thread, the C callers of the declared quantities on this robot as a tree whose root
-        joint is the base's free-flyer (or planar) joint (:func:`composedyn.dynamics.compiled.layout.pack_tree`);
+        """This robot's compiled state per thread (``.data``: its quantities' C callers, see
+        :mod:`composedyn.dynamics.data`): those of :data:`ON_TREE` on the robot as a tree whose
+        root joint is the base's free-flyer (or planar) joint
+        (:func:`composedyn.dynamics.compiled.layout.pack_tree`), the others on the base's chart;
         callers that return None with dependent mimic joints."""
-        if self.chart.data.arrays is None:
+        chart_arrays = self.chart.data.arrays
+        if chart_arrays is None:
             return ThreadData(None)
         from composedyn.dynamics.array_api.model import from_robot
         from composedyn.dynamics.compiled.layout import pack_tree
 
-        return ThreadData(Arrays(pack_tree(from_robot(self))))
+        return ThreadData(Arrays(*chart_arrays[:2], self._bf), tree=Arrays(pack_tree(from_robot(self))),
+                          on_tree=ON_TREE)
 
     data = Robot.data  # this thread's compiled data: the floating quantities' C callers
     __getstate__ = Robot.__getstate__  # pickled without the compiled state
@@ -164,21 +165,15 @@ class FloatingRobot:
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def _batch(self, name: str, *arrays, out: np.ndarray | None = None, **arguments):
-        """A batch (..., k) of the floating quantity ``name`` through the general path's compiled
-        loop (:func:`composedyn.dynamics.dispatch.call`), into ``out`` when given, or None: NumPy
-        backend, dependent mimic joints, or a sample the loop refuses (zero quaternion, singular
-        M), which the general path then names."""
-        packed = self._threads.arrays
-        if packed is None or _dispatch.reference(self.model):
+        """A batch (..., k) of the quantity ``name`` through the general path's compiled loop
+        (:func:`composedyn.dynamics.dispatch.call`; on the tree for :data:`ON_TREE`, else on the
+        chart), into ``out`` when given, or None: NumPy backend, dependent mimic joints, or a
+        sample the loop refuses (zero quaternion, singular M), which the general path then names."""
+        if self._threads.arrays is None or _dispatch.reference(self.model):
             return None
-        return _dispatch.call(name, self.model, packed, *arrays, out=out, floating=True, **arguments)
-
-    def _tree_batch(self, name: str, *arrays, out: np.ndarray | None = None, **arguments):
-        """:meth:`_batch` of the declared quantity ``name`` on the robot as a tree (:attr:`_tree`)."""
-        packed = self._tree.arrays
-        if packed is None or _dispatch.reference(self.model):
-            return None
-        return _dispatch.call(name, self.model, packed, *arrays, out=out, refuse=True, **arguments)
+        general = self._threads.general
+        return _dispatch.call(name, self.model, general.arrays_of(name), *arrays, out=out,
+                              floating=name not in ON_TREE, refuse=True, **arguments)
 
     def _destination(self, out, shape: tuple, *inputs):
         """``out`` checked for a result of ``shape`` (see ``checks.output_array``), or None."""
@@ -281,6 +276,7 @@ class FloatingRobot:
         return out
 
     # ---- dynamics ----
+    @direct_call("inverse_dynamics", 3, ("friction", "out"))
     def inverse_dynamics(self, q, v, a, f_ext: Mapping | None = None, friction: bool = True,
                          out: np.ndarray | None = None) -> np.ndarray:
         """Generalised forces (..., nv) = M a + C v + g + friction - J^T f_ext: base wrench (force,
@@ -288,18 +284,18 @@ class FloatingRobot:
         wrench (..., 6) in world axes at the link's centre of mass.  ``out``: a float64
         C-contiguous array of the result's shape to write into and return (as for
         :meth:`forward_dynamics` and :meth:`mass_matrix`)."""
-        if f_ext is None and (res := self._tree.data["inverse_dynamics"](q, v, a, friction, out=out)) is not None:
+        if f_ext is None and (res := self._threads.data["inverse_dynamics"](q, v, a, friction, out=out)) is not None:
             return res
         q, v, a = self._state(q, v, a)
         out = self._destination(out, v.shape, q, v, a)
-        if f_ext is None and (res := self._tree_batch("inverse_dynamics", q, v, a, friction=friction,
-                                                      out=out)) is not None:
+        if f_ext is None and (res := self._batch("inverse_dynamics", q, v, a, friction=friction, out=out)) is not None:
             return res
         R0, _, x = self._chart(q)
         xdd = chart.chart_acceleration(self.base, v, a, R0)
         tau = self.chart.inverse_dynamics(x, v, xdd, f_ext=self._wrenches(f_ext, R0), friction=friction)
         return _dispatch.deliver(tau, out)
 
+    @direct_call("forward_dynamics", 3, ("friction", "out"))
     def forward_dynamics(self, q, v, tau, f_ext: Mapping | None = None, friction: bool = True,
                          smooth_friction: float | None = None, out: np.ndarray | None = None) -> np.ndarray:
         """Accelerations a (..., nv) (base: derivative of the body twist) under the generalised
@@ -320,14 +316,15 @@ class FloatingRobot:
                                           smooth_friction=smooth_friction)
         return _dispatch.deliver(chart.base_acceleration(self.base, v, xdd, R0), out)
 
+    @direct_call("mass_matrix", 1, ("out",))
     def mass_matrix(self, q, out: np.ndarray | None = None) -> np.ndarray:
         """M(q) (..., nv, nv) in free-flyer coordinates (depends on the joints only); ``out`` as
         in :meth:`inverse_dynamics`."""
-        if (res := self._tree.data["mass_matrix"](q, out=out)) is not None:
+        if (res := self._threads.data["mass_matrix"](q, out=out)) is not None:
             return res
         (q,) = self._state(q)
         out = self._destination(out, q.shape[:-1] + self._nn, q)
-        if (res := self._tree_batch("mass_matrix", q, out=out)) is not None:
+        if (res := self._batch("mass_matrix", q, out=out)) is not None:
             return res
         return _dispatch.deliver(self.chart.mass_matrix(self._chart(q)[2]), out)
 
@@ -438,6 +435,7 @@ class FloatingRobot:
 
         raise unknown_frame(self.name, frame, self._frames)
 
+    @direct_call("frame_pose", 1, ("frame",), frame=2)
     def frame_pose(self, q, frame: str) -> np.ndarray:
         """World <- ``frame`` transform (..., 4, 4)."""
         if (out := self._frame_path("frame_pose", q, frame, "world")) is not None:
@@ -446,6 +444,7 @@ class FloatingRobot:
         (q,) = self._state(q)
         return self._base_transform(q) @ self.chart.frame_pose(self._chart(q)[2], frame)
 
+    @direct_call("jacobian", 1, ("frame", "reference"), frame=1)
     def jacobian(self, q, frame: str, reference: str = "world") -> np.ndarray:
         """Frame Jacobian (..., 6, nv), linear rows first (``"world"``: origin velocity and angular
         velocity in world axes; ``"local"``: frame axes); base columns map the base twist."""
@@ -457,6 +456,7 @@ class FloatingRobot:
         J = self.chart.jacobian(x, frame, reference)
         return _rotate_rows(R0, J) if reference == "world" else J
 
+    @direct_call("frame_velocity", 2, ("frame", "reference"), frame=1)
     def frame_velocity(self, q, v, frame: str, reference: str = "world") -> np.ndarray:
         """Frame twist (..., 6) = J v, linear first."""
         if (out := self._frame_path("frame_velocity", q, frame, reference, v)) is not None:
@@ -467,6 +467,7 @@ class FloatingRobot:
         t = self.chart.frame_velocity(x, v, frame, reference)
         return _rotate_rows(R0, t[..., None])[..., 0] if reference == "world" else t
 
+    @direct_call("frame_acceleration", 3, ("frame", "reference"), frame=1)
     def frame_acceleration(self, q, v, a, frame: str, reference: str = "world") -> np.ndarray:
         """Classical acceleration (..., 6) of the frame origin and angular acceleration: J a + J̇ v."""
         if (out := self._frame_path("frame_acceleration", q, frame, reference, v, a)) is not None:
