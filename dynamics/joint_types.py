@@ -25,6 +25,15 @@ TREE_CODES = {**KIND_CODES, "helical": HELICAL, "universal": UNIVERSAL, "spheric
 (:mod:`composedyn.dynamics.compiled.joint`), which takes every kind; ``Model.jtype`` holds only the
 one-coordinate codes of :data:`KIND_CODES`."""
 
+SCALAR_CODES = frozenset({REVOLUTE, PRISMATIC})
+"""Codes of the joints the compiled kernels' scalar joint model takes (one coordinate, body i's q[i])."""
+
+
+def scalar_kinds(jtype) -> bool:
+    """True when every code of ``jtype`` is in :data:`SCALAR_CODES`."""
+    return bool(np.all(np.isin(np.asarray(jtype, dtype=int), list(SCALAR_CODES))))
+
+
 ANGULAR = frozenset({REVOLUTE})
 """Codes whose coordinate is an angle (rad); the others' is a length (m)."""
 

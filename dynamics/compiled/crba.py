@@ -46,13 +46,19 @@ from composedyn.dynamics.compiled.declare import Quantity
 from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.joint import (
     configuration_readable,
+    joint_angle,
+    joint_motion,
+    joint_motion_world,
     joint_offset,
     joint_rotation_row,
+    joint_scalar,
     joint_sincos,
+    joint_translation,
     joint_turn,
     joint_world_column,
+    scalar_joints,
 )
-from composedyn.dynamics.compiled.layout import ARM, IO, IV, MASS, NV, PARENT, TP, H
+from composedyn.dynamics.compiled.layout import ARM, IO, IQ, IV, MASS, NV, PARENT, TP, H
 from composedyn.dynamics.reference.crba import crba
 
 # scratch columns per body: world pose (R row-major, p), S (6), IC = (m, h, A upper triangle), sin q, cos q
@@ -62,7 +68,7 @@ _FAST = {"contract", "reassoc", "nsz"}
 
 
 @njit(cache=True, fastmath=_FAST, inline="always")
-def _body_to_world(im, fm, i, q, w):
+def _body_to_world(im, fm, i, q, w, general):
     """Row w[i] from the parent's world pose: world pose (R, p) and the body inertia (m, h, A), and S_i's
     columns in the rows of its velocity coordinates.
 
@@ -73,8 +79,12 @@ def _body_to_world(im, fm, i, q, w):
     x0, x1, x2 = joint_rotation_row(im, fm, i, 0, s, c)
     x3, x4, x5 = joint_rotation_row(im, fm, i, 1, s, c)
     x6, x7, x8 = joint_rotation_row(im, fm, i, 2, s, c)
-    x0, x1, x2, x3, x4, x5, x6, x7, x8 = joint_turn(im, fm, i, q, (x0, x1, x2, x3, x4, x5, x6, x7, x8))
-    y0, y1, y2 = joint_offset(im, fm, i, q)
+    other = general and not joint_scalar(im, i)  # a joint the scalar joint model does not take
+    if other:
+        x0, x1, x2, x3, x4, x5, x6, x7, x8 = joint_turn(im, fm, i, q, (x0, x1, x2, x3, x4, x5, x6, x7, x8))
+        y0, y1, y2 = joint_offset(im, fm, i, q)
+    else:
+        y0, y1, y2 = joint_translation(im, fm, i, q[im[i, IQ]] if general else q[i])
     k = im[i, PARENT]
     if k < 0:  # world pose = X, position taken from O
         R0, R1, R2, R3, R4, R5, R6, R7, R8 = x0, x1, x2, x3, x4, x5, x6, x7, x8
@@ -90,11 +100,16 @@ def _body_to_world(im, fm, i, q, w):
         p2 = w[k, 11] + K6 * y0 + K7 * y1 + K8 * y2
     w[i, 0], w[i, 1], w[i, 2], w[i, 3], w[i, 4], w[i, 5] = R0, R1, R2, R3, R4, R5
     w[i, 6], w[i, 7], w[i, 8], w[i, 9], w[i, 10], w[i, 11] = R6, R7, R8, p0, p1, p2
-    iv = im[i, IV]
-    for e in range(im[i, NV]):
-        d = iv + e
-        s0, s1, s2, s3, s4, s5 = joint_world_column(im, fm, i, q, e, (R0, R1, R2, R3, R4, R5, R6, R7, R8),
-                                                    p0, p1, p2)
+    if other:
+        iv = im[i, IV]
+        for e in range(im[i, NV]):
+            d = iv + e
+            s0, s1, s2, s3, s4, s5 = joint_world_column(im, fm, i, q, e, (R0, R1, R2, R3, R4, R5, R6, R7, R8),
+                                                        p0, p1, p2)
+            w[d, _S], w[d, _S + 1], w[d, _S + 2], w[d, _S + 3], w[d, _S + 4], w[d, _S + 5] = s0, s1, s2, s3, s4, s5
+    else:
+        d = im[i, IV] if general else i
+        s0, s1, s2, s3, s4, s5 = joint_motion_world(im, fm, i, (R0, R1, R2, R3, R4, R5, R6, R7, R8), p0, p1, p2)
         w[d, _S], w[d, _S + 1], w[d, _S + 2], w[d, _S + 3], w[d, _S + 4], w[d, _S + 5] = s0, s1, s2, s3, s4, s5
     m, b0, b1, b2 = fm[i, MASS], fm[i, H], fm[i, H + 1], fm[i, H + 2]
     hr0 = R0 * b0 + R1 * b1 + R2 * b2  # hr = R h
@@ -165,32 +180,119 @@ def _column(im, fm, i, arm, out, w):
     w[j, _IC + 9] += A22
 
 
-@njit(cache=True)
-def _sin_cos_rows(im, q, w):
+@njit(cache=True, fastmath=_FAST, inline="always")
+def _scalar_column(im, fm, i, arm, out, w):
+    """Column i of M (revolute and prismatic joints) from the complete IC_i (ancestor entries
+    mirrored), then IC_i added to the parent's."""
+    m, h0, h1, h2 = w[i, _IC], w[i, _IC + 1], w[i, _IC + 2], w[i, _IC + 3]
+    A00, A01, A02 = w[i, _IC + 4], w[i, _IC + 5], w[i, _IC + 6]
+    A11, A12, A22 = w[i, _IC + 7], w[i, _IC + 8], w[i, _IC + 9]
+    s0, s1, s2, s3, s4, s5 = w[i, _S], w[i, _S + 1], w[i, _S + 2], w[i, _S + 3], w[i, _S + 4], w[i, _S + 5]
+    n0 = A00 * s0 + A01 * s1 + A02 * s2 + h1 * s5 - h2 * s4  # F = (A w + h x v, m v - h x w)
+    n1 = A01 * s0 + A11 * s1 + A12 * s2 + h2 * s3 - h0 * s5
+    n2 = A02 * s0 + A12 * s1 + A22 * s2 + h0 * s4 - h1 * s3
+    f0 = m * s3 - (h1 * s2 - h2 * s1)
+    f1 = m * s4 - (h2 * s0 - h0 * s2)
+    f2 = m * s5 - (h0 * s1 - h1 * s0)
+    d = s0 * n0 + s1 * n1 + s2 * n2 + s3 * f0 + s4 * f1 + s5 * f2
+    out[i, i] = d + fm[i, ARM] if arm else d
+    j = im[i, 0]
+    if j < 0:
+        return
+    w[j, _IC] += m
+    w[j, _IC + 1] += h0
+    w[j, _IC + 2] += h1
+    w[j, _IC + 3] += h2
+    w[j, _IC + 4] += A00
+    w[j, _IC + 5] += A01
+    w[j, _IC + 6] += A02
+    w[j, _IC + 7] += A11
+    w[j, _IC + 8] += A12
+    w[j, _IC + 9] += A22
+    while j >= 0:  # M[i, j] = S_j . F
+        x = (w[j, _S] * n0 + w[j, _S + 1] * n1 + w[j, _S + 2] * n2
+             + w[j, _S + 3] * f0 + w[j, _S + 4] * f1 + w[j, _S + 5] * f2)
+        out[i, j] = x
+        out[j, i] = x
+        j = im[j, 0]
+
+
+@njit(cache=True, inline="always")
+def _sin_cos_rows(im, q, w, general):
     """w[i, _SC], w[i, _SC + 1] = the joint angles' sine and cosine, all first: independent of the
     tree, they pipeline."""
     for i in range(im.shape[0]):
-        w[i, _SC], w[i, _SC + 1] = joint_sincos(im, i, q)
+        if general:
+            w[i, _SC], w[i, _SC + 1] = joint_sincos(im, i, q)
+        else:
+            w[i, _SC], w[i, _SC + 1] = joint_angle(im, i, q[i])
 
-@njit(cache=True, fastmath=_FAST)
+
+def _crba(general: bool):
+    """The CRBA kernel compiled for revolute and prismatic joints only (``general`` False) or for
+    joints of every kind (True); one source, two machine codes (as :func:`.rnea._rnea`)."""
+
+    @njit(cache=True, fastmath=_FAST)
+    def crba_into(im, fm, q, arm, out, w):
+        n = im.shape[0]
+        _sin_cos_rows(im, q, w, general)
+        chain = True
+        for i in range(n):
+            chain = chain and im[i, PARENT] == i - 1
+        for i in range(n):
+            _body_to_world(im, fm, i, q, w, general)
+        if not chain:  # entries between different branches stay 0; a chain writes all of them
+            for r in range(out.shape[0]):
+                for c in range(out.shape[0]):
+                    out[r, c] = 0.0
+        for i in range(n - 1, -1, -1):
+            if general:
+                _column(im, fm, i, arm, out, w)
+            else:
+                _scalar_column(im, fm, i, arm, out, w)
+
+    return crba_into
+
+
+_CRBA_SCALAR, _CRBA_GENERAL = _crba(False), _crba(True)
+
+
+@njit(cache=True, inline="always")
 def crba_into(im, fm, q, arm, out, w):
     """M(q) (nv, nv) into ``out`` for one sample of q (nq,) (arm = 1 adds the armature on the
     diagonal), scratch ``w`` (nv, SCRATCH): per body the world pose 0:12, the composite inertia (m,
     h, A upper triangle) 18:28, sin, cos of the joint angle 28:30; per velocity coordinate its
     column of S 12:18."""
-    n = im.shape[0]
-    _sin_cos_rows(im, q, w)
-    chain = True
-    for i in range(n):
-        chain = chain and im[i, 0] == i - 1
-    for i in range(n):
-        _body_to_world(im, fm, i, q, w)
-    if not chain:  # entries between different branches stay 0; a chain writes all of them
-        for r in range(out.shape[0]):
-            for c in range(out.shape[0]):
-                out[r, c] = 0.0
+    if scalar_joints(im):
+        _CRBA_SCALAR(im, fm, q, arm, out, w)
+    else:
+        _CRBA_GENERAL(im, fm, q, arm, out, w)
+
+
+@njit(cache=True, fastmath=_FAST)
+def crba_chart_into(im, fm, nb, q, out, w):
+    """:func:`crba_into` (armature included) for a floating base's chart
+    (:mod:`composedyn.dynamics.floating.base`): bodies 0 .. nb-1 are the base's virtual
+    joints, all at zero with identity placements, the first nb - 1 of them massless.
+    Their world poses (identity), motion subspaces (the joint axes) and composite
+    inertias (zero) are written directly instead of computed; the rest is the CRBA."""
+    n = q.shape[0]
+    _sin_cos_rows(im, q, w, False)
+    for i in range(nb - 1):
+        for c in range(12):
+            w[i, c] = 0.0
+        w[i, 0], w[i, 4], w[i, 8] = 1.0, 1.0, 1.0
+        s0, s1, s2, s3, s4, s5 = joint_motion(im, fm, i, 1.0)  # body axes = world axes here
+        w[i, _S], w[i, _S + 1], w[i, _S + 2], w[i, _S + 3], w[i, _S + 4], w[i, _S + 5] = s0, s1, s2, s3, s4, s5
+        for c in range(10):
+            w[i, _IC + c] = 0.0
+    for i in range(nb - 1, n):
+        _body_to_world(im, fm, i, q, w, False)
+    for r in range(n):
+        for c in range(n):
+            out[r, c] = 0.0
     for i in range(n - 1, -1, -1):
-        _column(im, fm, i, arm, out, w)
+        _scalar_column(im, fm, i, 1, out, w)
 
 
 # ---- declaration (composedyn.dynamics.compiled.declare) ----
@@ -198,7 +300,7 @@ def crba_into(im, fm, q, arm, out, w):
 def mass_matrix(im, fm, q, out, w):
     """M(q) (nv, nv) with the armature on the diagonal into out; status 4: a joint without
     orientation (a zero quaternion)."""
-    if not configuration_readable(im, q):
+    if not scalar_joints(im) and not configuration_readable(im, q):
         return 4
     crba_into(im, fm, q, 1, out, w)
     return 0

@@ -51,7 +51,23 @@ from __future__ import annotations
 import math
 
 from composedyn.dynamics.compiled.jit import njit
-from composedyn.dynamics.compiled.layout import AX, AX2, DAMP, FRIC, IQ, IV, JTYPE, NV, PITCH, RA, TA, TK, TP, TR
+from composedyn.dynamics.compiled.layout import (
+    AX,
+    AX2,
+    DAMP,
+    FRIC,
+    IQ,
+    IV,
+    JTYPE,
+    NV,
+    PITCH,
+    RA,
+    SCALAR,
+    TA,
+    TK,
+    TP,
+    TR,
+)
 from composedyn.dynamics.compiled.sincos import sincos
 from composedyn.dynamics.joint_types import FREE_FLYER, HELICAL, PLANAR, PRISMATIC, REVOLUTE, SPHERICAL, UNIVERSAL
 
@@ -346,7 +362,7 @@ def joint_readable(im, i, q):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def configuration_readable(im, q):
     """:func:`joint_readable` for every joint of the tree."""
     for i in range(im.shape[0]):
@@ -372,6 +388,32 @@ def joint_turn(im, fm, i, q, R):
     if im[i, NV] == 1:
         return R
     return _turned(im, fm, i, q, R)
+
+
+@njit(cache=True, inline="always")
+def scalar_joints(im):
+    """True when every joint of the packed model is revolute or prismatic (the kernels' scalar joint
+    model, body i's coordinate q[i]: :data:`.layout.SCALAR`, set by the packer)."""
+    return im.shape[0] == 0 or im[0, SCALAR] != 0
+
+
+@njit(cache=True, inline="always")
+def joint_scalar(im, i):
+    """True when body i's joint is revolute or prismatic (the scalar joint model's parts take it)."""
+    t = im[i, JTYPE]
+    return t == REVOLUTE or t == PRISMATIC
+
+
+@njit(cache=True, fastmath=_FMA)
+def joint_placement(im, fm, i, q):
+    """Body i's pose in its parent body frame, (R 9-tuple, p 3-tuple), for a joint of any kind (kernels
+    take revolute and prismatic joints through the inlined parts: :func:`joint_angle`,
+    :func:`joint_rotation_row`, :func:`joint_translation`)."""
+    s, c = joint_sincos(im, i, q)
+    R0, R1, R2 = joint_rotation_row(im, fm, i, 0, s, c)
+    R3, R4, R5 = joint_rotation_row(im, fm, i, 1, s, c)
+    R6, R7, R8 = joint_rotation_row(im, fm, i, 2, s, c)
+    return joint_turn(im, fm, i, q, (R0, R1, R2, R3, R4, R5, R6, R7, R8)), joint_offset(im, fm, i, q)
 
 
 @njit(cache=True, fastmath=_FMA)

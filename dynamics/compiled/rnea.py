@@ -42,17 +42,22 @@ from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.joint import (
     configuration_readable,
     cross,
+    joint_angle,
+    joint_bias,
     joint_component,
-    joint_offset,
+    joint_force,
+    joint_motion,
+    joint_placement,
     joint_rotation_row,
-    joint_sincos,
-    joint_turn,
+    joint_scalar,
+    joint_translation,
     joint_velocity,
     joint_velocity_product,
     rot,
     rot_t,
+    scalar_joints,
 )
-from composedyn.dynamics.compiled.layout import ARM, DAMP, FRIC, GRAV, IO, IV, MASS, NO_FW, NV, PARENT, H
+from composedyn.dynamics.compiled.layout import ARM, DAMP, FRIC, GRAV, IO, IQ, IV, MASS, NO_FW, NV, PARENT, H
 from composedyn.dynamics.reference import rnea as reference
 from composedyn.dynamics.reference.friction import friction_torques
 
@@ -104,7 +109,129 @@ def _world_force(Rw, p0, p1, p2, fw, i):
     f0, f1, f2 = rot_t(Rw, g0, g1, g2)
     return n0, n1, n2, f0, f1, f2
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _with_extras(fm, qd, qdd, d, extra, tau):
+    """tau of velocity coordinate d with the extras (``extra`` bits: 1 armature qdd, 2 damping qd +
+    Coulomb sgn(qd)) added one after the other, as the NumPy path does (the same bits)."""
+    if extra & 1:
+        tau += fm[d, ARM] * qdd[d]
+    if extra & 2:
+        x = qd[d]
+        sgn = 1.0 if x > 0.0 else (-1.0 if x < 0.0 else 0.0)
+        tau += fm[d, DAMP] * x + fm[d, FRIC] * sgn
+    return tau
+
+
+def _rnea(general: bool):
+    """The RNEA kernel compiled for revolute and prismatic joints only (``general`` False: the joint
+    model's scalar parts, which LLVM inlines; body i's coordinate is q[i]) or for joints of every
+    kind (True: the joint model's general functions).  One source, two machine codes: ``general``
+    is a constant of the compiled code, so neither carries the other's branches."""
+
+    @njit(cache=True)
+    def rnea_into(im, fm, q, qd, qdd, fw, grav, extra, out, w):
+        n = im.shape[0]
+        for c in range(V, A + 6):  # base: v = 0, a = (0, -g)
+            w[n, c] = 0.0
+        if grav and n > 0:
+            for c in range(3):
+                w[n, A + 3 + c] = -fm[0, GRAV + c]
+        use_fw = fw.shape[0] == n and n > 0
+        for i in range(n):  # forward: pose, v, a, f of body i
+            k = im[i, PARENT]
+            kp = n if k < 0 else k
+            other = general and not joint_scalar(im, i)  # a joint the scalar joint model does not take
+            if other:
+                R, (p0, p1, p2) = joint_placement(im, fm, i, q)
+            else:
+                qi = q[im[i, IQ]] if general else q[i]
+                s, c = joint_angle(im, i, qi)  # pose: the joint model's parts (joint_pose is too big to inline)
+                R0, R1, R2 = joint_rotation_row(im, fm, i, 0, s, c)
+                R3, R4, R5 = joint_rotation_row(im, fm, i, 1, s, c)
+                R6, R7, R8 = joint_rotation_row(im, fm, i, 2, s, c)
+                R = (R0, R1, R2, R3, R4, R5, R6, R7, R8)
+                p0, p1, p2 = joint_translation(im, fm, i, qi)
+            vw0, vw1, vw2, vu0, vu1, vu2 = _to_child(R, p0, p1, p2, w[kp, V], w[kp, V + 1], w[kp, V + 2],
+                                                     w[kp, V + 3], w[kp, V + 4], w[kp, V + 5])
+            aw0, aw1, aw2, au0, au1, au2 = _to_child(R, p0, p1, p2, w[kp, A], w[kp, A + 1], w[kp, A + 2],
+                                                     w[kp, A + 3], w[kp, A + 4], w[kp, A + 5])
+            iv = im[i, IV] if general else i
+            if other:  # v += S qd
+                s0, s1, s2, s3, s4, s5 = joint_velocity(im, fm, i, q, qd)
+            else:
+                qdi = qd[iv]
+                s0, s1, s2, s3, s4, s5 = joint_motion(im, fm, i, qdi)
+            vw0, vw1, vw2, vu0, vu1, vu2 = vw0 + s0, vw1 + s1, vw2 + s2, vu0 + s3, vu1 + s4, vu2 + s5
+            if other:  # a += S qdd + v x S qd (+ S' qd)
+                s0, s1, s2, s3, s4, s5 = joint_velocity(im, fm, i, q, qdd)
+                c0, c1, c2, c3, c4, c5 = joint_velocity_product(im, fm, i, q, vw0, vw1, vw2, vu0, vu1, vu2, qd)
+            else:
+                s0, s1, s2, s3, s4, s5 = joint_motion(im, fm, i, qdd[iv])
+                c0, c1, c2, c3, c4, c5 = joint_bias(im, fm, i, vw0, vw1, vw2, vu0, vu1, vu2, qdi)
+            aw0, aw1, aw2 = aw0 + (s0 + c0), aw1 + (s1 + c1), aw2 + (s2 + c2)
+            au0, au1, au2 = au0 + (s3 + c3), au1 + (s4 + c4), au2 + (s5 + c5)
+            # f = I a + v x* (k, l) with (k, l) = I v:  v x* (k, l) = (w x k + u x l, w x l)
+            k0, k1, k2, l0, l1, l2 = _inertia(fm, i, vw0, vw1, vw2, vu0, vu1, vu2)
+            n0, n1, n2, f0, f1, f2 = _inertia(fm, i, aw0, aw1, aw2, au0, au1, au2)
+            x0, x1, x2 = cross(vw0, vw1, vw2, k0, k1, k2)
+            y0, y1, y2 = cross(vu0, vu1, vu2, l0, l1, l2)
+            z0, z1, z2 = cross(vw0, vw1, vw2, l0, l1, l2)
+            n0, n1, n2 = n0 + (x0 + y0), n1 + (x1 + y1), n2 + (x2 + y2)
+            f0, f1, f2 = f0 + z0, f1 + z1, f2 + z2
+            # stores, all at the end: what the children (pose, v, a) and the backward pass (f) read
+            w[i, 0], w[i, 1], w[i, 2], w[i, 3], w[i, 4], w[i, 5], w[i, 6], w[i, 7], w[i, 8] = R
+            w[i, 9], w[i, 10], w[i, 11] = p0, p1, p2
+            w[i, V], w[i, V + 1], w[i, V + 2] = vw0, vw1, vw2
+            w[i, V + 3], w[i, V + 4], w[i, V + 5] = vu0, vu1, vu2
+            w[i, A], w[i, A + 1], w[i, A + 2] = aw0, aw1, aw2
+            w[i, A + 3], w[i, A + 4], w[i, A + 5] = au0, au1, au2
+            if use_fw:  # world pose (kept for the children), then f -= f_ext in body coordinates
+                W0, W1, W2, P0 = _world_row(w, i, k, 0)
+                W3, W4, W5, P1 = _world_row(w, i, k, 1)
+                W6, W7, W8, P2 = _world_row(w, i, k, 2)
+                w[i, XW], w[i, XW + 1], w[i, XW + 2], w[i, XW + 3], w[i, XW + 4] = W0, W1, W2, W3, W4
+                w[i, XW + 5], w[i, XW + 6], w[i, XW + 7], w[i, XW + 8] = W5, W6, W7, W8
+                w[i, XW + 9], w[i, XW + 10], w[i, XW + 11] = P0, P1, P2
+                e0, e1, e2, e3, e4, e5 = _world_force((W0, W1, W2, W3, W4, W5, W6, W7, W8), P0, P1, P2, fw, i)
+                n0, n1, n2, f0, f1, f2 = n0 - e0, n1 - e1, n2 - e2, f0 - e3, f1 - e4, f2 - e5
+            w[i, F], w[i, F + 1], w[i, F + 2], w[i, F + 3], w[i, F + 4], w[i, F + 5] = n0, n1, n2, f0, f1, f2
+        for j in range(n):  # backward, i = n-1 .. 0 (a forward range: see the module docstring)
+            i = n - 1 - j
+            k = im[i, PARENT]
+            n0, n1, n2, f0, f1, f2 = w[i, F], w[i, F + 1], w[i, F + 2], w[i, F + 3], w[i, F + 4], w[i, F + 5]
+            iv = im[i, IV] if general else i
+            if general and not joint_scalar(im, i):  # tau = S^T f, one component per velocity coordinate
+                for e in range(im[i, NV]):
+                    out[iv + e] = _with_extras(fm, qd, qdd, iv + e, extra,
+                                               joint_component(im, fm, i, q, e, n0, n1, n2, f0, f1, f2))
+            else:  # (the extras written out here: through _with_extras the entry is markedly slower)
+                tau = joint_force(im, fm, i, n0, n1, n2, f0, f1, f2)  # S^T f
+                if extra & 1:  # + armature qdd
+                    tau += fm[iv, ARM] * qdd[iv]
+                if extra & 2:  # + damping qd + Coulomb sgn(qd)
+                    x = qd[iv]
+                    sgn = 1.0 if x > 0.0 else (-1.0 if x < 0.0 else 0.0)
+                    tau += fm[iv, DAMP] * x + fm[iv, FRIC] * sgn
+                out[iv] = tau
+            if k >= 0:  # f_k += (R n + p x R f, R f)
+                R = (w[i, 0], w[i, 1], w[i, 2], w[i, 3], w[i, 4], w[i, 5], w[i, 6], w[i, 7], w[i, 8])
+                g0, g1, g2 = rot(R, f0, f1, f2)
+                m0, m1, m2 = rot(R, n0, n1, n2)
+                c0, c1, c2 = cross(w[i, 9], w[i, 10], w[i, 11], g0, g1, g2)
+                w[k, F] += m0 + c0
+                w[k, F + 1] += m1 + c1
+                w[k, F + 2] += m2 + c2
+                w[k, F + 3] += g0
+                w[k, F + 4] += g1
+                w[k, F + 5] += g2
+
+    return rnea_into
+
+
+_RNEA_SCALAR, _RNEA_GENERAL = _rnea(False), _rnea(True)
+
+
+@njit(cache=True, inline="always")
 def rnea_into(im, fm, q, qd, qdd, fw, grav, extra, out, w):
     """tau (nv,) into ``out`` for one sample, scratch ``w`` (n + 1, SCRATCH) for n bodies; q (nq,),
     qd and qdd (nv,) (joints of every kind: :mod:`.joint`).
@@ -113,84 +240,10 @@ def rnea_into(im, fm, q, qd, qdd, fw, grav, extra, out, w):
     include gravity.  extra: bit flags, 1 adds armature qdd, 2 adds damping qd + friction
     sgn(qd); 3 gives the Robot's inverse dynamics.  See the module docstring for the
     formulas and why the code is written this way."""
-    n = im.shape[0]
-    for c in range(V, A + 6):  # base: v = 0, a = (0, -g)
-        w[n, c] = 0.0
-    if grav and n > 0:
-        for c in range(3):
-            w[n, A + 3 + c] = -fm[0, GRAV + c]
-    use_fw = fw.shape[0] == n and n > 0
-    for i in range(n):  # forward: pose, v, a, f of body i
-        k = im[i, PARENT]
-        kp = n if k < 0 else k
-        s, c = joint_sincos(im, i, q)  # pose: the joint model's parts (joint_pose is too big to inline)
-        R0, R1, R2 = joint_rotation_row(im, fm, i, 0, s, c)
-        R3, R4, R5 = joint_rotation_row(im, fm, i, 1, s, c)
-        R6, R7, R8 = joint_rotation_row(im, fm, i, 2, s, c)
-        R = joint_turn(im, fm, i, q, (R0, R1, R2, R3, R4, R5, R6, R7, R8))
-        p0, p1, p2 = joint_offset(im, fm, i, q)
-        vw0, vw1, vw2, vu0, vu1, vu2 = _to_child(R, p0, p1, p2, w[kp, V], w[kp, V + 1], w[kp, V + 2],
-                                                 w[kp, V + 3], w[kp, V + 4], w[kp, V + 5])
-        aw0, aw1, aw2, au0, au1, au2 = _to_child(R, p0, p1, p2, w[kp, A], w[kp, A + 1], w[kp, A + 2],
-                                                 w[kp, A + 3], w[kp, A + 4], w[kp, A + 5])
-        s0, s1, s2, s3, s4, s5 = joint_velocity(im, fm, i, q, qd)  # v += S qd
-        vw0, vw1, vw2, vu0, vu1, vu2 = vw0 + s0, vw1 + s1, vw2 + s2, vu0 + s3, vu1 + s4, vu2 + s5
-        s0, s1, s2, s3, s4, s5 = joint_velocity(im, fm, i, q, qdd)  # a += S qdd + v x S qd (+ S' qd)
-        c0, c1, c2, c3, c4, c5 = joint_velocity_product(im, fm, i, q, vw0, vw1, vw2, vu0, vu1, vu2, qd)
-        aw0, aw1, aw2 = aw0 + (s0 + c0), aw1 + (s1 + c1), aw2 + (s2 + c2)
-        au0, au1, au2 = au0 + (s3 + c3), au1 + (s4 + c4), au2 + (s5 + c5)
-        # f = I a + v x* (k, l) with (k, l) = I v:  v x* (k, l) = (w x k + u x l, w x l)
-        k0, k1, k2, l0, l1, l2 = _inertia(fm, i, vw0, vw1, vw2, vu0, vu1, vu2)
-        n0, n1, n2, f0, f1, f2 = _inertia(fm, i, aw0, aw1, aw2, au0, au1, au2)
-        x0, x1, x2 = cross(vw0, vw1, vw2, k0, k1, k2)
-        y0, y1, y2 = cross(vu0, vu1, vu2, l0, l1, l2)
-        z0, z1, z2 = cross(vw0, vw1, vw2, l0, l1, l2)
-        n0, n1, n2 = n0 + (x0 + y0), n1 + (x1 + y1), n2 + (x2 + y2)
-        f0, f1, f2 = f0 + z0, f1 + z1, f2 + z2
-        # stores, all at the end: what the children (pose, v, a) and the backward pass (f) read
-        w[i, 0], w[i, 1], w[i, 2], w[i, 3], w[i, 4], w[i, 5], w[i, 6], w[i, 7], w[i, 8] = R
-        w[i, 9], w[i, 10], w[i, 11] = p0, p1, p2
-        w[i, V], w[i, V + 1], w[i, V + 2] = vw0, vw1, vw2
-        w[i, V + 3], w[i, V + 4], w[i, V + 5] = vu0, vu1, vu2
-        w[i, A], w[i, A + 1], w[i, A + 2] = aw0, aw1, aw2
-        w[i, A + 3], w[i, A + 4], w[i, A + 5] = au0, au1, au2
-        if use_fw:  # world pose (kept for the children), then f -= f_ext in body coordinates
-            W0, W1, W2, P0 = _world_row(w, i, k, 0)
-            W3, W4, W5, P1 = _world_row(w, i, k, 1)
-            W6, W7, W8, P2 = _world_row(w, i, k, 2)
-            w[i, XW], w[i, XW + 1], w[i, XW + 2], w[i, XW + 3], w[i, XW + 4] = W0, W1, W2, W3, W4
-            w[i, XW + 5], w[i, XW + 6], w[i, XW + 7], w[i, XW + 8] = W5, W6, W7, W8
-            w[i, XW + 9], w[i, XW + 10], w[i, XW + 11] = P0, P1, P2
-            e0, e1, e2, e3, e4, e5 = _world_force((W0, W1, W2, W3, W4, W5, W6, W7, W8), P0, P1, P2, fw, i)
-            n0, n1, n2, f0, f1, f2 = n0 - e0, n1 - e1, n2 - e2, f0 - e3, f1 - e4, f2 - e5
-        w[i, F], w[i, F + 1], w[i, F + 2], w[i, F + 3], w[i, F + 4], w[i, F + 5] = n0, n1, n2, f0, f1, f2
-    for j in range(n):  # backward, i = n-1 .. 0 (a forward range: see the module docstring)
-        i = n - 1 - j
-        k = im[i, PARENT]
-        n0, n1, n2, f0, f1, f2 = w[i, F], w[i, F + 1], w[i, F + 2], w[i, F + 3], w[i, F + 4], w[i, F + 5]
-        iv = im[i, IV]
-        for e in range(im[i, NV]):  # tau = S^T f, one component per velocity coordinate
-            tau = joint_component(im, fm, i, q, e, n0, n1, n2, f0, f1, f2)
-            # the extras added one after the other, as the NumPy path does (the same bits)
-            d = iv + e
-            if extra & 1:  # + armature qdd
-                tau += fm[d, ARM] * qdd[d]
-            if extra & 2:  # + damping qd + Coulomb sgn(qd)
-                x = qd[d]
-                sgn = 1.0 if x > 0.0 else (-1.0 if x < 0.0 else 0.0)
-                tau += fm[d, DAMP] * x + fm[d, FRIC] * sgn
-            out[d] = tau
-        if k >= 0:  # f_k += (R n + p x R f, R f)
-            R = (w[i, 0], w[i, 1], w[i, 2], w[i, 3], w[i, 4], w[i, 5], w[i, 6], w[i, 7], w[i, 8])
-            g0, g1, g2 = rot(R, f0, f1, f2)
-            m0, m1, m2 = rot(R, n0, n1, n2)
-            c0, c1, c2 = cross(w[i, 9], w[i, 10], w[i, 11], g0, g1, g2)
-            w[k, F] += m0 + c0
-            w[k, F + 1] += m1 + c1
-            w[k, F + 2] += m2 + c2
-            w[k, F + 3] += g0
-            w[k, F + 4] += g1
-            w[k, F + 5] += g2
+    if scalar_joints(im):
+        _RNEA_SCALAR(im, fm, q, qd, qdd, fw, grav, extra, out, w)
+    else:
+        _RNEA_GENERAL(im, fm, q, qd, qdd, fw, grav, extra, out, w)
 
 
 # ---- declarations (composedyn.dynamics.compiled.declare) ----
@@ -200,7 +253,7 @@ def inverse_dynamics(im, fm, q, v, a, f_world, friction, out, w):
     (damping v + Coulomb sgn(v)) when ``friction`` is not 0, minus the external wrenches
     ``f_world`` (n, 6) (moment about the world origin first; (0, 6): none).  Status 4: a joint
     without orientation (a zero quaternion)."""
-    if not configuration_readable(im, q):
+    if not scalar_joints(im) and not configuration_readable(im, q):
         return 4
     rnea_into(im, fm, q, v, a, f_world, 1, 3 if friction else 1, out, w)
     return 0
