@@ -33,6 +33,27 @@ from composedyn.dynamics.reference import frames
 SCRATCH = 16  # per body: R 0:9, p 9:12, subtree mass 12, subtree world first moment 13:16
 
 
+@njit(cache=True, inline="always")
+def _store(im, fm, i, R, p, W):
+    """W[i] = body i's world pose from its pose (R, p) in its parent's and the parent's row, then its own
+    (mass, world first moment m c)."""
+    k = im[i, PARENT]
+    if k >= 0:
+        Rk = (W[k, 0], W[k, 1], W[k, 2], W[k, 3], W[k, 4], W[k, 5], W[k, 6], W[k, 7], W[k, 8])
+        c0, c1, c2 = rot(Rk, R[0], R[3], R[6])
+        d0, d1, d2 = rot(Rk, R[1], R[4], R[7])
+        e0, e1, e2 = rot(Rk, R[2], R[5], R[8])
+        R = (c0, d0, e0, c1, d1, e1, c2, d2, e2)
+        t0, t1, t2 = rot(Rk, p[0], p[1], p[2])
+        p = (W[k, 9] + t0, W[k, 10] + t1, W[k, 11] + t2)
+    for c in range(9):
+        W[i, c] = R[c]
+    W[i, 9], W[i, 10], W[i, 11] = p
+    m = fm[i, MASS]
+    h0, h1, h2 = rot(R, fm[i, H], fm[i, H + 1], fm[i, H + 2])  # R (m c)
+    W[i, 12], W[i, 13], W[i, 14], W[i, 15] = m, h0 + m * p[0], h1 + m * p[1], h2 + m * p[2]
+
+
 @njit(cache=True)
 def forward_general(im, fm, q, W):
     """:func:`_forward` for joints of every kind."""
@@ -43,21 +64,7 @@ def forward_general(im, fm, q, W):
         R6, R7, R8 = joint_rotation_row(im, fm, i, 2, s, c)
         R = joint_turn(im, fm, i, q, (R0, R1, R2, R3, R4, R5, R6, R7, R8))
         p = joint_offset(im, fm, i, q)
-        k = im[i, PARENT]
-        if k >= 0:
-            Rk = (W[k, 0], W[k, 1], W[k, 2], W[k, 3], W[k, 4], W[k, 5], W[k, 6], W[k, 7], W[k, 8])
-            c0, c1, c2 = rot(Rk, R[0], R[3], R[6])
-            d0, d1, d2 = rot(Rk, R[1], R[4], R[7])
-            e0, e1, e2 = rot(Rk, R[2], R[5], R[8])
-            R = (c0, d0, e0, c1, d1, e1, c2, d2, e2)
-            t0, t1, t2 = rot(Rk, p[0], p[1], p[2])
-            p = (W[k, 9] + t0, W[k, 10] + t1, W[k, 11] + t2)
-        for r in range(9):
-            W[i, r] = R[r]
-        W[i, 9], W[i, 10], W[i, 11] = p
-        m = fm[i, MASS]
-        h0, h1, h2 = rot(R, fm[i, H], fm[i, H + 1], fm[i, H + 2])  # R (m c)
-        W[i, 12], W[i, 13], W[i, 14], W[i, 15] = m, h0 + m * p[0], h1 + m * p[1], h2 + m * p[2]
+        _store(im, fm, i, R, p, W)
 
 
 @njit(cache=True)
@@ -98,21 +105,7 @@ def _forward(im, fm, q, W):
     """World pose of every body and its own (mass, world first moment m c) into W."""
     for i in range(q.shape[0]):
         R, p = joint_pose(im, fm, i, q[i])
-        k = im[i, 0]
-        if k >= 0:
-            Rk = (W[k, 0], W[k, 1], W[k, 2], W[k, 3], W[k, 4], W[k, 5], W[k, 6], W[k, 7], W[k, 8])
-            c0, c1, c2 = rot(Rk, R[0], R[3], R[6])
-            d0, d1, d2 = rot(Rk, R[1], R[4], R[7])
-            e0, e1, e2 = rot(Rk, R[2], R[5], R[8])
-            R = (c0, d0, e0, c1, d1, e1, c2, d2, e2)
-            t0, t1, t2 = rot(Rk, p[0], p[1], p[2])
-            p = (W[k, 9] + t0, W[k, 10] + t1, W[k, 11] + t2)
-        for c in range(9):
-            W[i, c] = R[c]
-        W[i, 9], W[i, 10], W[i, 11] = p
-        m = fm[i, MASS]
-        h0, h1, h2 = rot(R, fm[i, H], fm[i, H + 1], fm[i, H + 2])  # R (m c)
-        W[i, 12], W[i, 13], W[i, 14], W[i, 15] = m, h0 + m * p[0], h1 + m * p[1], h2 + m * p[2]
+        _store(im, fm, i, R, p, W)
 
 
 @njit(cache=True, inline="always")

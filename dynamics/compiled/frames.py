@@ -319,6 +319,16 @@ def velocity_into(im, fx, q, qd, code, out, C):
 
 
 @njit(cache=True, inline="always")
+def carry(w0, w1, w2, d0, d1, d2, c0, c1, c2, r0, r1, r2):
+    """The acceleration c of a point carried rigidly by r on a body turning at w, accelerating at d:
+    c + d x r + w x (w x r)."""
+    e0, e1, e2 = cross(w0, w1, w2, r0, r1, r2)
+    f0, f1, f2 = cross(d0, d1, d2, r0, r1, r2)
+    g0, g1, g2 = cross(w0, w1, w2, e0, e1, e2)
+    return c0 + f0 + g0, c1 + f1 + g1, c2 + f2 + g2
+
+
+@njit(cache=True, inline="always")
 def acceleration_into(im, fx, q, qd, qdd, code, out, C):
     """Classical acceleration (6,) of the frame origin into ``out`` (linear first); qdd = 0
     gives Jdot qd.  C (6, nv) scratch."""
@@ -334,21 +344,13 @@ def acceleration_into(im, fx, q, qd, qdd, code, out, C):
             a0, a1, a2 = C[3, j], C[4, j], C[5, j]
             if a0 == 0.0 and a1 == 0.0 and a2 == 0.0:  # not on the chain (a chain joint has a unit axis)
                 continue
-            r0, r1, r2 = C[0, j] - x0, C[1, j] - x1, C[2, j] - x2
-            e0, e1, e2 = cross(w0, w1, w2, r0, r1, r2)
-            f0, f1, f2 = cross(d0, d1, d2, r0, r1, r2)
-            g0, g1, g2 = cross(w0, w1, w2, e0, e1, e2)
-            c0, c1, c2 = c0 + f0 + g0, c1 + f1 + g1, c2 + f2 + g2
+            c0, c1, c2 = carry(w0, w1, w2, d0, d1, d2, c0, c1, c2, C[0, j] - x0, C[1, j] - x1, C[2, j] - x2)
             s, sd = qd[j], qdd[j]
             w0, w1, w2, d0, d1, d2, c0, c1, c2 = joint_point_step(im, j, a0, a1, a2, s, sd,
                                                                   w0, w1, w2, d0, d1, d2, c0, c1, c2)
             x0, x1, x2 = C[0, j], C[1, j], C[2, j]
         if body >= 0:
-            r0, r1, r2 = F[9] - x0, F[10] - x1, F[11] - x2
-            e0, e1, e2 = cross(w0, w1, w2, r0, r1, r2)
-            f0, f1, f2 = cross(d0, d1, d2, r0, r1, r2)
-            g0, g1, g2 = cross(w0, w1, w2, e0, e1, e2)
-            c0, c1, c2 = c0 + f0 + g0, c1 + f1 + g1, c2 + f2 + g2
+            c0, c1, c2 = carry(w0, w1, w2, d0, d1, d2, c0, c1, c2, F[9] - x0, F[10] - x1, F[11] - x2)
     if local:
         c0, c1, c2 = _to_local(F, c0, c1, c2)
         d0, d1, d2 = _to_local(F, d0, d1, d2)
@@ -366,11 +368,7 @@ def acceleration_general(im, fx, q, qd, qdd, body, F, C):
         a0, a1, a2 = C[3, jv], C[4, jv], C[5, jv]
         if a0 == 0.0 and a1 == 0.0 and a2 == 0.0:  # not on the chain (a unit axis or rotation row on it)
             continue
-        r0, r1, r2 = C[0, jv] - x0, C[1, jv] - x1, C[2, jv] - x2
-        e0, e1, e2 = cross(w0, w1, w2, r0, r1, r2)
-        f0, f1, f2 = cross(d0, d1, d2, r0, r1, r2)
-        g0, g1, g2 = cross(w0, w1, w2, e0, e1, e2)
-        c0, c1, c2 = c0 + f0 + g0, c1 + f1 + g1, c2 + f2 + g2
+        c0, c1, c2 = carry(w0, w1, w2, d0, d1, d2, c0, c1, c2, C[0, jv] - x0, C[1, jv] - x1, C[2, jv] - x2)
         if im[j, NV] == 1:
             w0, w1, w2, d0, d1, d2, c0, c1, c2 = joint_axis_point_step(im, fx, j, a0, a1, a2, qd[jv], qdd[jv],
                                                                        w0, w1, w2, d0, d1, d2, c0, c1, c2)
@@ -379,11 +377,7 @@ def acceleration_general(im, fx, q, qd, qdd, body, F, C):
                                                             w0, w1, w2, d0, d1, d2, c0, c1, c2)
         x0, x1, x2 = C[0, jv], C[1, jv], C[2, jv]
     if body >= 0:
-        r0, r1, r2 = F[9] - x0, F[10] - x1, F[11] - x2
-        e0, e1, e2 = cross(w0, w1, w2, r0, r1, r2)
-        f0, f1, f2 = cross(d0, d1, d2, r0, r1, r2)
-        g0, g1, g2 = cross(w0, w1, w2, e0, e1, e2)
-        c0, c1, c2 = c0 + f0 + g0, c1 + f1 + g1, c2 + f2 + g2
+        c0, c1, c2 = carry(w0, w1, w2, d0, d1, d2, c0, c1, c2, F[9] - x0, F[10] - x1, F[11] - x2)
     return c0, c1, c2, d0, d1, d2
 
 
