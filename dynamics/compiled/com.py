@@ -1,11 +1,13 @@
 """Compiled centre of mass and its Jacobian on the shared joint model.
 
 Same quantities as :func:`composedyn.dynamics.reference.frames.center_of_mass` and
-``com_jacobian`` (moving bodies only, world coordinates): a forward pass of
-world poses (:func:`.joint.joint_pose`), then for the Jacobian a backward pass
-of subtree mass m_j and world first moment h_j, column j =
-(m_j v_j + w_j x h_j) / m with (w_j, v_j) joint j's motion subspace about the world
-origin (:func:`.joint.joint_motion_world`; a_j x (h_j - m_j p_j) / m revolute, m_j a_j / m
+``com_jacobian`` (moving bodies only, world coordinates), on trees of joints of
+every kind (:mod:`.joint`): a forward pass of world poses (the joint model's
+rotation rows, :func:`.joint.joint_turn` and :func:`.joint.joint_offset`), then
+for the Jacobian a backward pass of subtree mass m_j and world first moment h_j;
+the column of each velocity coordinate of joint j is (m_j v + w x h_j) / m with
+(w, v) its column of the motion subspace about the world origin
+(:func:`.joint.joint_world_column`; a_j x (h_j - m_j p_j) / m revolute, m_j a_j / m
 prismatic), m the moving mass.
 """
 
@@ -13,11 +15,89 @@ from __future__ import annotations
 
 from composedyn.dynamics.compiled.declare import Quantity
 from composedyn.dynamics.compiled.jit import njit
-from composedyn.dynamics.compiled.joint import cross, joint_motion_world, joint_pose, rot
-from composedyn.dynamics.compiled.layout import MASS, H
+from composedyn.dynamics.compiled.joint import (
+    cross,
+    joint_motion_world,
+    joint_offset,
+    joint_pose,
+    joint_rotation_row,
+    joint_sincos,
+    joint_turn,
+    joint_world_column,
+    rot,
+    scalar_joints,
+)
+from composedyn.dynamics.compiled.layout import IV, MASS, NV, PARENT, H
 from composedyn.dynamics.reference import frames
 
 SCRATCH = 16  # per body: R 0:9, p 9:12, subtree mass 12, subtree world first moment 13:16
+
+
+@njit(cache=True, inline="always")
+def _store(im, fm, i, R, p, W):
+    """W[i] = body i's world pose from its pose (R, p) in its parent's and the parent's row, then its own
+    (mass, world first moment m c)."""
+    k = im[i, PARENT]
+    if k >= 0:
+        Rk = (W[k, 0], W[k, 1], W[k, 2], W[k, 3], W[k, 4], W[k, 5], W[k, 6], W[k, 7], W[k, 8])
+        c0, c1, c2 = rot(Rk, R[0], R[3], R[6])
+        d0, d1, d2 = rot(Rk, R[1], R[4], R[7])
+        e0, e1, e2 = rot(Rk, R[2], R[5], R[8])
+        R = (c0, d0, e0, c1, d1, e1, c2, d2, e2)
+        t0, t1, t2 = rot(Rk, p[0], p[1], p[2])
+        p = (W[k, 9] + t0, W[k, 10] + t1, W[k, 11] + t2)
+    for c in range(9):
+        W[i, c] = R[c]
+    W[i, 9], W[i, 10], W[i, 11] = p
+    m = fm[i, MASS]
+    h0, h1, h2 = rot(R, fm[i, H], fm[i, H + 1], fm[i, H + 2])  # R (m c)
+    W[i, 12], W[i, 13], W[i, 14], W[i, 15] = m, h0 + m * p[0], h1 + m * p[1], h2 + m * p[2]
+
+
+@njit(cache=True)
+def forward_general(im, fm, q, W):
+    """:func:`_forward` for joints of every kind."""
+    for i in range(im.shape[0]):
+        s, c = joint_sincos(im, i, q)
+        R0, R1, R2 = joint_rotation_row(im, fm, i, 0, s, c)
+        R3, R4, R5 = joint_rotation_row(im, fm, i, 1, s, c)
+        R6, R7, R8 = joint_rotation_row(im, fm, i, 2, s, c)
+        R = joint_turn(im, fm, i, q, (R0, R1, R2, R3, R4, R5, R6, R7, R8))
+        p = joint_offset(im, fm, i, q)
+        _store(im, fm, i, R, p, W)
+
+
+@njit(cache=True)
+def com_general(im, fm, q, mass, out, W):
+    """:func:`com_into` for joints of every kind."""
+    forward_general(im, fm, q, W)
+    s0 = s1 = s2 = 0.0
+    for i in range(im.shape[0]):
+        s0, s1, s2 = s0 + W[i, 13], s1 + W[i, 14], s2 + W[i, 15]
+    out[0], out[1], out[2] = s0 / mass, s1 / mass, s2 / mass
+    return 0
+
+
+@njit(cache=True)
+def com_jacobian_general(im, fm, q, mass, out, W):
+    """:func:`com_jacobian_into` for joints of every kind: one column per velocity coordinate."""
+    forward_general(im, fm, q, W)
+    for i in range(im.shape[0] - 1, -1, -1):
+        k = im[i, PARENT]
+        R = (W[i, 0], W[i, 1], W[i, 2], W[i, 3], W[i, 4], W[i, 5], W[i, 6], W[i, 7], W[i, 8])
+        m = W[i, 12]
+        iv = im[i, IV]
+        for e in range(im[i, NV]):
+            s0, s1, s2, s3, s4, s5 = joint_world_column(im, fm, i, q, e, R, W[i, 9], W[i, 10], W[i, 11])
+            c0, c1, c2 = cross(s0, s1, s2, W[i, 13], W[i, 14], W[i, 15])  # m v + w x h, (w, v) = S about O
+            c0, c1, c2 = c0 + m * s3, c1 + m * s4, c2 + m * s5
+            d = iv + e
+            out[0, d], out[1, d], out[2, d] = c0 / mass, c1 / mass, c2 / mass
+        if k >= 0:
+            for c in range(12, 16):
+                W[k, c] += W[i, c]
+    return 0
+
 
 
 @njit(cache=True)
@@ -25,26 +105,15 @@ def _forward(im, fm, q, W):
     """World pose of every body and its own (mass, world first moment m c) into W."""
     for i in range(q.shape[0]):
         R, p = joint_pose(im, fm, i, q[i])
-        k = im[i, 0]
-        if k >= 0:
-            Rk = (W[k, 0], W[k, 1], W[k, 2], W[k, 3], W[k, 4], W[k, 5], W[k, 6], W[k, 7], W[k, 8])
-            c0, c1, c2 = rot(Rk, R[0], R[3], R[6])
-            d0, d1, d2 = rot(Rk, R[1], R[4], R[7])
-            e0, e1, e2 = rot(Rk, R[2], R[5], R[8])
-            R = (c0, d0, e0, c1, d1, e1, c2, d2, e2)
-            t0, t1, t2 = rot(Rk, p[0], p[1], p[2])
-            p = (W[k, 9] + t0, W[k, 10] + t1, W[k, 11] + t2)
-        for c in range(9):
-            W[i, c] = R[c]
-        W[i, 9], W[i, 10], W[i, 11] = p
-        m = fm[i, MASS]
-        h0, h1, h2 = rot(R, fm[i, H], fm[i, H + 1], fm[i, H + 2])  # R (m c)
-        W[i, 12], W[i, 13], W[i, 14], W[i, 15] = m, h0 + m * p[0], h1 + m * p[1], h2 + m * p[2]
+        _store(im, fm, i, R, p, W)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def com_into(im, fm, q, mass, out, W):
-    """Centre of mass (3,) into ``out``; ``mass`` is the moving mass; returns 0."""
+    """Centre of mass (3,) into ``out`` for q (nq,); ``mass`` is the moving mass; returns 0.  A model
+    with a joint other than revolute or prismatic goes to :func:`com_general`."""
+    if not scalar_joints(im):
+        return com_general(im, fm, q, mass, out, W)
     _forward(im, fm, q, W)
     s0 = s1 = s2 = 0.0
     for i in range(q.shape[0]):
@@ -53,9 +122,12 @@ def com_into(im, fm, q, mass, out, W):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def com_jacobian_into(im, fm, q, mass, out, W):
-    """COM Jacobian (3, n) into ``out``; returns 0."""
+    """COM Jacobian (3, nv) into ``out`` for q (nq,); returns 0.  A model with a joint other than
+    revolute or prismatic goes to :func:`com_jacobian_general`."""
+    if not scalar_joints(im):
+        return com_jacobian_general(im, fm, q, mass, out, W)
     _forward(im, fm, q, W)
     for i in range(q.shape[0] - 1, -1, -1):
         k = im[i, 0]
@@ -69,7 +141,6 @@ def com_jacobian_into(im, fm, q, mass, out, W):
             for c in range(12, 16):
                 W[k, c] += W[i, c]
     return 0
-
 
 
 # ---- declarations (composedyn.dynamics.compiled.declare) ----
@@ -90,7 +161,7 @@ def center_of_mass(im, fm, q, out, W):
 
 @njit(cache=True, inline="always")
 def com_jacobian(im, fm, q, out, W):
-    """COM Jacobian (3, n) into out; status as :func:`center_of_mass`."""
+    """COM Jacobian (3, nv) into out; status as :func:`center_of_mass`."""
     mass = _moving_mass(fm)
     return com_jacobian_into(im, fm, q, mass, out, W) if mass > 0.0 else 5
 

@@ -1,11 +1,13 @@
 """Compiled frame kinematics: pose, Jacobian, velocity and classical acceleration
-of one frame, on the shared joint model (:mod:`.joint`).
+of one frame, on the shared joint model (:mod:`.joint`), for trees of joints of
+every kind.
 
-The kernels read ``im`` and ``fx`` (:func:`.layout.pack_frames`): the n body
-rows of ``fm`` followed by one row per frame, its constant pose in the frame
-of the body ``b`` it rides on (-1: the fixed base) and ``b``.  A frame and a
-reference are given together as one integer, ``code = 2 k + local`` (k the
-frame's index in ``Model.link_names``; ``local = 0`` world axes, Pinocchio
+The kernels read ``im`` and ``fx`` (:func:`.layout.pack_frames`,
+:func:`.layout.pack_tree_frames`): the max(n, nv) rows of ``fm`` followed by one
+row per frame, its constant pose in the frame of the body ``b`` it rides on (-1:
+the fixed base) and ``b`` (:func:`first_frame_row` finds frame 0 from ``im``).  A
+frame and a reference are given together as one integer, ``code = 2 k + local``
+(k the frame's index in ``Model.link_names``; ``local = 0`` world axes, Pinocchio
 LOCAL_WORLD_ALIGNED, ``1`` frame axes, LOCAL): every array argument of a
 compiled call costs time, an integer almost none.
 
@@ -13,24 +15,39 @@ Only the chain from the root to ``b`` is visited.  :func:`chain_into` runs it
 root first (``parent[i] < i``) with the running pose in local scalars (the
 joint angles' sines and cosines computed first, in a loop of their own: about
 a third faster than inside the composition, whose latency they would add to) and
-leaves, in the columns of a (6, n) array, each chain joint's world origin
+leaves, in the columns of a (6, nv) array, each chain joint's world origin
 (rows 0:3) and world axis (rows 3:6), zeros elsewhere; the Jacobian kernel
 then overwrites that array with its columns in place, so a Jacobian needs no
-scratch.
+scratch.  That is the short path, taken when every joint on the chain is
+revolute or prismatic with its coordinate at its body's index (every fixed-base
+robot).  Otherwise :func:`chain_general` puts each chain joint's data in the
+column of its first velocity coordinate: the world origin and, for a joint with
+several coordinates, its body's world rotation (rows 3:6 and the next column),
+from which :func:`jacobian_into` makes the joint's nv_i columns
+(:func:`column_at`) in place.
 
 Conventions as :mod:`composedyn.dynamics.reference.frames` (the NumPy reference
 these kernels equal to ~1e-15): linear rows first.  The Jacobian column of
 joint j (origin p_j, world axis a_j) at the frame origin o is its motion
 subspace about o (:func:`.joint.joint_motion_at`): (a_j x (o - p_j), a_j)
-revolute, (a_j, 0) prismatic.  The classical acceleration runs the
-textbook point recursion along the chain (Craig, *Introduction to Robotics*,
-3rd ed., eqs. 6.7-6.10 and 6.14-6.17, in world axes), parent body k,
-r = p_j - p_k, the joint's step from :func:`.joint.joint_point_step`::
+revolute, (a_j, 0) prismatic; in general (R t + R s x (o - p_j), R s) for the
+body-frame column (s, t) and the body's world rotation R.  The classical
+acceleration runs the textbook point recursion along the chain (Craig,
+*Introduction to Robotics*, 3rd ed., eqs. 6.7-6.10 and 6.14-6.17, in world
+axes), parent body k, r = p_j - p_k, the joint's step from
+:func:`.joint.joint_point_step`::
 
     revolute   w_j = w_k + a qd,  dw_j = dw_k + w_k x a qd + a qdd,
                acc_j = acc_k + dw_k x r + w_k x (w_k x r)
     prismatic  w_j = w_k,  dw_j = dw_k,
                acc_j = acc_k + dw_k x r + w_k x (w_k x r) + 2 w_k x a qd + a qdd
+
+and, for a joint of any kind with (s, t) = S qd and (x, y) = S qdd + S' qd in
+its body frame (S' qd: the change of S with the joint's own coordinates,
+:func:`.joint.joint_velocity_product` at v = 0), :func:`point_step`::
+
+    w_j = w_k + R s,  dw_j = dw_k + w_k x R s + R x,
+    acc_j = acc_k + dw_k x r + w_k x (w_k x r) + 2 w_k x R t + R (y + s x t)
 
 and finally from body b's origin to the frame origin the same rigid-body step.
 
@@ -46,35 +63,62 @@ from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.joint import (
     cross,
     joint_angle,
+    joint_axis_column_at,
+    joint_axis_point_step,
+    joint_column,
     joint_motion_at,
+    joint_offset,
     joint_point_step,
     joint_rotation_row,
+    joint_scalar,
+    joint_sincos,
     joint_translation,
+    joint_turn,
+    joint_velocity,
+    joint_velocity_product,
+    rot,
 )
-from composedyn.dynamics.compiled.layout import AX, FBODY
+from composedyn.dynamics.compiled.layout import AX, FBODY, IV, NV
 from composedyn.dynamics.reference import frames as reference
 
 FASTMATH = {"contract"}  # fused multiply-add only (see the module docstring)
 
 
 @njit(cache=True, inline="always")
+def first_frame_row(im):
+    """Row of ``fx`` holding frame 0: after the max(n, nv) rows of ``fm`` (:func:`.layout.pack_frames`)."""
+    n = im.shape[0]
+    if n == 0:
+        return 0
+    nv = im[n - 1, IV] + im[n - 1, NV]
+    return n if n >= nv else nv
+
+
+@njit(cache=True, inline="always")
 def frame_of(im, fx, code):
     """(body, row of fx, local) of the frame ``code`` = 2 k + local."""
-    r = im.shape[0] + code // 2
+    r = first_frame_row(im) + code // 2
     return int(fx[r, FBODY]), r, code % 2
 
 
 @njit(cache=True, inline="always")
 def chain_into(im, fm, q, body, C):
-    """World pose of ``body`` (12-tuple: R row-major, p; identity for -1) and, in C (6, n), the
-    world origin (rows 0:3) and world axis (rows 3:6) of every joint on its chain, zeros elsewhere."""
+    """World pose of ``body`` (12-tuple: R row-major, p; identity for -1), then 1.0 if every joint on
+    its chain is revolute or prismatic with its coordinate at its body's index (a fixed-base model: the
+    short path) else 0.0, and, in C (6, nv), per chain joint: on the short path in column i (the body's
+    index) its world origin (rows 0:3) and world axis (rows 3:6); otherwise as :func:`chain_general`;
+    zeros elsewhere."""
     for r in range(6):
         for c in range(C.shape[1]):
             C[r, c] = 0.0
     i = body
+    basic = True
     while i >= 0:  # mark the chain
         C[3, i] = 1.0
+        basic = basic and joint_scalar(im, i) and im[i, IV] == i
         i = im[i, 0]
+    if not basic:
+        return chain_general(im, fm, q, body, C)
     for i in range(body + 1):  # the angles first (rows 4, 5 until overwritten): they pipeline
         if C[3, i] != 0.0:
             C[4, i], C[5, i] = joint_angle(im, i, q[i])
@@ -99,7 +143,88 @@ def chain_into(im, fm, q, body, C):
         C[3, i] = A0 * x0 + A1 * x1 + A2 * x2
         C[4, i] = A3 * x0 + A4 * x1 + A5 * x2
         C[5, i] = A6 * x0 + A7 * x1 + A8 * x2
-    return A0, A1, A2, A3, A4, A5, A6, A7, A8, t0, t1, t2
+    return A0, A1, A2, A3, A4, A5, A6, A7, A8, t0, t1, t2, 1.0
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def chain_general(im, fm, q, body, C):
+    """:func:`chain_into` for a chain with joints of any kind (pose, 0.0): in C, per chain joint in the
+    column of its first velocity coordinate, its world origin (rows 0:3) and, for a one-coordinate joint,
+    its world axis (rows 3:6); for the others its body's world rotation (rows 3:6, then rows 0:6 of the
+    next column)."""
+    for r in range(6):
+        for c in range(C.shape[1]):
+            C[r, c] = 0.0
+    i = body
+    while i >= 0:  # mark the chain
+        C[3, im[i, IV]] = 1.0
+        i = im[i, 0]
+    A0, A1, A2, A3, A4, A5, A6, A7, A8 = 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0
+    t0 = t1 = t2 = 0.0
+    for i in range(body + 1):  # root first: the previous chain body is the parent
+        iv = im[i, IV]
+        if C[3, iv] == 0.0:
+            continue
+        s, c = joint_sincos(im, i, q)
+        p0, p1, p2 = joint_offset(im, fm, i, q)
+        R0, R1, R2 = joint_rotation_row(im, fm, i, 0, s, c)
+        R3, R4, R5 = joint_rotation_row(im, fm, i, 1, s, c)
+        R6, R7, R8 = joint_rotation_row(im, fm, i, 2, s, c)
+        R0, R1, R2, R3, R4, R5, R6, R7, R8 = joint_turn(im, fm, i, q, (R0, R1, R2, R3, R4, R5, R6, R7, R8))
+        t0, t1, t2 = (t0 + A0 * p0 + A1 * p1 + A2 * p2, t1 + A3 * p0 + A4 * p1 + A5 * p2,
+                      t2 + A6 * p0 + A7 * p1 + A8 * p2)
+        A0, A1, A2, A3, A4, A5, A6, A7, A8 = (
+            A0 * R0 + A1 * R3 + A2 * R6, A0 * R1 + A1 * R4 + A2 * R7, A0 * R2 + A1 * R5 + A2 * R8,
+            A3 * R0 + A4 * R3 + A5 * R6, A3 * R1 + A4 * R4 + A5 * R7, A3 * R2 + A4 * R5 + A5 * R8,
+            A6 * R0 + A7 * R3 + A8 * R6, A6 * R1 + A7 * R4 + A8 * R7, A6 * R2 + A7 * R5 + A8 * R8)
+        C[0, iv], C[1, iv], C[2, iv] = t0, t1, t2
+        if im[i, NV] == 1:
+            x0, x1, x2 = fm[i, AX], fm[i, AX + 1], fm[i, AX + 2]
+            C[3, iv] = A0 * x0 + A1 * x1 + A2 * x2
+            C[4, iv] = A3 * x0 + A4 * x1 + A5 * x2
+            C[5, iv] = A6 * x0 + A7 * x1 + A8 * x2
+        else:
+            C[3, iv], C[4, iv], C[5, iv] = A0, A1, A2
+            C[0, iv + 1], C[1, iv + 1], C[2, iv + 1] = A3, A4, A5
+            C[3, iv + 1], C[4, iv + 1], C[5, iv + 1] = A6, A7, A8
+    return A0, A1, A2, A3, A4, A5, A6, A7, A8, t0, t1, t2, 0.0
+
+
+@njit(cache=True, inline="always")
+def _chain_rotation(C, iv):
+    """The world rotation (9-tuple) :func:`chain_general` left for a joint with several coordinates."""
+    return C[3, iv], C[4, iv], C[5, iv], C[0, iv + 1], C[1, iv + 1], C[2, iv + 1], C[3, iv + 1], C[4, iv + 1], \
+        C[5, iv + 1]
+
+
+@njit(cache=True, inline="always")
+def column_at(im, fm, i, q, e, R, d0, d1, d2):
+    """Column e of body i's S in world axes about the point at d from the body origin, angular first,
+    for the body's world rotation R: (R s, R t + R s x d) for the body-frame column (s, t)."""
+    s0, s1, s2, u0, u1, u2 = joint_column(im, fm, i, q, e)
+    a0, a1, a2 = rot(R, s0, s1, s2)
+    b0, b1, b2 = rot(R, u0, u1, u2)
+    c0, c1, c2 = cross(a0, a1, a2, d0, d1, d2)
+    return a0, a1, a2, b0 + c0, b1 + c1, b2 + c2
+
+
+@njit(cache=True, inline="always")
+def point_step(im, fm, i, q, qd, qdd, R, w0, w1, w2, d0, d1, d2, c0, c1, c2):
+    """:func:`.joint.joint_point_step` for a joint of any kind from its body's world rotation R: with
+    the joint's motion (s, t) = S qd, its acceleration (x, y) = S qdd + S' qd (body frame, angular first),
+    w + R s, d + w x R s + R x, c + 2 w x R t + R (y + s x t)."""
+    s0, s1, s2, t0, t1, t2 = joint_velocity(im, fm, i, q, qd)
+    x0, x1, x2, y0, y1, y2 = joint_velocity(im, fm, i, q, qdd)
+    b0, b1, b2, b3, b4, b5 = joint_velocity_product(im, fm, i, q, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, qd)
+    e0, e1, e2 = cross(s0, s1, s2, t0, t1, t2)
+    o0, o1, o2 = rot(R, s0, s1, s2)
+    v0, v1, v2 = rot(R, t0, t1, t2)
+    h0, h1, h2 = rot(R, x0 + b0, x1 + b1, x2 + b2)
+    k0, k1, k2 = rot(R, y0 + b3 + e0, y1 + b4 + e1, y2 + b5 + e2)
+    f0, f1, f2 = cross(w0, w1, w2, o0, o1, o2)
+    g0, g1, g2 = cross(w0, w1, w2, v0, v1, v2)
+    return (w0 + o0, w1 + o1, w2 + o2, d0 + f0 + h0, d1 + f1 + h1, d2 + f2 + h2,
+            c0 + 2.0 * g0 + k0, c1 + 2.0 * g1 + k1, c2 + 2.0 * g2 + k2)
 
 
 @njit(cache=True, inline="always")
@@ -124,7 +249,7 @@ def _to_local(F, x0, x1, x2):
 
 @njit(cache=True, inline="always")
 def pose_into(im, fx, q, code, out, C):
-    """World <- frame transform (4, 4) of frame ``code`` into ``out``; C (6, n) scratch."""
+    """World <- frame transform (4, 4) of frame ``code`` into ``out``; C (6, nv) scratch."""
     body, r, _ = frame_of(im, fx, code)
     F = frame_world(chain_into(im, fx, q, body, C), fx, r)
     out[0, 0], out[0, 1], out[0, 2], out[0, 3] = F[0], F[1], F[2], F[9]
@@ -135,10 +260,14 @@ def pose_into(im, fx, q, code, out, C):
 
 @njit(cache=True, inline="always")
 def jacobian_into(im, fx, q, code, out):
-    """Jacobian (6, n) of frame ``code`` into ``out`` (linear rows first); returns the frame's
+    """Jacobian (6, nv) of frame ``code`` into ``out`` (linear rows first); returns the frame's
     world pose (12-tuple: R row-major, p)."""
     body, r, local = frame_of(im, fx, code)
-    F = frame_world(chain_into(im, fx, q, body, out), fx, r)
+    P = chain_into(im, fx, q, body, out)
+    F = frame_world(P, fx, r)
+    if P[12] == 0.0:
+        columns_general(im, fx, q, body, F, local, out)
+        return F
     i = body
     while i >= 0:
         w0, w1, w2, l0, l1, l2 = joint_motion_at(im, i, out[3, i], out[4, i], out[5, i],
@@ -151,9 +280,36 @@ def jacobian_into(im, fx, q, code, out):
     return F
 
 
+@njit(cache=True, fastmath=FASTMATH)
+def columns_general(im, fx, q, body, F, local, out):
+    """:func:`jacobian_into`'s columns from what :func:`chain_general` left in ``out``, for the frame at
+    world pose F (12-tuple) on ``body``."""
+    i = body
+    while i >= 0:
+        iv = im[i, IV]
+        e0, e1, e2 = F[9] - out[0, iv], F[10] - out[1, iv], F[11] - out[2, iv]
+        if im[i, NV] == 1:
+            w0, w1, w2, l0, l1, l2 = joint_axis_column_at(im, fx, i, out[3, iv], out[4, iv], out[5, iv],
+                                                          e0, e1, e2)
+            if local:
+                l0, l1, l2 = _to_local(F, l0, l1, l2)
+                w0, w1, w2 = _to_local(F, w0, w1, w2)
+            out[0, iv], out[1, iv], out[2, iv], out[3, iv], out[4, iv], out[5, iv] = l0, l1, l2, w0, w1, w2
+        else:
+            R = _chain_rotation(out, iv)
+            for e in range(im[i, NV]):
+                w0, w1, w2, l0, l1, l2 = column_at(im, fx, i, q, e, R, e0, e1, e2)
+                if local:
+                    l0, l1, l2 = _to_local(F, l0, l1, l2)
+                    w0, w1, w2 = _to_local(F, w0, w1, w2)
+                d = iv + e
+                out[0, d], out[1, d], out[2, d], out[3, d], out[4, d], out[5, d] = l0, l1, l2, w0, w1, w2
+        i = im[i, 0]
+
+
 @njit(cache=True, inline="always")
 def velocity_into(im, fx, q, qd, code, out, C):
-    """Frame twist (6,) = J qd into ``out`` (origin velocity, angular velocity); C (6, n) scratch."""
+    """Frame twist (6,) = J qd into ``out`` (origin velocity, angular velocity); C (6, nv) scratch."""
     jacobian_into(im, fx, q, code, C)
     for r in range(6):
         s = 0.0
@@ -163,36 +319,66 @@ def velocity_into(im, fx, q, qd, code, out, C):
 
 
 @njit(cache=True, inline="always")
+def carry(w0, w1, w2, d0, d1, d2, c0, c1, c2, r0, r1, r2):
+    """The acceleration c of a point carried rigidly by r on a body turning at w, accelerating at d:
+    c + d x r + w x (w x r)."""
+    e0, e1, e2 = cross(w0, w1, w2, r0, r1, r2)
+    f0, f1, f2 = cross(d0, d1, d2, r0, r1, r2)
+    g0, g1, g2 = cross(w0, w1, w2, e0, e1, e2)
+    return c0 + f0 + g0, c1 + f1 + g1, c2 + f2 + g2
+
+
+@njit(cache=True, inline="always")
 def acceleration_into(im, fx, q, qd, qdd, code, out, C):
     """Classical acceleration (6,) of the frame origin into ``out`` (linear first); qdd = 0
-    gives Jdot qd.  C (6, n) scratch."""
+    gives Jdot qd.  C (6, nv) scratch."""
     body, r, local = frame_of(im, fx, code)
-    F = frame_world(chain_into(im, fx, q, body, C), fx, r)
-    w0 = w1 = w2 = d0 = d1 = d2 = c0 = c1 = c2 = 0.0  # w, dw, origin acceleration
-    x0 = x1 = x2 = 0.0  # previous origin
-    for j in range(body + 1):
-        a0, a1, a2 = C[3, j], C[4, j], C[5, j]
-        if a0 == 0.0 and a1 == 0.0 and a2 == 0.0:  # not on the chain (a chain joint has a unit axis)
-            continue
-        r0, r1, r2 = C[0, j] - x0, C[1, j] - x1, C[2, j] - x2
-        e0, e1, e2 = cross(w0, w1, w2, r0, r1, r2)
-        f0, f1, f2 = cross(d0, d1, d2, r0, r1, r2)
-        g0, g1, g2 = cross(w0, w1, w2, e0, e1, e2)
-        c0, c1, c2 = c0 + f0 + g0, c1 + f1 + g1, c2 + f2 + g2
-        s, sd = qd[j], qdd[j]
-        w0, w1, w2, d0, d1, d2, c0, c1, c2 = joint_point_step(im, j, a0, a1, a2, s, sd,
-                                                              w0, w1, w2, d0, d1, d2, c0, c1, c2)
-        x0, x1, x2 = C[0, j], C[1, j], C[2, j]
-    if body >= 0:
-        r0, r1, r2 = F[9] - x0, F[10] - x1, F[11] - x2
-        e0, e1, e2 = cross(w0, w1, w2, r0, r1, r2)
-        f0, f1, f2 = cross(d0, d1, d2, r0, r1, r2)
-        g0, g1, g2 = cross(w0, w1, w2, e0, e1, e2)
-        c0, c1, c2 = c0 + f0 + g0, c1 + f1 + g1, c2 + f2 + g2
+    P = chain_into(im, fx, q, body, C)
+    F = frame_world(P, fx, r)
+    if P[12] == 0.0:
+        c0, c1, c2, d0, d1, d2 = acceleration_general(im, fx, q, qd, qdd, body, F, C)
+    else:
+        w0 = w1 = w2 = d0 = d1 = d2 = c0 = c1 = c2 = 0.0  # w, dw, origin acceleration
+        x0, x1, x2 = 0.0, 0.0, 0.0  # previous origin
+        for j in range(body + 1):
+            a0, a1, a2 = C[3, j], C[4, j], C[5, j]
+            if a0 == 0.0 and a1 == 0.0 and a2 == 0.0:  # not on the chain (a chain joint has a unit axis)
+                continue
+            c0, c1, c2 = carry(w0, w1, w2, d0, d1, d2, c0, c1, c2, C[0, j] - x0, C[1, j] - x1, C[2, j] - x2)
+            s, sd = qd[j], qdd[j]
+            w0, w1, w2, d0, d1, d2, c0, c1, c2 = joint_point_step(im, j, a0, a1, a2, s, sd,
+                                                                  w0, w1, w2, d0, d1, d2, c0, c1, c2)
+            x0, x1, x2 = C[0, j], C[1, j], C[2, j]
+        if body >= 0:
+            c0, c1, c2 = carry(w0, w1, w2, d0, d1, d2, c0, c1, c2, F[9] - x0, F[10] - x1, F[11] - x2)
     if local:
         c0, c1, c2 = _to_local(F, c0, c1, c2)
         d0, d1, d2 = _to_local(F, d0, d1, d2)
     out[0], out[1], out[2], out[3], out[4], out[5] = c0, c1, c2, d0, d1, d2
+
+
+@njit(cache=True, fastmath=FASTMATH)
+def acceleration_general(im, fx, q, qd, qdd, body, F, C):
+    """:func:`acceleration_into`'s point recursion on what :func:`chain_general` left in C, for the frame
+    at world pose F on ``body``: (origin acceleration, angular acceleration), world axes."""
+    w0 = w1 = w2 = d0 = d1 = d2 = c0 = c1 = c2 = 0.0  # w, dw, origin acceleration
+    x0, x1, x2 = 0.0, 0.0, 0.0  # previous origin
+    for j in range(body + 1):
+        jv = im[j, IV]
+        a0, a1, a2 = C[3, jv], C[4, jv], C[5, jv]
+        if a0 == 0.0 and a1 == 0.0 and a2 == 0.0:  # not on the chain (a unit axis or rotation row on it)
+            continue
+        c0, c1, c2 = carry(w0, w1, w2, d0, d1, d2, c0, c1, c2, C[0, jv] - x0, C[1, jv] - x1, C[2, jv] - x2)
+        if im[j, NV] == 1:
+            w0, w1, w2, d0, d1, d2, c0, c1, c2 = joint_axis_point_step(im, fx, j, a0, a1, a2, qd[jv], qdd[jv],
+                                                                       w0, w1, w2, d0, d1, d2, c0, c1, c2)
+        else:
+            w0, w1, w2, d0, d1, d2, c0, c1, c2 = point_step(im, fx, j, q, qd, qdd, _chain_rotation(C, jv),
+                                                            w0, w1, w2, d0, d1, d2, c0, c1, c2)
+        x0, x1, x2 = C[0, jv], C[1, jv], C[2, jv]
+    if body >= 0:
+        c0, c1, c2 = carry(w0, w1, w2, d0, d1, d2, c0, c1, c2, F[9] - x0, F[10] - x1, F[11] - x2)
+    return c0, c1, c2, d0, d1, d2
 
 
 # ---- single samples (the general path; the Robot methods call the checked entries of .entry) ----
@@ -205,7 +391,7 @@ from composedyn.dynamics.compiled.declare import Quantity  # noqa: E402
 @njit(cache=True, inline="always")
 def frame_code(im, fx, frame, local):
     """The kernels' code 2 k + local of frame k, or -1 when k names no frame or local is not 0 or 1."""
-    ok = 0 <= frame < fx.shape[0] - im.shape[0] and (local == 0 or local == 1)
+    ok = 0 <= frame < fx.shape[0] - first_frame_row(im) and (local == 0 or local == 1)
     return 2 * frame + local if ok else -1
 
 

@@ -30,6 +30,11 @@ is S^T of the subtree's force (g x h_i, -M_i g) about the joint origin
 
 About 120 flops and one sin/cos per joint and 9 scratch numbers per body,
 versus ~250 flops for the RNEA kernel with qd = qdd = 0.
+
+A tree with joints of other kinds (:mod:`.joint`) runs the same passes in
+:func:`gravity_general`: the joint rotation from :func:`.joint.joint_rotate_of`
+and :func:`.joint.joint_rotate_t_of`, the origin from :func:`.joint.joint_offset`
+and one torque per velocity coordinate, (S^T f)[c] (:func:`.joint.joint_component`).
 """
 
 from __future__ import annotations
@@ -41,23 +46,69 @@ from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.joint import (
     cross,
     joint_angle,
+    joint_component,
     joint_force,
+    joint_offset,
     joint_rotate,
+    joint_rotate_of,
     joint_rotate_t,
+    joint_rotate_t_of,
+    joint_sincos,
     joint_translation,
+    scalar_joints,
 )
-from composedyn.dynamics.compiled.layout import GRAV, MASS, H
+from composedyn.dynamics.compiled.layout import GRAV, IV, MASS, NV, PARENT, H
 from composedyn.dynamics.reference.rnea import rnea
 
 SCRATCH = 9  # per body: sin, cos of the joint angle 0:2; g_i 2:5; subtree mass M_i 5; subtree first moment h_i 6:9
 
 @njit(cache=True)
+def gravity_general(im, fm, q, out, w):
+    """:func:`gravity_into` on a tree with joints of every kind (:mod:`.joint`): the same passes, one
+    torque per velocity coordinate (S^T of the subtree's force), the general joint functions."""
+    n = im.shape[0]
+    for i in range(n):  # forward: joint angle's sin, cos; g_i = R^T g_parent; own (m, h)
+        k = im[i, PARENT]
+        if k < 0:
+            v0, v1, v2 = fm[i, GRAV], fm[i, GRAV + 1], fm[i, GRAV + 2]
+        else:
+            v0, v1, v2 = w[k, 2], w[k, 3], w[k, 4]
+        s, c = joint_sincos(im, i, q)
+        w[i, 0], w[i, 1] = s, c
+        w[i, 2], w[i, 3], w[i, 4] = joint_rotate_t_of(im, fm, i, q, s, c, v0, v1, v2)
+        w[i, 5], w[i, 6], w[i, 7], w[i, 8] = fm[i, MASS], fm[i, H], fm[i, H + 1], fm[i, H + 2]
+    for j in range(n):  # backward, i = n-1 .. 0: tau_i, then (M, h) into the parent
+        i = n - 1 - j
+        g0, g1, g2 = w[i, 2], w[i, 3], w[i, 4]
+        m, h0, h1, h2 = w[i, 5], w[i, 6], w[i, 7], w[i, 8]
+        n0, n1, n2 = cross(g0, g1, g2, h0, h1, h2)  # subtree force (g x h, -M g) about the joint
+        iv = im[i, IV]
+        for e in range(im[i, NV]):  # tau = S^T f, one component per velocity coordinate
+            out[iv + e] = joint_component(im, fm, i, q, e, n0, n1, n2, -m * g0, -m * g1, -m * g2)
+        k = im[i, PARENT]
+        if k < 0:
+            continue
+        # into the parent: M_p += M, h_p += R h + M p
+        r0, r1, r2 = joint_rotate_of(im, fm, i, q, w[i, 0], w[i, 1], h0, h1, h2)
+        p0, p1, p2 = joint_offset(im, fm, i, q)
+        w[k, 5] += m
+        w[k, 6] += r0 + m * p0
+        w[k, 7] += r1 + m * p1
+        w[k, 8] += r2 + m * p2
+
+
+@njit(cache=True, inline="always")
 def gravity_into(im, fm, q, out, w):
-    """g(q) (n,) into ``out`` for one sample, scratch ``w`` (n, SCRATCH).
+    """g(q) (nv,) into ``out`` for one sample of q (nq,), scratch ``w`` (nv, SCRATCH).
 
     Both passes sit in this one function (a separate njit forward pass is not
     inlined, and slower); the joint model's small helpers are inlined by LLVM.
+    A model with a joint other than revolute or prismatic goes to :func:`gravity_general`
+    (a function of its own: this one, inlined into its callers, stays small).
     """
+    if not scalar_joints(im):
+        gravity_general(im, fm, q, out, w)
+        return
     for i in range(q.shape[0]):  # forward: joint angle's sin, cos; g_i = R^T g_parent; own (m, h)
         k = im[i, 0]
         if k < 0:
@@ -89,7 +140,7 @@ def gravity_into(im, fm, q, out, w):
 # ---- declaration (composedyn.dynamics.compiled.declare) ----
 @njit(cache=True, inline="always")
 def gravity_torques(im, fm, q, out, w):
-    """g(q) (n,) into out."""
+    """g(q) (nv,) into out."""
     gravity_into(im, fm, q, out, w)
     return 0
 

@@ -527,3 +527,62 @@ def joint_world_column(im, fm, i, q, c, R, p0, p1, p2):
     b0, b1, b2 = rot(R, t0, t1, t2)
     d0, d1, d2 = cross(p0, p1, p2, a0, a1, a2)
     return a0, a1, a2, b0 + d0, b1 + d1, b2 + d2
+
+
+# ---- frames, gravity torques, centre of mass (compiled/frames.py, gravity.py, com.py) ----
+# A one-coordinate joint (revolute, prismatic, helical) is described in world axes by its unit world axis
+# a alone; the others by their body's world rotation R (9-tuple, row-major).
+
+
+@njit(cache=True, fastmath=_FMA)
+def joint_axis_column_at(im, fm, i, a0, a1, a2, d0, d1, d2):
+    """S of a one-coordinate joint i in world axes about the point O at d from the joint's origin, angular
+    first, from its unit world axis a: :func:`joint_motion_at` for revolute and prismatic joints,
+    (a, PITCH a + a x d) helical."""
+    t = im[i, JTYPE]
+    if t == REVOLUTE or t == PRISMATIC:
+        return joint_motion_at(im, i, a0, a1, a2, d0, d1, d2)
+    h = fm[i, PITCH]
+    c0, c1, c2 = cross(a0, a1, a2, d0, d1, d2)
+    return a0, a1, a2, h * a0 + c0, h * a1 + c1, h * a2 + c2
+
+
+@njit(cache=True, fastmath=_FMA)
+def joint_axis_point_step(im, fm, i, a0, a1, a2, x, xd, w0, w1, w2, d0, d1, d2, c0, c1, c2):
+    """:func:`joint_point_step` for a one-coordinate joint of any kind: revolute and prismatic joints as
+    there; helical w + a x, d + w x a x + a xd, c + 2 w x (PITCH a x) + PITCH a xd."""
+    t = im[i, JTYPE]
+    if t == REVOLUTE or t == PRISMATIC:
+        return joint_point_step(im, i, a0, a1, a2, x, xd, w0, w1, w2, d0, d1, d2, c0, c1, c2)
+    h = fm[i, PITCH]
+    e0, e1, e2 = cross(w0, w1, w2, a0 * x, a1 * x, a2 * x)
+    return (w0 + a0 * x, w1 + a1 * x, w2 + a2 * x, d0 + e0 + a0 * xd, d1 + e1 + a1 * xd, d2 + e2 + a2 * xd,
+            c0 + h * (2.0 * e0 + a0 * xd), c1 + h * (2.0 * e1 + a1 * xd), c2 + h * (2.0 * e2 + a2 * xd))
+
+
+@njit(cache=True, fastmath=_FMA)
+def _joint_matrix(im, fm, i, q, s, c):
+    """Body i's rotation in its parent body frame (9-tuple, row-major), (s, c) = :func:`joint_sincos`."""
+    R0, R1, R2 = joint_rotation_row(im, fm, i, 0, s, c)
+    R3, R4, R5 = joint_rotation_row(im, fm, i, 1, s, c)
+    R6, R7, R8 = joint_rotation_row(im, fm, i, 2, s, c)
+    return joint_turn(im, fm, i, q, (R0, R1, R2, R3, R4, R5, R6, R7, R8))
+
+
+@njit(cache=True, fastmath=_FMA)
+def joint_rotate_of(im, fm, i, q, s, c, v0, v1, v2):
+    """R v for body i's rotation R in its parent body frame, joints of every kind; (s, c) =
+    :func:`joint_sincos`.  Revolute and prismatic joints: :func:`joint_rotate` (R never formed)."""
+    t = im[i, JTYPE]
+    if t == REVOLUTE or t == PRISMATIC:
+        return joint_rotate(im, fm, i, s, c, v0, v1, v2)
+    return rot(_joint_matrix(im, fm, i, q, s, c), v0, v1, v2)
+
+
+@njit(cache=True, fastmath=_FMA)
+def joint_rotate_t_of(im, fm, i, q, s, c, v0, v1, v2):
+    """R^T v (see :func:`joint_rotate_of`); revolute and prismatic joints: :func:`joint_rotate_t`."""
+    t = im[i, JTYPE]
+    if t == REVOLUTE or t == PRISMATIC:
+        return joint_rotate_t(im, fm, i, s, c, v0, v1, v2)
+    return rot_t(_joint_matrix(im, fm, i, q, s, c), v0, v1, v2)

@@ -101,17 +101,31 @@ FBODY = 12  # frame rows of ``fx``: pose in the body frame (R row-major 0:9, p 9
 
 
 def pack_frames(model: Model, fm: np.ndarray) -> np.ndarray:
-    """``fx`` (n + L, NCOL) for the frame kernels: the n body rows of ``fm``, then one row per
-    frame k (``model.link_names[k]``): its pose in its body's frame, ``link_T[k]`` (rotation
-    row-major in columns 0:9, origin in 9:12), and the body index ``link_body[k]`` (-1: the
-    fixed base) in column :data:`FBODY`.  One array instead of three keeps the call cheap."""
-    n, L = fm.shape[0], len(model.link_names)
-    fx = np.zeros((n + L, NCOL))
-    fx[:n] = fm
-    T = np.asarray(model.link_T, float).reshape(L, 4, 4)
-    fx[n:, 0:9] = T[:, :3, :3].reshape(L, 9)
-    fx[n:, 9:12] = T[:, :3, 3]
-    fx[n:, FBODY] = model.link_body
+    """``fx`` for the frame kernels of a ``Model`` (one row per frame k of ``model.link_names``, its
+    pose ``link_T[k]`` in the frame of body ``link_body[k]``); see :func:`frame_rows`."""
+    T = np.asarray(model.link_T, float).reshape(-1, 4, 4)
+    return frame_rows(fm, model.link_body, T[:, :3, :3], T[:, :3, 3])
+
+
+def pack_tree_frames(am, fm: np.ndarray) -> np.ndarray:
+    """``fx`` for the frame kernels of a tree packed by :func:`pack_tree` (``am`` an
+    :class:`composedyn.dynamics.array_api.model.ArrayModel`: its ``frame_body``, ``frame_R``,
+    ``frame_p``); see :func:`frame_rows`."""
+    return frame_rows(fm, am.frame_body, am.frame_R, am.frame_p)
+
+
+def frame_rows(fm: np.ndarray, body, R, p) -> np.ndarray:
+    """``fx`` (r + L, NCOL): the r = max(n, nv) rows of ``fm`` (as :func:`pack_bodies` makes them; the
+    kernels find frame 0 at that row from ``im``), then one row per frame k: its pose in its body's
+    frame, rotation ``R[k]`` (row-major in columns 0:9) and origin ``p[k]`` (9:12, m), and the body
+    index ``body[k]`` (-1: the fixed base) in column :data:`FBODY`.  One array instead of three keeps
+    the call cheap."""
+    r, L = fm.shape[0], len(body)
+    fx = np.zeros((r + L, NCOL))
+    fx[:r] = fm
+    fx[r:, 0:9] = np.asarray(R, float).reshape(L, 9)
+    fx[r:, 9:12] = np.asarray(p, float).reshape(L, 3)
+    fx[r:, FBODY] = body
     return frozen_array(fx)
 
 
@@ -134,6 +148,13 @@ def packed(model: Model) -> Arrays:
     """``model`` packed for the kernels (a robot makes it once and keeps it)."""
     im, fm = pack(model)
     return Arrays((im, fm), (im, pack_frames(model, fm)))
+
+
+def packed_tree(am) -> Arrays:
+    """A tree packed for the kernels (:func:`pack_tree`, :func:`pack_tree_frames`); ``am`` an
+    :class:`composedyn.dynamics.array_api.model.ArrayModel`."""
+    im, fm = pack_tree(am)
+    return Arrays((im, fm), (im, pack_tree_frames(am, fm)))
 
 
 def pack_tree(am) -> tuple[np.ndarray, np.ndarray]:

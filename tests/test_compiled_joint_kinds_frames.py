@@ -1,0 +1,213 @@
+"""The compiled frame kinematics (pose, Jacobian in world and local axes, twist, classical acceleration),
+gravity torques, centre of mass, its Jacobian and velocity on random trees mixing free-flyer, spherical,
+universal, helical, planar, revolute and prismatic joints anywhere in the tree, against Pinocchio built with
+the same joint models (:mod:`composedyn.testing.pinocchio_trees`); a floating robot's free-flyer tree against
+the robot's own methods; a bundled fixed-base robot packed from either model."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import composedyn as cd
+from composedyn.dynamics.array_api import joints as J
+from composedyn.dynamics.array_api.model import from_robot
+from composedyn.dynamics.compiled import com, com_velocity, frames, gravity
+from composedyn.dynamics.compiled.layout import pack, pack_frames, pack_tree, packed_tree
+from composedyn.testing.pinocchio_trees import array_model, random_tree
+from pin_oracle import erd_robots_dir, pin
+
+TOL = 1e-10
+TREES = {  # seed, bodies, root kind
+    "floating": (6, 16, "free_flyer"),
+    "fixed": (7, 16, None),
+    "planar_root": (3, 16, "planar"),
+    "spherical_root": (11, 9, "spherical"),
+}
+LWA, LOCAL = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED, pin.ReferenceFrame.LOCAL  # 'world' and 'local'
+
+
+def _err(a, b) -> float:
+    return float(np.max(np.abs(np.asarray(a) - b)) / max(1.0, float(np.max(np.abs(b)))))
+
+
+class Kernels:
+    """The compiled single-sample functions on one packed tree, with fresh (NaN-filled) outputs and scratch."""
+
+    def __init__(self, arrays):
+        (self.im, self.fm), (_, self.fx) = arrays.bodies, arrays.frames
+        self.n = self.im.shape[0]
+        self.nv = int(self.im[-1, 3] + self.im[-1, 5])
+
+    def _scratch(self):
+        return np.full((6, self.nv), np.nan)
+
+    def pose(self, q, k):
+        out = np.full((4, 4), np.nan)
+        assert frames.frame_pose(self.im, self.fx, q, k, out, self._scratch()) == 0
+        return out
+
+    def jacobian(self, q, k, local):
+        out = self._scratch()
+        assert frames.jacobian(self.im, self.fx, q, k, local, out) == 0
+        return out
+
+    def velocity(self, q, v, k, local):
+        out = np.full(6, np.nan)
+        assert frames.frame_velocity(self.im, self.fx, q, v, k, local, out, self._scratch()) == 0
+        return out
+
+    def acceleration(self, q, v, a, k, local):
+        out = np.full(6, np.nan)
+        assert frames.frame_acceleration(self.im, self.fx, q, v, a, k, local, out, self._scratch()) == 0
+        return out
+
+    def gravity(self, q):
+        out = np.full(self.nv, np.nan)
+        assert gravity.gravity_torques(self.im, self.fm, q, out, np.full((self.nv, gravity.SCRATCH), np.nan)) == 0
+        return out
+
+    def com(self, q):
+        out, W = np.full(3, np.nan), np.full((self.nv, com.SCRATCH), np.nan)
+        assert com.center_of_mass(self.im, self.fm, q, out, W) == 0
+        return out
+
+    def com_jacobian(self, q):
+        out, W = np.full((3, self.nv), np.nan), np.full((self.nv, com.SCRATCH), np.nan)
+        assert com.com_jacobian(self.im, self.fm, q, out, W) == 0
+        return out
+
+    def com_velocity(self, q, v):
+        out, W, Jc = np.full(3, np.nan), np.full((self.nv, com.SCRATCH), np.nan), np.full((3, self.nv), np.nan)
+        assert com_velocity.center_of_mass_velocity(self.im, self.fm, q, v, out, W, Jc) == 0
+        return out
+
+
+@pytest.fixture(scope="module", params=list(TREES))
+def tree(request):
+    seed, bodies, root = TREES[request.param]
+    rng = np.random.default_rng(seed)
+    model = random_tree(rng, bodies, kinds=J.KINDS, root=root)
+    am = array_model(model, name=request.param)
+    return rng, model, am, Kernels(packed_tree(am))
+
+
+def _q(am, rng):
+    return np.concatenate([J.random_configuration(j, rng) for j in am.joints])
+
+
+def test_the_trees_mix_every_kind_and_have_more_coordinates_than_bodies(tree):
+    _, model, am, k = tree
+    kinds = [j.kind for j in am.joints]
+    assert set(J.KINDS) - {"continuous"} <= set(kinds)
+    assert any(kind in ("free_flyer", "spherical", "planar", "universal") for kind in kinds[1:])  # inside the tree
+    assert k.nv == model.nv > k.n and k.fx.shape[0] == model.nv + len(model.frames)
+
+
+def test_frames_equal_pinocchio(tree):
+    rng, model, am, k = tree
+    data = model.createData()
+    for _ in range(3):
+        q, v, a = _q(am, rng), rng.normal(size=model.nv), rng.normal(size=model.nv)
+        pin.forwardKinematics(model, data, q, v, a)
+        pin.updateFramePlacements(model, data)
+        for fid, frame in enumerate(model.frames):
+            name = frame.name
+            assert _err(k.pose(q, fid), data.oMf[fid].homogeneous) < TOL, name
+            for local, ref in ((0, LWA), (1, LOCAL)):
+                jac = pin.computeFrameJacobian(model, data, q, fid, ref)
+                assert _err(k.jacobian(q, fid, local), jac) < TOL, (name, ref)
+                assert _err(k.velocity(q, v, fid, local), pin.getFrameVelocity(model, data, fid, ref).vector) < TOL
+                acc = pin.getFrameClassicalAcceleration(model, data, fid, ref).vector
+                assert _err(k.acceleration(q, v, a, fid, local), acc) < TOL, (name, ref)
+
+
+def test_classical_acceleration_with_zero_acceleration_is_the_jacobian_derivative_times_v(tree):
+    """a = 0 gives Jdot v: the universal joint's S' term shows here (central differences of J along v)."""
+    rng, model, am, k = tree
+    q, v = _q(am, rng), rng.normal(size=model.nv)
+    h = 1e-6
+    for fid in range(len(model.frames)):
+        ahead, behind = pin.integrate(model, q, h * v), pin.integrate(model, q, -h * v)
+        jdot = k.jacobian(ahead, fid, 0) - k.jacobian(behind, fid, 0)
+        assert _err(k.acceleration(q, v, np.zeros(model.nv), fid, 0), jdot @ v / (2 * h)) < 1e-6
+
+
+def test_gravity_and_centre_of_mass_equal_pinocchio(tree):
+    rng, model, am, k = tree
+    data = model.createData()
+    for _ in range(3):
+        q, v = _q(am, rng), rng.normal(size=model.nv)
+        assert _err(k.gravity(q), pin.computeGeneralizedGravity(model, data, q)) < TOL
+        assert _err(k.com(q), pin.centerOfMass(model, data, q)) < TOL
+        assert _err(k.com_jacobian(q), pin.jacobianCenterOfMass(model, data, q)) < TOL
+        pin.centerOfMass(model, data, q, v)
+        assert _err(k.com_velocity(q, v), data.vcom[0]) < TOL
+
+
+def test_a_quaternion_of_any_norm_is_normalised_and_a_zero_one_gives_nan(tree):
+    rng, model, am, k = tree
+    q = _q(am, rng)
+    scaled, zero = q.copy(), q.copy()
+    for j in am.joints:
+        if j.kind in ("spherical", "free_flyer", "planar"):
+            s = j.idx_q + (3 if j.kind == "free_flyer" else 2 if j.kind == "planar" else 0)
+            e = s + (2 if j.kind == "planar" else 4)
+            scaled[s:e] *= 2.5
+            zero[s:e] = 0.0
+    last = len(model.frames) - 1
+    assert _err(k.jacobian(scaled, last, 0), k.jacobian(q, last, 0)) < 1e-12
+    assert _err(k.gravity(scaled), k.gravity(q)) < 1e-12
+    assert np.isnan(k.pose(zero, last)).any() and np.isnan(k.gravity(zero)).any()
+    assert np.isnan(k.com_jacobian(zero)).any()
+
+
+def test_frame_codes_past_the_last_frame_are_refused(tree):
+    _, model, am, k = tree
+    L = len(model.frames)
+    q, out = _q(am, np.random.default_rng(0)), np.empty((6, k.nv))
+    assert frames.frame_code(k.im, k.fx, L - 1, 1) == 2 * (L - 1) + 1
+    assert frames.frame_code(k.im, k.fx, L, 0) == -1 and frames.jacobian(k.im, k.fx, q, L, 0, out) == 1
+
+
+FLOATING = {"solo12": "solo_description/robots/solo12.urdf",
+            "anymal_b": "anymal_b_simple_description/robots/anymal.urdf"}
+
+
+@pytest.mark.parametrize("name", list(FLOATING))
+def test_a_floating_robot_as_a_free_flyer_tree_equals_the_robot(name):
+    robot = cd.load(str(erd_robots_dir() / FLOATING[name]), floating=True)
+    am = from_robot(robot)
+    k = Kernels(packed_tree(am))
+    assert tuple(am.frame_names) == tuple(robot.frame_names)
+    rng = np.random.default_rng(5)
+    for _ in range(2):
+        q = robot.random_configuration(seed=int(rng.integers(1 << 30)))
+        v, a = rng.normal(size=robot.nv), rng.normal(size=robot.nv)
+        for f, frame in enumerate(robot.frame_names):
+            assert _err(k.pose(q, f), robot.frame_pose(q, frame)) < TOL, frame
+            for local, ref in ((0, "world"), (1, "local")):
+                assert _err(k.jacobian(q, f, local), robot.jacobian(q, frame, reference=ref)) < TOL, (frame, ref)
+                assert _err(k.velocity(q, v, f, local), robot.frame_velocity(q, v, frame, reference=ref)) < TOL
+                want = robot.frame_acceleration(q, v, a, frame, reference=ref)
+                assert _err(k.acceleration(q, v, a, f, local), want) < TOL, (frame, ref)
+        assert _err(k.gravity(q), robot.gravity_torques(q)) < TOL
+        assert _err(k.com(q), robot.center_of_mass(q)) < TOL
+        assert _err(k.com_jacobian(q), robot.com_jacobian(q)) < TOL
+        assert _err(k.com_velocity(q, v), robot.com_jacobian(q) @ v) < TOL  # no center_of_mass_velocity method
+
+
+@pytest.mark.parametrize("name", ["panda", "stanford"])
+def test_a_bundled_fixed_base_robot_packs_the_same_from_either_model(name):
+    robot = cd.load(name)
+    tree, arrays = Kernels(packed_tree(from_robot(robot))), Kernels(robot.arrays)
+    im, fm = pack(robot.model)
+    assert np.array_equal(pack_frames(robot.model, fm), arrays.fx)
+    assert np.array_equal(pack_tree(from_robot(robot))[0], im)
+    rng = np.random.default_rng(1)
+    q, v, a = (rng.normal(size=robot.dof) for _ in range(3))
+    for f, frame in enumerate(robot.frame_names):
+        assert _err(tree.jacobian(q, f, 1), robot.jacobian(q, frame, reference="local")) < 1e-12
+        assert _err(tree.acceleration(q, v, a, f, 0), robot.frame_acceleration(q, v, a, frame)) < 1e-12
+    assert _err(tree.gravity(q), robot.gravity_torques(q)) < 1e-12
+    assert _err(tree.com_jacobian(q), robot.com_jacobian(q)) < 1e-12
