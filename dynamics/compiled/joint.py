@@ -492,3 +492,33 @@ def joint_velocity_product_of(im, fm, i, w0, w1, w2, u0, u1, u2, x):
         return joint_bias(im, fm, i, w0, w1, w2, u0, u1, u2, x)
     s0, s1, s2, s3, s4, s5 = joint_motion_of(im, fm, i, x)
     return motion_cross(w0, w1, w2, u0, u1, u2, s0, s1, s2, s3, s4, s5)
+
+
+@njit(cache=True, fastmath=_FMA)
+def joint_world_column_of(im, fm, i, R, p0, p1, p2):
+    """:func:`joint_world_column` of a one-coordinate joint: S in world axes about the world point O for
+    body i's world pose (R, p)."""
+    t = im[i, JTYPE]
+    if t == REVOLUTE or t == PRISMATIC:
+        return joint_motion_world(im, fm, i, R, p0, p1, p2)
+    s0, s1, s2, t0, t1, t2 = joint_motion_of(im, fm, i, 1.0)
+    a0, a1, a2 = rot(R, s0, s1, s2)
+    b0, b1, b2 = rot(R, t0, t1, t2)
+    d0, d1, d2 = cross(p0, p1, p2, a0, a1, a2)
+    return a0, a1, a2, b0 + d0, b1 + d1, b2 + d2
+
+
+@njit(cache=True, fastmath=_FMA)
+def joint_world_column_rate(im, fm, i, q, c, R, p0, p1, p2, x):
+    """The rate of column c of body i's S from the joint's own coordinates at rates x_i = x[IV:IV + NV]
+    (dS/dt in the child frame, (ds, dt)), in world axes about O for the body's world pose (R, p):
+    (R ds, R dt + p x R ds).  Zero but for a universal joint's first column, whose child-frame axis
+    Rot(AX2, q1)^T AX turns with q1: ds = (Rot(AX2, q1)^T AX x AX2) x1."""
+    if im[i, JTYPE] != UNIVERSAL or c != 0:
+        return 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+    a0, a1, a2 = _universal_first(fm, i, q[im[i, IQ] + 1])
+    r = x[im[i, IV] + 1]
+    e0, e1, e2 = cross(a0, a1, a2, fm[i, AX2], fm[i, AX2 + 1], fm[i, AX2 + 2])
+    b0, b1, b2 = rot(R, e0 * r, e1 * r, e2 * r)
+    d0, d1, d2 = cross(p0, p1, p2, b0, b1, b2)
+    return b0, b1, b2, d0, d1, d2
