@@ -44,8 +44,9 @@ A W + W A = ((tr A) w - A w) x).  A body stores (m, h, A upper triangle) and
    F = IC t + BC s = IC t + (B11 s1, s1 x l), H = IC s (IC symmetric),
    K = BC^T s = (B11^T s1 + l x s2, 0); C[a, b] = S_a . F for the joint's own
    columns a (C[b, b] = s . F); for every column a of every ancestor:
-   C[a, b] = S_a . F, C[b, a] = dS_a . H + S_a . K; then IC_i, BC_i added to
-   the parent's.  Entries between different branches are zero: ``out`` is
+   C[a, b] = S_a . F, C[b, a] = dS_a . H + S_a . K (IC_i, BC_i added to the
+   parent's first, and read again per column: fewer values live in the
+   loops).  Entries between different branches are zero: ``out`` is
    zero-filled first unless the tree is a chain.  A one-coordinate joint takes
    the joint model's inlinable forms (``im[i, NV] == 1``: :func:`.joint.joint_offset_of`,
    :func:`.joint.joint_world_column_of`) and keeps its column in registers.
@@ -241,14 +242,18 @@ def coriolis_into(im, fm, q, qd, out, w):
                 out[r, c] = 0.0
     for jj in range(n):  # 2. backward, i = n-1 .. 0 (a forward range: see the module docstring)
         i = n - 1 - jj
-        m, h0, h1, h2 = w[i, _IC], w[i, _IC + 1], w[i, _IC + 2], w[i, _IC + 3]
-        A00, A01, A02, A11, A12 = w[i, _IC + 4], w[i, _IC + 5], w[i, _IC + 6], w[i, _IC + 7], w[i, _IC + 8]
-        A22 = w[i, _IC + 9]
-        B0, B1, B2, B3, B4 = w[i, _BC], w[i, _BC + 1], w[i, _BC + 2], w[i, _BC + 3], w[i, _BC + 4]
-        B5, B6, B7, B8 = w[i, _BC + 5], w[i, _BC + 6], w[i, _BC + 7], w[i, _BC + 8]
-        l0, l1, l2 = w[i, _BC + 9], w[i, _BC + 10], w[i, _BC + 11]
+        j = im[i, PARENT]
+        if j >= 0:  # IC_i, BC_i (complete) added to the parent's first: not live in the loops below
+            for c in range(_IC, _BC + 12):
+                w[j, c] += w[i, c]
         iv, one = im[i, IV], im[i, NV] == 1
         for b in range(iv, iv + im[i, NV]):  # the columns (and rows) of body i's velocity coordinates
+            m, h0, h1, h2 = w[i, _IC], w[i, _IC + 1], w[i, _IC + 2], w[i, _IC + 3]
+            A00, A01, A02, A11, A12 = w[i, _IC + 4], w[i, _IC + 5], w[i, _IC + 6], w[i, _IC + 7], w[i, _IC + 8]
+            A22 = w[i, _IC + 9]
+            B0, B1, B2, B3, B4 = w[i, _BC], w[i, _BC + 1], w[i, _BC + 2], w[i, _BC + 3], w[i, _BC + 4]
+            B5, B6, B7, B8 = w[i, _BC + 5], w[i, _BC + 6], w[i, _BC + 7], w[i, _BC + 8]
+            l0, l1, l2 = w[i, _BC + 9], w[i, _BC + 10], w[i, _BC + 11]
             s0, s1, s2, s3, s4, s5 = w[b, _S], w[b, _S + 1], w[b, _S + 2], w[b, _S + 3], w[b, _S + 4], w[b, _S + 5]
             t0, t1, t2 = w[b, _SD], w[b, _SD + 1], w[b, _SD + 2]
             t3, t4, t5 = w[b, _SD + 3], w[b, _SD + 4], w[b, _SD + 5]
@@ -280,31 +285,6 @@ def coriolis_into(im, fm, q, qd, out, w):
                                  + w[a, _SD + 3] * H3 + w[a, _SD + 4] * H4 + w[a, _SD + 5] * H5
                                  + w[a, _S] * K0 + w[a, _S + 1] * K1 + w[a, _S + 2] * K2)
                 j = im[j, PARENT]
-        j = im[i, PARENT]
-        if j < 0:
-            continue
-        w[j, _IC] += m
-        w[j, _IC + 1] += h0
-        w[j, _IC + 2] += h1
-        w[j, _IC + 3] += h2
-        w[j, _IC + 4] += A00
-        w[j, _IC + 5] += A01
-        w[j, _IC + 6] += A02
-        w[j, _IC + 7] += A11
-        w[j, _IC + 8] += A12
-        w[j, _IC + 9] += A22
-        w[j, _BC] += B0
-        w[j, _BC + 1] += B1
-        w[j, _BC + 2] += B2
-        w[j, _BC + 3] += B3
-        w[j, _BC + 4] += B4
-        w[j, _BC + 5] += B5
-        w[j, _BC + 6] += B6
-        w[j, _BC + 7] += B7
-        w[j, _BC + 8] += B8
-        w[j, _BC + 9] += l0
-        w[j, _BC + 10] += l1
-        w[j, _BC + 11] += l2
     _keep_alive(fm, q, qd)
 
 
