@@ -153,7 +153,7 @@ def call(name: str, model, arrays: Arrays | None, *inputs, out: np.ndarray | Non
         if res is not None:
             return res
     model_arrays = (arrays or packed(model)).of(q)
-    n, dims = model_arrays[0].shape[0], model_dims(model_arrays[0])  # bodies; (nq, nv)
+    n, dims = model_arrays[0].shape[0], model_dims(model_arrays[0])  # bodies; (nq, nv, bodies)
     extras = [None if e is None else np.asarray(e, float) for e in extras]
     lengths, shapes = _sizes.get((q, dims)) or _size(q, dims)
     if single and all([e is None or e.shape[:-1] == (n,) for e in extras]):  # one sample: a batch of one
@@ -184,12 +184,12 @@ def call(name: str, model, arrays: Arrays | None, *inputs, out: np.ndarray | Non
 
 
 def _size(q, n: tuple) -> tuple:
-    """(input lengths, result shapes) of declaration ``q`` on a model of ``n`` = (nq, nv) coordinates (kept)."""
+    """(input lengths, result shapes) of declaration ``q`` on a model of ``n`` = (nq, nv, bodies) (kept)."""
     got = _sizes[q, n] = tuple(q.size(length, n) for _, length in q.inputs), tuple(q.shape(r, n) for r in q.results)
     return got
 
 
-_sizes: dict = {}  # (declaration, (nq, nv)) -> _size(...)
+_sizes: dict = {}  # (declaration, (nq, nv, bodies)) -> _size(...)
 
 
 def _runner():

@@ -1,4 +1,4 @@
-"""Compiled Coriolis matrix in Christoffel form, world coordinates.
+"""Compiled Coriolis matrix in Christoffel form, world coordinates, for trees of joints of every kind.
 
 The algorithm of :mod:`composedyn.dynamics.reference.coriolis` (Echeandia & Wensing
 2021): world motion subspaces S_i, velocities v_i, dS_i/dt = v_i x S_i,
@@ -12,8 +12,14 @@ point; lever arms stay at the size of the robot).  An inertia is (m, h, A):
 mass, first moment h = m c and rotational inertia A about O, all world axes;
 it maps a motion (w, u) to I (w, u) = (A w + h x u, m u - h x w).  Body i
 with world pose (R_i, p_i) (p_i from O) has its motion subspace S_i in world
-axes about O (:func:`.joint.joint_motion_world`; (a, p_i x a) for a revolute
-joint with world axis a).
+axes about O, one column per velocity coordinate (:func:`.joint.joint_world_column`;
+(a, p_i x a) for a revolute joint with world axis a).  A column's rate is
+dS/dt = v_i x S + the rate of S from the joint's own coordinates
+(:func:`.joint.joint_world_column_rate`: non-zero for a universal joint only,
+whose first axis turns with its second angle in the child frame), so that
+C qd = the velocity-product torques and dM/dt - 2C is skew-symmetric for every
+kind (Pinocchio's ``computeCoriolisMatrix`` leaves that rate out; elsewhere the
+two agree).
 
 With v = (w, u) and I v = (k, l), B has two non-zero 3x3 blocks,
 B = [[B11, 0], [-L, 0]], where (capitals: cross-product matrices)
@@ -27,17 +33,23 @@ A W + W A = ((tr A) w - A w) x).  A body stores (m, h, A upper triangle) and
 
 1. Forward, i = 0 .. n-1, one body in local scalars: joint rotation
    (:mod:`.joint`; sin, cos of all joints first), world pose R_i = R_k X_R, p_i = p_k + R_k X_p,
-   S_i, v_i = v_k + S_i qd_i, dS_i = v_i x S_i = (w x s1, w x s2 + u x s1),
+   S_i, v_i = v_k + S_i qd_i, dS_i = v_i x S_i = (w x s1, w x s2 + u x s1)
+   (+ the joint's own rate),
    the world inertia (hr = R h, h_w = hr + m p, A = R Io R^T + 2 (g . p) 1 -
    (g p^T + p g^T), g = hr + m p / 2), k, l and B11.  One store per body of
-   what later passes read: pose and v (children), S, dS, IC, BC (backward).
+   what later passes read: pose and v (children), S, dS (a row per velocity
+   coordinate), IC, BC (backward).
 2. Backward, i = n-1 .. 0 (children have larger indices, so IC_i, BC_i are
-   complete when reached): with s = S_i, t = dS_i,
+   complete when reached): for each column b of S_i, with s = S_b, t = dS_b,
    F = IC t + BC s = IC t + (B11 s1, s1 x l), H = IC s (IC symmetric),
-   K = BC^T s = (B11^T s1 + l x s2, 0); C[i, i] = s . F; IC_i, BC_i added to
-   the parent's; for every ancestor j: C[j, i] = S_j . F,
-   C[i, j] = dS_j . H + S_j . K.  Entries between different branches are
-   zero: ``out`` is zero-filled first unless the tree is a chain.
+   K = BC^T s = (B11^T s1 + l x s2, 0); C[a, b] = S_a . F for the joint's own
+   columns a (C[b, b] = s . F); for every column a of every ancestor:
+   C[a, b] = S_a . F, C[b, a] = dS_a . H + S_a . K (IC_i, BC_i added to the
+   parent's first, and read again per column: fewer values live in the
+   loops).  Entries between different branches are zero: ``out`` is
+   zero-filled first unless the tree is a chain.  A one-coordinate joint takes
+   the joint model's inlinable forms (``im[i, NV] == 1``: :func:`.joint.joint_offset_of`,
+   :func:`.joint.joint_world_column_of`) and keeps its column in registers.
 
 How the code is written, for speed (as :mod:`.rnea` and :mod:`.crba`):
 
@@ -64,17 +76,22 @@ from composedyn.dynamics.compiled.declare import Quantity
 from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.joint import (
     cross,
-    joint_angle,
-    joint_motion_world,
+    joint_offset,
+    joint_offset_of,
     joint_rotation_row,
-    joint_translation,
+    joint_sincos,
+    joint_turn,
+    joint_world_column,
+    joint_world_column_of,
+    joint_world_column_rate,
     motion_cross,
 )
-from composedyn.dynamics.compiled.layout import IO, MASS, TP, H
+from composedyn.dynamics.compiled.layout import IO, IQ, IV, MASS, NV, PARENT, TP, H
 from composedyn.dynamics.reference.coriolis import coriolis_matrix as reference
 
-# scratch columns per body: world pose (R row-major, p) 0:12, S, dS/dt, v,
-# IC = (m, h, A00 A01 A02 A11 A12 A22), BC = (B11 row-major, l), sin q, cos q
+# scratch columns per body: world pose (R row-major, p) 0:12, v,
+# IC = (m, h, A00 A01 A02 A11 A12 A22), BC = (B11 row-major, l), sin q, cos q;
+# per velocity coordinate (row k < nv): its column of S and dS/dt
 _S, _SD, _V, _IC, _BC, _SC = 12, 18, 24, 30, 40, 52
 SCRATCH = 54
 _FMA = {"contract"}  # fused multiply-add only (never nnan/ninf: nan and inf propagate)
@@ -137,8 +154,9 @@ def _sym_apply(m, h0, h1, h2, A00, A01, A02, A11, A12, A22, x0, x1, x2, x3, x4, 
 
 @njit(cache=True, fastmath=_FMA)
 def coriolis_into(im, fm, q, qd, out, w):
-    """C(q, qd) (n, n) into ``out`` for one sample, scratch ``w`` (n, SCRATCH); see the module
-    docstring for the formulas and the scratch layout.
+    """C(q, qd) (nv, nv) into ``out`` for one sample of n bodies, q (nq,), qd (nv,) (joints of every
+    kind: :mod:`.joint`), scratch ``w`` (nv, SCRATCH) (nv >= n); see the module docstring for the
+    formulas and the scratch layout.
 
     The last line, a call that does nothing, keeps ``fm``, ``q`` and ``qd`` alive to the
     end.  Without it numba drops their references after the forward pass, LLVM duplicates
@@ -146,20 +164,25 @@ def coriolis_into(im, fm, q, qd, out, w):
     place after which all arrays are released) then keeps the incref/decref of every
     array argument.
     """
-    n = q.shape[0]
+    n = im.shape[0]
     for i in range(n):  # the joint angles' sin, cos first: independent of the tree, they pipeline
-        w[i, _SC], w[i, _SC + 1] = joint_angle(im, i, q[i])
+        w[i, _SC], w[i, _SC + 1] = joint_sincos(im, i, q)
     chain = True
     for i in range(n):  # 1. forward
-        k = im[i, 0]
+        k = im[i, PARENT]
         if k != i - 1:
             chain = False
-        qi, qdi = q[i], qd[i]
+        one = im[i, NV] == 1  # one coordinate: the joint model's functions that LLVM inlines
+        iv = im[i, IV]
         s, c = w[i, _SC], w[i, _SC + 1]  # joint transform X = (X_R, X_p) (joint model)
         x0, x1, x2 = joint_rotation_row(im, fm, i, 0, s, c)
         x3, x4, x5 = joint_rotation_row(im, fm, i, 1, s, c)
         x6, x7, x8 = joint_rotation_row(im, fm, i, 2, s, c)
-        y0, y1, y2 = joint_translation(im, fm, i, qi)
+        if one:
+            y0, y1, y2 = joint_offset_of(im, fm, i, q[im[i, IQ]])
+        else:
+            x0, x1, x2, x3, x4, x5, x6, x7, x8 = joint_turn(im, fm, i, q, (x0, x1, x2, x3, x4, x5, x6, x7, x8))
+            y0, y1, y2 = joint_offset(im, fm, i, q)
         if k < 0:  # world pose = X, position taken from O; v_parent = 0
             R0, R1, R2, R3, R4, R5, R6, R7, R8 = x0, x1, x2, x3, x4, x5, x6, x7, x8
             p0, p1, p2 = y0 - fm[0, TP], y1 - fm[0, TP + 1], y2 - fm[0, TP + 2]
@@ -169,23 +192,44 @@ def coriolis_into(im, fm, q, qd, out, w):
             R3, R4, R5, p1 = _parent_row(w, k, 1, x0, x1, x2, x3, x4, x5, x6, x7, x8, y0, y1, y2)
             R6, R7, R8, p2 = _parent_row(w, k, 2, x0, x1, x2, x3, x4, x5, x6, x7, x8, y0, y1, y2)
             w0, w1, w2, u0, u1, u2 = w[k, _V], w[k, _V + 1], w[k, _V + 2], w[k, _V + 3], w[k, _V + 4], w[k, _V + 5]
-        # S (world, about O); v += S qd; dS = v x S
-        s0, s1, s2, s3, s4, s5 = joint_motion_world(im, fm, i, (R0, R1, R2, R3, R4, R5, R6, R7, R8), p0, p1, p2)
-        w0, w1, w2, u0, u1, u2 = (w0 + s0 * qdi, w1 + s1 * qdi, w2 + s2 * qdi,
-                                  u0 + s3 * qdi, u1 + s4 * qdi, u2 + s5 * qdi)
-        d0, d1, d2, d3, d4, d5 = motion_cross(w0, w1, w2, u0, u1, u2, s0, s1, s2, s3, s4, s5)
-        w[i, _S], w[i, _S + 1], w[i, _S + 2], w[i, _S + 3], w[i, _S + 4], w[i, _S + 5] = s0, s1, s2, s3, s4, s5
+        R = (R0, R1, R2, R3, R4, R5, R6, R7, R8)
+        # S (world, about O), one row per velocity coordinate; v += S qd
+        if one:
+            s0, s1, s2, s3, s4, s5 = joint_world_column_of(im, fm, i, R, p0, p1, p2)
+            w[iv, _S], w[iv, _S + 1], w[iv, _S + 2] = s0, s1, s2
+            w[iv, _S + 3], w[iv, _S + 4], w[iv, _S + 5] = s3, s4, s5
+            qdi = qd[iv]
+            w0, w1, w2, u0, u1, u2 = (w0 + s0 * qdi, w1 + s1 * qdi, w2 + s2 * qdi,
+                                      u0 + s3 * qdi, u1 + s4 * qdi, u2 + s5 * qdi)
+        else:
+            for d in range(iv, iv + im[i, NV]):
+                s0, s1, s2, s3, s4, s5 = joint_world_column(im, fm, i, q, d - iv, R, p0, p1, p2)
+                w[d, _S], w[d, _S + 1], w[d, _S + 2], w[d, _S + 3], w[d, _S + 4], w[d, _S + 5] = s0, s1, s2, s3, s4, s5
+                qdi = qd[d]
+                w0, w1, w2, u0, u1, u2 = (w0 + s0 * qdi, w1 + s1 * qdi, w2 + s2 * qdi,
+                                          u0 + s3 * qdi, u1 + s4 * qdi, u2 + s5 * qdi)
+        # dS = v x S (+ the rate of S from the joint's own coordinates: a universal joint's)
+        if one:
+            d0, d1, d2, d3, d4, d5 = motion_cross(w0, w1, w2, u0, u1, u2, s0, s1, s2, s3, s4, s5)
+            w[iv, _SD], w[iv, _SD + 1], w[iv, _SD + 2] = d0, d1, d2
+            w[iv, _SD + 3], w[iv, _SD + 4], w[iv, _SD + 5] = d3, d4, d5
+        else:
+            for d in range(iv, iv + im[i, NV]):
+                d0, d1, d2, d3, d4, d5 = motion_cross(w0, w1, w2, u0, u1, u2, w[d, _S], w[d, _S + 1], w[d, _S + 2],
+                                                      w[d, _S + 3], w[d, _S + 4], w[d, _S + 5])
+                e0, e1, e2, e3, e4, e5 = joint_world_column_rate(im, fm, i, q, d - iv, R, p0, p1, p2, qd)
+                w[d, _SD], w[d, _SD + 1], w[d, _SD + 2] = d0 + e0, d1 + e1, d2 + e2
+                w[d, _SD + 3], w[d, _SD + 4], w[d, _SD + 5] = d3 + e3, d4 + e4, d5 + e5
         m, h0, h1, h2, A00, A01, A02, A11, A12, A22 = _world_inertia(
             fm[i, MASS], fm[i, H], fm[i, H + 1], fm[i, H + 2],
             (fm[i, IO], fm[i, IO + 1], fm[i, IO + 2], fm[i, IO + 4], fm[i, IO + 5], fm[i, IO + 8]),
-            (R0, R1, R2, R3, R4, R5, R6, R7, R8), p0, p1, p2)
+            R, p0, p1, p2)
         l0, l1, l2 = m * u0 - (h1 * w2 - h2 * w1), m * u1 - (h2 * w0 - h0 * w2), m * u2 - (h0 * w1 - h1 * w0)
         B0, B1, B2, B3, B4, B5, B6, B7, B8 = _b11(A00, A01, A02, A11, A12, A22, h0, h1, h2, w0, w1, w2, u0, u1, u2)
-        # stores: pose and v (children), dS, IC, BC (backward); S above
+        # stores: pose and v (children), IC, BC (backward); S and dS above
         w[i, 0], w[i, 1], w[i, 2], w[i, 3], w[i, 4], w[i, 5] = R0, R1, R2, R3, R4, R5
         w[i, 6], w[i, 7], w[i, 8], w[i, 9], w[i, 10], w[i, 11] = R6, R7, R8, p0, p1, p2
         w[i, _V], w[i, _V + 1], w[i, _V + 2], w[i, _V + 3], w[i, _V + 4], w[i, _V + 5] = w0, w1, w2, u0, u1, u2
-        w[i, _SD], w[i, _SD + 1], w[i, _SD + 2], w[i, _SD + 3], w[i, _SD + 4], w[i, _SD + 5] = d0, d1, d2, d3, d4, d5
         w[i, _IC], w[i, _IC + 1], w[i, _IC + 2], w[i, _IC + 3] = m, h0, h1, h2
         w[i, _IC + 4], w[i, _IC + 5], w[i, _IC + 6], w[i, _IC + 7], w[i, _IC + 8] = A00, A01, A02, A11, A12
         w[i, _IC + 9] = A22
@@ -193,64 +237,54 @@ def coriolis_into(im, fm, q, qd, out, w):
         w[i, _BC + 5], w[i, _BC + 6], w[i, _BC + 7], w[i, _BC + 8] = B5, B6, B7, B8
         w[i, _BC + 9], w[i, _BC + 10], w[i, _BC + 11] = l0, l1, l2
     if not chain:  # entries between different branches stay 0; a chain writes all of them
-        for r in range(n):
-            for c in range(n):
+        for r in range(out.shape[0]):
+            for c in range(out.shape[0]):
                 out[r, c] = 0.0
     for jj in range(n):  # 2. backward, i = n-1 .. 0 (a forward range: see the module docstring)
         i = n - 1 - jj
-        m, h0, h1, h2 = w[i, _IC], w[i, _IC + 1], w[i, _IC + 2], w[i, _IC + 3]
-        A00, A01, A02, A11, A12 = w[i, _IC + 4], w[i, _IC + 5], w[i, _IC + 6], w[i, _IC + 7], w[i, _IC + 8]
-        A22 = w[i, _IC + 9]
-        B0, B1, B2, B3, B4 = w[i, _BC], w[i, _BC + 1], w[i, _BC + 2], w[i, _BC + 3], w[i, _BC + 4]
-        B5, B6, B7, B8 = w[i, _BC + 5], w[i, _BC + 6], w[i, _BC + 7], w[i, _BC + 8]
-        l0, l1, l2 = w[i, _BC + 9], w[i, _BC + 10], w[i, _BC + 11]
-        s0, s1, s2, s3, s4, s5 = w[i, _S], w[i, _S + 1], w[i, _S + 2], w[i, _S + 3], w[i, _S + 4], w[i, _S + 5]
-        t0, t1, t2, t3, t4, t5 = w[i, _SD], w[i, _SD + 1], w[i, _SD + 2], w[i, _SD + 3], w[i, _SD + 4], w[i, _SD + 5]
-        # H = IC s;  F = IC t + (B11 s1, s1 x l);  K = B11^T s1 + l x s2
-        H0, H1, H2, H3, H4, H5 = _sym_apply(m, h0, h1, h2, A00, A01, A02, A11, A12, A22, s0, s1, s2, s3, s4, s5)
-        F0, F1, F2, F3, F4, F5 = _sym_apply(m, h0, h1, h2, A00, A01, A02, A11, A12, A22, t0, t1, t2, t3, t4, t5)
-        c0, c1, c2 = cross(s0, s1, s2, l0, l1, l2)
-        F0 = F0 + (B0 * s0 + B1 * s1 + B2 * s2)
-        F1 = F1 + (B3 * s0 + B4 * s1 + B5 * s2)
-        F2 = F2 + (B6 * s0 + B7 * s1 + B8 * s2)
-        F3, F4, F5 = F3 + c0, F4 + c1, F5 + c2
-        c0, c1, c2 = cross(l0, l1, l2, s3, s4, s5)
-        K0 = B0 * s0 + B3 * s1 + B6 * s2 + c0
-        K1 = B1 * s0 + B4 * s1 + B7 * s2 + c1
-        K2 = B2 * s0 + B5 * s1 + B8 * s2 + c2
-        out[i, i] = s0 * F0 + s1 * F1 + s2 * F2 + s3 * F3 + s4 * F4 + s5 * F5
-        j = im[i, 0]
-        if j < 0:
-            continue
-        w[j, _IC] += m
-        w[j, _IC + 1] += h0
-        w[j, _IC + 2] += h1
-        w[j, _IC + 3] += h2
-        w[j, _IC + 4] += A00
-        w[j, _IC + 5] += A01
-        w[j, _IC + 6] += A02
-        w[j, _IC + 7] += A11
-        w[j, _IC + 8] += A12
-        w[j, _IC + 9] += A22
-        w[j, _BC] += B0
-        w[j, _BC + 1] += B1
-        w[j, _BC + 2] += B2
-        w[j, _BC + 3] += B3
-        w[j, _BC + 4] += B4
-        w[j, _BC + 5] += B5
-        w[j, _BC + 6] += B6
-        w[j, _BC + 7] += B7
-        w[j, _BC + 8] += B8
-        w[j, _BC + 9] += l0
-        w[j, _BC + 10] += l1
-        w[j, _BC + 11] += l2
-        while j >= 0:  # C[j, i] = S_j . F,  C[i, j] = dS_j . H + S_j . K
-            out[j, i] = (w[j, _S] * F0 + w[j, _S + 1] * F1 + w[j, _S + 2] * F2
-                         + w[j, _S + 3] * F3 + w[j, _S + 4] * F4 + w[j, _S + 5] * F5)
-            out[i, j] = (w[j, _SD] * H0 + w[j, _SD + 1] * H1 + w[j, _SD + 2] * H2
-                         + w[j, _SD + 3] * H3 + w[j, _SD + 4] * H4 + w[j, _SD + 5] * H5
-                         + w[j, _S] * K0 + w[j, _S + 1] * K1 + w[j, _S + 2] * K2)
-            j = im[j, 0]
+        j = im[i, PARENT]
+        if j >= 0:  # IC_i, BC_i (complete) added to the parent's first: not live in the loops below
+            for c in range(_IC, _BC + 12):
+                w[j, c] += w[i, c]
+        iv, one = im[i, IV], im[i, NV] == 1
+        for b in range(iv, iv + im[i, NV]):  # the columns (and rows) of body i's velocity coordinates
+            m, h0, h1, h2 = w[i, _IC], w[i, _IC + 1], w[i, _IC + 2], w[i, _IC + 3]
+            A00, A01, A02, A11, A12 = w[i, _IC + 4], w[i, _IC + 5], w[i, _IC + 6], w[i, _IC + 7], w[i, _IC + 8]
+            A22 = w[i, _IC + 9]
+            B0, B1, B2, B3, B4 = w[i, _BC], w[i, _BC + 1], w[i, _BC + 2], w[i, _BC + 3], w[i, _BC + 4]
+            B5, B6, B7, B8 = w[i, _BC + 5], w[i, _BC + 6], w[i, _BC + 7], w[i, _BC + 8]
+            l0, l1, l2 = w[i, _BC + 9], w[i, _BC + 10], w[i, _BC + 11]
+            s0, s1, s2, s3, s4, s5 = w[b, _S], w[b, _S + 1], w[b, _S + 2], w[b, _S + 3], w[b, _S + 4], w[b, _S + 5]
+            t0, t1, t2 = w[b, _SD], w[b, _SD + 1], w[b, _SD + 2]
+            t3, t4, t5 = w[b, _SD + 3], w[b, _SD + 4], w[b, _SD + 5]
+            # H = IC s;  F = IC t + (B11 s1, s1 x l);  K = B11^T s1 + l x s2
+            H0, H1, H2, H3, H4, H5 = _sym_apply(m, h0, h1, h2, A00, A01, A02, A11, A12, A22, s0, s1, s2, s3, s4, s5)
+            F0, F1, F2, F3, F4, F5 = _sym_apply(m, h0, h1, h2, A00, A01, A02, A11, A12, A22, t0, t1, t2, t3, t4, t5)
+            c0, c1, c2 = cross(s0, s1, s2, l0, l1, l2)
+            F0 = F0 + (B0 * s0 + B1 * s1 + B2 * s2)
+            F1 = F1 + (B3 * s0 + B4 * s1 + B5 * s2)
+            F2 = F2 + (B6 * s0 + B7 * s1 + B8 * s2)
+            F3, F4, F5 = F3 + c0, F4 + c1, F5 + c2
+            c0, c1, c2 = cross(l0, l1, l2, s3, s4, s5)
+            K0 = B0 * s0 + B3 * s1 + B6 * s2 + c0
+            K1 = B1 * s0 + B4 * s1 + B7 * s2 + c1
+            K2 = B2 * s0 + B5 * s1 + B8 * s2 + c2
+            if one:
+                out[b, b] = s0 * F0 + s1 * F1 + s2 * F2 + s3 * F3 + s4 * F4 + s5 * F5
+            else:
+                for a in range(iv, iv + im[i, NV]):  # C[a, b] = S_a . F for the joint's own coordinates
+                    out[a, b] = (w[a, _S] * F0 + w[a, _S + 1] * F1 + w[a, _S + 2] * F2
+                                 + w[a, _S + 3] * F3 + w[a, _S + 4] * F4 + w[a, _S + 5] * F5)
+            j = im[i, PARENT]
+            while j >= 0:  # C[a, b] = S_a . F,  C[b, a] = dS_a . H + S_a . K for every ancestor's a
+                jv = im[j, IV]
+                for a in range(jv, jv + im[j, NV]):
+                    out[a, b] = (w[a, _S] * F0 + w[a, _S + 1] * F1 + w[a, _S + 2] * F2
+                                 + w[a, _S + 3] * F3 + w[a, _S + 4] * F4 + w[a, _S + 5] * F5)
+                    out[b, a] = (w[a, _SD] * H0 + w[a, _SD + 1] * H1 + w[a, _SD + 2] * H2
+                                 + w[a, _SD + 3] * H3 + w[a, _SD + 4] * H4 + w[a, _SD + 5] * H5
+                                 + w[a, _S] * K0 + w[a, _S + 1] * K1 + w[a, _S + 2] * K2)
+                j = im[j, PARENT]
     _keep_alive(fm, q, qd)
 
 
@@ -262,7 +296,7 @@ def _keep_alive(*arrays):
 # ---- declaration (composedyn.dynamics.compiled.declare) ----
 @njit(cache=True, inline="always")
 def coriolis_matrix(im, fm, q, v, out, w):
-    """C(q, v) (n, n), Christoffel form, into out."""
+    """C(q, v) (nv, nv), Christoffel form, into out."""
     coriolis_into(im, fm, q, v, out, w)
     return 0
 

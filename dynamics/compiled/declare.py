@@ -17,8 +17,9 @@ quaternion, 5 undefined for this model (no mass); 2, NaN or inf in an input, is 
 here before the kernel runs.
 It overwrites every scratch number it reads, so results never depend on an earlier
 call.  Sizes are symbols of the model: ``"nv"`` (the velocity count), ``"nq"`` (the
-configuration size; one more for a floating base's chart), ``"nv+1"``, ``"10nv"``, or
-plain integers (:func:`.layout.model_dims` reads nq and nv from ``im``).
+configuration size; one more for a floating base's chart), ``"nv+1"``, ``"10n"`` (ten per
+body: the inertial parameters; n bodies, which differs from nv when joints have several
+coordinates), or plain integers (:func:`.layout.model_dims` reads nq, nv and n from ``im``).
 
 From a declaration this module makes, by generating their few lines of source:
 
@@ -95,12 +96,12 @@ class Quantity:
     fallback: object = None
 
     def size(self, symbol, dims: tuple) -> int:
-        """The length a size symbol (module docstring) stands for in a model of ``dims`` = (nq, nv)
-        coordinates (:func:`.layout.model_dims`)."""
+        """The length a size symbol (module docstring) stands for in a model of ``dims`` = (nq, nv, n)
+        (coordinates and bodies, :func:`.layout.model_dims`)."""
         if isinstance(symbol, int):
             return symbol
-        nq, nv = dims
-        return {"nv": nv, "nq": nq + int(self.floating), "nv+1": nv + 1, "10nv": 10 * nv}[symbol]
+        nq, nv, n = dims
+        return {"nv": nv, "nq": nq + int(self.floating), "nv+1": nv + 1, "10n": 10 * n}[symbol]
 
     def shape(self, symbols: tuple, dims: tuple) -> tuple:
         return tuple(self.size(s, dims) for s in symbols)
@@ -188,10 +189,10 @@ def entry(q: Quantity):
 
 
 def _dim(q: Quantity, symbol) -> str:
-    """A size symbol as an expression of the loop's ``nq``, ``nv``."""
+    """A size symbol as an expression of the loop's ``nq``, ``nv`` and ``n`` (bodies)."""
     if isinstance(symbol, int):
         return str(symbol)
-    return {"nv": "nv", "nq": "nq + 1" if q.floating else "nq", "nv+1": "nv + 1", "10nv": "10 * nv"}[symbol]
+    return {"nv": "nv", "nq": "nq + 1" if q.floating else "nq", "nv+1": "nv + 1", "10n": "10 * n"}[symbol]
 
 
 def _loop_source(q: Quantity, name: str) -> str:
@@ -305,7 +306,7 @@ def warm(q: Quantity, model: tuple, samples: int = 1, parallel: bool | None = No
 
 
 def _plan(q: Quantity, n: tuple) -> tuple:
-    """What :func:`run_batch` needs of ``q`` on a model of ``n`` = (nq, nv) coordinates, made once:
+    """What :func:`run_batch` needs of ``q`` on a model of ``n`` = (nq, nv, bodies), made once:
     (the result shapes, the absent extras as the loops take them ((0, nv, columns), writeable as a
     given one is: one compiled type; never written), the serial loop)."""
     plan = _PLANS[q, n] = (tuple(q.shape(r, n) for r in q.results),
@@ -313,5 +314,5 @@ def _plan(q: Quantity, n: tuple) -> tuple:
     return plan
 
 
-_PLANS: dict = {}  # (declaration, (nq, nv)) -> _plan(...)
+_PLANS: dict = {}  # (declaration, (nq, nv, bodies)) -> _plan(...)
 _TIMED: set = set()  # the loops whose first call was timed

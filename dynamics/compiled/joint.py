@@ -586,3 +586,73 @@ def joint_rotate_t_of(im, fm, i, q, s, c, v0, v1, v2):
     if t == REVOLUTE or t == PRISMATIC:
         return joint_rotate_t(im, fm, i, s, c, v0, v1, v2)
     return rot_t(_joint_matrix(im, fm, i, q, s, c), v0, v1, v2)
+
+
+# ---- the regressor and the Coriolis matrix (compiled/regressor.py, compiled/coriolis.py) ----
+
+
+@njit(cache=True, fastmath=_FMA)
+def motion_dot(s0, s1, s2, s3, s4, s5, n0, n1, n2, f0, f1, f2):
+    """s . (n, f): a motion (angular first) times a force (moment first), e.g. a column of S (from
+    :func:`joint_column`, taken once per coordinate) times a spatial force: that coordinate's
+    generalised force (for a one-coordinate joint the same number as :func:`joint_force`)."""
+    return s0 * n0 + s1 * n1 + s2 * n2 + s3 * f0 + s4 * f1 + s5 * f2
+
+
+# The general functions above are too large for LLVM to inline into a large kernel (a call per use,
+# each passing several arrays).  A kernel that calls them per body may branch on the coordinate count
+# (``im[i, NV] == 1``) to these, the one-coordinate kinds' (revolute, prismatic, helical) numbers in
+# functions small enough to inline: :func:`joint_motion_of` (S x, and the column of S at x = 1),
+# :func:`joint_offset_of`, :func:`joint_velocity_product_of`; a one-coordinate joint's rotation is
+# the rows of :func:`joint_rotation_row` itself.
+
+
+@njit(cache=True, fastmath=_FMA)
+def joint_offset_of(im, fm, i, x):
+    """p of a one-coordinate joint at coordinate x: tree_p, plus x tree_R a (prismatic) or PITCH x tree_R a
+    (helical) (:func:`joint_offset`'s numbers)."""
+    t = im[i, JTYPE]
+    if t == PRISMATIC or t == HELICAL:
+        d = x if t == PRISMATIC else fm[i, PITCH] * x
+        return fm[i, TP] + d * fm[i, RA], fm[i, TP + 1] + d * fm[i, RA + 1], fm[i, TP + 2] + d * fm[i, RA + 2]
+    return fm[i, TP], fm[i, TP + 1], fm[i, TP + 2]
+
+
+@njit(cache=True, fastmath=_FMA)
+def joint_velocity_product_of(im, fm, i, w0, w1, w2, u0, u1, u2, x):
+    """:func:`joint_velocity_product` of a one-coordinate joint at rate x (S' = 0)."""
+    t = im[i, JTYPE]
+    if t == REVOLUTE or t == PRISMATIC:
+        return joint_bias(im, fm, i, w0, w1, w2, u0, u1, u2, x)
+    s0, s1, s2, s3, s4, s5 = joint_motion_of(im, fm, i, x)
+    return motion_cross(w0, w1, w2, u0, u1, u2, s0, s1, s2, s3, s4, s5)
+
+
+@njit(cache=True, fastmath=_FMA)
+def joint_world_column_of(im, fm, i, R, p0, p1, p2):
+    """:func:`joint_world_column` of a one-coordinate joint: S in world axes about the world point O for
+    body i's world pose (R, p)."""
+    t = im[i, JTYPE]
+    if t == REVOLUTE or t == PRISMATIC:
+        return joint_motion_world(im, fm, i, R, p0, p1, p2)
+    s0, s1, s2, t0, t1, t2 = joint_motion_of(im, fm, i, 1.0)
+    a0, a1, a2 = rot(R, s0, s1, s2)
+    b0, b1, b2 = rot(R, t0, t1, t2)
+    d0, d1, d2 = cross(p0, p1, p2, a0, a1, a2)
+    return a0, a1, a2, b0 + d0, b1 + d1, b2 + d2
+
+
+@njit(cache=True, fastmath=_FMA)
+def joint_world_column_rate(im, fm, i, q, c, R, p0, p1, p2, x):
+    """The rate of column c of body i's S from the joint's own coordinates at rates x_i = x[IV:IV + NV]
+    (dS/dt in the child frame, (ds, dt)), in world axes about O for the body's world pose (R, p):
+    (R ds, R dt + p x R ds).  Zero but for a universal joint's first column, whose child-frame axis
+    Rot(AX2, q1)^T AX turns with q1: ds = (Rot(AX2, q1)^T AX x AX2) x1."""
+    if im[i, JTYPE] != UNIVERSAL or c != 0:
+        return 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+    a0, a1, a2 = _universal_first(fm, i, q[im[i, IQ] + 1])
+    r = x[im[i, IV] + 1]
+    e0, e1, e2 = cross(a0, a1, a2, fm[i, AX2], fm[i, AX2 + 1], fm[i, AX2 + 2])
+    b0, b1, b2 = rot(R, e0 * r, e1 * r, e2 * r)
+    d0, d1, d2 = cross(p0, p1, p2, b0, b1, b2)
+    return b0, b1, b2, d0, d1, d2

@@ -49,11 +49,11 @@ def pack(model: Model) -> tuple[np.ndarray, np.ndarray]:
                        model.gravity, model.armature, model.damping, model.friction)
 
 
-def model_dims(im: np.ndarray) -> tuple[int, int]:
-    """(nq, nv) of the model packed in ``im``: its coordinates, body after body."""
+def model_dims(im: np.ndarray) -> tuple[int, int, int]:
+    """(nq, nv, n) of the model packed in ``im``: its coordinates (body after body) and its body count."""
     if im.shape[0] == 0:
-        return 0, 0
-    return int(im[-1, IQ] + im[-1, NQ]), int(im[-1, IV] + im[-1, NV])
+        return 0, 0, 0
+    return int(im[-1, IQ] + im[-1, NQ]), int(im[-1, IV] + im[-1, NV]), int(im.shape[0])
 
 
 def pack_bodies(parent, jtype, nq, nv, tree_R, tree_p, axis, mass, h, Io, gravity, armature, damping,

@@ -1,0 +1,203 @@
+"""The compiled joint-torque regressor and Coriolis matrix on random trees mixing free-flyer, spherical,
+universal, helical, planar, revolute and prismatic joints anywhere in the tree (roots: a free flyer, a planar
+joint, none), against Pinocchio built with the same joint models (:mod:`composedyn.testing.pinocchio_trees`):
+``computeJointTorqueRegressor`` (10 columns per body, Pinocchio's dynamic-parameter order, which is the
+regressor's) and ``computeCoriolisMatrix``.  Pinocchio's Coriolis matrix leaves out the rate of a universal
+joint's motion subspace (it turns with the joint's second angle in the child frame), so it is the oracle for
+trees without universal joints; on every tree the Coriolis matrix satisfies C qd = bias - gravity torques
+(Pinocchio) and dM/dt = C + C^T (central differences of Pinocchio's mass matrix along ``integrate``).  The
+declared quantities' C entries and batch loops give the kernels' numbers on a tree (bodies != coordinates); a
+floating robot's free-flyer tree equals the robot's own regressor and Coriolis matrix."""
+
+from __future__ import annotations
+
+import array_api_compat
+import numpy as np
+import pytest
+
+import composedyn as cd
+from composedyn.dynamics import array_api as A
+from composedyn.dynamics.array_api import joints as J
+from composedyn.dynamics.array_api.model import from_robot
+from composedyn.dynamics.compiled import declare
+from composedyn.dynamics.compiled.coriolis import CORIOLIS_MATRIX, coriolis_into
+from composedyn.dynamics.compiled.coriolis import SCRATCH as CORIOLIS_SCRATCH
+from composedyn.dynamics.compiled.layout import model_dims, pack_tree
+from composedyn.dynamics.compiled.regressor import REGRESSOR, regressor_into
+from composedyn.dynamics.compiled.regressor import SCRATCH as REGRESSOR_SCRATCH
+from composedyn.testing.pinocchio_trees import array_model, random_tree
+from pin_oracle import erd_robots_dir, pin
+
+TOL = 1e-10
+XP = array_api_compat.array_namespace(np.zeros(1))
+TREES = {  # seed, bodies, root kind, kinds; the seeds put free-flyer, spherical, universal, planar joints inside
+    "floating": (6, 16, "free_flyer", J.KINDS),
+    "fixed": (7, 16, None, J.KINDS),
+    "planar_root": (3, 16, "planar", J.KINDS),
+    "no_universal": (5, 12, "free_flyer", tuple(k for k in J.KINDS if k != "universal")),
+}
+
+
+def _err(a, b) -> float:
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    return float(np.max(np.abs(a - b)) / max(1.0, float(np.max(np.abs(b)))))
+
+
+class Tree:
+    """A random tree of :data:`TREES` in Pinocchio (``model``, ``data``), as an array model ``am`` and packed
+    (``im``, ``fm``), with its random generator for samples."""
+
+    def __init__(self, name: str):
+        seed, bodies, root, kinds = TREES[name]
+        self.rng = np.random.default_rng(seed)
+        self.model = random_tree(self.rng, bodies, kinds=kinds, root=root)
+        self.data, self.am = self.model.createData(), array_model(self.model, name=f"{name} tree")
+        self.im, self.fm = pack_tree(self.am)
+        self.n, self.nv = self.am.n, self.model.nv
+
+    def q(self) -> np.ndarray:
+        return np.concatenate([J.random_configuration(j, self.rng) for j in self.am.joints])
+
+    def v(self) -> np.ndarray:
+        return self.rng.normal(size=self.nv)
+
+
+@pytest.fixture(scope="module", params=list(TREES))
+def tree(request) -> Tree:
+    return Tree(request.param)
+
+
+def _regressor(im, fm, q, v, a) -> np.ndarray:
+    n, (_, nv, _) = im.shape[0], model_dims(im)
+    out = np.full((nv, 10 * n), np.nan)  # every entry written (zeros between branches)
+    regressor_into(im, fm, q, v, a, 1, out, np.full((nv + 1, REGRESSOR_SCRATCH), np.nan), np.empty((6, 10)))
+    return out
+
+
+def _coriolis(im, fm, q, v) -> np.ndarray:
+    nv = model_dims(im)[1]
+    out = np.full((nv, nv), np.nan)  # every entry written (zeros between branches)
+    coriolis_into(im, fm, q, v, out, np.full((nv, CORIOLIS_SCRATCH), np.nan))
+    return out
+
+
+def _scratch(q, im) -> tuple:
+    return tuple(np.zeros(q.shape(s, model_dims(im))) for s in q.scratch)
+
+
+def test_trees_have_multi_coordinate_joints_inside():
+    for name in ("floating", "fixed", "planar_root"):
+        am = Tree(name).am
+        assert {j.kind for j in am.joints} == set(J.KINDS) - {"continuous"}, name
+        inside = {j.kind for i, j in enumerate(am.joints) if am.parent[i] >= 0 and i in am.parent}
+        assert inside & {"free_flyer", "spherical", "universal", "planar"}, name
+
+
+def test_regressor_equals_pinocchio(tree):
+    m, d, am = tree.model, tree.data, tree.am
+    pi = np.asarray(am.inertia, dtype=float).reshape(-1)
+    for _ in range(4):
+        q, v, a = tree.q(), tree.v(), tree.v()
+        y = _regressor(tree.im, tree.fm, q, v, a)
+        assert y.shape == (tree.nv, 10 * tree.n) and tree.nv != tree.n
+        assert _err(y, pin.computeJointTorqueRegressor(m, d, q, v, a)) < TOL
+        assert _err(y @ pi, pin.rnea(m, d, q, v, a)) < TOL
+
+
+def test_declared_regressor_on_a_tree_sizes_columns_by_bodies(tree):
+    """The C entry and the batch loops size the result (nv, 10 n) from the packed tree and give the kernel's
+    numbers."""
+    model = (tree.im, tree.fm)
+    q, v, a = tree.q(), tree.v(), tree.v()
+    want = _regressor(tree.im, tree.fm, q, v, a)
+    assert REGRESSOR.shape(REGRESSOR.results[0], model_dims(tree.im)) == (tree.nv, 10 * tree.n)
+    assert np.array_equal(declare.caller(REGRESSOR, model, _scratch(REGRESSOR, tree.im))(q, v, a), want)
+    Q, V, A = (np.stack([x, x]) for x in (q, v, a))
+    for parallel in (False, True):
+        (got,), status = declare.run_batch(REGRESSOR, model, (Q, V, A), parallel=parallel)
+        assert got.shape == (2, tree.nv, 10 * tree.n) and not status.any()
+        assert np.array_equal(got[1], want)
+
+
+def test_coriolis_matrix_equals_pinocchio_without_universal_joints():
+    """Pinocchio's computeCoriolisMatrix leaves out the rate of a universal joint's motion subspace (it turns with
+    the joint's second angle in the child frame; there its C qd differs from nonLinearEffects - gravity), so it is
+    the oracle for the tree without them; the identities below cover every tree."""
+    tree = Tree("no_universal")
+    assert {"free_flyer", "spherical", "planar", "helical"} <= {j.kind for j in tree.am.joints}
+    for _ in range(4):
+        q, v = tree.q(), tree.v()
+        assert _err(_coriolis(tree.im, tree.fm, q, v), pin.computeCoriolisMatrix(tree.model, tree.data, q, v)) < TOL
+
+
+def _mass(tree: Tree, q) -> np.ndarray:
+    upper = np.triu(pin.crba(tree.model, tree.data, q))
+    return upper + np.triu(upper, 1).T
+
+
+def test_coriolis_matrix_identities(tree):
+    """C qd = nonLinearEffects - gravity (Pinocchio), dM/dt = C + C^T (central differences of Pinocchio's M along
+    integrate), so dM/dt - 2C is skew-symmetric; and the array-API engine's matrix (the same definition)."""
+    m, d = tree.model, tree.data
+    bm = A.on(tree.am, XP)
+    for _ in range(2):
+        q, v = tree.q(), tree.v()
+        c = _coriolis(tree.im, tree.fm, q, v)
+        velocity_terms = pin.nonLinearEffects(m, d, q, v) - pin.computeGeneralizedGravity(m, d, q)
+        assert _err(c @ v, velocity_terms) < TOL
+        h = 1e-6
+        mdot = (_mass(tree, pin.integrate(m, q, h * v)) - _mass(tree, pin.integrate(m, q, -h * v))) / (2 * h)
+        assert _err(c + c.T, mdot) < 1e-7
+        skew = mdot - 2 * c
+        assert _err(skew + skew.T, np.zeros_like(skew)) < 1e-7
+        assert _err(c, A.coriolis_matrix(bm, q, v)) < TOL
+
+
+def test_declared_coriolis_matrix_on_a_tree(tree):
+    model = (tree.im, tree.fm)
+    q, v = tree.q(), tree.v()
+    want = _coriolis(tree.im, tree.fm, q, v)
+    assert np.array_equal(declare.caller(CORIOLIS_MATRIX, model, _scratch(CORIOLIS_MATRIX, tree.im))(q, v), want)
+    for parallel in (False, True):
+        (got,), status = declare.run_batch(CORIOLIS_MATRIX, model, (np.stack([q, q]), np.stack([v, v])),
+                                           parallel=parallel)
+        assert got.shape == (2, tree.nv, tree.nv) and not status.any()
+        assert np.array_equal(got[1], want)
+
+
+def test_zero_quaternion_gives_nan_not_a_pose():
+    tree = Tree("floating")  # free-flyer root: its quaternion is q[3:7]
+    q, ones = tree.q(), np.ones(tree.nv)
+    q[3:7] = 0.0
+    assert np.isnan(_regressor(tree.im, tree.fm, q, ones, ones)).any()
+    assert np.isnan(_coriolis(tree.im, tree.fm, q, ones)).any()
+
+
+FLOATING = {"solo12": "solo_description/robots/solo12.urdf",
+            "anymal_b": "anymal_b_simple_description/robots/anymal.urdf"}
+
+
+@pytest.fixture(scope="module", params=list(FLOATING))
+def floating(request):
+    robot = cd.load(str(erd_robots_dir() / FLOATING[request.param]), floating=True)
+    im, fm = pack_tree(from_robot(robot))
+    return robot, im, fm
+
+
+def test_a_floating_robot_as_a_free_flyer_tree_equals_the_robot(floating):
+    robot, im, fm = floating
+    rng = np.random.default_rng(5)
+    for _ in range(3):
+        q = robot.random_configuration(seed=int(rng.integers(1 << 30)))
+        v, a = rng.normal(size=robot.nv), rng.normal(size=robot.nv)
+        assert _err(_regressor(im, fm, q, v, a), robot.regressor(q, v, a)) < TOL
+        assert _err(_coriolis(im, fm, q, v), robot.coriolis_matrix(q, v)) < TOL
+
+
+def test_bundled_fixed_base_robot_packs_the_same_from_either_model():
+    robot = cd.load("panda")
+    im, fm = pack_tree(from_robot(robot))
+    rng = np.random.default_rng(1)
+    q, v, a = (rng.normal(size=robot.dof) for _ in range(3))
+    assert _err(_regressor(im, fm, q, v, a), robot.regressor(q, v, a)) < 1e-12
+    assert _err(_coriolis(im, fm, q, v), robot.coriolis_matrix(q, v)) < 1e-12
