@@ -151,6 +151,17 @@ def _motion_to_child(w, i, k):
 
 
 @_helper
+def _add_motion(w, i, s0, s1, s2, s3, s4, s5):
+    """w[i, V:V+6] += (s0, ..., s5)."""
+    w[i, V] += s0
+    w[i, V + 1] += s1
+    w[i, V + 2] += s2
+    w[i, V + 3] += s3
+    w[i, V + 4] += s4
+    w[i, V + 5] += s5
+
+
+@_helper
 def _force_to_parent(w, i, k):
     """w[k, PA:PA+6] += X_i^T w[i, PA:PA+6] = (R n + p x R f, R f)."""
     f0, f1, f2 = w[i, PA + 3], w[i, PA + 4], w[i, PA + 5]
@@ -315,12 +326,7 @@ def _velocity(im, fm, q, qd, fw, w, tree):
         if not tree or im[i, NV] == 1:
             x = qd[im[i, IV]] if tree else qd[i]
             s0, s1, s2, s3, s4, s5 = joint_motion_of(im, fm, i, x)  # v += S qd
-            w[i, V] += s0
-            w[i, V + 1] += s1
-            w[i, V + 2] += s2
-            w[i, V + 3] += s3
-            w[i, V + 4] += s4
-            w[i, V + 5] += s5
+            _add_motion(w, i, s0, s1, s2, s3, s4, s5)
             c0, c1, c2, c3, c4, c5 = joint_bias_of(im, fm, i, w[i, V], w[i, V + 1], w[i, V + 2],
                                                    w[i, V + 3], w[i, V + 4], w[i, V + 5], x)  # c = v x S qd
             w[i, C], w[i, C + 1], w[i, C + 2], w[i, C + 3], w[i, C + 4], w[i, C + 5] = c0, c1, c2, c3, c4, c5
@@ -389,27 +395,31 @@ def _articulate(im, fm, i, d, ui, w, root):
     return D
 
 @_helper
+def _sym(r, c):
+    """Offset in the 21 stored entries of an articulated inertia (A 6, B 9, C 6) of its entry (r, c)."""
+    if r > c:
+        r, c = c, r
+    if r < 3 <= c:  # B row-major
+        return 3 + 3 * r + c
+    k = 0 if c < 3 else 15  # A's or C's upper triangle (x00 x01 x02 x11 x12 x22)
+    r, c = r % 3, c % 3
+    return k + 2 * r - r * (r - 1) // 2 + c
+
+
+@_helper
 def _articulate_joint(im, fm, i, q, qd, tau, fric, smooth, w, root):
     """Pass 2 at body i, a joint with m = nv_i > 1 coordinates (d = IV + e, e < m): U = IA S,
     D = S^T U + armature, u = tau - friction - S^T pA; factorises D = L L^T and stores, in row d,
     row e of L (columns L:L+e+1), of Y = U L^-T (Y:Y+6, Y's column e) and z_e of z = L^-1 u (Z);
     then, unless the body is a root, in place Ia = IA - Y Y^T and pa = pA + Ia c + Y z.  Returns
     False, or True (Ia and pa untouched) when a pivot of D is not > 0 or not finite."""
-    b = IA
-    A00, A01, A02, A11, A12, A22 = w[i, b], w[i, b + 1], w[i, b + 2], w[i, b + 3], w[i, b + 4], w[i, b + 5]
-    B00, B01, B02, B10, B11, B12 = w[i, b + 6], w[i, b + 7], w[i, b + 8], w[i, b + 9], w[i, b + 10], w[i, b + 11]
-    B20, B21, B22 = w[i, b + 12], w[i, b + 13], w[i, b + 14]
-    C00, C01, C02, C11, C12, C22 = w[i, b + 15], w[i, b + 16], w[i, b + 17], w[i, b + 18], w[i, b + 19], w[i, b + 20]
     iv, m = im[i, IV], im[i, NV]
     for e in range(m):  # U's column e (IA S_e), D's row e up to the diagonal, u_e
         d = iv + e
         s0, s1, s2, s3, s4, s5 = joint_column(im, fm, i, q, e)
-        w[d, Y] = A00 * s0 + A01 * s1 + A02 * s2 + B00 * s3 + B01 * s4 + B02 * s5
-        w[d, Y + 1] = A01 * s0 + A11 * s1 + A12 * s2 + B10 * s3 + B11 * s4 + B12 * s5
-        w[d, Y + 2] = A02 * s0 + A12 * s1 + A22 * s2 + B20 * s3 + B21 * s4 + B22 * s5
-        w[d, Y + 3] = B00 * s0 + B10 * s1 + B20 * s2 + C00 * s3 + C01 * s4 + C02 * s5
-        w[d, Y + 4] = B01 * s0 + B11 * s1 + B21 * s2 + C01 * s3 + C11 * s4 + C12 * s5
-        w[d, Y + 5] = B02 * s0 + B12 * s1 + B22 * s2 + C02 * s3 + C12 * s4 + C22 * s5
+        for r in range(6):
+            w[d, Y + r] = (w[i, IA + _sym(r, 0)] * s0 + w[i, IA + _sym(r, 1)] * s1 + w[i, IA + _sym(r, 2)] * s2
+                           + w[i, IA + _sym(r, 3)] * s3 + w[i, IA + _sym(r, 4)] * s4 + w[i, IA + _sym(r, 5)] * s5)
         for f in range(e + 1):  # D[e, f] = S_e . U_f
             r = iv + f
             w[d, L + f] = (s0 * w[r, Y] + s1 * w[r, Y + 1] + s2 * w[r, Y + 2]
@@ -447,29 +457,17 @@ def _articulate_joint(im, fm, i, q, qd, tau, fric, smooth, w, root):
         return False
     for e in range(m):  # Ia = IA - Y Y^T on the 21 stored entries, pa += Y z
         d = iv + e
-        y0, y1, y2, y3, y4, y5, z = w[d, Y], w[d, Y + 1], w[d, Y + 2], w[d, Y + 3], w[d, Y + 4], w[d, Y + 5], w[d, Z]
-        A00, A01, A02 = A00 - y0 * y0, A01 - y0 * y1, A02 - y0 * y2
-        A11, A12, A22 = A11 - y1 * y1, A12 - y1 * y2, A22 - y2 * y2
-        B00, B01, B02 = B00 - y0 * y3, B01 - y0 * y4, B02 - y0 * y5
-        B10, B11, B12 = B10 - y1 * y3, B11 - y1 * y4, B12 - y1 * y5
-        B20, B21, B22 = B20 - y2 * y3, B21 - y2 * y4, B22 - y2 * y5
-        C00, C01, C02 = C00 - y3 * y3, C01 - y3 * y4, C02 - y3 * y5
-        C11, C12, C22 = C11 - y4 * y4, C12 - y4 * y5, C22 - y5 * y5
-        w[i, PA], w[i, PA + 1], w[i, PA + 2] = w[i, PA] + y0 * z, w[i, PA + 1] + y1 * z, w[i, PA + 2] + y2 * z
-        w[i, PA + 3], w[i, PA + 4], w[i, PA + 5] = w[i, PA + 3] + y3 * z, w[i, PA + 4] + y4 * z, w[i, PA + 5] + y5 * z
-    w[i, b], w[i, b + 1], w[i, b + 2], w[i, b + 3], w[i, b + 4], w[i, b + 5] = A00, A01, A02, A11, A12, A22
-    w[i, b + 6], w[i, b + 7], w[i, b + 8] = B00, B01, B02
-    w[i, b + 9], w[i, b + 10], w[i, b + 11] = B10, B11, B12
-    w[i, b + 12], w[i, b + 13], w[i, b + 14] = B20, B21, B22
-    w[i, b + 15], w[i, b + 16], w[i, b + 17], w[i, b + 18], w[i, b + 19], w[i, b + 20] = C00, C01, C02, C11, C12, C22
-    # pa += Ia c,  Ia c = (A c_ang + B c_lin, B^T c_ang + C c_lin)
-    e0, e1, e2, l0, l1, l2 = w[i, C], w[i, C + 1], w[i, C + 2], w[i, C + 3], w[i, C + 4], w[i, C + 5]
-    w[i, PA] += A00 * e0 + A01 * e1 + A02 * e2 + B00 * l0 + B01 * l1 + B02 * l2
-    w[i, PA + 1] += A01 * e0 + A11 * e1 + A12 * e2 + B10 * l0 + B11 * l1 + B12 * l2
-    w[i, PA + 2] += A02 * e0 + A12 * e1 + A22 * e2 + B20 * l0 + B21 * l1 + B22 * l2
-    w[i, PA + 3] += B00 * e0 + B10 * e1 + B20 * e2 + C00 * l0 + C01 * l1 + C02 * l2
-    w[i, PA + 4] += B01 * e0 + B11 * e1 + B21 * e2 + C01 * l0 + C11 * l1 + C12 * l2
-    w[i, PA + 5] += B02 * e0 + B12 * e1 + B22 * e2 + C02 * l0 + C12 * l1 + C22 * l2
+        z = w[d, Z]
+        for r in range(6):
+            y = w[d, Y + r]
+            w[i, PA + r] += y * z
+            for c in range(r, 6):
+                w[i, IA + _sym(r, c)] -= y * w[d, Y + c]
+    for r in range(6):  # pa += Ia c
+        x = 0.0
+        for c in range(6):
+            x += w[i, IA + _sym(r, c)] * w[i, C + c]
+        w[i, PA + r] += x
     return False
 
 
@@ -538,12 +536,7 @@ def _aba(im, fm, q, qd, tau, fw, fric, smooth, out, w, tree):
                 x -= w[i, UD + c] * w[i, V + c]
             out[im[i, IV] if tree else i] = x
             s0, s1, s2, s3, s4, s5 = joint_motion_of(im, fm, i, x)  # a = a' + S qdd
-            w[i, V] += s0
-            w[i, V + 1] += s1
-            w[i, V + 2] += s2
-            w[i, V + 3] += s3
-            w[i, V + 4] += s4
-            w[i, V + 5] += s5
+            _add_motion(w, i, s0, s1, s2, s3, s4, s5)
         else:
             _joint_accelerations(im, fm, i, q, out, w)
     return 0
