@@ -30,11 +30,15 @@ def _none(*args, **kwargs) -> None:
 
 
 class Data(dict):
-    """Quantity name -> its C caller on one robot for one thread (module docstring)."""
+    """Quantity name -> its C caller on one robot for one thread (module docstring).
 
-    def __init__(self, arrays: Arrays):
+    A floating robot's ``arrays`` hold its base's chart (``arrays.base``), and ``tree`` the robot
+    as a tree whose root joint is the base's joint: the quantities named in ``on_tree`` take the
+    fixed-base declaration on ``tree``, the others the floating one on ``arrays``."""
+
+    def __init__(self, arrays: Arrays, tree: Arrays | None = None, on_tree: frozenset = frozenset()):
         super().__init__()
-        self.arrays = arrays
+        self.arrays, self.tree, self.on_tree = arrays, tree, on_tree
         self.scratch: dict = {}
 
     def __missing__(self, name: str):
@@ -43,15 +47,20 @@ class Data(dict):
         from composedyn.dynamics.compiled import quantities
         from composedyn.dynamics.compiled.declare import caller
 
-        q = (quantities.FIXED if self.arrays.base is None else quantities.FLOATING)[name]
-        c = self[name] = caller(q, self.arrays.of(q), self.scratch_of(q), dispatch.SWITCH)
+        arrays = self.arrays_of(name)
+        q = (quantities.FIXED if arrays.base is None else quantities.FLOATING)[name]
+        c = self[name] = caller(q, arrays.of(q), self.scratch_of(q, arrays), dispatch.SWITCH)
         return c
 
-    def scratch_of(self, q) -> tuple:
-        """The scratch arrays of quantity ``q`` on this robot, made once."""
+    def arrays_of(self, name: str) -> Arrays:
+        """The packed arrays quantity ``name`` runs on: ``tree`` for the names in ``on_tree``."""
+        return self.tree if name in self.on_tree else self.arrays
+
+    def scratch_of(self, q, arrays: Arrays | None = None) -> tuple:
+        """The scratch arrays of quantity ``q`` on this robot (on ``arrays``: default ``self.arrays``), made once."""
         s = self.scratch.get(q)
         if s is None:
-            n = model_dims(self.arrays.bodies[0])
+            n = model_dims((arrays or self.arrays).bodies[0])
             s = self.scratch[q] = tuple(np.zeros(q.shape(shape, n)) for shape in q.scratch)
         return s
 
@@ -74,8 +83,9 @@ class ThreadData(threading.local):
     the arrays' coordinates: dependent mimic joints); ``.general``: the callers of the general
     path, which takes all-joint coordinates (``.data`` itself when ``direct``)."""
 
-    def __init__(self, arrays: Arrays | None, direct: bool = True):
+    def __init__(self, arrays: Arrays | None, direct: bool = True, tree: Arrays | None = None,
+                 on_tree: frozenset = frozenset()):
         self.arrays = arrays
-        self.general = NO_DATA if arrays is None else Data(arrays)
+        self.general = NO_DATA if arrays is None else Data(arrays, tree, on_tree)
         self.data = self.general if direct else NO_DATA
         self.fast = None  # robot.fast of this thread, made on first use

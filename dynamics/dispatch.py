@@ -115,7 +115,7 @@ def _integer(value) -> int:
 
 
 def call(name: str, model, arrays: Arrays | None, *inputs, out: np.ndarray | None = None,
-         floating: bool = False, data=None, **arguments):
+         floating: bool = False, data=None, refuse: bool | None = None, **arguments):
     """The declared quantity ``name`` of ``model`` at the inputs (..., length), broadcast over
     their leading axes: the NumPy reference or the compiled batch loop (module docstring).
 
@@ -125,7 +125,8 @@ def call(name: str, model, arrays: Arrays | None, *inputs, out: np.ndarray | Non
     None) by keyword, defaults for the rest; ``out``: C-contiguous float64 of the result's
     shape (one result), written and returned.  Returns the result, a tuple for several;
     ``floating``: the floating-base declaration (``arrays`` then holds the base; no
-    reference, the caller has one; None for a sample the loop refuses); ``data``: this
+    reference, the caller has one; None for a sample the loop refuses); ``refuse``: None instead
+    of the declaration's fallback for a sample the loop refuses (default: ``floating``); ``data``: this
     thread's :class:`composedyn.dynamics.data.Data` over ``arrays``, whose C caller serves one
     sample of vectors without extras (what it declines takes the batch loop).
     """
@@ -171,7 +172,8 @@ def call(name: str, model, arrays: Arrays | None, *inputs, out: np.ndarray | Non
         raise ValueError(f"{name}: {label} must have {length} entries per sample, got {got}")
     N = rows[0].shape[0]
     results = tuple([np.empty((N,) + s) for s in shapes]) if out is None else (out.reshape((N,) + shapes[0]),)
-    if _runner()(q, model, model_arrays, rows, options, number, results, ext, floating) is None:
+    if _runner()(q, model, model_arrays, rows, options, number, results, ext,
+                 floating if refuse is None else refuse) is None:
         return None  # the floating robot's general path names the input it refuses
     if out is not None:
         return out

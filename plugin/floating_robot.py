@@ -8,10 +8,12 @@ are the wrench on the base (force, moment about the base origin) in base
 axes.  A planar base has ``q = (x, y, cos θ, sin θ, joints...)`` and
 ``v = (vx, vy, w, joints...)``.
 
-Each quantity is the fixed-base engine's at the chart coordinates of
-:mod:`composedyn.dynamics.floating.base` (a fixed-base ``Robot`` on the
-virtual chain, ``self.chart``), mapped back to these coordinates and to world
-axes there; nothing is computed twice.
+Inverse dynamics and the mass matrix run the kernels of any tree on the robot as
+a tree whose root joint is the base's free-flyer (or planar) joint (``_tree``).
+Every other quantity, and those two with external wrenches, is the fixed-base
+engine's at the chart coordinates of :mod:`composedyn.dynamics.floating.base`
+(a fixed-base ``Robot`` on the virtual chain, ``self.chart``), mapped back to
+these coordinates and to world axes there; nothing is computed twice.
 """
 
 from __future__ import annotations
@@ -40,7 +42,11 @@ from composedyn.dynamics.floating.lie import skew as _skew
 from composedyn.dynamics.frozen_graph import frozen_graph
 from composedyn.dynamics.model import frozen_array
 from composedyn.joint_space import joint_records, random_joints, sample_shape, time_step
-from composedyn.robot import Robot
+from composedyn.robot import Robot, direct_call
+
+# The quantities computed on the robot as a tree whose root joint is the base's joint (the others: on
+# the base's chart, dynamics/floating/base.py)
+ON_TREE = frozenset({"inverse_dynamics", "mass_matrix"})
 
 # Robot methods that have no floating-base form yet: they raise a one-line error naming the robot.
 _NOT_YET = ("inverse_kinematics", "fast", "mimic_torques", "full_positions", "mimic_jacobian")
@@ -82,10 +88,19 @@ class FloatingRobot:
 
     @cached_property
     def _threads(self) -> ThreadData:
-        """This robot's compiled state per thread (``.data``: its floating quantities' C callers, see
-        :mod:`composedyn.dynamics.data`); callers that return None with dependent mimic joints."""
+        """This robot's compiled state per thread (``.data``: its quantities' C callers, see
+        :mod:`composedyn.dynamics.data`): those of :data:`ON_TREE` on the robot as a tree whose
+        root joint is the base's free-flyer (or planar) joint
+        (:func:`composedyn.dynamics.compiled.layout.pack_tree`), the others on the base's chart;
+        callers that return None with dependent mimic joints."""
         chart_arrays = self.chart.data.arrays
-        return ThreadData(None if chart_arrays is None else Arrays(*chart_arrays[:2], self._bf))
+        if chart_arrays is None:
+            return ThreadData(None)
+        from composedyn.dynamics.array_api.model import from_robot
+        from composedyn.dynamics.compiled.layout import pack_tree
+
+        return ThreadData(Arrays(*chart_arrays[:2], self._bf), tree=Arrays(pack_tree(from_robot(self))),
+                          on_tree=ON_TREE)
 
     data = Robot.data  # this thread's compiled data: the floating quantities' C callers
     __getstate__ = Robot.__getstate__  # pickled without the compiled state
@@ -150,14 +165,15 @@ class FloatingRobot:
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def _batch(self, name: str, *arrays, out: np.ndarray | None = None, **arguments):
-        """A batch (..., k) of the floating quantity ``name`` through the general path's compiled
-        loop (:func:`composedyn.dynamics.dispatch.call`), into ``out`` when given, or None: NumPy
-        backend, dependent mimic joints, or a sample the loop refuses (zero quaternion, singular
-        M), which the general path then names."""
-        packed = self._threads.arrays
-        if packed is None or _dispatch.reference(self.model):
+        """A batch (..., k) of the quantity ``name`` through the general path's compiled loop
+        (:func:`composedyn.dynamics.dispatch.call`; on the tree for :data:`ON_TREE`, else on the
+        chart), into ``out`` when given, or None: NumPy backend, dependent mimic joints, or a
+        sample the loop refuses (zero quaternion, singular M), which the general path then names."""
+        if self._threads.arrays is None or _dispatch.reference(self.model):
             return None
-        return _dispatch.call(name, self.model, packed, *arrays, out=out, floating=True, **arguments)
+        general = self._threads.general
+        return _dispatch.call(name, self.model, general.arrays_of(name), *arrays, out=out,
+                              floating=name not in ON_TREE, refuse=True, **arguments)
 
     def _destination(self, out, shape: tuple, *inputs):
         """``out`` checked for a result of ``shape`` (see ``checks.output_array``), or None."""
@@ -260,6 +276,7 @@ class FloatingRobot:
         return out
 
     # ---- dynamics ----
+    @direct_call("inverse_dynamics", 3, ("friction", "out"))
     def inverse_dynamics(self, q, v, a, f_ext: Mapping | None = None, friction: bool = True,
                          out: np.ndarray | None = None) -> np.ndarray:
         """Generalised forces (..., nv) = M a + C v + g + friction - J^T f_ext: base wrench (force,
@@ -278,6 +295,7 @@ class FloatingRobot:
         tau = self.chart.inverse_dynamics(x, v, xdd, f_ext=self._wrenches(f_ext, R0), friction=friction)
         return _dispatch.deliver(tau, out)
 
+    @direct_call("forward_dynamics", 3, ("friction", "out"))
     def forward_dynamics(self, q, v, tau, f_ext: Mapping | None = None, friction: bool = True,
                          smooth_friction: float | None = None, out: np.ndarray | None = None) -> np.ndarray:
         """Accelerations a (..., nv) (base: derivative of the body twist) under the generalised
@@ -298,6 +316,7 @@ class FloatingRobot:
                                           smooth_friction=smooth_friction)
         return _dispatch.deliver(chart.base_acceleration(self.base, v, xdd, R0), out)
 
+    @direct_call("mass_matrix", 1, ("out",))
     def mass_matrix(self, q, out: np.ndarray | None = None) -> np.ndarray:
         """M(q) (..., nv, nv) in free-flyer coordinates (depends on the joints only); ``out`` as
         in :meth:`inverse_dynamics`."""
@@ -416,6 +435,7 @@ class FloatingRobot:
 
         raise unknown_frame(self.name, frame, self._frames)
 
+    @direct_call("frame_pose", 1, ("frame",), frame=2)
     def frame_pose(self, q, frame: str) -> np.ndarray:
         """World <- ``frame`` transform (..., 4, 4)."""
         if (out := self._frame_path("frame_pose", q, frame, "world")) is not None:
@@ -424,6 +444,7 @@ class FloatingRobot:
         (q,) = self._state(q)
         return self._base_transform(q) @ self.chart.frame_pose(self._chart(q)[2], frame)
 
+    @direct_call("jacobian", 1, ("frame", "reference"), frame=1)
     def jacobian(self, q, frame: str, reference: str = "world") -> np.ndarray:
         """Frame Jacobian (..., 6, nv), linear rows first (``"world"``: origin velocity and angular
         velocity in world axes; ``"local"``: frame axes); base columns map the base twist."""
@@ -435,6 +456,7 @@ class FloatingRobot:
         J = self.chart.jacobian(x, frame, reference)
         return _rotate_rows(R0, J) if reference == "world" else J
 
+    @direct_call("frame_velocity", 2, ("frame", "reference"), frame=1)
     def frame_velocity(self, q, v, frame: str, reference: str = "world") -> np.ndarray:
         """Frame twist (..., 6) = J v, linear first."""
         if (out := self._frame_path("frame_velocity", q, frame, reference, v)) is not None:
@@ -445,6 +467,7 @@ class FloatingRobot:
         t = self.chart.frame_velocity(x, v, frame, reference)
         return _rotate_rows(R0, t[..., None])[..., 0] if reference == "world" else t
 
+    @direct_call("frame_acceleration", 3, ("frame", "reference"), frame=1)
     def frame_acceleration(self, q, v, a, frame: str, reference: str = "world") -> np.ndarray:
         """Classical acceleration (..., 6) of the frame origin and angular acceleration: J a + J̇ v."""
         if (out := self._frame_path("frame_acceleration", q, frame, reference, v, a)) is not None:

@@ -45,7 +45,7 @@ except ImportError:  # the first compiled call reports it (composedyn.dynamics.c
     Method = None
 
 
-def _direct(name: str, inputs: int, keywords: tuple = (), frame: int = 0):
+def direct_call(name: str, inputs: int, keywords: tuple = (), frame: int = 0):
     """Decorator: plain calls of the method -- ``inputs`` positional arrays, keywords among
     ``keywords`` (with ``frame``: the frame name and reference after the arrays) -- go from C
     straight to this thread's C caller of the declared quantity ``name`` (``_call.Method``: no
@@ -242,7 +242,7 @@ class Robot:
         return {name: T[..., k, :, :] for k, name in enumerate(self.model.link_names)}
 
     # ---- dynamics ----------------------------------------------------
-    @_direct("inverse_dynamics", 3, ("friction", "out"))
+    @direct_call("inverse_dynamics", 3, ("friction", "out"))
     def inverse_dynamics(self, q, qd, qdd, f_ext: Mapping | None = None, friction: bool = True,
                          out: np.ndarray | None = None) -> np.ndarray:
         """Joint torques tau (..., n) = M(q) qdd + C(q, qd) qd + g(q) + tau_friction - J^T f_ext.
@@ -267,7 +267,7 @@ class Robot:
             return self._full_inverse_dynamics(q, qd, qdd, f_ext, friction, out)
         return deliver(self._reduce(self._full_inverse_dynamics(*self._expand(q, qd, qdd), f_ext, friction)), out)
 
-    @_direct("forward_dynamics", 3, ("friction", "out"))
+    @direct_call("forward_dynamics", 3, ("friction", "out"))
     def forward_dynamics(self, q, qd, tau, f_ext: Mapping | None = None, friction: bool = True,
                          smooth_friction: float | None = None, out: np.ndarray | None = None) -> np.ndarray:
         """Joint accelerations qdd (..., n) solving M qdd = tau - C qd - g - tau_friction + J^T f_ext.
@@ -295,7 +295,7 @@ class Robot:
             h = h + friction_torques(m, qd, smooth=smooth_friction)
         return deliver(solve_mass(self._mimic.solve_view(m), M, tau - self._reduce(h)), out)
 
-    @_direct("mass_matrix", 1, ("out",))
+    @direct_call("mass_matrix", 1, ("out",))
     def mass_matrix(self, q, out: np.ndarray | None = None) -> np.ndarray:
         """Joint-space inertia M(q) (..., n, n), armature on the diagonal; ``out`` as in
         :meth:`inverse_dynamics`."""
@@ -308,7 +308,7 @@ class Robot:
             return self.compute("mass_matrix", q, out=out)
         return deliver(self._reduce(self.compute("mass_matrix", self._expand(q)[0]), matrix=True), out)
 
-    @_direct("coriolis_matrix", 2)
+    @direct_call("coriolis_matrix", 2)
     def coriolis_matrix(self, q, qd) -> np.ndarray:
         """Coriolis matrix C(q, qd) (..., n, n) in Christoffel form: dM/dt - 2C is skew."""
         if (out := self._threads.data["coriolis_matrix"](q, qd)) is not None:
@@ -316,7 +316,7 @@ class Robot:
         q, qd = joint_arrays(self.dof, q=q, qd=qd)
         return self._reduce(self.compute("coriolis_matrix", *self._expand(q, qd)), matrix=True)
 
-    @_direct("gravity_torques", 1)
+    @direct_call("gravity_torques", 1)
     def gravity_torques(self, q) -> np.ndarray:
         """Gravity torques g(q) (..., n)."""
         if (out := self._threads.data["gravity_torques"](q)) is not None:
@@ -324,7 +324,7 @@ class Robot:
         (q,) = joint_arrays(self.dof, q=q)
         return self._reduce(self.compute("gravity_torques", self._expand(q)[0]))
 
-    @_direct("bias_torques", 2)
+    @direct_call("bias_torques", 2)
     def bias_torques(self, q, qd) -> np.ndarray:
         """C(q, qd) qd + g(q) (..., n), friction not included."""
         if (out := self._threads.data["bias_torques"](q, qd)) is not None:
@@ -465,14 +465,14 @@ class Robot:
         """Every link frame (links merged by fixed joints included; DH links as in the table)."""
         return self.model.link_names
 
-    @_direct("frame_pose", 1, ("frame",), frame=2)
+    @direct_call("frame_pose", 1, ("frame",), frame=2)
     def frame_pose(self, q, frame: str) -> np.ndarray:
         """World <- ``frame`` homogeneous transform (..., 4, 4) at q (..., dof)."""
         if (out := self._frame_path("frame_pose", q, frame, "world")) is not None:
             return out
         return _task_space.frame_pose(self, q, frame)
 
-    @_direct("jacobian", 1, ("frame", "reference"), frame=1)
+    @direct_call("jacobian", 1, ("frame", "reference"), frame=1)
     def jacobian(self, q, frame: str, reference: str = "world") -> np.ndarray:
         """Frame Jacobian (..., 6, dof), linear rows first: ``"world"`` = origin velocity and
         angular velocity in world axes (Pinocchio LOCAL_WORLD_ALIGNED), ``"local"`` = frame axes."""
@@ -480,14 +480,14 @@ class Robot:
             return out
         return _task_space.jacobian(self, q, frame, reference)
 
-    @_direct("frame_velocity", 2, ("frame", "reference"), frame=1)
+    @direct_call("frame_velocity", 2, ("frame", "reference"), frame=1)
     def frame_velocity(self, q, qd, frame: str, reference: str = "world") -> np.ndarray:
         """Frame twist (..., 6) = J(q) qd, linear first (m/s, rad/s)."""
         if (out := self._frame_path("frame_velocity", q, frame, reference, qd)) is not None:
             return out
         return _task_space.frame_velocity(self, q, qd, frame, reference)
 
-    @_direct("frame_acceleration", 3, ("frame", "reference"), frame=1)
+    @direct_call("frame_acceleration", 3, ("frame", "reference"), frame=1)
     def frame_acceleration(self, q, qd, qdd, frame: str, reference: str = "world") -> np.ndarray:
         """Classical acceleration (..., 6) of the frame origin and angular acceleration:
         J qdd + Jdot qd (qdd = 0 gives Jdot qd)."""

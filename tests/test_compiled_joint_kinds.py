@@ -1,8 +1,8 @@
 """The compiled kernels that take every joint kind (inverse dynamics, the mass matrix) on random trees
 mixing free-flyer, spherical, universal, helical, planar, revolute and prismatic joints anywhere in the
 tree, against Pinocchio built with the same joint models (:mod:`composedyn.testing.pinocchio_trees`), and
-with armature and friction against the array-API engine; a floating robot's free-flyer tree against the
-robot's own inverse dynamics and mass matrix."""
+with armature and friction against the array-API engine; a floating robot's free-flyer tree (which its
+inverse dynamics and mass matrix run on) against the fixed-base engine on the six-joint chart of its base."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from composedyn.dynamics.compiled.crba import crba_into
 from composedyn.dynamics.compiled.layout import NO_FW, pack_tree
 from composedyn.dynamics.compiled.rnea import SCRATCH as RNEA_SCRATCH
 from composedyn.dynamics.compiled.rnea import rnea_into
+from composedyn.dynamics.floating import base as chart
 from composedyn.testing.pinocchio_trees import array_model, random_tree
 from pin_oracle import erd_robots_dir, pin
 
@@ -119,9 +120,15 @@ def test_a_floating_robot_as_a_free_flyer_tree_equals_the_robot(name):
     for _ in range(3):
         q = robot.random_configuration(seed=int(rng.integers(1 << 30)))
         v, a = rng.normal(size=robot.nv), rng.normal(size=robot.nv)
+        # the independent route: the fixed-base engine on the six-joint chart of the base
+        R0, _, x = chart.base_pose(robot.base, q) + (chart.chart_positions(robot.base, q),)
+        want = robot.chart.inverse_dynamics(x, v, chart.chart_acceleration(robot.base, v, a, R0))
         tau = _id(im, fm, am.n, robot.nv, q, v, a, extra=1)
-        assert _err(tau, robot.inverse_dynamics(q, v, a)) < 1e-11
-        assert _err(_mass(im, fm, robot.nv, q, arm=1), robot.mass_matrix(q)) < 1e-11
+        assert _err(tau, want) < 1e-11
+        assert _err(robot.inverse_dynamics(q, v, a), want) < 1e-11
+        M = robot.chart.mass_matrix(x)
+        assert _err(_mass(im, fm, robot.nv, q, arm=1), M) < 1e-11
+        assert _err(robot.mass_matrix(q), M) < 1e-11
 
 
 def test_bundled_fixed_base_robots_pack_the_same_from_either_model():

@@ -63,6 +63,7 @@ import numpy as np
 from composedyn.dynamics.compiled.declare import Quantity
 from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.joint import (
+    configuration_readable,
     joint_angle_of,
     joint_bias_of,
     joint_column,
@@ -566,7 +567,10 @@ def aba_into(im, fm, q, qd, tau, fw, fric, smooth, out, w):
 def forward_dynamics(im, fm, q, v, tau, f_world, friction, smooth, out, w):
     """a (nv,) solving M a = tau - C v - g - friction (when ``friction`` is not 0; tanh Coulomb of
     width ``smooth`` > 0) + the external wrenches ``f_world`` (n, 6) (or (0, 6)) into out;
-    status 3 when M(q) is not positive definite."""
+    status 3 when M(q) is not positive definite, 4 for a joint without orientation (a zero
+    quaternion)."""
+    if not configuration_readable(im, q):
+        return 4
     return 3 if aba_into(im, fm, q, v, tau, f_world, 1 if friction else 0, smooth, out, w) else 0
 
 

@@ -45,7 +45,7 @@ import numpy as np
 from composedyn.dynamics.compiled.declare import Quantity
 from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.joint import (
-    joint_motion,
+    configuration_readable,
     joint_offset,
     joint_rotation_row,
     joint_sincos,
@@ -193,36 +193,13 @@ def crba_into(im, fm, q, arm, out, w):
         _column(im, fm, i, arm, out, w)
 
 
-@njit(cache=True, fastmath=_FAST)
-def crba_chart_into(im, fm, nb, q, out, w):
-    """:func:`crba_into` (armature included) for a floating base's chart
-    (:mod:`composedyn.dynamics.floating.base`): bodies 0 .. nb-1 are the base's virtual
-    joints, all at zero with identity placements, the first nb - 1 of them massless.
-    Their world poses (identity), motion subspaces (the joint axes) and composite
-    inertias (zero) are written directly instead of computed; the rest is the CRBA."""
-    n = q.shape[0]
-    _sin_cos_rows(im, q, w)
-    for i in range(nb - 1):
-        for c in range(12):
-            w[i, c] = 0.0
-        w[i, 0], w[i, 4], w[i, 8] = 1.0, 1.0, 1.0
-        s0, s1, s2, s3, s4, s5 = joint_motion(im, fm, i, 1.0)  # body axes = world axes here
-        w[i, _S], w[i, _S + 1], w[i, _S + 2], w[i, _S + 3], w[i, _S + 4], w[i, _S + 5] = s0, s1, s2, s3, s4, s5
-        for c in range(10):
-            w[i, _IC + c] = 0.0
-    for i in range(nb - 1, n):
-        _body_to_world(im, fm, i, q, w)
-    for r in range(n):
-        for c in range(n):
-            out[r, c] = 0.0
-    for i in range(n - 1, -1, -1):
-        _column(im, fm, i, 1, out, w)
-
-
 # ---- declaration (composedyn.dynamics.compiled.declare) ----
 @njit(cache=True, inline="always")
 def mass_matrix(im, fm, q, out, w):
-    """M(q) (n, n) with the armature on the diagonal into out."""
+    """M(q) (nv, nv) with the armature on the diagonal into out; status 4: a joint without
+    orientation (a zero quaternion)."""
+    if not configuration_readable(im, q):
+        return 4
     crba_into(im, fm, q, 1, out, w)
     return 0
 

@@ -2,9 +2,12 @@
 
 The same map as :mod:`composedyn.dynamics.floating.base` (read its docstring
 for the derivation), written for one sample in scalars so that the checked
-entries below run a floating robot's inverse dynamics, mass matrix and forward
-dynamics in one compiled call, and the batch loops (``*_serial``,
-``*_parallel``) that do the same per sample.
+entry below runs a floating robot's forward dynamics in one compiled call, and
+the batch loops (``*_serial``, ``*_parallel``) that do the same per sample;
+the task-space and derivative kernels of a floating base use the same map
+(:mod:`.floating_frames`, :mod:`.floating_derivatives`).  Inverse dynamics and
+the mass matrix need no map: they run on the robot as a tree whose root joint
+is the base's free-flyer joint (:func:`.layout.pack_tree`).
 
 The base is packed as ``bf`` (16,) float64: kind (0 free flyer, 1 planar),
 ``go = Roᵀ g``, gravity in the axes of the base joint's frame at the neutral
@@ -25,13 +28,9 @@ import math
 
 from composedyn.dynamics.compiled.aba import SCRATCH as ABA_SCRATCH
 from composedyn.dynamics.compiled.aba import aba_into
-from composedyn.dynamics.compiled.crba import SCRATCH as CRBA_SCRATCH
-from composedyn.dynamics.compiled.crba import crba_chart_into
 from composedyn.dynamics.compiled.declare import Quantity
 from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.layout import NO_FW as _NO_FW
-from composedyn.dynamics.compiled.rnea import SCRATCH as RNEA_SCRATCH
-from composedyn.dynamics.compiled.rnea import rnea_into
 
 
 @njit(cache=True, inline="always")
@@ -107,30 +106,6 @@ def base_acceleration(bf, q, v, out):
 
 
 @njit(cache=True, inline="always")
-def inverse_dynamics(im, fm, bf, q, v, a, fric, out, w, x, xdd):
-    """Generalised forces (nv,) into ``out``; status 0 done, 4 zero quaternion.  Scratch: w
-    (nv + 1, rnea.SCRATCH), x and xdd (nv,) the chart's coordinates and accelerations."""
-    if chart_state(bf, q, v, a, x, xdd):
-        return 4
-    rnea_into(im, fm, x, v, xdd, _NO_FW, 1, 3 if fric else 1, out, w)
-    return 0
-
-
-@njit(cache=True, inline="always")
-def mass_matrix(im, fm, bf, q, out, w, x):
-    """M (nv, nv) into ``out``; statuses as :func:`inverse_dynamics`; scratch w (nv, crba.SCRATCH), x (nv,)."""
-    if _gravity(bf, q)[3]:  # zero-norm orientation
-        return 4
-    nb = 6 if bf[0] == 0.0 else 3
-    for i in range(nb):
-        x[i] = 0.0
-    for i in range(nb, x.shape[0]):
-        x[i] = q[i + 1]
-    crba_chart_into(im, fm, nb, x, out, w)
-    return 0
-
-
-@njit(cache=True, inline="always")
 def forward_dynamics(im, fm, bf, q, v, tau, fric, smooth, out, w, x, xdd):
     """Accelerations a (nv,) into ``out``; statuses as :func:`inverse_dynamics`, 3 singular M;
     scratch w (nv + 1, aba.SCRATCH), x, xdd (nv,)."""
@@ -144,11 +119,6 @@ def forward_dynamics(im, fm, bf, q, v, tau, fric, smooth, out, w, x, xdd):
 
 # ---- declarations (composedyn.dynamics.compiled.declare) ----
 _QV = (("q", "nq"), ("v", "nv"))
-INVERSE_DYNAMICS = Quantity("inverse_dynamics", inverse_dynamics, inputs=_QV + (("a", "nv"),), results=(("nv",),),
-                            options=(("friction", 1),), scratch=(("nv+1", RNEA_SCRATCH), ("nv",), ("nv",)),
-                            floating=True)
-MASS_MATRIX = Quantity("mass_matrix", mass_matrix, inputs=(("q", "nq"),), results=(("nv", "nv"),),
-                       scratch=(("nv", CRBA_SCRATCH), ("nv",)), floating=True)
 FORWARD_DYNAMICS = Quantity("forward_dynamics", forward_dynamics, inputs=_QV + (("tau", "nv"),), results=(("nv",),),
                             options=(("friction", 1),), number="smooth_friction",
                             scratch=(("nv+1", ABA_SCRATCH), ("nv",), ("nv",)), floating=True)

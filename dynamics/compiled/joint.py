@@ -254,14 +254,22 @@ def joint_friction(fm, i, x, smooth):
 
 
 @njit(cache=True, fastmath=_FMA)
+def _quat_scaled(q, k):
+    """The quaternion q[k:k + 4] divided by its largest magnitude (no overflow or underflow when
+    squared), and that magnitude (0: a zero quaternion, whose entries are then NaN)."""
+    x, y, z, w = q[k], q[k + 1], q[k + 2], q[k + 3]
+    m = max(abs(x), abs(y), abs(z), abs(w))
+    if not m > 0.0:
+        return math.nan, math.nan, math.nan, math.nan, 0.0
+    return x / m, y / m, z / m, w / m, m
+
+
+@njit(cache=True, fastmath=_FMA)
 def _quat_rows(q, k):
     """Rotation (9-tuple, row-major) of the quaternion q[k:k + 4] = (x, y, z, w), normalised; NaN if 0."""
-    x, y, z, w = q[k], q[k + 1], q[k + 2], q[k + 3]
+    x, y, z, w, _ = _quat_scaled(q, k)
     s = x * x + y * y + z * z + w * w
-    if not s > 0.0:
-        s = math.nan
-    else:
-        s = 2.0 / s  # R = 1 + s (w [v] + [v]^2) for the unnormalised quaternion
+    s = 2.0 / s  # R = 1 + s (w [v] + [v]^2) for the unnormalised quaternion
     return (1.0 - s * (y * y + z * z), s * (x * y - z * w), s * (x * z + y * w),
             s * (x * y + z * w), 1.0 - s * (x * x + z * z), s * (y * z - x * w),
             s * (x * z - y * w), s * (y * z + x * w), 1.0 - s * (x * x + y * y))
@@ -320,6 +328,31 @@ def _turned(im, fm, i, q, R):
            R[6] * J[0] + R[7] * J[3] + R[8] * J[6], R[6] * J[1] + R[7] * J[4] + R[8] * J[7],
            R[6] * J[2] + R[7] * J[5] + R[8] * J[8])
     return out
+
+
+MIN_NORM = 1e-12  # a quaternion or (cos, sin) pair shorter than this is refused (no orientation)
+
+
+@njit(cache=True, fastmath=_FMA)
+def joint_readable(im, i, q):
+    """False when body i's joint has no orientation: a quaternion or planar (cos, sin) pair of norm
+    below :data:`MIN_NORM` (the kernels' callers refuse the sample; other norms are divided out)."""
+    t, k = im[i, JTYPE], im[i, IQ]
+    if t == SPHERICAL or t == FREE_FLYER:
+        x, y, z, w, m = _quat_scaled(q, k + 3 if t == FREE_FLYER else k)
+        return m * math.sqrt(x * x + y * y + z * z + w * w) >= MIN_NORM
+    if t == PLANAR:
+        return math.hypot(q[k + 2], q[k + 3]) >= MIN_NORM
+    return True
+
+
+@njit(cache=True)
+def configuration_readable(im, q):
+    """:func:`joint_readable` for every joint of the tree."""
+    for i in range(im.shape[0]):
+        if not joint_readable(im, i, q):
+            return False
+    return True
 
 
 @njit(cache=True, fastmath=_FMA)

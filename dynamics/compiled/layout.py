@@ -115,10 +115,11 @@ def pack_frames(model: Model, fm: np.ndarray) -> np.ndarray:
 
 class Arrays(NamedTuple):
     """The packed model arrays of one robot (read only, made once per robot): ``bodies`` =
-    ``(im, fm)``, ``frames`` = ``(im, fx)``, ``base`` a floating base's ``bf`` (16,) or None."""
+    ``(im, fm)``, ``frames`` = ``(im, fx)`` (None: no frame kernels), ``base`` a floating base's
+    chart ``bf`` (16,) or None."""
 
     bodies: tuple
-    frames: tuple
+    frames: tuple | None = None
     base: np.ndarray | None = None
 
     def of(self, q) -> tuple:

@@ -40,6 +40,7 @@ import numpy as np
 from composedyn.dynamics.compiled.declare import Quantity
 from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.joint import (
+    configuration_readable,
     cross,
     joint_component,
     joint_offset,
@@ -197,7 +198,10 @@ def rnea_into(im, fm, q, qd, qdd, fw, grav, extra, out, w):
 def inverse_dynamics(im, fm, q, v, a, f_world, friction, out, w):
     """The Robot's inverse dynamics into out (n,): tau = M a + C v + g (armature in M) + joint friction
     (damping v + Coulomb sgn(v)) when ``friction`` is not 0, minus the external wrenches
-    ``f_world`` (n, 6) (moment about the world origin first; (0, 6): none)."""
+    ``f_world`` (n, 6) (moment about the world origin first; (0, 6): none).  Status 4: a joint
+    without orientation (a zero quaternion)."""
+    if not configuration_readable(im, q):
+        return 4
     rnea_into(im, fm, q, v, a, f_world, 1, 3 if friction else 1, out, w)
     return 0
 
