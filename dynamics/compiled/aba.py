@@ -3,38 +3,48 @@
 Forward dynamics qdd = M(q)^-1 (tau - h(q, qd) - friction + J^T f_ext) in O(n),
 with the conventions of :mod:`.rnea`: spatial vectors angular first, each in
 its body's (joint) frame; X_i is the motion transform parent -> body i given
-by the joint's pose row (R = tree_R Rot(a, q) body axes in parent axes,
-p body origin in the parent frame): X_i m = (R^T w, R^T (v - p x w)).  The joint
-pose, its motion subspace S_i and S_i^T f come from the joint model
-(:mod:`.joint`).
+by the joint's pose (R body axes in parent axes, p body origin in the parent
+frame): X_i m = (R^T w, R^T (v - p x w)).  The joint pose, its motion subspace
+S_i (6 x nv_i, nv_i the joint's velocity coordinates, one to six) and S_i^T f
+come from the joint model (:mod:`.joint`), for joints of every kind.
 
 Pass 1, base -> leaves (base velocity 0):
     v_i  = X_i v_p + S_i qd_i
-    c_i  = v_i x S_i qd_i                      (velocity-product acceleration)
+    c_i  = v_i x S_i qd_i + S'_i qd_i           (velocity-product acceleration)
     IA_i = I_i                                  (rigid-body inertia)
     pA_i = v_i x* I_i v_i - f_ext_i             (bias force, f_ext in body axes)
-Pass 2, leaves -> base:
-    U_i = IA_i S_i,  D_i = S_i . U_i + armature_i,  u_i = tau_i - friction_i - S_i . pA_i
-    Ia  = IA_i - U_i U_i^T / D_i
-    pa  = pA_i + Ia c_i + U_i u_i / D_i
+Pass 2, leaves -> base (Featherstone, Rigid Body Dynamics Algorithms, Table 7.1):
+    U_i = IA_i S_i (6 x nv_i),  D_i = S_i^T U_i + armature_i (nv_i x nv_i),
+    u_i = tau_i - friction_i - S_i^T pA_i
+    Ia  = IA_i - U_i D_i^-1 U_i^T
+    pa  = pA_i + Ia c_i + U_i D_i^-1 u_i
     IA_p += X_i^T Ia X_i,  pA_p += X_i^T pa     (X_i^T: force transform body -> parent)
 Pass 3, base -> leaves (base acceleration a_0 = (0, -g), gravity as a fictitious lift):
     a'_i  = X_i a_p + c_i
-    qdd_i = (u_i - U_i . a'_i) / D_i
+    qdd_i = D_i^-1 (u_i - U_i^T a'_i)
     a_i   = a'_i + S_i qdd_i
+
+A joint with one coordinate (revolute, prismatic, helical) has a scalar D_i
+and runs the scalar form (:func:`_articulate`: U / D and u / D stored).  A
+joint with several coordinates (universal, spherical, planar, free flyer)
+factorises D_i = L L^T (Cholesky, :func:`_articulate_joint`) and keeps, in
+the scratch rows of its velocity coordinates, L, Y = U L^-T and z = L^-1 u:
+then U D^-1 U^T = Y Y^T, U D^-1 u = Y z and qdd_i = L^-T (z - Y^T a'_i).
+Friction and armature are per velocity coordinate.
 
 Articulated inertias are symmetric 6x6 and kept as 21 numbers in block form
 IA = [[A, B], [B^T, C]] with A, C symmetric 3x3 (upper triangles
 a00 a01 a02 a11 a12 a22) and B general 3x3 (row-major).  A rigid body
 (mass m, first moment h = m c, rotational inertia Io about its origin) is
 A = Io, B = skew(h) (the matrix of h x), C = m 1.  IA is symmetric, so
-U = IA S has the entries S^T (column k of IA) (:func:`.joint.joint_force`).
+U = IA S has the entries S^T (column k of IA).
 
 The armature enters D_i only (a rotor spinning with the joint, as in
-Pinocchio and :func:`composedyn.dynamics.reference.aba.aba`).  D_i are the pivots of a
-factorisation of M, so M is positive definite iff every D_i > 0: the kernel
-returns status 1 as soon as one is not (or is not finite), leaving ``out``
-unwritten, and the caller raises ``ModelError``.
+Pinocchio and :func:`composedyn.dynamics.reference.aba.aba`).  The pivots of
+the D_i (D_i itself for one coordinate, the squares of L's diagonal for
+several) are the pivots of a factorisation of M, so M is positive definite
+iff every pivot is > 0: the kernel returns status 1 as soon as one is not (or
+is not finite), leaving ``out`` incomplete, and the caller raises ``ModelError``.
 
 Implementation: one scratch row of ``w`` per body and every helper addressed
 by (w, row, column) rather than by row views: a view handed to a function
@@ -53,15 +63,22 @@ import numpy as np
 from composedyn.dynamics.compiled.declare import Quantity
 from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.joint import (
-    joint_angle,
-    joint_bias,
-    joint_force,
+    configuration_readable,
+    joint_angle_of,
+    joint_bias_of,
+    joint_column,
+    joint_force_of,
     joint_friction,
-    joint_motion,
+    joint_motion_of,
+    joint_offset,
     joint_rotation_row,
-    joint_translation,
+    joint_sincos,
+    joint_translation_of,
+    joint_turn,
+    joint_velocity,
+    joint_velocity_product,
 )
-from composedyn.dynamics.compiled.layout import ARM, GRAV, IO, MASS, H
+from composedyn.dynamics.compiled.layout import ARM, GRAV, IO, IQ, IV, MASS, NV, PARENT, H
 from composedyn.dynamics.reference import forward
 from composedyn.dynamics.reference.crba import crba
 from composedyn.dynamics.reference.friction import friction_torques
@@ -69,21 +86,56 @@ from composedyn.dynamics.reference.rnea import rnea
 
 # columns of a body's scratch row (row n is the base): pose row X 0:12, world pose Xw
 # 12:24 (only with external forces), v 24:30 (overwritten by a in pass 3), c 30:36,
-# pA 36:42, IA 42:63 (A 6, B 9, C 6), U / D 63:69, u / D 69
+# pA 36:42, IA 42:63 (A 6, B 9, C 6), U / D 63:69, u / D 69 (one-coordinate joints).
+# Columns of a velocity coordinate's row (joints with several coordinates): its row of
+# Y = U L^-T 70:76, its row of L (D = L L^T) 76:82, its entry of z = L^-1 u 82
 XW, V, C, PA, IA, UD, UU = 12, 24, 30, 36, 42, 63, 69
-SCRATCH = 70
+Y, L, Z = 70, 76, 82
+SCRATCH = 83
 FMA = {"contract"}  # let LLVM fuse a * b + c into one FMA instruction (~6% faster, no less accurate)
 _helper = njit(cache=True, inline="always", fastmath=FMA)  # inlined in numba IR: one flat kernel
 
 
 @_helper
-def _pose(im, fm, i, qi, w):
-    """Pose row of body i into w[i, 0:12]: the joint transform (R row-major, p) of :mod:`.joint`."""
-    s, c = joint_angle(im, i, qi)
-    w[i, 0], w[i, 1], w[i, 2] = joint_rotation_row(im, fm, i, 0, s, c)
-    w[i, 3], w[i, 4], w[i, 5] = joint_rotation_row(im, fm, i, 1, s, c)
-    w[i, 6], w[i, 7], w[i, 8] = joint_rotation_row(im, fm, i, 2, s, c)
-    w[i, 9], w[i, 10], w[i, 11] = joint_translation(im, fm, i, qi)
+def _pose(im, fm, i, q, w, tree):
+    """Pose row of body i into w[i, 0:12]: the joint transform (R row-major, p) of :mod:`.joint`
+    (a one-coordinate joint through the scalar forms, which inline; no early return, which would
+    make numba keep reference counts)."""
+    if not tree or im[i, NV] == 1:
+        qi = q[im[i, IQ]] if tree else q[i]  # one coordinate each: q[i]
+        s, c = joint_angle_of(im, i, qi)
+        R0, R1, R2 = joint_rotation_row(im, fm, i, 0, s, c)
+        R3, R4, R5 = joint_rotation_row(im, fm, i, 1, s, c)
+        R6, R7, R8 = joint_rotation_row(im, fm, i, 2, s, c)
+        p0, p1, p2 = joint_translation_of(im, fm, i, qi)
+        w[i, 0], w[i, 1], w[i, 2], w[i, 3], w[i, 4], w[i, 5] = R0, R1, R2, R3, R4, R5
+        w[i, 6], w[i, 7], w[i, 8], w[i, 9], w[i, 10], w[i, 11] = R6, R7, R8, p0, p1, p2
+    else:
+        _joint_pose(im, fm, i, q, w)
+
+
+@_helper
+def _joint_pose(im, fm, i, q, w):
+    """:func:`_pose` of a joint with several coordinates (:func:`.joint.joint_turn`, :func:`.joint.joint_offset`)."""
+    s, c = joint_sincos(im, i, q)
+    R0, R1, R2 = joint_rotation_row(im, fm, i, 0, s, c)
+    R3, R4, R5 = joint_rotation_row(im, fm, i, 1, s, c)
+    R6, R7, R8 = joint_rotation_row(im, fm, i, 2, s, c)
+    R0, R1, R2, R3, R4, R5, R6, R7, R8 = joint_turn(im, fm, i, q, (R0, R1, R2, R3, R4, R5, R6, R7, R8))
+    p0, p1, p2 = joint_offset(im, fm, i, q)
+    w[i, 0], w[i, 1], w[i, 2], w[i, 3], w[i, 4], w[i, 5] = R0, R1, R2, R3, R4, R5
+    w[i, 6], w[i, 7], w[i, 8], w[i, 9], w[i, 10], w[i, 11] = R6, R7, R8, p0, p1, p2
+
+
+@_helper
+def _joint_motion(im, fm, i, q, qd, w):
+    """Pass 1's joint step for a joint with several coordinates: v += S qd, c = v x S qd + S' qd."""
+    s0, s1, s2, s3, s4, s5 = joint_velocity(im, fm, i, q, qd)
+    w0, w1, w2 = w[i, V] + s0, w[i, V + 1] + s1, w[i, V + 2] + s2
+    u0, u1, u2 = w[i, V + 3] + s3, w[i, V + 4] + s4, w[i, V + 5] + s5
+    w[i, V], w[i, V + 1], w[i, V + 2], w[i, V + 3], w[i, V + 4], w[i, V + 5] = w0, w1, w2, u0, u1, u2
+    c0, c1, c2, c3, c4, c5 = joint_velocity_product(im, fm, i, q, w0, w1, w2, u0, u1, u2, qd)
+    w[i, C], w[i, C + 1], w[i, C + 2], w[i, C + 3], w[i, C + 4], w[i, C + 5] = c0, c1, c2, c3, c4, c5
 
 
 @_helper
@@ -97,6 +149,17 @@ def _motion_to_child(w, i, k):
     for c in range(3):
         w[i, V + c] = w[i, c] * w0 + w[i, 3 + c] * w1 + w[i, 6 + c] * w2
         w[i, V + 3 + c] = w[i, c] * u0 + w[i, 3 + c] * u1 + w[i, 6 + c] * u2
+
+
+@_helper
+def _add_motion(w, i, s0, s1, s2, s3, s4, s5):
+    """w[i, V:V+6] += (s0, ..., s5)."""
+    w[i, V] += s0
+    w[i, V + 1] += s1
+    w[i, V + 2] += s2
+    w[i, V + 3] += s3
+    w[i, V + 4] += s4
+    w[i, V + 5] += s5
 
 
 @_helper
@@ -251,27 +314,25 @@ def _inertia_to_parent(w, i, k):
 
 
 @_helper
-def _velocity(im, fm, q, qd, fw, w):
-    """Pass 1, base -> leaves: pose X, v = X v_p + S qd, c = v x S qd, IA = I, pA = v x* I v - f_ext."""
-    n = q.shape[0]
+def _velocity(im, fm, q, qd, fw, w, tree):
+    """Pass 1, base -> leaves: pose X, v = X v_p + S qd, c = v x S qd + S' qd, IA = I, pA = v x* I v - f_ext."""
+    n = im.shape[0]
     for c in range(V, V + 6):
         w[n, c] = 0.0
     use_fw = fw.shape[0] == n and n > 0
     for i in range(n):
-        k = im[i, 0]
-        _pose(im, fm, i, q[i], w)
+        k = im[i, PARENT]
+        _pose(im, fm, i, q, w, tree)
         _motion_to_child(w, i, n if k < 0 else k)
-        x = qd[i]
-        s0, s1, s2, s3, s4, s5 = joint_motion(im, fm, i, x)  # v += S qd
-        w[i, V] += s0
-        w[i, V + 1] += s1
-        w[i, V + 2] += s2
-        w[i, V + 3] += s3
-        w[i, V + 4] += s4
-        w[i, V + 5] += s5
-        c0, c1, c2, c3, c4, c5 = joint_bias(im, fm, i, w[i, V], w[i, V + 1], w[i, V + 2],
-                                            w[i, V + 3], w[i, V + 4], w[i, V + 5], x)  # c = v x S qd
-        w[i, C], w[i, C + 1], w[i, C + 2], w[i, C + 3], w[i, C + 4], w[i, C + 5] = c0, c1, c2, c3, c4, c5
+        if not tree or im[i, NV] == 1:
+            x = qd[im[i, IV]] if tree else qd[i]
+            s0, s1, s2, s3, s4, s5 = joint_motion_of(im, fm, i, x)  # v += S qd
+            _add_motion(w, i, s0, s1, s2, s3, s4, s5)
+            c0, c1, c2, c3, c4, c5 = joint_bias_of(im, fm, i, w[i, V], w[i, V + 1], w[i, V + 2],
+                                                   w[i, V + 3], w[i, V + 4], w[i, V + 5], x)  # c = v x S qd
+            w[i, C], w[i, C + 1], w[i, C + 2], w[i, C + 3], w[i, C + 4], w[i, C + 5] = c0, c1, c2, c3, c4, c5
+        else:
+            _joint_motion(im, fm, i, q, qd, w)
         _rigid_inertia(fm, i, w)
         _bias_force(fm, i, w)
         if use_fw:
@@ -280,28 +341,28 @@ def _velocity(im, fm, q, qd, fw, w):
 
 
 @_helper
-def _articulate(im, fm, i, ui, w, root):
-    """Pass 2 at body i: U = IA S, D = S . U + armature, u = ui - S . pA; stores U / D
-    and u / D; then, unless the body is a root, in place Ia = IA - U U^T / D and
-    pa = pA + Ia c + U u / D.  ui = tau_i - friction_i.  Returns D (nothing is stored
-    when D is not > 0).
+def _articulate(im, fm, i, d, ui, w, root):
+    """Pass 2 at body i, a joint with one coordinate (velocity coordinate d): U = IA S,
+    D = S . U + armature, u = ui - S . pA; stores U / D and u / D; then, unless the body is a
+    root, in place Ia = IA - U U^T / D and pa = pA + Ia c + U u / D.  ui = tau_d - friction_d.
+    Returns D (nothing is stored when D is not > 0).
 
-    IA is symmetric, so U_k = S . (column k of IA) = :func:`.joint.joint_force` of that
-    column; with IA = [[A, B], [B^T, C]] column k < 3 is (A[:, k], B[k, :]) and column
+    IA is symmetric, so U_k = S . (column k of IA) = :func:`.joint.joint_component` of that
+    column (:func:`.joint.joint_force_of`); with IA = [[A, B], [B^T, C]] column k < 3 is (A[:, k], B[k, :]) and column
     3 + k is (B[:, k], C[:, k])."""
     b = IA
     A00, A01, A02, A11, A12, A22 = w[i, b], w[i, b + 1], w[i, b + 2], w[i, b + 3], w[i, b + 4], w[i, b + 5]
     B00, B01, B02, B10, B11, B12 = w[i, b + 6], w[i, b + 7], w[i, b + 8], w[i, b + 9], w[i, b + 10], w[i, b + 11]
     B20, B21, B22 = w[i, b + 12], w[i, b + 13], w[i, b + 14]
     C00, C01, C02, C11, C12, C22 = w[i, b + 15], w[i, b + 16], w[i, b + 17], w[i, b + 18], w[i, b + 19], w[i, b + 20]
-    U0 = joint_force(im, fm, i, A00, A01, A02, B00, B01, B02)
-    U1 = joint_force(im, fm, i, A01, A11, A12, B10, B11, B12)
-    U2 = joint_force(im, fm, i, A02, A12, A22, B20, B21, B22)
-    U3 = joint_force(im, fm, i, B00, B10, B20, C00, C01, C02)
-    U4 = joint_force(im, fm, i, B01, B11, B21, C01, C11, C12)
-    U5 = joint_force(im, fm, i, B02, B12, B22, C02, C12, C22)
-    D = joint_force(im, fm, i, U0, U1, U2, U3, U4, U5) + fm[i, ARM]
-    ui -= joint_force(im, fm, i, w[i, PA], w[i, PA + 1], w[i, PA + 2], w[i, PA + 3], w[i, PA + 4], w[i, PA + 5])
+    U0 = joint_force_of(im, fm, i, A00, A01, A02, B00, B01, B02)
+    U1 = joint_force_of(im, fm, i, A01, A11, A12, B10, B11, B12)
+    U2 = joint_force_of(im, fm, i, A02, A12, A22, B20, B21, B22)
+    U3 = joint_force_of(im, fm, i, B00, B10, B20, C00, C01, C02)
+    U4 = joint_force_of(im, fm, i, B01, B11, B21, C01, C11, C12)
+    U5 = joint_force_of(im, fm, i, B02, B12, B22, C02, C12, C22)
+    D = joint_force_of(im, fm, i, U0, U1, U2, U3, U4, U5) + fm[d, ARM]
+    ui -= joint_force_of(im, fm, i, w[i, PA], w[i, PA + 1], w[i, PA + 2], w[i, PA + 3], w[i, PA + 4], w[i, PA + 5])
     if not (D > 0.0 and D < math.inf):
         return D
     d = 1.0 / D
@@ -334,23 +395,130 @@ def _articulate(im, fm, i, ui, w, root):
     w[i, PA + 5] += B02 * e0 + B12 * e1 + B22 * e2 + C02 * l0 + C12 * l1 + C22 * l2 + U5 * g
     return D
 
-@njit(cache=True, fastmath=FMA)
-def aba_into(im, fm, q, qd, tau, fw, fric, smooth, out, w):
-    """qdd (n,) into ``out`` for one sample, C-contiguous scratch ``w`` (n + 1, SCRATCH); returns 0,
-    or 1 if M(q) (with armature) is not positive definite.
+@_helper
+def _sym(r, c):
+    """Offset in the 21 stored entries of an articulated inertia (A 6, B 9, C 6) of its entry (r, c)."""
+    if r > c:
+        r, c = c, r
+    if r < 3 <= c:  # B row-major
+        return 3 + 3 * r + c
+    k = 0 if c < 3 else 15  # A's or C's upper triangle (x00 x01 x02 x11 x12 x22)
+    r, c = r % 3, c % 3
+    return k + 2 * r - r * (r - 1) // 2 + c
 
-    fric: 1 subtracts damping qd + friction sgn(qd), with sgn(x) = tanh(x / smooth) when
-    smooth > 0.  fw: (n, 6) world forces (moment about the world origin) or (0, 6).
+
+@_helper
+def _articulate_joint(im, fm, i, q, qd, tau, fric, smooth, w, root):
+    """Pass 2 at body i, a joint with m = nv_i > 1 coordinates (d = IV + e, e < m): U = IA S,
+    D = S^T U + armature, u = tau - friction - S^T pA; factorises D = L L^T and stores, in row d,
+    row e of L (columns L:L+e+1), of Y = U L^-T (Y:Y+6, Y's column e) and z_e of z = L^-1 u (Z);
+    then, unless the body is a root, in place Ia = IA - Y Y^T and pa = pA + Ia c + Y z.  Returns
+    False, or True (Ia and pa untouched) when a pivot of D is not > 0 or not finite."""
+    iv, m = im[i, IV], im[i, NV]
+    for e in range(m):  # U's column e (IA S_e), D's row e up to the diagonal, u_e
+        d = iv + e
+        s0, s1, s2, s3, s4, s5 = joint_column(im, fm, i, q, e)
+        for r in range(6):
+            w[d, Y + r] = (w[i, IA + _sym(r, 0)] * s0 + w[i, IA + _sym(r, 1)] * s1 + w[i, IA + _sym(r, 2)] * s2
+                           + w[i, IA + _sym(r, 3)] * s3 + w[i, IA + _sym(r, 4)] * s4 + w[i, IA + _sym(r, 5)] * s5)
+        for f in range(e + 1):  # D[e, f] = S_e . U_f
+            r = iv + f
+            w[d, L + f] = (s0 * w[r, Y] + s1 * w[r, Y + 1] + s2 * w[r, Y + 2]
+                           + s3 * w[r, Y + 3] + s4 * w[r, Y + 4] + s5 * w[r, Y + 5])
+        w[d, L + e] += fm[d, ARM]
+        x = tau[d]
+        if fric:  # tau - damping qd - friction sgn(qd), per coordinate
+            x -= joint_friction(fm, d, qd[d], smooth)
+        w[d, Z] = x - (s0 * w[i, PA] + s1 * w[i, PA + 1] + s2 * w[i, PA + 2]
+                       + s3 * w[i, PA + 3] + s4 * w[i, PA + 4] + s5 * w[i, PA + 5])
+    for e in range(m):  # Cholesky D = L L^T row by row, with Y = U L^-T and z = L^-1 u
+        d = iv + e
+        for f in range(e + 1):
+            r = iv + f
+            x = w[d, L + f]
+            for t in range(f):
+                x -= w[d, L + t] * w[r, L + t]
+            if f < e:
+                w[d, L + f] = x / w[r, L + f]
+            elif not (x > 0.0 and x < math.inf):
+                return True
+            else:
+                w[d, L + e] = math.sqrt(x)
+        x = w[d, Z]
+        for f in range(e):
+            x -= w[d, L + f] * w[iv + f, Z]
+        g = 1.0 / w[d, L + e]
+        w[d, Z] = x * g
+        for c in range(6):
+            x = w[d, Y + c]
+            for f in range(e):
+                x -= w[d, L + f] * w[iv + f, Y + c]
+            w[d, Y + c] = x * g
+    if root:  # nothing to pass on
+        return False
+    for e in range(m):  # Ia = IA - Y Y^T on the 21 stored entries, pa += Y z
+        d = iv + e
+        z = w[d, Z]
+        for r in range(6):
+            y = w[d, Y + r]
+            w[i, PA + r] += y * z
+            for c in range(r, 6):
+                w[i, IA + _sym(r, c)] -= y * w[d, Y + c]
+    for r in range(6):  # pa += Ia c
+        x = 0.0
+        for c in range(6):
+            x += w[i, IA + _sym(r, c)] * w[i, C + c]
+        w[i, PA + r] += x
+    return False
+
+
+@_helper
+def _joint_accelerations(im, fm, i, q, out, w):
+    """Pass 3 at body i, a joint with several coordinates, a' in w[i, V:V+6]: its qdd into out
+    (at IV:IV+NV), qdd = L^-T (z - Y^T a') (forward the rows of z - Y^T a', back L^T); then
+    a = a' + S qdd into w[i, V:V+6]."""
+    iv, m = im[i, IV], im[i, NV]
+    for e in range(m):
+        d = iv + e
+        x = w[d, Z]
+        for c in range(6):
+            x -= w[d, Y + c] * w[i, V + c]
+        out[d] = x
+    for j in range(m):
+        e = m - 1 - j
+        d = iv + e
+        x = out[d]
+        for f in range(e + 1, m):
+            x -= w[iv + f, L + e] * out[iv + f]
+        out[d] = x / w[d, L + e]
+    s0, s1, s2, s3, s4, s5 = joint_velocity(im, fm, i, q, out)
+    w[i, V], w[i, V + 1], w[i, V + 2] = w[i, V] + s0, w[i, V + 1] + s1, w[i, V + 2] + s2
+    w[i, V + 3], w[i, V + 4], w[i, V + 5] = w[i, V + 3] + s3, w[i, V + 4] + s4, w[i, V + 5] + s5
+
+
+@_helper
+def _aba(im, fm, q, qd, tau, fw, fric, smooth, out, w, tree):
+    """qdd (nv,) into ``out`` for one sample, q (nq,), qd and tau (nv,) (joints of every kind:
+    :mod:`.joint`), C-contiguous scratch ``w`` (nv + 1, SCRATCH) (n + 1 rows suffice when every
+    joint has one coordinate); returns 0, or 1 if M(q) (with armature) is not positive definite.
+
+    fric: 1 subtracts damping qd + friction sgn(qd), per velocity coordinate, with
+    sgn(x) = tanh(x / smooth) when smooth > 0.  fw: (n, 6) world forces on the n bodies
+    (moment about the world origin) or (0, 6).
     """
-    n = q.shape[0]
-    _velocity(im, fm, q, qd, fw, w)
+    n = im.shape[0]
+    _velocity(im, fm, q, qd, fw, w, tree)
     for i in range(n - 1, -1, -1):  # pass 2, leaves -> base
-        ui = tau[i]
-        if fric:  # tau - damping qd - friction sgn(qd)
-            ui -= joint_friction(fm, i, qd[i], smooth)
-        k = im[i, 0]
-        D = _articulate(im, fm, i, ui, w, k < 0)
-        if not (D > 0.0 and D < math.inf):
+        k = im[i, PARENT]
+        if not tree or im[i, NV] == 1:
+            d = im[i, IV] if tree else i
+            ui = tau[d]
+            if fric:  # tau - damping qd - friction sgn(qd)
+                ui -= joint_friction(fm, d, qd[d], smooth)
+            D = _articulate(im, fm, i, d, ui, w, k < 0)
+            if not (D > 0.0 and D < math.inf):
+                return 1
+        elif _articulate_joint(im, fm, i, q, qd, tau, fric, smooth, w, k < 0):
             return 1
         if k >= 0:
             _inertia_to_parent(w, i, k)
@@ -359,30 +527,50 @@ def aba_into(im, fm, q, qd, tau, fw, fric, smooth, out, w):
         w[n, V + c] = 0.0
         w[n, V + 3 + c] = -fm[0, GRAV + c] if n > 0 else 0.0
     for i in range(n):  # pass 3, base -> leaves; a_i overwrites v_i
-        k = im[i, 0]
+        k = im[i, PARENT]
         _motion_to_child(w, i, n if k < 0 else k)  # a' = X a_p + c
         for c in range(6):
             w[i, V + c] += w[i, C + c]
-        x = w[i, UU]  # qdd = u / D - (U / D) . a'
-        for c in range(6):
-            x -= w[i, UD + c] * w[i, V + c]
-        out[i] = x
-        s0, s1, s2, s3, s4, s5 = joint_motion(im, fm, i, x)  # a = a' + S qdd
-        w[i, V] += s0
-        w[i, V + 1] += s1
-        w[i, V + 2] += s2
-        w[i, V + 3] += s3
-        w[i, V + 4] += s4
-        w[i, V + 5] += s5
+        if not tree or im[i, NV] == 1:
+            x = w[i, UU]  # qdd = u / D - (U / D) . a'
+            for c in range(6):
+                x -= w[i, UD + c] * w[i, V + c]
+            out[im[i, IV] if tree else i] = x
+            s0, s1, s2, s3, s4, s5 = joint_motion_of(im, fm, i, x)  # a = a' + S qdd
+            _add_motion(w, i, s0, s1, s2, s3, s4, s5)
+        else:
+            _joint_accelerations(im, fm, i, q, out, w)
     return 0
+
+
+@njit(cache=True, fastmath=FMA)
+def aba_into(im, fm, q, qd, tau, fw, fric, smooth, out, w):
+    """qdd (nv,) into ``out`` for one sample, q (nq,), qd and tau (nv,) (joints of every kind:
+    :mod:`.joint`), C-contiguous scratch ``w`` (nv + 1, SCRATCH) (n + 1 rows suffice when every
+    joint has one coordinate); returns 0, or 1 if M(q) (with armature) is not positive definite.
+
+    fric: 1 subtracts damping qd + friction sgn(qd), per velocity coordinate, with
+    sgn(x) = tanh(x / smooth) when smooth > 0.  fw: (n, 6) world forces on the n bodies
+    (moment about the world origin) or (0, 6).
+
+    Two copies of the algorithm: one for trees whose joints all have one coordinate (the
+    several-coordinate steps compiled out), one for any tree (see the module docstring).
+    """
+    n = im.shape[0]
+    if n == 0 or im[n - 1, IV] + im[n - 1, NV] == n:
+        return _aba(im, fm, q, qd, tau, fw, fric, smooth, out, w, False)
+    return _aba(im, fm, q, qd, tau, fw, fric, smooth, out, w, True)
 
 
 # ---- declaration (composedyn.dynamics.compiled.declare) ----
 @njit(cache=True, inline="always")
 def forward_dynamics(im, fm, q, v, tau, f_world, friction, smooth, out, w):
-    """a (n,) solving M a = tau - C v - g - friction (when ``friction`` is not 0; tanh Coulomb of
+    """a (nv,) solving M a = tau - C v - g - friction (when ``friction`` is not 0; tanh Coulomb of
     width ``smooth`` > 0) + the external wrenches ``f_world`` (n, 6) (or (0, 6)) into out;
-    status 3 when M(q) is not positive definite."""
+    status 3 when M(q) is not positive definite, 4 for a joint without orientation (a zero
+    quaternion)."""
+    if not configuration_readable(im, q):
+        return 4
     return 3 if aba_into(im, fm, q, v, tau, f_world, 1 if friction else 0, smooth, out, w) else 0
 
 
