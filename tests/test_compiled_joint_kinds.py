@@ -14,7 +14,6 @@ import pytest
 
 import composedyn as cd
 from composedyn.dynamics import array_api as A
-from composedyn.dynamics.array_api import joints as J
 from composedyn.dynamics.array_api.model import from_robot
 from composedyn.dynamics.compiled.crba import SCRATCH as CRBA_SCRATCH
 from composedyn.dynamics.compiled.crba import crba_into
@@ -22,7 +21,7 @@ from composedyn.dynamics.compiled.layout import NO_FW, pack_tree
 from composedyn.dynamics.compiled.rnea import SCRATCH as RNEA_SCRATCH
 from composedyn.dynamics.compiled.rnea import rnea_into
 from composedyn.dynamics.floating import base as chart
-from composedyn.testing.pinocchio_trees import array_model, random_tree
+from composedyn.testing.pinocchio_trees import array_model, random_configuration, random_tree, seeded_tree
 from pin_oracle import erd_robots_dir, pin
 
 XP = array_api_compat.array_namespace(np.zeros(1))
@@ -52,10 +51,7 @@ def _mass(im, fm, nv, q, arm=0):
 
 @pytest.fixture(scope="module", params=list(TREES))
 def tree(request):
-    seed, bodies, root = TREES[request.param]
-    rng = np.random.default_rng(seed)
-    model = random_tree(rng, bodies, kinds=J.KINDS, root=root)
-    return rng, model, array_model(model, name=request.param)
+    return seeded_tree(request.param, *TREES[request.param])
 
 
 def test_inverse_dynamics_and_mass_matrix_equal_pinocchio(tree):
@@ -64,7 +60,7 @@ def test_inverse_dynamics_and_mass_matrix_equal_pinocchio(tree):
     im, fm = pack_tree(am)
     assert {"spherical", "universal", "planar", "helical", "revolute", "prismatic"} <= {j.kind for j in am.joints}
     for _ in range(5):
-        q = np.concatenate([J.random_configuration(j, rng) for j in am.joints])
+        q = random_configuration(am, rng)
         v, a = rng.normal(size=model.nv), rng.normal(size=model.nv)
         tau = _id(im, fm, am.n, model.nv, q, v, a)
         assert _err(tau, pin.rnea(model, data, q, v, a)) < 1e-12
@@ -88,7 +84,7 @@ def test_armature_and_friction_equal_the_array_api_engine(tree):
                  coulomb=rng.uniform(0, 0.4, nv))
     im, fm = pack_tree(am)
     bm = A.on(am, XP)
-    q = np.concatenate([J.random_configuration(j, rng) for j in am.joints])
+    q = random_configuration(am, rng)
     v, a = rng.normal(size=nv), rng.normal(size=nv)
     want = A.inverse_dynamics(bm, q, v, a, friction=True)
     assert _err(_id(im, fm, am.n, nv, q, v, a, extra=3), want) < 1e-12
@@ -100,7 +96,7 @@ def test_zero_quaternion_gives_nan_not_a_pose():
     model = random_tree(rng, 4, kinds=("revolute", "spherical"), root="free_flyer")
     am = array_model(model)
     im, fm = pack_tree(am)
-    q = np.concatenate([J.random_configuration(j, rng) for j in am.joints])
+    q = random_configuration(am, rng)
     q[3:7] = 0.0
     tau = _id(im, fm, am.n, model.nv, q, np.ones(model.nv), np.ones(model.nv))
     assert np.isnan(tau).any()

@@ -15,14 +15,13 @@ import pytest
 
 import composedyn as cd
 from composedyn.dynamics import array_api as A
-from composedyn.dynamics.array_api import joints as J
 from composedyn.dynamics.array_api.model import from_robot
 from composedyn.dynamics.compiled.aba import SCRATCH as ABA_SCRATCH
 from composedyn.dynamics.compiled.aba import aba_into
 from composedyn.dynamics.compiled.layout import ARM, IO, MASS, NO_FW, H, pack_tree
 from composedyn.dynamics.compiled.rnea import SCRATCH as RNEA_SCRATCH
 from composedyn.dynamics.compiled.rnea import rnea_into
-from composedyn.testing.pinocchio_trees import array_model, random_tree
+from composedyn.testing.pinocchio_trees import array_model, random_configuration, random_tree, seeded_tree
 from pin_oracle import erd_robots_dir, pin
 from test_compiled_joint_kinds import FLOATING
 
@@ -54,16 +53,12 @@ def _id(im, fm, nv, q, v, a, fw=NO_FW, extra=0):
     return out
 
 
-def _configuration(am, rng):
-    return np.concatenate([J.random_configuration(j, rng) for j in am.joints])
+_configuration = random_configuration
 
 
 @pytest.fixture(scope="module", params=list(TREES))
 def tree(request):
-    seed, bodies, root = TREES[request.param]
-    rng = np.random.default_rng(seed)
-    model = random_tree(rng, bodies, kinds=J.KINDS, root=root)
-    return rng, model, array_model(model, name=request.param)
+    return seeded_tree(request.param, *TREES[request.param])
 
 
 def test_forward_dynamics_equals_pinocchio(tree):

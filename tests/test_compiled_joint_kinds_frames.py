@@ -14,7 +14,7 @@ from composedyn.dynamics.array_api import joints as J
 from composedyn.dynamics.array_api.model import from_robot
 from composedyn.dynamics.compiled import com, com_velocity, frames, gravity
 from composedyn.dynamics.compiled.layout import pack, pack_frames, pack_tree, packed_tree
-from composedyn.testing.pinocchio_trees import array_model, random_tree
+from composedyn.testing.pinocchio_trees import random_configuration, seeded_tree
 from pin_oracle import erd_robots_dir, pin
 
 TOL = 1e-10
@@ -85,15 +85,11 @@ class Kernels:
 
 @pytest.fixture(scope="module", params=list(TREES))
 def tree(request):
-    seed, bodies, root = TREES[request.param]
-    rng = np.random.default_rng(seed)
-    model = random_tree(rng, bodies, kinds=J.KINDS, root=root)
-    am = array_model(model, name=request.param)
+    rng, model, am = seeded_tree(request.param, *TREES[request.param])
     return rng, model, am, Kernels(packed_tree(am))
 
 
-def _q(am, rng):
-    return np.concatenate([J.random_configuration(j, rng) for j in am.joints])
+_q = random_configuration
 
 
 def test_the_trees_mix_every_kind_and_have_more_coordinates_than_bodies(tree):

@@ -149,3 +149,20 @@ def _random_rotational_inertia(rng: np.random.Generator) -> np.ndarray:
     principal[2] = min(principal[2], principal[0] + principal[1] - 1e-3)
     rot = pin.exp3(rng.normal(size=3))
     return rot @ np.diag(principal) @ rot.T
+
+
+def seeded_tree(
+    name: str, seed: int, bodies: int, root: str | None
+) -> tuple[np.random.Generator, pin.Model, ArrayModel]:
+    """(the generator after drawing, the Pinocchio tree, its array-API model named ``name``) of
+    :func:`random_tree` over every kind with ``root``, drawn from ``numpy.random.default_rng(seed)``."""
+    rng = np.random.default_rng(seed)
+    model = random_tree(rng, bodies, kinds=KINDS, root=root)
+    return rng, model, array_model(model, name=name)
+
+
+def random_configuration(am: ArrayModel, rng: np.random.Generator) -> np.ndarray:
+    """A random q (nq,) of the array-API model ``am``: each joint's random configuration."""
+    from composedyn.dynamics.array_api.joints import random_configuration as joint_configuration
+
+    return np.concatenate([joint_configuration(j, rng) for j in am.joints])
