@@ -76,6 +76,7 @@ from composedyn.dynamics.compiled.declare import Quantity
 from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.joint import (
     cross,
+    joint_angle,
     joint_offset,
     joint_offset_of,
     joint_rotation_row,
@@ -85,6 +86,7 @@ from composedyn.dynamics.compiled.joint import (
     joint_world_column_of,
     joint_world_column_rate,
     motion_cross,
+    scalar_joints,
 )
 from composedyn.dynamics.compiled.layout import IO, IQ, IV, MASS, NV, PARENT, TP, H
 from composedyn.dynamics.reference.coriolis import coriolis_matrix as reference
@@ -152,140 +154,162 @@ def _sym_apply(m, h0, h1, h2, A00, A01, A02, A11, A12, A22, x0, x1, x2, x3, x4, 
             A02 * x0 + A12 * x1 + A22 * x2 + (h0 * x4 - h1 * x3),
             m * x3 - (h1 * x2 - h2 * x1), m * x4 - (h2 * x0 - h0 * x2), m * x5 - (h0 * x1 - h1 * x0))
 
-@njit(cache=True, fastmath=_FMA)
-def coriolis_into(im, fm, q, qd, out, w):
-    """C(q, qd) (nv, nv) into ``out`` for one sample of n bodies, q (nq,), qd (nv,) (joints of every
-    kind: :mod:`.joint`), scratch ``w`` (nv, SCRATCH) (nv >= n); see the module docstring for the
-    formulas and the scratch layout.
 
-    The last line, a call that does nothing, keeps ``fm``, ``q`` and ``qd`` alive to the
-    end.  Without it numba drops their references after the forward pass, LLVM duplicates
-    that point along the n = 0 path, and numba's reference-count pruning (which needs one
-    place after which all arrays are released) then keeps the incref/decref of every
-    array argument.
-    """
-    n = im.shape[0]
-    for i in range(n):  # the joint angles' sin, cos first: independent of the tree, they pipeline
-        w[i, _SC], w[i, _SC + 1] = joint_sincos(im, i, q)
-    chain = True
-    for i in range(n):  # 1. forward
-        k = im[i, PARENT]
-        if k != i - 1:
-            chain = False
-        one = im[i, NV] == 1  # one coordinate: the joint model's functions that LLVM inlines
-        iv = im[i, IV]
-        s, c = w[i, _SC], w[i, _SC + 1]  # joint transform X = (X_R, X_p) (joint model)
-        x0, x1, x2 = joint_rotation_row(im, fm, i, 0, s, c)
-        x3, x4, x5 = joint_rotation_row(im, fm, i, 1, s, c)
-        x6, x7, x8 = joint_rotation_row(im, fm, i, 2, s, c)
-        if one:
-            y0, y1, y2 = joint_offset_of(im, fm, i, q[im[i, IQ]])
-        else:
-            x0, x1, x2, x3, x4, x5, x6, x7, x8 = joint_turn(im, fm, i, q, (x0, x1, x2, x3, x4, x5, x6, x7, x8))
-            y0, y1, y2 = joint_offset(im, fm, i, q)
-        if k < 0:  # world pose = X, position taken from O; v_parent = 0
-            R0, R1, R2, R3, R4, R5, R6, R7, R8 = x0, x1, x2, x3, x4, x5, x6, x7, x8
-            p0, p1, p2 = y0 - fm[0, TP], y1 - fm[0, TP + 1], y2 - fm[0, TP + 2]
-            w0, w1, w2, u0, u1, u2 = 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
-        else:
-            R0, R1, R2, p0 = _parent_row(w, k, 0, x0, x1, x2, x3, x4, x5, x6, x7, x8, y0, y1, y2)
-            R3, R4, R5, p1 = _parent_row(w, k, 1, x0, x1, x2, x3, x4, x5, x6, x7, x8, y0, y1, y2)
-            R6, R7, R8, p2 = _parent_row(w, k, 2, x0, x1, x2, x3, x4, x5, x6, x7, x8, y0, y1, y2)
-            w0, w1, w2, u0, u1, u2 = w[k, _V], w[k, _V + 1], w[k, _V + 2], w[k, _V + 3], w[k, _V + 4], w[k, _V + 5]
-        R = (R0, R1, R2, R3, R4, R5, R6, R7, R8)
-        # S (world, about O), one row per velocity coordinate; v += S qd
-        if one:
-            s0, s1, s2, s3, s4, s5 = joint_world_column_of(im, fm, i, R, p0, p1, p2)
-            w[iv, _S], w[iv, _S + 1], w[iv, _S + 2] = s0, s1, s2
-            w[iv, _S + 3], w[iv, _S + 4], w[iv, _S + 5] = s3, s4, s5
-            qdi = qd[iv]
-            w0, w1, w2, u0, u1, u2 = (w0 + s0 * qdi, w1 + s1 * qdi, w2 + s2 * qdi,
-                                      u0 + s3 * qdi, u1 + s4 * qdi, u2 + s5 * qdi)
-        else:
-            for d in range(iv, iv + im[i, NV]):
-                s0, s1, s2, s3, s4, s5 = joint_world_column(im, fm, i, q, d - iv, R, p0, p1, p2)
-                w[d, _S], w[d, _S + 1], w[d, _S + 2], w[d, _S + 3], w[d, _S + 4], w[d, _S + 5] = s0, s1, s2, s3, s4, s5
-                qdi = qd[d]
+def _coriolis(general: bool):
+    """The Coriolis kernel compiled for revolute and prismatic joints only (``general`` False: body
+    i's coordinate is q[i], v[i], one column per body) or for joints of every kind (True); one
+    source, two machine codes (as :func:`.rnea._rnea`)."""
+
+    @njit(cache=True, fastmath=_FMA)
+    def coriolis_into(im, fm, q, qd, out, w):
+        """C(q, qd) (nv, nv) into ``out`` for one sample of n bodies, q (nq,), qd (nv,) (joints of every
+        kind: :mod:`.joint`), scratch ``w`` (nv, SCRATCH) (nv >= n); see the module docstring for the
+        formulas and the scratch layout.
+
+        The last line, a call that does nothing, keeps ``fm``, ``q`` and ``qd`` alive to the
+        end.  Without it numba drops their references after the forward pass, LLVM duplicates
+        that point along the n = 0 path, and numba's reference-count pruning (which needs one
+        place after which all arrays are released) then keeps the incref/decref of every
+        array argument.
+        """
+        n = im.shape[0]
+        for i in range(n):  # the joint angles' sin, cos first: independent of the tree, they pipeline
+            w[i, _SC], w[i, _SC + 1] = joint_sincos(im, i, q) if general else joint_angle(im, i, q[i])
+        chain = True
+        for i in range(n):  # 1. forward
+            k = im[i, PARENT]
+            if k != i - 1:
+                chain = False
+            one = not general or im[i, NV] == 1  # one coordinate: the joint model's functions that LLVM inlines
+            iv = im[i, IV] if general else i
+            s, c = w[i, _SC], w[i, _SC + 1]  # joint transform X = (X_R, X_p) (joint model)
+            x0, x1, x2 = joint_rotation_row(im, fm, i, 0, s, c)
+            x3, x4, x5 = joint_rotation_row(im, fm, i, 1, s, c)
+            x6, x7, x8 = joint_rotation_row(im, fm, i, 2, s, c)
+            if one:
+                y0, y1, y2 = joint_offset_of(im, fm, i, q[im[i, IQ] if general else i])
+            else:
+                x0, x1, x2, x3, x4, x5, x6, x7, x8 = joint_turn(im, fm, i, q, (x0, x1, x2, x3, x4, x5, x6, x7, x8))
+                y0, y1, y2 = joint_offset(im, fm, i, q)
+            if k < 0:  # world pose = X, position taken from O; v_parent = 0
+                R0, R1, R2, R3, R4, R5, R6, R7, R8 = x0, x1, x2, x3, x4, x5, x6, x7, x8
+                p0, p1, p2 = y0 - fm[0, TP], y1 - fm[0, TP + 1], y2 - fm[0, TP + 2]
+                w0, w1, w2, u0, u1, u2 = 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+            else:
+                R0, R1, R2, p0 = _parent_row(w, k, 0, x0, x1, x2, x3, x4, x5, x6, x7, x8, y0, y1, y2)
+                R3, R4, R5, p1 = _parent_row(w, k, 1, x0, x1, x2, x3, x4, x5, x6, x7, x8, y0, y1, y2)
+                R6, R7, R8, p2 = _parent_row(w, k, 2, x0, x1, x2, x3, x4, x5, x6, x7, x8, y0, y1, y2)
+                w0, w1, w2, u0, u1, u2 = w[k, _V], w[k, _V + 1], w[k, _V + 2], w[k, _V + 3], w[k, _V + 4], w[k, _V + 5]
+            R = (R0, R1, R2, R3, R4, R5, R6, R7, R8)
+            # S (world, about O), one row per velocity coordinate; v += S qd
+            if one:
+                s0, s1, s2, s3, s4, s5 = joint_world_column_of(im, fm, i, R, p0, p1, p2)
+                w[iv, _S], w[iv, _S + 1], w[iv, _S + 2] = s0, s1, s2
+                w[iv, _S + 3], w[iv, _S + 4], w[iv, _S + 5] = s3, s4, s5
+                qdi = qd[iv]
                 w0, w1, w2, u0, u1, u2 = (w0 + s0 * qdi, w1 + s1 * qdi, w2 + s2 * qdi,
                                           u0 + s3 * qdi, u1 + s4 * qdi, u2 + s5 * qdi)
-        # dS = v x S (+ the rate of S from the joint's own coordinates: a universal joint's)
-        if one:
-            d0, d1, d2, d3, d4, d5 = motion_cross(w0, w1, w2, u0, u1, u2, s0, s1, s2, s3, s4, s5)
-            w[iv, _SD], w[iv, _SD + 1], w[iv, _SD + 2] = d0, d1, d2
-            w[iv, _SD + 3], w[iv, _SD + 4], w[iv, _SD + 5] = d3, d4, d5
-        else:
-            for d in range(iv, iv + im[i, NV]):
-                d0, d1, d2, d3, d4, d5 = motion_cross(w0, w1, w2, u0, u1, u2, w[d, _S], w[d, _S + 1], w[d, _S + 2],
-                                                      w[d, _S + 3], w[d, _S + 4], w[d, _S + 5])
-                e0, e1, e2, e3, e4, e5 = joint_world_column_rate(im, fm, i, q, d - iv, R, p0, p1, p2, qd)
-                w[d, _SD], w[d, _SD + 1], w[d, _SD + 2] = d0 + e0, d1 + e1, d2 + e2
-                w[d, _SD + 3], w[d, _SD + 4], w[d, _SD + 5] = d3 + e3, d4 + e4, d5 + e5
-        m, h0, h1, h2, A00, A01, A02, A11, A12, A22 = _world_inertia(
-            fm[i, MASS], fm[i, H], fm[i, H + 1], fm[i, H + 2],
-            (fm[i, IO], fm[i, IO + 1], fm[i, IO + 2], fm[i, IO + 4], fm[i, IO + 5], fm[i, IO + 8]),
-            R, p0, p1, p2)
-        l0, l1, l2 = m * u0 - (h1 * w2 - h2 * w1), m * u1 - (h2 * w0 - h0 * w2), m * u2 - (h0 * w1 - h1 * w0)
-        B0, B1, B2, B3, B4, B5, B6, B7, B8 = _b11(A00, A01, A02, A11, A12, A22, h0, h1, h2, w0, w1, w2, u0, u1, u2)
-        # stores: pose and v (children), IC, BC (backward); S and dS above
-        w[i, 0], w[i, 1], w[i, 2], w[i, 3], w[i, 4], w[i, 5] = R0, R1, R2, R3, R4, R5
-        w[i, 6], w[i, 7], w[i, 8], w[i, 9], w[i, 10], w[i, 11] = R6, R7, R8, p0, p1, p2
-        w[i, _V], w[i, _V + 1], w[i, _V + 2], w[i, _V + 3], w[i, _V + 4], w[i, _V + 5] = w0, w1, w2, u0, u1, u2
-        w[i, _IC], w[i, _IC + 1], w[i, _IC + 2], w[i, _IC + 3] = m, h0, h1, h2
-        w[i, _IC + 4], w[i, _IC + 5], w[i, _IC + 6], w[i, _IC + 7], w[i, _IC + 8] = A00, A01, A02, A11, A12
-        w[i, _IC + 9] = A22
-        w[i, _BC], w[i, _BC + 1], w[i, _BC + 2], w[i, _BC + 3], w[i, _BC + 4] = B0, B1, B2, B3, B4
-        w[i, _BC + 5], w[i, _BC + 6], w[i, _BC + 7], w[i, _BC + 8] = B5, B6, B7, B8
-        w[i, _BC + 9], w[i, _BC + 10], w[i, _BC + 11] = l0, l1, l2
-    if not chain:  # entries between different branches stay 0; a chain writes all of them
-        for r in range(out.shape[0]):
-            for c in range(out.shape[0]):
-                out[r, c] = 0.0
-    for jj in range(n):  # 2. backward, i = n-1 .. 0 (a forward range: see the module docstring)
-        i = n - 1 - jj
-        j = im[i, PARENT]
-        if j >= 0:  # IC_i, BC_i (complete) added to the parent's first: not live in the loops below
-            for c in range(_IC, _BC + 12):
-                w[j, c] += w[i, c]
-        iv, one = im[i, IV], im[i, NV] == 1
-        for b in range(iv, iv + im[i, NV]):  # the columns (and rows) of body i's velocity coordinates
-            m, h0, h1, h2 = w[i, _IC], w[i, _IC + 1], w[i, _IC + 2], w[i, _IC + 3]
-            A00, A01, A02, A11, A12 = w[i, _IC + 4], w[i, _IC + 5], w[i, _IC + 6], w[i, _IC + 7], w[i, _IC + 8]
-            A22 = w[i, _IC + 9]
-            B0, B1, B2, B3, B4 = w[i, _BC], w[i, _BC + 1], w[i, _BC + 2], w[i, _BC + 3], w[i, _BC + 4]
-            B5, B6, B7, B8 = w[i, _BC + 5], w[i, _BC + 6], w[i, _BC + 7], w[i, _BC + 8]
-            l0, l1, l2 = w[i, _BC + 9], w[i, _BC + 10], w[i, _BC + 11]
-            s0, s1, s2, s3, s4, s5 = w[b, _S], w[b, _S + 1], w[b, _S + 2], w[b, _S + 3], w[b, _S + 4], w[b, _S + 5]
-            t0, t1, t2 = w[b, _SD], w[b, _SD + 1], w[b, _SD + 2]
-            t3, t4, t5 = w[b, _SD + 3], w[b, _SD + 4], w[b, _SD + 5]
-            # H = IC s;  F = IC t + (B11 s1, s1 x l);  K = B11^T s1 + l x s2
-            H0, H1, H2, H3, H4, H5 = _sym_apply(m, h0, h1, h2, A00, A01, A02, A11, A12, A22, s0, s1, s2, s3, s4, s5)
-            F0, F1, F2, F3, F4, F5 = _sym_apply(m, h0, h1, h2, A00, A01, A02, A11, A12, A22, t0, t1, t2, t3, t4, t5)
-            c0, c1, c2 = cross(s0, s1, s2, l0, l1, l2)
-            F0 = F0 + (B0 * s0 + B1 * s1 + B2 * s2)
-            F1 = F1 + (B3 * s0 + B4 * s1 + B5 * s2)
-            F2 = F2 + (B6 * s0 + B7 * s1 + B8 * s2)
-            F3, F4, F5 = F3 + c0, F4 + c1, F5 + c2
-            c0, c1, c2 = cross(l0, l1, l2, s3, s4, s5)
-            K0 = B0 * s0 + B3 * s1 + B6 * s2 + c0
-            K1 = B1 * s0 + B4 * s1 + B7 * s2 + c1
-            K2 = B2 * s0 + B5 * s1 + B8 * s2 + c2
-            if one:
-                out[b, b] = s0 * F0 + s1 * F1 + s2 * F2 + s3 * F3 + s4 * F4 + s5 * F5
             else:
-                for a in range(iv, iv + im[i, NV]):  # C[a, b] = S_a . F for the joint's own coordinates
-                    out[a, b] = (w[a, _S] * F0 + w[a, _S + 1] * F1 + w[a, _S + 2] * F2
-                                 + w[a, _S + 3] * F3 + w[a, _S + 4] * F4 + w[a, _S + 5] * F5)
+                for d in range(iv, iv + im[i, NV]):
+                    s0, s1, s2, s3, s4, s5 = joint_world_column(im, fm, i, q, d - iv, R, p0, p1, p2)
+                    w[d, _S], w[d, _S + 1], w[d, _S + 2] = s0, s1, s2
+                    w[d, _S + 3], w[d, _S + 4], w[d, _S + 5] = s3, s4, s5
+                    qdi = qd[d]
+                    w0, w1, w2, u0, u1, u2 = (w0 + s0 * qdi, w1 + s1 * qdi, w2 + s2 * qdi,
+                                              u0 + s3 * qdi, u1 + s4 * qdi, u2 + s5 * qdi)
+            # dS = v x S (+ the rate of S from the joint's own coordinates: a universal joint's)
+            if one:
+                d0, d1, d2, d3, d4, d5 = motion_cross(w0, w1, w2, u0, u1, u2, s0, s1, s2, s3, s4, s5)
+                w[iv, _SD], w[iv, _SD + 1], w[iv, _SD + 2] = d0, d1, d2
+                w[iv, _SD + 3], w[iv, _SD + 4], w[iv, _SD + 5] = d3, d4, d5
+            else:
+                for d in range(iv, iv + im[i, NV]):
+                    d0, d1, d2, d3, d4, d5 = motion_cross(w0, w1, w2, u0, u1, u2, w[d, _S], w[d, _S + 1], w[d, _S + 2],
+                                                          w[d, _S + 3], w[d, _S + 4], w[d, _S + 5])
+                    e0, e1, e2, e3, e4, e5 = joint_world_column_rate(im, fm, i, q, d - iv, R, p0, p1, p2, qd)
+                    w[d, _SD], w[d, _SD + 1], w[d, _SD + 2] = d0 + e0, d1 + e1, d2 + e2
+                    w[d, _SD + 3], w[d, _SD + 4], w[d, _SD + 5] = d3 + e3, d4 + e4, d5 + e5
+            m, h0, h1, h2, A00, A01, A02, A11, A12, A22 = _world_inertia(
+                fm[i, MASS], fm[i, H], fm[i, H + 1], fm[i, H + 2],
+                (fm[i, IO], fm[i, IO + 1], fm[i, IO + 2], fm[i, IO + 4], fm[i, IO + 5], fm[i, IO + 8]),
+                R, p0, p1, p2)
+            l0, l1, l2 = m * u0 - (h1 * w2 - h2 * w1), m * u1 - (h2 * w0 - h0 * w2), m * u2 - (h0 * w1 - h1 * w0)
+            B0, B1, B2, B3, B4, B5, B6, B7, B8 = _b11(A00, A01, A02, A11, A12, A22, h0, h1, h2, w0, w1, w2, u0, u1, u2)
+            # stores: pose and v (children), IC, BC (backward); S and dS above
+            w[i, 0], w[i, 1], w[i, 2], w[i, 3], w[i, 4], w[i, 5] = R0, R1, R2, R3, R4, R5
+            w[i, 6], w[i, 7], w[i, 8], w[i, 9], w[i, 10], w[i, 11] = R6, R7, R8, p0, p1, p2
+            w[i, _V], w[i, _V + 1], w[i, _V + 2], w[i, _V + 3], w[i, _V + 4], w[i, _V + 5] = w0, w1, w2, u0, u1, u2
+            w[i, _IC], w[i, _IC + 1], w[i, _IC + 2], w[i, _IC + 3] = m, h0, h1, h2
+            w[i, _IC + 4], w[i, _IC + 5], w[i, _IC + 6], w[i, _IC + 7], w[i, _IC + 8] = A00, A01, A02, A11, A12
+            w[i, _IC + 9] = A22
+            w[i, _BC], w[i, _BC + 1], w[i, _BC + 2], w[i, _BC + 3], w[i, _BC + 4] = B0, B1, B2, B3, B4
+            w[i, _BC + 5], w[i, _BC + 6], w[i, _BC + 7], w[i, _BC + 8] = B5, B6, B7, B8
+            w[i, _BC + 9], w[i, _BC + 10], w[i, _BC + 11] = l0, l1, l2
+        if not chain:  # entries between different branches stay 0; a chain writes all of them
+            for r in range(out.shape[0]):
+                for c in range(out.shape[0]):
+                    out[r, c] = 0.0
+        for jj in range(n):  # 2. backward, i = n-1 .. 0 (a forward range: see the module docstring)
+            i = n - 1 - jj
             j = im[i, PARENT]
-            while j >= 0:  # C[a, b] = S_a . F,  C[b, a] = dS_a . H + S_a . K for every ancestor's a
-                jv = im[j, IV]
-                for a in range(jv, jv + im[j, NV]):
-                    out[a, b] = (w[a, _S] * F0 + w[a, _S + 1] * F1 + w[a, _S + 2] * F2
-                                 + w[a, _S + 3] * F3 + w[a, _S + 4] * F4 + w[a, _S + 5] * F5)
-                    out[b, a] = (w[a, _SD] * H0 + w[a, _SD + 1] * H1 + w[a, _SD + 2] * H2
-                                 + w[a, _SD + 3] * H3 + w[a, _SD + 4] * H4 + w[a, _SD + 5] * H5
-                                 + w[a, _S] * K0 + w[a, _S + 1] * K1 + w[a, _S + 2] * K2)
-                j = im[j, PARENT]
-    _keep_alive(fm, q, qd)
+            if j >= 0:  # IC_i, BC_i (complete) added to the parent's first: not live in the loops below
+                for c in range(_IC, _BC + 12):
+                    w[j, c] += w[i, c]
+            iv, nvi = (im[i, IV], im[i, NV]) if general else (i, 1)
+            one = nvi == 1
+            for b in range(iv, iv + nvi):  # the columns (and rows) of body i's velocity coordinates
+                m, h0, h1, h2 = w[i, _IC], w[i, _IC + 1], w[i, _IC + 2], w[i, _IC + 3]
+                A00, A01, A02, A11, A12 = w[i, _IC + 4], w[i, _IC + 5], w[i, _IC + 6], w[i, _IC + 7], w[i, _IC + 8]
+                A22 = w[i, _IC + 9]
+                B0, B1, B2, B3, B4 = w[i, _BC], w[i, _BC + 1], w[i, _BC + 2], w[i, _BC + 3], w[i, _BC + 4]
+                B5, B6, B7, B8 = w[i, _BC + 5], w[i, _BC + 6], w[i, _BC + 7], w[i, _BC + 8]
+                l0, l1, l2 = w[i, _BC + 9], w[i, _BC + 10], w[i, _BC + 11]
+                s0, s1, s2, s3, s4, s5 = w[b, _S], w[b, _S + 1], w[b, _S + 2], w[b, _S + 3], w[b, _S + 4], w[b, _S + 5]
+                t0, t1, t2 = w[b, _SD], w[b, _SD + 1], w[b, _SD + 2]
+                t3, t4, t5 = w[b, _SD + 3], w[b, _SD + 4], w[b, _SD + 5]
+                # H = IC s;  F = IC t + (B11 s1, s1 x l);  K = B11^T s1 + l x s2
+                H0, H1, H2, H3, H4, H5 = _sym_apply(m, h0, h1, h2, A00, A01, A02, A11, A12, A22, s0, s1, s2, s3, s4, s5)
+                F0, F1, F2, F3, F4, F5 = _sym_apply(m, h0, h1, h2, A00, A01, A02, A11, A12, A22, t0, t1, t2, t3, t4, t5)
+                c0, c1, c2 = cross(s0, s1, s2, l0, l1, l2)
+                F0 = F0 + (B0 * s0 + B1 * s1 + B2 * s2)
+                F1 = F1 + (B3 * s0 + B4 * s1 + B5 * s2)
+                F2 = F2 + (B6 * s0 + B7 * s1 + B8 * s2)
+                F3, F4, F5 = F3 + c0, F4 + c1, F5 + c2
+                c0, c1, c2 = cross(l0, l1, l2, s3, s4, s5)
+                K0 = B0 * s0 + B3 * s1 + B6 * s2 + c0
+                K1 = B1 * s0 + B4 * s1 + B7 * s2 + c1
+                K2 = B2 * s0 + B5 * s1 + B8 * s2 + c2
+                if one:
+                    out[b, b] = s0 * F0 + s1 * F1 + s2 * F2 + s3 * F3 + s4 * F4 + s5 * F5
+                else:
+                    for a in range(iv, iv + nvi):  # C[a, b] = S_a . F for the joint's own coordinates
+                        out[a, b] = (w[a, _S] * F0 + w[a, _S + 1] * F1 + w[a, _S + 2] * F2
+                                     + w[a, _S + 3] * F3 + w[a, _S + 4] * F4 + w[a, _S + 5] * F5)
+                j = im[i, PARENT]
+                while j >= 0:  # C[a, b] = S_a . F,  C[b, a] = dS_a . H + S_a . K for every ancestor's a
+                    jv, nvj = (im[j, IV], im[j, NV]) if general else (j, 1)
+                    for a in range(jv, jv + nvj):
+                        out[a, b] = (w[a, _S] * F0 + w[a, _S + 1] * F1 + w[a, _S + 2] * F2
+                                     + w[a, _S + 3] * F3 + w[a, _S + 4] * F4 + w[a, _S + 5] * F5)
+                        out[b, a] = (w[a, _SD] * H0 + w[a, _SD + 1] * H1 + w[a, _SD + 2] * H2
+                                     + w[a, _SD + 3] * H3 + w[a, _SD + 4] * H4 + w[a, _SD + 5] * H5
+                                     + w[a, _S] * K0 + w[a, _S + 1] * K1 + w[a, _S + 2] * K2)
+                    j = im[j, PARENT]
+        _keep_alive(fm, q, qd)
+
+    return coriolis_into
+
+
+_CORIOLIS_SCALAR, _CORIOLIS_GENERAL = _coriolis(False), _coriolis(True)
+
+
+@njit(cache=True, inline="always")
+def coriolis_into(im, fm, q, qd, out, w):
+    """C(q, qd) (nv, nv) into ``out`` for one sample (see the kernel of :func:`_coriolis`)."""
+    if scalar_joints(im):
+        _CORIOLIS_SCALAR(im, fm, q, qd, out, w)
+    else:
+        _CORIOLIS_GENERAL(im, fm, q, qd, out, w)
 
 
 @njit(cache=True)
