@@ -133,14 +133,15 @@ def _body_to_world(im, fm, i, q, w, general):
 
 
 @njit(cache=True, fastmath=_FAST, inline="always")
-def _column(im, fm, i, arm, out, w):
+def _column(im, fm, i, arm, out, w, general):
     """The columns of M of body i's velocity coordinates from the complete IC_i (entries mirrored),
-    then IC_i added to the parent's."""
+    then IC_i added to the parent's (``general`` False: revolute and prismatic joints only, one
+    coordinate per body)."""
     m, h0, h1, h2 = w[i, _IC], w[i, _IC + 1], w[i, _IC + 2], w[i, _IC + 3]
     A00, A01, A02 = w[i, _IC + 4], w[i, _IC + 5], w[i, _IC + 6]
     A11, A12, A22 = w[i, _IC + 7], w[i, _IC + 8], w[i, _IC + 9]
-    iv = im[i, IV]
-    for e in range(im[i, NV]):
+    iv, nvi = (im[i, IV], im[i, NV]) if general else (i, 1)
+    for e in range(nvi):
         d = iv + e
         s0, s1, s2, s3, s4, s5 = w[d, _S], w[d, _S + 1], w[d, _S + 2], w[d, _S + 3], w[d, _S + 4], w[d, _S + 5]
         n0 = A00 * s0 + A01 * s1 + A02 * s2 + h1 * s5 - h2 * s4  # F = (A w + h x v, m v - h x w)
@@ -158,8 +159,8 @@ def _column(im, fm, i, arm, out, w):
             out[b, d] = x
         j = im[i, PARENT]
         while j >= 0:  # M[d, b] = S_b . F for the coordinates b of every ancestor
-            jv = im[j, IV]
-            for b in range(jv, jv + im[j, NV]):
+            jv, nvj = (im[j, IV], im[j, NV]) if general else (j, 1)
+            for b in range(jv, jv + nvj):
                 x = (w[b, _S] * n0 + w[b, _S + 1] * n1 + w[b, _S + 2] * n2
                      + w[b, _S + 3] * f0 + w[b, _S + 4] * f1 + w[b, _S + 5] * f2)
                 out[d, b] = x
@@ -178,43 +179,6 @@ def _column(im, fm, i, arm, out, w):
     w[j, _IC + 7] += A11
     w[j, _IC + 8] += A12
     w[j, _IC + 9] += A22
-
-
-@njit(cache=True, fastmath=_FAST, inline="always")
-def _scalar_column(im, fm, i, arm, out, w):
-    """Column i of M (revolute and prismatic joints) from the complete IC_i (ancestor entries
-    mirrored), then IC_i added to the parent's."""
-    m, h0, h1, h2 = w[i, _IC], w[i, _IC + 1], w[i, _IC + 2], w[i, _IC + 3]
-    A00, A01, A02 = w[i, _IC + 4], w[i, _IC + 5], w[i, _IC + 6]
-    A11, A12, A22 = w[i, _IC + 7], w[i, _IC + 8], w[i, _IC + 9]
-    s0, s1, s2, s3, s4, s5 = w[i, _S], w[i, _S + 1], w[i, _S + 2], w[i, _S + 3], w[i, _S + 4], w[i, _S + 5]
-    n0 = A00 * s0 + A01 * s1 + A02 * s2 + h1 * s5 - h2 * s4  # F = (A w + h x v, m v - h x w)
-    n1 = A01 * s0 + A11 * s1 + A12 * s2 + h2 * s3 - h0 * s5
-    n2 = A02 * s0 + A12 * s1 + A22 * s2 + h0 * s4 - h1 * s3
-    f0 = m * s3 - (h1 * s2 - h2 * s1)
-    f1 = m * s4 - (h2 * s0 - h0 * s2)
-    f2 = m * s5 - (h0 * s1 - h1 * s0)
-    d = s0 * n0 + s1 * n1 + s2 * n2 + s3 * f0 + s4 * f1 + s5 * f2
-    out[i, i] = d + fm[i, ARM] if arm else d
-    j = im[i, 0]
-    if j < 0:
-        return
-    w[j, _IC] += m
-    w[j, _IC + 1] += h0
-    w[j, _IC + 2] += h1
-    w[j, _IC + 3] += h2
-    w[j, _IC + 4] += A00
-    w[j, _IC + 5] += A01
-    w[j, _IC + 6] += A02
-    w[j, _IC + 7] += A11
-    w[j, _IC + 8] += A12
-    w[j, _IC + 9] += A22
-    while j >= 0:  # M[i, j] = S_j . F
-        x = (w[j, _S] * n0 + w[j, _S + 1] * n1 + w[j, _S + 2] * n2
-             + w[j, _S + 3] * f0 + w[j, _S + 4] * f1 + w[j, _S + 5] * f2)
-        out[i, j] = x
-        out[j, i] = x
-        j = im[j, 0]
 
 
 @njit(cache=True, inline="always")
@@ -246,10 +210,7 @@ def _crba(general: bool):
                 for c in range(out.shape[0]):
                     out[r, c] = 0.0
         for i in range(n - 1, -1, -1):
-            if general:
-                _column(im, fm, i, arm, out, w)
-            else:
-                _scalar_column(im, fm, i, arm, out, w)
+            _column(im, fm, i, arm, out, w, general)
 
     return crba_into
 
@@ -292,7 +253,7 @@ def crba_chart_into(im, fm, nb, q, out, w):
         for c in range(n):
             out[r, c] = 0.0
     for i in range(n - 1, -1, -1):
-        _scalar_column(im, fm, i, 1, out, w)
+        _column(im, fm, i, 1, out, w, False)
 
 
 # ---- declaration (composedyn.dynamics.compiled.declare) ----
