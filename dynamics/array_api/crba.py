@@ -1,14 +1,18 @@
-"""The joint-space mass matrix by the composite-rigid-body algorithm in body frames, and
-forward dynamics by a sparse factorisation of M, on the array API.
+"""The joint-space mass matrix by the composite-rigid-body algorithm, and forward dynamics by a
+solve with M, on the array API.
 
 Featherstone, *Rigid Body Dynamics Algorithms* (RBDA), Springer 2008, Table 6.2 (algorithm
-CRBA): composite inertias ``IC_p += X_i^T IC_i X_i`` from the leaves to the root (here as
-(m, h, I) triples, :func:`composedyn.dynamics.array_api.spatial.inertia_to_parent`), then per
-body ``F = IC_i S_i``, ``H_ii = S_i^T F`` and, walking to the root, ``F = X_j^T F``,
-``H_ji = S_j^T F`` (eq. 6.25 ff.).  Forward dynamics solves ``M qdd = tau - h`` (sec. 6.1) by the
-LTL factorisation that keeps M's tree sparsity (RBDA sec. 6.5, Table 6.3), unrolled into
-elementwise operations over the batch: faster than batched LAPACK calls on small matrices, and
-differentiable by autograd and JAX.
+CRBA) and eq. 6.25 ff.: ``H_ji = S_j^T IC_i S_i`` for body j on the path from body i to the
+root, IC_i the inertia of i's subtree.  Here every motion subspace and composite inertia is
+expressed once in the axes of its tree's root body, about its origin (one transform per body,
+then sums of (m, h, I) triples from the leaves to the root), so that each block is one product
+of S_j with the force ``IC_i S_i``, not a chain of force transforms ``X_j^T`` (the body-frame
+form, :func:`project_to_ancestors`, serves the regressor and float32, whose digits the common
+frame's inertias about a distant origin would cost).  Forward dynamics solves
+``M qdd = tau - h`` (sec. 6.1): on JAX by the LTL factorisation that keeps M's tree sparsity
+(RBDA sec. 6.5, Table 6.3), unrolled into elementwise operations over the batch; on NumPy and
+PyTorch by one batched ``linalg.solve`` (as fast forwards, and its reverse mode is one more
+solve).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from composedyn.dynamics.array_api.kinematics import (
     full_v,
     reduce,
     reduce_matrix,
+    root_poses,
     tree,
     unflat_matrix,
     unflat_rows,
@@ -34,10 +39,13 @@ from composedyn.dynamics.array_api.rnea import (
     rigid_torques,
 )
 from composedyn.dynamics.array_api.spatial import (
+    columns_dot,
     force_to_parent,
     inertia_times_columns,
     inertia_to_parent,
+    motion_to_parent,
     subspace_times_columns,
+    unrolled,
 )
 
 
@@ -97,14 +105,56 @@ def assemble(bm, blocks, N, symmetric: bool = False):
     return unflat_matrix(xp, xp.concat(rows, axis=0), (N,))
 
 
+def root_composite_inertias(bm, W, inertias):
+    """Per body the inertia (m, h, I) of its subtree about its tree root's origin, root axes, for
+    the root poses W of :func:`composedyn.dynamics.array_api.kinematics.root_poses`: one
+    transform per body, then sums from the leaves to the root."""
+    xp = bm.xp
+    comp = [I if W[i] is None else inertia_to_parent(xp, *W[i], *I) for i, I in enumerate(inertias)]
+    for i in range(bm.am.n - 1, -1, -1):
+        k = bm.am.parent[i]
+        if k >= 0:
+            comp[k] = tuple(a + b for a, b in zip(comp[k], comp[i]))
+    return comp
+
+
+def root_subspace(bm, pose, S):
+    """A joint's motion subspace S (6, nv_j, N) in the axes of its tree's root body, about its
+    origin; ``pose`` the body's root pose, None for a root body (S as it is)."""
+    if pose is None:
+        return S
+    return bm.xp.concat(motion_to_parent(bm.xp, *pose, S[:3], S[3:]), axis=0)
+
+
 def rigid_mass_matrix(bm, q, params=None, kinematics=None):
     """M_full (N, nv_full, nv_full) of the model at q_full (N, nq_full), without armature
-    (``kinematics``: ``tree(bm, q)`` when the caller has it already)."""
+    (``kinematics``: ``tree(bm, q)`` when the caller has it already).
+
+    With every motion subspace S_i and composite inertia IC_i expressed in the axes of the tree's
+    root body, about its origin, the block of body j and its descendant i is one product
+    H_ji = S_j^T (IC_i S_i) (RBDA eq. 6.25 with the force IC_i S_i already in the common frame)
+    instead of a force transform per body up the chain: one spatial transform per body in all.
+    In float32 the body-frame form (:func:`project_to_ancestors`): its products stay at each
+    body's scale, where the common frame's inertias about a distant origin cost digits that
+    forward dynamics amplifies."""
+    xp = bm.xp
     X, S = tree(bm, q) if kinematics is None else kinematics
-    comp = composite_inertias(bm, X, body_inertias(bm, params))
+    if bm.dtype != xp.float64:
+        comp = composite_inertias(bm, X, body_inertias(bm, params))
+        blocks = {}
+        for i in range(bm.am.n):
+            project_to_ancestors(bm, X, S, i, *subtree_forces(bm, S, comp, i), blocks)
+        return assemble(bm, blocks, q.shape[0], symmetric=True)
+    W = root_poses(bm, X)
+    comp = root_composite_inertias(bm, W, body_inertias(bm, params))
+    S0 = [root_subspace(bm, W[i], S[i]) for i in range(bm.am.n)]
     blocks = {}
     for i in range(bm.am.n):
-        project_to_ancestors(bm, X, S, i, *subtree_forces(bm, S, comp, i), blocks)
+        F = xp.concat(inertia_times_columns(xp, *comp[i], S0[i][:3], S0[i][3:]), axis=0)
+        j = i
+        while j >= 0:
+            blocks[(j, i)] = columns_dot(xp, S0[j], F)
+            j = bm.am.parent[j]
     return assemble(bm, blocks, q.shape[0], symmetric=True)
 
 
@@ -196,8 +246,15 @@ def solve_tree(xp, M, b, lam):
 
 
 def solve_spd(xp, M, b, lam=None):
-    """x (N, k) with M x = b for symmetric positive-definite M (N, k, k): :func:`solve_tree` with
-    the sparsity ``lam``, or a Cholesky factor and two solves of ``xp.linalg`` without it."""
+    """x (N, k) with M x = b for symmetric positive-definite M (N, k, k).  When :func:`unrolled`
+    (a traced program, whose derivative rule solves with the factor again): :func:`solve_tree` with
+    the sparsity ``lam``, or a Cholesky factor and two solves of ``xp.linalg`` without it.  Eager
+    libraries (NumPy, PyTorch): one batched ``xp.linalg.solve``, as fast as the unrolled
+    factorisation forwards, and whose reverse mode is one more solve rather than a pass back
+    through a few hundred operations on rows of N numbers.  A singular M gives NaN (unrolled) or the
+    library's error."""
+    if not unrolled(xp):
+        return xp.linalg.solve(M, b[..., None])[..., 0]
     if lam is not None:
         return solve_tree(xp, M, b, lam)
     L = xp.linalg.cholesky(M)

@@ -126,6 +126,25 @@ def world_poses(bm, X):
     return out
 
 
+def root_poses(bm, X):
+    """Per body its pose (R (3, 3, N), p (3, N)) in the frame of its tree's root body (the body
+    whose joint attaches to the world), from the parent poses X of :func:`tree`; None for a root
+    body (the identity).  Quantities in these axes stay of the robot's size whatever the root's
+    place in the world."""
+    xp = bm.xp
+    out = []
+    for i, (R, p) in enumerate(X):
+        k = bm.am.parent[i]
+        if k < 0:
+            out.append(None)
+        elif out[k] is None:
+            out.append((R, p))
+        else:
+            Rk, pk = out[k]
+            out.append((mm(xp, Rk, R), pk + mv(xp, Rk, p)))
+    return out
+
+
 def joint_motion(xp, S, x):
     """S x for S (6, nv_j, N) and joint rates x (N, nv_j): the halves ((3, N), (3, N))."""
     m = combine(xp, S, xp.matrix_transpose(x))

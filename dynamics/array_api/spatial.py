@@ -82,8 +82,15 @@ def mtv(xp, R, x):
 
 
 def mtm(xp, A, B):
-    """A^T B: (r, m, N) and (r, k, N) -> (m, k, N)."""
+    """A^T B: (r, m, N) and (r, k, N) -> (m, k, N): entry by entry on (N,) rows when
+    :func:`unrolled` (stacked copies of whole rows would leave XLA copies in awkward layouts),
+    else a sum of broadcast outer products."""
     m, k = A.shape[1], B.shape[1]
+    if unrolled(xp):
+        a = [xp.unstack(r, axis=0) for r in xp.unstack(A, axis=0)]
+        b = [xp.unstack(r, axis=0) for r in xp.unstack(B, axis=0)]
+        return xp.stack([xp.stack([_sum(ar[i] * br[j] for ar, br in zip(a, b)) for j in range(k)], axis=0)
+                         for i in range(m)], axis=0)
     rows = zip(xp.unstack(A, axis=0), xp.unstack(B, axis=0))
     return _sum(spread(xp, a, k, axis=1) * spread(xp, b, m) for a, b in rows)
 
@@ -96,6 +103,15 @@ def subspace_times_columns(xp, S, F):
     if unrolled(xp):
         return _sum(s[:, None, ...] * f[None, ...] for s, f in zip(xp.unstack(S, axis=0), xp.unstack(F, axis=0)))
     return xp.sum(S[:, :, None, ...] * F[:, None, ...], axis=0)
+
+
+def columns_dot(xp, A, B):
+    """A^T B: (r, m, N) and (r, k, N) -> (m, k, N), both factors varying (motion columns applied
+    to force columns): :func:`mtm`'s stacked copies when :func:`unrolled`, else one broadcast
+    product and a sum."""
+    if unrolled(xp):
+        return mtm(xp, A, B)
+    return xp.sum(A[:, :, None, ...] * B[:, None, ...], axis=0)
 
 
 def mm(xp, A, B):
@@ -148,6 +164,14 @@ def force_to_parent(xp, R, p, f, n):
         return Rf, mv(xp, R, n) + cross(xp, p, Rf)
     Rf = mm(xp, R, f)
     return Rf, mm(xp, R, n) + cross(xp, spread(xp, p, f.shape[1], axis=1), Rf)
+
+
+def motion_to_parent(xp, R, p, v, w):
+    """X_up^-1 m: a motion (v, w) at the child origin in child axes (vectors or column blocks),
+    expressed at the parent origin in parent axes: (R v + p x R w, R w) (the dual of
+    :func:`force_to_parent`)."""
+    Rw, Rv = force_to_parent(xp, R, p, w, v)
+    return Rv, Rw
 
 
 def motion_cross(xp, v, w, mv_, mw):

@@ -122,7 +122,8 @@ class Dynamics:
     def forward_dynamics(self, q, qd, tau, friction: bool = True, smooth_friction: float | None = None,
                          params=None, damping=None, coulomb=None, armature=None):
         """Accelerations (..., nv) solving M qdd = tau - C qd - g - friction, as
-        :meth:`composedyn.Robot.forward_dynamics` (no ``f_ext``; a singular M gives inf/NaN, not an error)."""
+        :meth:`composedyn.Robot.forward_dynamics` (no ``f_ext``; a singular M gives inf/NaN on JAX,
+        the linear solver's error on torch)."""
         q, qd, tau = self._state(q, **{self._rates("v")[0]: qd, "tau": tau})
         terms = self._terms(q, params, damping, coulomb, armature)
         return self._call(self._forward_dynamics, q, qd, tau, friction=friction, smooth_friction=smooth_friction,
