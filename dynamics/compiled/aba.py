@@ -65,18 +65,18 @@ from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.joint import (
     configuration_readable,
     joint_angle_of,
-    joint_bias_of,
     joint_column,
     joint_force_of,
     joint_friction,
     joint_motion_of,
     joint_offset,
+    joint_offset_of,
     joint_rotation_row,
     joint_sincos,
-    joint_translation_of,
     joint_turn,
     joint_velocity,
     joint_velocity_product,
+    joint_velocity_product_of,
 )
 from composedyn.dynamics.compiled.layout import ARM, GRAV, IO, IQ, IV, MASS, NV, PARENT, H
 from composedyn.dynamics.reference import forward
@@ -107,7 +107,7 @@ def _pose(im, fm, i, q, w, tree):
         R0, R1, R2 = joint_rotation_row(im, fm, i, 0, s, c)
         R3, R4, R5 = joint_rotation_row(im, fm, i, 1, s, c)
         R6, R7, R8 = joint_rotation_row(im, fm, i, 2, s, c)
-        p0, p1, p2 = joint_translation_of(im, fm, i, qi)
+        p0, p1, p2 = joint_offset_of(im, fm, i, qi)
         w[i, 0], w[i, 1], w[i, 2], w[i, 3], w[i, 4], w[i, 5] = R0, R1, R2, R3, R4, R5
         w[i, 6], w[i, 7], w[i, 8], w[i, 9], w[i, 10], w[i, 11] = R6, R7, R8, p0, p1, p2
     else:
@@ -328,7 +328,7 @@ def _velocity(im, fm, q, qd, fw, w, tree):
             x = qd[im[i, IV]] if tree else qd[i]
             s0, s1, s2, s3, s4, s5 = joint_motion_of(im, fm, i, x)  # v += S qd
             _add_motion(w, i, s0, s1, s2, s3, s4, s5)
-            c0, c1, c2, c3, c4, c5 = joint_bias_of(im, fm, i, w[i, V], w[i, V + 1], w[i, V + 2],
+            c0, c1, c2, c3, c4, c5 = joint_velocity_product_of(im, fm, i, w[i, V], w[i, V + 1], w[i, V + 2],
                                                    w[i, V + 3], w[i, V + 4], w[i, V + 5], x)  # c = v x S qd
             w[i, C], w[i, C + 1], w[i, C + 2], w[i, C + 3], w[i, C + 4], w[i, C + 5] = c0, c1, c2, c3, c4, c5
         else:

@@ -660,10 +660,11 @@ def joint_world_column_rate(im, fm, i, q, c, R, p0, p1, p2, x):
 
 # ---- forward dynamics (aba.py): joints with one coordinate, scalar forms small enough to inline ----
 # The articulated-body kernel runs its one-coordinate joints (revolute, prismatic, helical) through
-# these, at the rate or coordinate itself rather than an array and an offset: the general functions
-# above, with every kind's case, are too big for LLVM to inline into it.  Revolute and prismatic
-# joints get exactly the arithmetic of :func:`joint_angle`, :func:`joint_translation`,
-# :func:`joint_force` and :func:`joint_bias`.
+# these and :func:`joint_offset_of`, :func:`joint_velocity_product_of` above, at the rate or
+# coordinate itself rather than an array and an offset: the general functions, with every kind's
+# case, are too big for LLVM to inline into it.  Revolute and prismatic joints get exactly the
+# arithmetic of :func:`joint_angle`, :func:`joint_translation`, :func:`joint_force` and
+# :func:`joint_bias`.
 
 
 @njit(cache=True, fastmath=_FMA)
@@ -676,17 +677,6 @@ def joint_angle_of(im, i, qi):
 
 
 @njit(cache=True, fastmath=_FMA)
-def joint_translation_of(im, fm, i, qi):
-    """p of a one-coordinate joint at qi: tree_p, plus qi tree_R a (prismatic) or PITCH qi tree_R a
-    (helical)."""
-    t = im[i, JTYPE]
-    if t == PRISMATIC or t == HELICAL:
-        d = qi if t == PRISMATIC else fm[i, PITCH] * qi
-        return fm[i, TP] + d * fm[i, RA], fm[i, TP + 1] + d * fm[i, RA + 1], fm[i, TP + 2] + d * fm[i, RA + 2]
-    return fm[i, TP], fm[i, TP + 1], fm[i, TP + 2]
-
-
-@njit(cache=True, fastmath=_FMA)
 def joint_force_of(im, fm, i, n0, n1, n2, f0, f1, f2):
     """S^T (n, f) of a one-coordinate joint: a . n revolute, a . f prismatic, a . n + PITCH a . f
     helical."""
@@ -695,17 +685,3 @@ def joint_force_of(im, fm, i, n0, n1, n2, f0, f1, f2):
         return joint_force(im, fm, i, n0, n1, n2, f0, f1, f2)
     a0, a1, a2 = fm[i, AX], fm[i, AX + 1], fm[i, AX + 2]
     return a0 * n0 + a1 * n1 + a2 * n2 + fm[i, PITCH] * (a0 * f0 + a1 * f1 + a2 * f2)
-
-
-@njit(cache=True, fastmath=_FMA)
-def joint_bias_of(im, fm, i, w0, w1, w2, u0, u1, u2, x):
-    """v x (S x) of a one-coordinate joint at rate x, body i moving at v = (w, u) (:func:`joint_bias`;
-    helical: (w x s, PITCH w x s + u x s) with s = a x)."""
-    t = im[i, JTYPE]
-    if t == REVOLUTE or t == PRISMATIC:
-        return joint_bias(im, fm, i, w0, w1, w2, u0, u1, u2, x)
-    s0, s1, s2 = fm[i, AX] * x, fm[i, AX + 1] * x, fm[i, AX + 2] * x
-    c0, c1, c2 = cross(w0, w1, w2, s0, s1, s2)
-    d0, d1, d2 = cross(u0, u1, u2, s0, s1, s2)
-    h = fm[i, PITCH]
-    return c0, c1, c2, h * c0 + d0, h * c1 + d1, h * c2 + d2
