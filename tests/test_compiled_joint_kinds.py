@@ -21,8 +21,15 @@ from composedyn.dynamics.compiled.layout import NO_FW, pack_tree
 from composedyn.dynamics.compiled.rnea import SCRATCH as RNEA_SCRATCH
 from composedyn.dynamics.compiled.rnea import rnea_into
 from composedyn.dynamics.floating import base as chart
-from composedyn.testing.pinocchio_trees import array_model, random_configuration, random_tree, seeded_tree
-from pin_oracle import erd_robots_dir, pin
+from composedyn.testing.pinocchio_trees import (
+    FLOATING_URDFS,
+    array_model,
+    floating_robot,
+    random_configuration,
+    random_tree,
+    seeded_tree,
+)
+from pin_oracle import pin
 
 XP = array_api_compat.array_namespace(np.zeros(1))
 TREES = {  # seed, bodies, root kind
@@ -103,13 +110,9 @@ def test_zero_quaternion_gives_nan_not_a_pose():
     assert np.isnan(_mass(im, fm, model.nv, q)).any()
 
 
-FLOATING = {"solo12": "solo_description/robots/solo12.urdf",
-            "anymal_b": "anymal_b_simple_description/robots/anymal.urdf"}
-
-
-@pytest.mark.parametrize("name", list(FLOATING))
+@pytest.mark.parametrize("name", list(FLOATING_URDFS))
 def test_a_floating_robot_as_a_free_flyer_tree_equals_the_robot(name):
-    robot = cd.load(str(erd_robots_dir() / FLOATING[name]), floating=True)
+    robot = floating_robot(name)
     am = from_robot(robot)
     im, fm = pack_tree(am)
     rng = np.random.default_rng(5)

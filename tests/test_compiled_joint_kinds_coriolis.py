@@ -25,8 +25,8 @@ from composedyn.dynamics.compiled.coriolis import SCRATCH as CORIOLIS_SCRATCH
 from composedyn.dynamics.compiled.layout import model_dims, pack_tree
 from composedyn.dynamics.compiled.regressor import REGRESSOR, regressor_into
 from composedyn.dynamics.compiled.regressor import SCRATCH as REGRESSOR_SCRATCH
-from composedyn.testing.pinocchio_trees import array_model, random_tree
-from pin_oracle import erd_robots_dir, pin
+from composedyn.testing.pinocchio_trees import FLOATING_URDFS, array_model, floating_robot, random_tree
+from pin_oracle import pin
 
 TOL = 1e-10
 XP = array_api_compat.array_namespace(np.zeros(1))
@@ -173,13 +173,9 @@ def test_zero_quaternion_gives_nan_not_a_pose():
     assert np.isnan(_coriolis(tree.im, tree.fm, q, ones)).any()
 
 
-FLOATING = {"solo12": "solo_description/robots/solo12.urdf",
-            "anymal_b": "anymal_b_simple_description/robots/anymal.urdf"}
-
-
-@pytest.fixture(scope="module", params=list(FLOATING))
+@pytest.fixture(scope="module", params=list(FLOATING_URDFS))
 def floating(request):
-    robot = cd.load(str(erd_robots_dir() / FLOATING[request.param]), floating=True)
+    robot = floating_robot(request.param)
     im, fm = pack_tree(from_robot(robot))
     return robot, im, fm
 

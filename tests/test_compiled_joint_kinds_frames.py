@@ -14,8 +14,8 @@ from composedyn.dynamics.array_api import joints as J
 from composedyn.dynamics.array_api.model import from_robot
 from composedyn.dynamics.compiled import com, com_velocity, frames, gravity
 from composedyn.dynamics.compiled.layout import pack, pack_frames, pack_tree, packed_tree
-from composedyn.testing.pinocchio_trees import random_configuration, seeded_tree
-from pin_oracle import erd_robots_dir, pin
+from composedyn.testing.pinocchio_trees import FLOATING_URDFS, floating_robot, random_configuration, seeded_tree
+from pin_oracle import pin
 
 TOL = 1e-10
 TREES = {  # seed, bodies, root kind
@@ -166,13 +166,9 @@ def test_frame_codes_past_the_last_frame_are_refused(tree):
     assert frames.frame_code(k.im, k.fx, L, 0) == -1 and frames.jacobian(k.im, k.fx, q, L, 0, out) == 1
 
 
-FLOATING = {"solo12": "solo_description/robots/solo12.urdf",
-            "anymal_b": "anymal_b_simple_description/robots/anymal.urdf"}
-
-
-@pytest.mark.parametrize("name", list(FLOATING))
+@pytest.mark.parametrize("name", list(FLOATING_URDFS))
 def test_a_floating_robot_as_a_free_flyer_tree_equals_the_robot(name):
-    robot = cd.load(str(erd_robots_dir() / FLOATING[name]), floating=True)
+    robot = floating_robot(name)
     am = from_robot(robot)
     k = Kernels(packed_tree(am))
     assert tuple(am.frame_names) == tuple(robot.frame_names)

@@ -166,3 +166,17 @@ def random_configuration(am: ArrayModel, rng: np.random.Generator) -> np.ndarray
     from composedyn.dynamics.array_api.joints import random_configuration as joint_configuration
 
     return np.concatenate([joint_configuration(j, rng) for j in am.joints])
+
+
+FLOATING_URDFS = {"solo12": "solo_description/robots/solo12.urdf",
+                  "anymal_b": "anymal_b_simple_description/robots/anymal.urdf"}
+"""Legged robots of example-robot-data (paths under its robots directory) whose free-flyer trees the
+compiled kernels are checked on."""
+
+
+def floating_robot(name: str):
+    """The :class:`composedyn.FloatingRobot` of :data:`FLOATING_URDFS` ``name``."""
+    import composedyn as cd
+    from composedyn.testing.pinocchio_oracle import erd_robots_dir
+
+    return cd.load(str(erd_robots_dir() / FLOATING_URDFS[name]), floating=True)
