@@ -11,6 +11,8 @@ A new joint type is a code here, a row of :data:`KIND_CODES` and a case in each 
 
 from __future__ import annotations
 
+import enum
+
 import numpy as np
 
 REVOLUTE, PRISMATIC, HELICAL, UNIVERSAL, SPHERICAL, PLANAR, FREE_FLYER = 0, 1, 2, 3, 4, 5, 6
@@ -32,6 +34,28 @@ SCALAR_CODES = frozenset({REVOLUTE, PRISMATIC})
 def scalar_kinds(jtype) -> bool:
     """True when every code of ``jtype`` is in :data:`SCALAR_CODES`."""
     return bool(np.all(np.isin(np.asarray(jtype, dtype=int), list(SCALAR_CODES))))
+
+
+class TreeForm(enum.IntEnum):
+    """The forms the compiled kernels are compiled in (:func:`tree_form`): for any joints, for revolute
+    and prismatic joints only, for a free flyer at the root followed by such joints."""
+
+    GENERAL = 0
+    SCALAR = 1
+    FREE_ROOT = 2
+
+
+def tree_form(jtype) -> TreeForm:
+    """Which :class:`TreeForm` of the compiled kernels takes a tree whose joints (body order, body 0 the
+    root's child) have the codes ``jtype``: ``SCALAR`` when every joint is in :data:`SCALAR_CODES`,
+    ``FREE_ROOT`` when body 0's joint is a free flyer and every other one is in
+    :data:`SCALAR_CODES` (a floating robot), ``GENERAL`` otherwise."""
+    codes = np.asarray(jtype, dtype=int)
+    if scalar_kinds(codes):
+        return TreeForm.SCALAR
+    if codes[0] == FREE_FLYER and scalar_kinds(codes[1:]):
+        return TreeForm.FREE_ROOT
+    return TreeForm.GENERAL
 
 
 ANGULAR = frozenset({REVOLUTE})

@@ -17,10 +17,11 @@ from composedyn.dynamics import array_api as A
 from composedyn.dynamics.array_api.model import from_robot
 from composedyn.dynamics.compiled.crba import SCRATCH as CRBA_SCRATCH
 from composedyn.dynamics.compiled.crba import crba_into
-from composedyn.dynamics.compiled.layout import NO_FW, pack_tree
+from composedyn.dynamics.compiled.layout import FORM, NO_FW, pack_tree
 from composedyn.dynamics.compiled.rnea import SCRATCH as RNEA_SCRATCH
 from composedyn.dynamics.compiled.rnea import rnea_into
 from composedyn.dynamics.floating import base as chart
+from composedyn.dynamics.joint_types import TreeForm
 from composedyn.testing.pinocchio_trees import (
     FLOATING_URDFS,
     array_model,
@@ -108,6 +109,35 @@ def test_zero_quaternion_gives_nan_not_a_pose():
     tau = _id(im, fm, am.n, model.nv, q, np.ones(model.nv), np.ones(model.nv))
     assert np.isnan(tau).any()
     assert np.isnan(_mass(im, fm, model.nv, q)).any()
+
+
+@pytest.mark.parametrize("seed", [21, 22, 23])
+def test_a_free_flyer_root_with_one_coordinate_joints_equals_pinocchio(seed):
+    """The kernels' form for floating robots (free flyer at the root, then revolute and prismatic
+    joints: straight-line root code) against Pinocchio, with a root placement that is not the identity;
+    armature and friction against the array-API engine."""
+    rng = np.random.default_rng(seed)
+    model = random_tree(rng, 12, kinds=("revolute", "prismatic"), root="free_flyer")
+    data = model.createData()
+    nv = model.nv
+    am = replace(array_model(model), armature=rng.uniform(0, 0.3, nv), damping=rng.uniform(0, 0.5, nv),
+                 coulomb=rng.uniform(0, 0.4, nv))
+    im, fm = pack_tree(am)
+    assert im[0, FORM] == TreeForm.FREE_ROOT
+    bare = pack_tree(array_model(model))
+    bm = A.on(am, XP)
+    for _ in range(4):
+        q = random_configuration(am, rng)
+        v, a = rng.normal(size=nv), rng.normal(size=nv)
+        tau = _id(*bare, am.n, nv, q, v, a)
+        assert _err(tau, pin.rnea(model, data, q, v, a)) < 1e-12
+        scaled = q.copy()
+        scaled[3:7] *= rng.uniform(0.1, 10.0)  # any norm: the kernels normalise the quaternion
+        assert _err(_id(*bare, am.n, nv, scaled, v, a), tau) < 1e-12
+        upper = np.triu(pin.crba(model, data, q))
+        assert _err(_mass(*bare, nv, q), upper + np.triu(upper, 1).T) < 1e-12
+        assert _err(_id(im, fm, am.n, nv, q, v, a, extra=3), A.inverse_dynamics(bm, q, v, a, friction=True)) < 1e-12
+        assert _err(_mass(im, fm, nv, q, arm=1), A.mass_matrix(bm, q)) < 1e-12
 
 
 @pytest.mark.parametrize("name", list(FLOATING_URDFS))

@@ -46,6 +46,8 @@ from composedyn.dynamics.compiled.declare import Quantity
 from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.joint import (
     configuration_readable,
+    free_root,
+    free_root_world_column,
     joint_angle,
     joint_motion,
     joint_motion_world,
@@ -59,6 +61,7 @@ from composedyn.dynamics.compiled.joint import (
     scalar_joints,
 )
 from composedyn.dynamics.compiled.layout import ARM, IO, IQ, IV, MASS, NV, PARENT, TP, H
+from composedyn.dynamics.joint_types import TreeForm
 from composedyn.dynamics.reference.crba import crba
 
 # scratch columns per body: world pose (R row-major, p), S (6), IC = (m, h, A upper triangle), sin q, cos q
@@ -68,7 +71,7 @@ _FAST = {"contract", "reassoc", "nsz"}
 
 
 @njit(cache=True, fastmath=_FAST, inline="always")
-def _body_to_world(im, fm, i, q, w, general):
+def _body_to_world(im, fm, i, q, w, general, root):
     """Row w[i] from the parent's world pose: world pose (R, p) and the body inertia (m, h, A), and S_i's
     columns in the rows of its velocity coordinates.
 
@@ -76,15 +79,19 @@ def _body_to_world(im, fm, i, q, w, general):
     or return it as a tuple, numba's generated code is markedly slower.
     """
     s, c = w[i, _SC], w[i, _SC + 1]  # joint transform X = (X_R, X_p) (joint model)
+    free = root and i == 0  # the root's free flyer
+    other = general and not joint_scalar(im, i)  # a joint the scalar joint model does not take
     x0, x1, x2 = joint_rotation_row(im, fm, i, 0, s, c)
     x3, x4, x5 = joint_rotation_row(im, fm, i, 1, s, c)
     x6, x7, x8 = joint_rotation_row(im, fm, i, 2, s, c)
-    other = general and not joint_scalar(im, i)  # a joint the scalar joint model does not take
     if other:
         x0, x1, x2, x3, x4, x5, x6, x7, x8 = joint_turn(im, fm, i, q, (x0, x1, x2, x3, x4, x5, x6, x7, x8))
         y0, y1, y2 = joint_offset(im, fm, i, q)
+    elif free:  # the free flyer at the origin of its rates' frame, X = (tree_R, tree_p): M does not depend on
+        # its configuration (rates in the body frame: the robot moved as one rigid body, G = X X(q)^-1)
+        y0, y1, y2 = fm[0, TP], fm[0, TP + 1], fm[0, TP + 2]
     else:
-        y0, y1, y2 = joint_translation(im, fm, i, q[im[i, IQ]] if general else q[i])
+        y0, y1, y2 = joint_translation(im, fm, i, q[im[i, IQ]] if general or root else q[i])
     k = im[i, PARENT]
     if k < 0:  # world pose = X, position taken from O
         R0, R1, R2, R3, R4, R5, R6, R7, R8 = x0, x1, x2, x3, x4, x5, x6, x7, x8
@@ -100,7 +107,11 @@ def _body_to_world(im, fm, i, q, w, general):
         p2 = w[k, 11] + K6 * y0 + K7 * y1 + K8 * y2
     w[i, 0], w[i, 1], w[i, 2], w[i, 3], w[i, 4], w[i, 5] = R0, R1, R2, R3, R4, R5
     w[i, 6], w[i, 7], w[i, 8], w[i, 9], w[i, 10], w[i, 11] = R6, R7, R8, p0, p1, p2
-    if other:
+    if free:
+        for d in range(6):
+            s0, s1, s2, s3, s4, s5 = free_root_world_column(d, (R0, R1, R2, R3, R4, R5, R6, R7, R8), p0, p1, p2)
+            w[d, _S], w[d, _S + 1], w[d, _S + 2], w[d, _S + 3], w[d, _S + 4], w[d, _S + 5] = s0, s1, s2, s3, s4, s5
+    elif other:
         iv = im[i, IV]
         for e in range(im[i, NV]):
             d = iv + e
@@ -108,7 +119,7 @@ def _body_to_world(im, fm, i, q, w, general):
                                                         p0, p1, p2)
             w[d, _S], w[d, _S + 1], w[d, _S + 2], w[d, _S + 3], w[d, _S + 4], w[d, _S + 5] = s0, s1, s2, s3, s4, s5
     else:
-        d = im[i, IV] if general else i
+        d = im[i, IV] if general or root else i
         s0, s1, s2, s3, s4, s5 = joint_motion_world(im, fm, i, (R0, R1, R2, R3, R4, R5, R6, R7, R8), p0, p1, p2)
         w[d, _S], w[d, _S + 1], w[d, _S + 2], w[d, _S + 3], w[d, _S + 4], w[d, _S + 5] = s0, s1, s2, s3, s4, s5
     m, b0, b1, b2 = fm[i, MASS], fm[i, H], fm[i, H + 1], fm[i, H + 2]
@@ -133,39 +144,68 @@ def _body_to_world(im, fm, i, q, w, general):
 
 
 @njit(cache=True, fastmath=_FAST, inline="always")
-def _column(im, fm, i, arm, out, w, general):
+def _store(out, w, d, b, n0, n1, n2, f0, f1, f2):
+    """M[d, b] = M[b, d] = S_b . F."""
+    x = (w[b, _S] * n0 + w[b, _S + 1] * n1 + w[b, _S + 2] * n2
+         + w[b, _S + 3] * f0 + w[b, _S + 4] * f1 + w[b, _S + 5] * f2)
+    out[d, b] = x
+    out[b, d] = x
+
+
+@njit(cache=True, fastmath=_FAST, inline="always")
+def _column_of(im, fm, i, d, iv, arm, out, w, general, root, m, h0, h1, h2, A00, A01, A02, A11, A12, A22):
+    """Row and column d of M (body i's velocity coordinate d, its joint's first iv) from IC_i =
+    (m, h, A): F = IC_i S_d, M[d, d] = S_d . F (+ armature), M[d, b] = S_b . F for the joint's own
+    earlier coordinates and every ancestor's (in the form compiled, :func:`_column`)."""
+    s0, s1, s2, s3, s4, s5 = w[d, _S], w[d, _S + 1], w[d, _S + 2], w[d, _S + 3], w[d, _S + 4], w[d, _S + 5]
+    n0 = A00 * s0 + A01 * s1 + A02 * s2 + h1 * s5 - h2 * s4  # F = (A w + h x v, m v - h x w)
+    n1 = A01 * s0 + A11 * s1 + A12 * s2 + h2 * s3 - h0 * s5
+    n2 = A02 * s0 + A12 * s1 + A22 * s2 + h0 * s4 - h1 * s3
+    f0 = m * s3 - (h1 * s2 - h2 * s1)
+    f1 = m * s4 - (h2 * s0 - h0 * s2)
+    f2 = m * s5 - (h0 * s1 - h1 * s0)
+    x = s0 * n0 + s1 * n1 + s2 * n2 + s3 * f0 + s4 * f1 + s5 * f2
+    out[d, d] = x + fm[d, ARM] if arm else x
+    for b in range(iv, d):  # the joint's own earlier coordinates
+        _store(out, w, d, b, n0, n1, n2, f0, f1, f2)
+    j = im[i, PARENT]
+    while j >= 0:  # M[d, b] = S_b . F for the coordinates b of every ancestor
+        if general:
+            jv = im[j, IV]
+            for b in range(jv, jv + im[j, NV]):
+                _store(out, w, d, b, n0, n1, n2, f0, f1, f2)
+        elif root and j == 0:  # the free flyer's six, S_b = (0, R e_b), (R e_b, 0) (R = w[0, 0:9], p = 0)
+            for b in range(3):
+                x = w[0, b] * f0 + w[0, 3 + b] * f1 + w[0, 6 + b] * f2
+                out[d, b] = x
+                out[b, d] = x
+                x = w[0, b] * n0 + w[0, 3 + b] * n1 + w[0, 6 + b] * n2
+                out[d, 3 + b] = x
+                out[3 + b, d] = x
+        else:
+            _store(out, w, d, j + 5 if root else j, n0, n1, n2, f0, f1, f2)
+        j = im[j, PARENT]
+
+
+@njit(cache=True, fastmath=_FAST, inline="always")
+def _column(im, fm, i, arm, out, w, general, root):
     """The columns of M of body i's velocity coordinates from the complete IC_i (entries mirrored),
-    then IC_i added to the parent's (``general`` False: revolute and prismatic joints only, one
-    coordinate per body)."""
+    then IC_i added to the parent's.  Body i's coordinates in the form compiled: im[i, IV] on
+    (``general``), 0 .. 5 for body 0 and i + 5 for the others (``root``: a free flyer at the root),
+    or i."""
     m, h0, h1, h2 = w[i, _IC], w[i, _IC + 1], w[i, _IC + 2], w[i, _IC + 3]
     A00, A01, A02 = w[i, _IC + 4], w[i, _IC + 5], w[i, _IC + 6]
     A11, A12, A22 = w[i, _IC + 7], w[i, _IC + 8], w[i, _IC + 9]
-    iv, nvi = (im[i, IV], im[i, NV]) if general else (i, 1)
-    for e in range(nvi):
-        d = iv + e
-        s0, s1, s2, s3, s4, s5 = w[d, _S], w[d, _S + 1], w[d, _S + 2], w[d, _S + 3], w[d, _S + 4], w[d, _S + 5]
-        n0 = A00 * s0 + A01 * s1 + A02 * s2 + h1 * s5 - h2 * s4  # F = (A w + h x v, m v - h x w)
-        n1 = A01 * s0 + A11 * s1 + A12 * s2 + h2 * s3 - h0 * s5
-        n2 = A02 * s0 + A12 * s1 + A22 * s2 + h0 * s4 - h1 * s3
-        f0 = m * s3 - (h1 * s2 - h2 * s1)
-        f1 = m * s4 - (h2 * s0 - h0 * s2)
-        f2 = m * s5 - (h0 * s1 - h1 * s0)
-        x = s0 * n0 + s1 * n1 + s2 * n2 + s3 * f0 + s4 * f1 + s5 * f2
-        out[d, d] = x + fm[d, ARM] if arm else x
-        for b in range(iv, d):  # the joint's own earlier coordinates
-            x = (w[b, _S] * n0 + w[b, _S + 1] * n1 + w[b, _S + 2] * n2
-                 + w[b, _S + 3] * f0 + w[b, _S + 4] * f1 + w[b, _S + 5] * f2)
-            out[d, b] = x
-            out[b, d] = x
-        j = im[i, PARENT]
-        while j >= 0:  # M[d, b] = S_b . F for the coordinates b of every ancestor
-            jv, nvj = (im[j, IV], im[j, NV]) if general else (j, 1)
-            for b in range(jv, jv + nvj):
-                x = (w[b, _S] * n0 + w[b, _S + 1] * n1 + w[b, _S + 2] * n2
-                     + w[b, _S + 3] * f0 + w[b, _S + 4] * f1 + w[b, _S + 5] * f2)
-                out[d, b] = x
-                out[b, d] = x
-            j = im[j, PARENT]
+    if general:
+        iv = im[i, IV]
+        for d in range(iv, iv + im[i, NV]):
+            _column_of(im, fm, i, d, iv, arm, out, w, general, root, m, h0, h1, h2, A00, A01, A02, A11, A12, A22)
+    elif root and i == 0:
+        for d in range(6):
+            _column_of(im, fm, i, d, 0, arm, out, w, general, root, m, h0, h1, h2, A00, A01, A02, A11, A12, A22)
+    else:
+        d = i + 5 if root else i
+        _column_of(im, fm, i, d, d, arm, out, w, general, root, m, h0, h1, h2, A00, A01, A02, A11, A12, A22)
     j = im[i, PARENT]
     if j < 0:
         return
@@ -182,40 +222,44 @@ def _column(im, fm, i, arm, out, w, general):
 
 
 @njit(cache=True, inline="always")
-def _sin_cos_rows(im, q, w, general):
+def _sin_cos_rows(im, q, w, general, root):
     """w[i, _SC], w[i, _SC + 1] = the joint angles' sine and cosine, all first: independent of the
     tree, they pipeline."""
     for i in range(im.shape[0]):
         if general:
             w[i, _SC], w[i, _SC + 1] = joint_sincos(im, i, q)
+        elif root:  # body 0's free flyer: its rotation is not an angle's (free_root_placement)
+            w[i, _SC], w[i, _SC + 1] = joint_angle(im, i, q[im[i, IQ]]) if i > 0 else (0.0, 1.0)  # X_R = tree_R
         else:
             w[i, _SC], w[i, _SC + 1] = joint_angle(im, i, q[i])
 
 
-def _crba(general: bool):
-    """The CRBA kernel compiled for revolute and prismatic joints only (``general`` False) or for
-    joints of every kind (True); one source, two machine codes (as :func:`.rnea._rnea`)."""
+def _crba(form: TreeForm):
+    """The CRBA kernel compiled for one form of tree (revolute and prismatic joints only, a free flyer
+    at the root and such joints after it, joints of every kind); one source, three machine codes
+    (as :func:`.rnea._rnea`)."""
+    general, root = form == TreeForm.GENERAL, form == TreeForm.FREE_ROOT
 
     @njit(cache=True, fastmath=_FAST)
     def crba_into(im, fm, q, arm, out, w):
         n = im.shape[0]
-        _sin_cos_rows(im, q, w, general)
+        _sin_cos_rows(im, q, w, general, root)
         chain = True
         for i in range(n):
             chain = chain and im[i, PARENT] == i - 1
         for i in range(n):
-            _body_to_world(im, fm, i, q, w, general)
+            _body_to_world(im, fm, i, q, w, general, root)
         if not chain:  # entries between different branches stay 0; a chain writes all of them
             for r in range(out.shape[0]):
                 for c in range(out.shape[0]):
                     out[r, c] = 0.0
         for i in range(n - 1, -1, -1):
-            _column(im, fm, i, arm, out, w, general)
+            _column(im, fm, i, arm, out, w, general, root)
 
     return crba_into
 
 
-_CRBA_SCALAR, _CRBA_GENERAL = _crba(False), _crba(True)
+_CRBA_SCALAR, _CRBA_ROOT, _CRBA_GENERAL = _crba(TreeForm.SCALAR), _crba(TreeForm.FREE_ROOT), _crba(TreeForm.GENERAL)
 
 
 @njit(cache=True, inline="always")
@@ -226,6 +270,8 @@ def crba_into(im, fm, q, arm, out, w):
     column of S 12:18."""
     if scalar_joints(im):
         _CRBA_SCALAR(im, fm, q, arm, out, w)
+    elif free_root(im):
+        _CRBA_ROOT(im, fm, q, arm, out, w)
     else:
         _CRBA_GENERAL(im, fm, q, arm, out, w)
 
@@ -238,7 +284,7 @@ def crba_chart_into(im, fm, nb, q, out, w):
     Their world poses (identity), motion subspaces (the joint axes) and composite
     inertias (zero) are written directly instead of computed; the rest is the CRBA."""
     n = q.shape[0]
-    _sin_cos_rows(im, q, w, False)
+    _sin_cos_rows(im, q, w, False, False)
     for i in range(nb - 1):
         for c in range(12):
             w[i, c] = 0.0
@@ -248,12 +294,12 @@ def crba_chart_into(im, fm, nb, q, out, w):
         for c in range(10):
             w[i, _IC + c] = 0.0
     for i in range(nb - 1, n):
-        _body_to_world(im, fm, i, q, w, False)
+        _body_to_world(im, fm, i, q, w, False, False)
     for r in range(n):
         for c in range(n):
             out[r, c] = 0.0
     for i in range(n - 1, -1, -1):
-        _column(im, fm, i, 1, out, w, False)
+        _column(im, fm, i, 1, out, w, False, False)
 
 
 # ---- declaration (composedyn.dynamics.compiled.declare) ----

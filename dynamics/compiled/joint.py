@@ -55,6 +55,7 @@ from composedyn.dynamics.compiled.layout import (
     AX,
     AX2,
     DAMP,
+    FORM,
     FRIC,
     IQ,
     IV,
@@ -62,16 +63,25 @@ from composedyn.dynamics.compiled.layout import (
     NV,
     PITCH,
     RA,
-    SCALAR,
     TA,
     TK,
     TP,
     TR,
 )
 from composedyn.dynamics.compiled.sincos import sincos
-from composedyn.dynamics.joint_types import FREE_FLYER, HELICAL, PLANAR, PRISMATIC, REVOLUTE, SPHERICAL, UNIVERSAL
+from composedyn.dynamics.joint_types import (
+    FREE_FLYER,
+    HELICAL,
+    PLANAR,
+    PRISMATIC,
+    REVOLUTE,
+    SPHERICAL,
+    UNIVERSAL,
+    TreeForm,
+)
 
 _FMA = {"contract"}  # fused multiply-add only (module docstring)
+_SCALAR_FORM, _FREE_ROOT_FORM = int(TreeForm.SCALAR), int(TreeForm.FREE_ROOT)
 
 
 @njit(cache=True, fastmath=_FMA)
@@ -270,20 +280,18 @@ def joint_friction(fm, i, x, smooth):
 
 
 @njit(cache=True, fastmath=_FMA)
-def _quat_scaled(q, k):
-    """The quaternion q[k:k + 4] divided by its largest magnitude (no overflow or underflow when
-    squared), and that magnitude (0: a zero quaternion, whose entries are then NaN)."""
-    x, y, z, w = q[k], q[k + 1], q[k + 2], q[k + 3]
-    m = max(abs(x), abs(y), abs(z), abs(w))
-    if not m > 0.0:
-        return math.nan, math.nan, math.nan, math.nan, 0.0
-    return x / m, y / m, z / m, w / m, m
+def _quat_rows(q, k):
+    """Rotation (9-tuple, row-major) of the quaternion q[k:k + 4] = (x, y, z, w), normalised; NaN if 0."""
+    return quaternion_rows(q[k], q[k + 1], q[k + 2], q[k + 3])
 
 
 @njit(cache=True, fastmath=_FMA)
-def _quat_rows(q, k):
-    """Rotation (9-tuple, row-major) of the quaternion q[k:k + 4] = (x, y, z, w), normalised; NaN if 0."""
-    x, y, z, w, _ = _quat_scaled(q, k)
+def quaternion_rows(x, y, z, w):
+    """Rotation (9-tuple, row-major) of the quaternion (x, y, z, w), normalised; NaN if 0."""
+    m = max(abs(x), abs(y), abs(z), abs(w))
+    if not m > 0.0:
+        m = math.nan
+    x, y, z, w = x / m, y / m, z / m, w / m
     s = x * x + y * y + z * z + w * w
     s = 2.0 / s  # R = 1 + s (w [v] + [v]^2) for the unnormalised quaternion
     return (1.0 - s * (y * y + z * z), s * (x * y - z * w), s * (x * z + y * w),
@@ -355,16 +363,28 @@ def joint_readable(im, i, q):
     below :data:`MIN_NORM` (the kernels' callers refuse the sample; other norms are divided out)."""
     t, k = im[i, JTYPE], im[i, IQ]
     if t == SPHERICAL or t == FREE_FLYER:
-        x, y, z, w, m = _quat_scaled(q, k + 3 if t == FREE_FLYER else k)
-        return m * math.sqrt(x * x + y * y + z * z + w * w) >= MIN_NORM
+        k = k + 3 if t == FREE_FLYER else k
+        return quaternion_readable(q[k], q[k + 1], q[k + 2], q[k + 3])
     if t == PLANAR:
         return math.hypot(q[k + 2], q[k + 3]) >= MIN_NORM
     return True
 
 
+@njit(cache=True, fastmath=_FMA)
+def quaternion_readable(x, y, z, w):
+    """False when the quaternion (x, y, z, w) is shorter than :data:`MIN_NORM` (no orientation)."""
+    m = max(abs(x), abs(y), abs(z), abs(w))
+    if not m > 0.0:
+        return False
+    x, y, z, w = x / m, y / m, z / m, w / m
+    return m * math.sqrt(x * x + y * y + z * z + w * w) >= MIN_NORM
+
+
 @njit(cache=True, inline="always")
 def configuration_readable(im, q):
-    """:func:`joint_readable` for every joint of the tree."""
+    """:func:`joint_readable` for every joint of the tree (a free flyer at the root: its quaternion)."""
+    if free_root(im):
+        return quaternion_readable(q[3], q[4], q[5], q[6])
     for i in range(im.shape[0]):
         if not joint_readable(im, i, q):
             return False
@@ -393,8 +413,17 @@ def joint_turn(im, fm, i, q, R):
 @njit(cache=True, inline="always")
 def scalar_joints(im):
     """True when every joint of the packed model is revolute or prismatic (the kernels' scalar joint
-    model, body i's coordinate q[i]: :data:`.layout.SCALAR`, set by the packer)."""
-    return im.shape[0] == 0 or im[0, SCALAR] != 0
+    model, body i's coordinate q[i]: :data:`.layout.FORM`, set by the packer)."""
+    return im.shape[0] == 0 or im[0, FORM] == _SCALAR_FORM
+
+
+@njit(cache=True, inline="always")
+def free_root(im):
+    """True when body 0's joint is a free flyer and every other joint revolute or prismatic (a
+    floating robot: :class:`composedyn.dynamics.joint_types.TreeForm`).  Kernels compiled for
+    this form take body 0 through the ``free_root_*`` functions below, straight-line code that
+    numba inlines, and the other bodies through the scalar joint model at their offsets IQ, IV."""
+    return im.shape[0] > 0 and im[0, FORM] == _FREE_ROOT_FORM
 
 
 @njit(cache=True, inline="always")
@@ -527,6 +556,49 @@ def joint_world_column(im, fm, i, q, c, R, p0, p1, p2):
     b0, b1, b2 = rot(R, t0, t1, t2)
     d0, d1, d2 = cross(p0, p1, p2, a0, a1, a2)
     return a0, a1, a2, b0 + d0, b1 + d1, b2 + d2
+
+
+# ---- a free flyer at the root (kernels compiled for :func:`free_root`; body 0, q[0:7], v[0:6]) ----
+
+
+@njit(cache=True, inline="always")
+def free_root_placement(fm, q):
+    """Body 0's pose in the world frame, (R 9-tuple, p 3-tuple): tree_R R(quaternion q[3:7]) and
+    tree_p + tree_R q[0:3] (as :func:`joint_placement` of a free flyer)."""
+    J = quaternion_rows(q[3], q[4], q[5], q[6])
+    T = (fm[0, TR], fm[0, TR + 1], fm[0, TR + 2], fm[0, TR + 3], fm[0, TR + 4], fm[0, TR + 5],
+         fm[0, TR + 6], fm[0, TR + 7], fm[0, TR + 8])
+    x0, x1, x2 = rot(T, q[0], q[1], q[2])
+    R = (T[0] * J[0] + T[1] * J[3] + T[2] * J[6], T[0] * J[1] + T[1] * J[4] + T[2] * J[7],
+         T[0] * J[2] + T[1] * J[5] + T[2] * J[8],
+         T[3] * J[0] + T[4] * J[3] + T[5] * J[6], T[3] * J[1] + T[4] * J[4] + T[5] * J[7],
+         T[3] * J[2] + T[4] * J[5] + T[5] * J[8],
+         T[6] * J[0] + T[7] * J[3] + T[8] * J[6], T[6] * J[1] + T[7] * J[4] + T[8] * J[7],
+         T[6] * J[2] + T[7] * J[5] + T[8] * J[8])
+    return R, (fm[0, TP] + x0, fm[0, TP + 1] + x1, fm[0, TP + 2] + x2)
+
+
+@njit(cache=True, inline="always")
+def free_root_velocity(x):
+    """S x_0 of the root's free flyer, angular first: its rates x[0:6] are (linear, angular)."""
+    return x[3], x[4], x[5], x[0], x[1], x[2]
+
+
+@njit(cache=True, inline="always")
+def free_root_force(n0, n1, n2, f0, f1, f2):
+    """S^T (n, f) of the root's free flyer: its six generalised forces (f, n), linear first."""
+    return f0, f1, f2, n0, n1, n2
+
+
+@njit(cache=True, inline="always")
+def free_root_world_column(c, R, p0, p1, p2):
+    """Column c of the root free flyer's S in world axes about the world point O, body 0 at world
+    pose (R, p) (p from O): (0, R e_c) for c < 3, (R e_j, p x R e_j) for c = 3 + j."""
+    if c < 3:
+        return 0.0, 0.0, 0.0, R[c], R[3 + c], R[6 + c]
+    a0, a1, a2 = R[c - 3], R[c], R[c + 3]
+    d0, d1, d2 = cross(p0, p1, p2, a0, a1, a2)
+    return a0, a1, a2, d0, d1, d2
 
 
 # ---- frames, gravity torques, centre of mass (compiled/frames.py, gravity.py, com.py) ----

@@ -3,8 +3,9 @@
 ``im`` (n, IM_COLUMNS) int64, one row per body: ``parent``, ``jtype`` (a code of
 :mod:`composedyn.dynamics.joint_types`), and the joint's coordinates: offset ``IQ`` in q,
 offset ``IV`` in v, sizes ``NQ`` and ``NV`` (one-coordinate joints: body i's coordinate is
-q[i], v[i]), and in every row ``SCALAR``: 1 when every joint is revolute or prismatic (the
-kernels then run their code for those alone).
+q[i], v[i]), and in every row ``FORM``: the form of the kernels that takes the tree
+(:func:`composedyn.dynamics.joint_types.tree_form`: every joint revolute or prismatic, a free flyer
+at the root and such joints after it, or any joints).
 ``fm`` (nv, NCOL) float64, columns given by the constants below.  Body i's row (i < n): the
 tree transform (rotation row-major, translation), the unit joint axis in the body frame (and,
 for the joint rotation tree_R Rot(a, q) = cos q tree_R + sin q tree_R K(a) + (1 - cos q)
@@ -22,14 +23,14 @@ from typing import NamedTuple
 
 import numpy as np
 
-from composedyn.dynamics.joint_types import TREE_CODES, scalar_kinds
+from composedyn.dynamics.joint_types import TREE_CODES, tree_form
 from composedyn.dynamics.model import Model, frozen_array
 
 TR, TP, AX, MASS, H, IO, ARM, DAMP, FRIC, GRAV = 0, 9, 12, 15, 16, 19, 28, 29, 30, 31
 TK, TA, RA = 34, 43, 52  # tree_R K(axis), (tree_R axis) axis^T, tree_R axis (joint transform terms)
 AX2, PITCH = 55, 58
 NCOL = 59
-PARENT, JTYPE, IQ, IV, NQ, NV, SCALAR = range(7)  # columns of im
+PARENT, JTYPE, IQ, IV, NQ, NV, FORM = range(7)  # columns of im
 IM_COLUMNS = 7
 BLOCKS = 64  # a batch loop cuts its samples into this many blocks (scratch reuse, thread balance)
 
@@ -69,7 +70,7 @@ def pack_bodies(parent, jtype, nq, nv, tree_R, tree_p, axis, mass, h, Io, gravit
     im = np.zeros((n, IM_COLUMNS), dtype=np.int64)
     im[:, PARENT], im[:, JTYPE], im[:, NQ], im[:, NV] = parent, jtype, nq, nv
     im[:, IQ], im[:, IV] = np.cumsum(nq) - nq, np.cumsum(nv) - nv
-    im[:, SCALAR] = scalar_kinds(jtype)
+    im[:, FORM] = tree_form(jtype) if n else 0
     fm = np.zeros((max(n, int(nv.sum())), NCOL))
     tree_R = np.asarray(tree_R, float).reshape(n, 3, 3)
     fm[:n, TR:TR + 9] = tree_R.reshape(n, 9)

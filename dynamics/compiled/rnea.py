@@ -42,6 +42,10 @@ from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.joint import (
     configuration_readable,
     cross,
+    free_root,
+    free_root_force,
+    free_root_placement,
+    free_root_velocity,
     joint_angle,
     joint_bias,
     joint_component,
@@ -53,11 +57,13 @@ from composedyn.dynamics.compiled.joint import (
     joint_translation,
     joint_velocity,
     joint_velocity_product,
+    motion_cross,
     rot,
     rot_t,
     scalar_joints,
 )
 from composedyn.dynamics.compiled.layout import ARM, DAMP, FRIC, GRAV, IO, IQ, IV, MASS, NO_FW, NV, PARENT, H
+from composedyn.dynamics.joint_types import TreeForm
 from composedyn.dynamics.reference import rnea as reference
 from composedyn.dynamics.reference.friction import friction_torques
 
@@ -122,11 +128,15 @@ def _with_extras(fm, qd, qdd, d, extra, tau):
     return tau
 
 
-def _rnea(general: bool):
-    """The RNEA kernel compiled for revolute and prismatic joints only (``general`` False: the joint
-    model's scalar parts, which LLVM inlines; body i's coordinate is q[i]) or for joints of every
-    kind (True: the joint model's general functions).  One source, two machine codes: ``general``
-    is a constant of the compiled code, so neither carries the other's branches."""
+def _rnea(form: TreeForm):
+    """The RNEA kernel compiled for one form of tree (:func:`composedyn.dynamics.joint_types.tree_form`):
+    revolute and prismatic joints only (the joint model's scalar parts, which LLVM inlines; body i's
+    coordinate is q[i]), a free flyer at the root and such joints after it (body 0 through the
+    joint model's ``free_root_*`` functions), or joints of every kind (the joint model's general
+    functions).  One source, three machine codes: ``form`` is a constant of the compiled code, so
+    none carries the others' branches."""
+    general, root = form == TreeForm.GENERAL, form == TreeForm.FREE_ROOT
+    offsets = general or root  # body i's coordinates at im[i, IQ], im[i, IV] rather than q[i], v[i]
 
     @njit(cache=True)
     def rnea_into(im, fm, q, qd, qdd, fw, grav, extra, out, w):
@@ -141,10 +151,13 @@ def _rnea(general: bool):
             k = im[i, PARENT]
             kp = n if k < 0 else k
             other = general and not joint_scalar(im, i)  # a joint the scalar joint model does not take
-            if other:
+            free = root and i == 0  # the root's free flyer
+            if free:
+                R, (p0, p1, p2) = free_root_placement(fm, q)
+            elif other:
                 R, (p0, p1, p2) = joint_placement(im, fm, i, q)
             else:
-                qi = q[im[i, IQ]] if general else q[i]
+                qi = q[im[i, IQ]] if offsets else q[i]
                 s, c = joint_angle(im, i, qi)  # pose: the joint model's parts (joint_pose is too big to inline)
                 R0, R1, R2 = joint_rotation_row(im, fm, i, 0, s, c)
                 R3, R4, R5 = joint_rotation_row(im, fm, i, 1, s, c)
@@ -155,14 +168,19 @@ def _rnea(general: bool):
                                                      w[kp, V + 3], w[kp, V + 4], w[kp, V + 5])
             aw0, aw1, aw2, au0, au1, au2 = _to_child(R, p0, p1, p2, w[kp, A], w[kp, A + 1], w[kp, A + 2],
                                                      w[kp, A + 3], w[kp, A + 4], w[kp, A + 5])
-            iv = im[i, IV] if general else i
-            if other:  # v += S qd
+            iv = im[i, IV] if offsets else i
+            if free:
+                s0, s1, s2, s3, s4, s5 = free_root_velocity(qd)
+            elif other:  # v += S qd
                 s0, s1, s2, s3, s4, s5 = joint_velocity(im, fm, i, q, qd)
             else:
                 qdi = qd[iv]
                 s0, s1, s2, s3, s4, s5 = joint_motion(im, fm, i, qdi)
             vw0, vw1, vw2, vu0, vu1, vu2 = vw0 + s0, vw1 + s1, vw2 + s2, vu0 + s3, vu1 + s4, vu2 + s5
-            if other:  # a += S qdd + v x S qd (+ S' qd)
+            if free:  # a += S qdd + v x S qd
+                c0, c1, c2, c3, c4, c5 = motion_cross(vw0, vw1, vw2, vu0, vu1, vu2, s0, s1, s2, s3, s4, s5)
+                s0, s1, s2, s3, s4, s5 = free_root_velocity(qdd)
+            elif other:  # a += S qdd + v x S qd (+ S' qd)
                 s0, s1, s2, s3, s4, s5 = joint_velocity(im, fm, i, q, qdd)
                 c0, c1, c2, c3, c4, c5 = joint_velocity_product(im, fm, i, q, vw0, vw1, vw2, vu0, vu1, vu2, qd)
             else:
@@ -199,8 +217,16 @@ def _rnea(general: bool):
             i = n - 1 - j
             k = im[i, PARENT]
             n0, n1, n2, f0, f1, f2 = w[i, F], w[i, F + 1], w[i, F + 2], w[i, F + 3], w[i, F + 4], w[i, F + 5]
-            iv = im[i, IV] if general else i
-            if general and not joint_scalar(im, i):  # tau = S^T f, one component per velocity coordinate
+            iv = im[i, IV] if offsets else i
+            if root and i == 0:
+                t0, t1, t2, t3, t4, t5 = free_root_force(n0, n1, n2, f0, f1, f2)
+                out[0] = _with_extras(fm, qd, qdd, 0, extra, t0)
+                out[1] = _with_extras(fm, qd, qdd, 1, extra, t1)
+                out[2] = _with_extras(fm, qd, qdd, 2, extra, t2)
+                out[3] = _with_extras(fm, qd, qdd, 3, extra, t3)
+                out[4] = _with_extras(fm, qd, qdd, 4, extra, t4)
+                out[5] = _with_extras(fm, qd, qdd, 5, extra, t5)
+            elif general and not joint_scalar(im, i):  # tau = S^T f, one component per velocity coordinate
                 for e in range(im[i, NV]):
                     out[iv + e] = _with_extras(fm, qd, qdd, iv + e, extra,
                                                joint_component(im, fm, i, q, e, n0, n1, n2, f0, f1, f2))
@@ -228,7 +254,7 @@ def _rnea(general: bool):
     return rnea_into
 
 
-_RNEA_SCALAR, _RNEA_GENERAL = _rnea(False), _rnea(True)
+_RNEA_SCALAR, _RNEA_ROOT, _RNEA_GENERAL = _rnea(TreeForm.SCALAR), _rnea(TreeForm.FREE_ROOT), _rnea(TreeForm.GENERAL)
 
 
 @njit(cache=True, inline="always")
@@ -242,6 +268,8 @@ def rnea_into(im, fm, q, qd, qdd, fw, grav, extra, out, w):
     formulas and why the code is written this way."""
     if scalar_joints(im):
         _RNEA_SCALAR(im, fm, q, qd, qdd, fw, grav, extra, out, w)
+    elif free_root(im):
+        _RNEA_ROOT(im, fm, q, qd, qdd, fw, grav, extra, out, w)
     else:
         _RNEA_GENERAL(im, fm, q, qd, qdd, fw, grav, extra, out, w)
 
