@@ -225,3 +225,15 @@ def test_d_optimal_excitation_stays_within_limits_and_beats_its_start():
     assert logdet(ex) > logdet(start)
     with pytest.raises(ValueError, match="criterion"):
         cd.excitation_trajectory(robot, 10.0, criterion="a-optimal")
+
+
+@pytest.mark.parametrize(("seed", "n"), [(25, 2), (27, 3), (13, 3), (34, 2), (3, 4)])
+def test_condition_excitation_is_never_worse_than_its_start(seed, n):
+    """The optimum is scaled down to the limits on the output samples after the optimisation, which can
+    cost it more than it costs the start (maxiter=0: the start itself): the better of the two is returned.
+    On these robots the scaled optimum is the worse one."""
+    robot = cd.from_urdf(random_urdf(seed, n, types=("revolute", "prismatic")))
+    kw = {"harmonics": 3, "base_frequency": 0.2, "rate": 10, "points": 40, "seed": seed}
+    start = cd.excitation_trajectory(robot, 5.0, maxiter=0, **kw)
+    ex = cd.excitation_trajectory(robot, 5.0, maxiter=8, **kw)
+    assert ex.condition <= start.condition * (1 + 1e-12)

@@ -17,7 +17,9 @@ included) stacked at ``points`` instants of one period (or, with
 penalties for leaving the position range (q0 = mid-range, a margin kept),
 the velocity limits and the effort limits (inverse dynamics of the robot's
 own parameters), by L-BFGS-B from a random start.  Afterwards the
-amplitudes are scaled down until every limit holds at every output sample.
+amplitudes are scaled down until every limit holds at every output sample, and
+of the optimum and the start, so scaled, the one with the better criterion is
+returned.
 
 References
 ----------
@@ -124,7 +126,8 @@ def excitation_trajectory(robot, duration: float, harmonics: int = 5, base_frequ
 
     ``harmonics`` H, ``base_frequency`` (Hz, the period is its inverse);
     ``points`` instants per period enter the condition number; ``maxiter``
-    L-BFGS-B iterations; ``penalty`` weight of the limit terms.  ``criterion``:
+    L-BFGS-B iterations (0: the random start itself, scaled to the limits);
+    ``penalty`` weight of the limit terms.  ``criterion``:
     ``"condition"`` minimises log cond(Y_b); ``"d-optimal"`` maximises
     log det(Y_b^T Y_b) / r (D-optimality: the smallest confidence ellipsoid of the
     base parameters under white torque noise).
@@ -152,33 +155,42 @@ def excitation_trajectory(robot, duration: float, harmonics: int = 5, base_frequ
     def unpack(x):
         return from_rest(x[: n * (H - 1)].reshape(n, H - 1), x[n * (H - 1):].reshape(n, H - 1))
 
-    def cost(x):
-        a, b = unpack(x)
-        q, qd, qdd = fourier(tk, a, b, q0, base_frequency)
+    def score(q, qd, qdd):
+        """The criterion at the optimisation points (lower is better)."""
         Yb = base.base_regressor(robot.regressor(q, qd, qdd, joint_terms=True)).reshape(-1, base.rank)
         ev = np.linalg.eigvalsh(Yb.T @ Yb)  # singular values squared (LAPACK's SVD was erratic in time here)
         floor = 1e-300 + 1e-16 * ev[-1]
         if criterion == "condition":
-            score = 0.5 * float(np.log(ev[-1] / max(ev[0], floor)))
-        else:
-            score = -float(np.mean(np.log(np.maximum(ev, floor))))
-        return score + penalty * _violation(robot, q, qd, qdd, q0, half, vel, eff)
+            return 0.5 * float(np.log(ev[-1] / max(ev[0], floor)))
+        return -float(np.mean(np.log(np.maximum(ev, floor))))
+
+    def cost(x):
+        a, b = unpack(x)
+        q, qd, qdd = fourier(tk, a, b, q0, base_frequency)
+        return score(q, qd, qdd) + penalty * _violation(robot, q, qd, qdd, q0, half, vel, eff)
 
     rng = np.random.default_rng(seed)
     x0 = np.concatenate([rng.uniform(-1, 1, (n, H - 1)).ravel(), rng.uniform(-1, 1, (n, H - 1)).ravel()]) * 0.5
     x0 *= np.concatenate([free, free])
     bounds = [(-u, u) for u in np.concatenate([free, free])]
-    x = minimize(cost, x0, method="L-BFGS-B", bounds=bounds, options={"maxiter": int(maxiter)}).x
-    a, b = unpack(x)
+    x = minimize(cost, x0, method="L-BFGS-B", bounds=bounds, options={"maxiter": int(maxiter)}).x if maxiter else x0
     t = np.arange(round(duration * rate) + 1) / rate
-    for _ in range(60):  # scale the amplitudes down until every limit holds at every output sample
-        q, qd, qdd = fourier(t, a, b, q0, base_frequency)
-        if _violation(robot, q, qd, qdd, q0, half, vel, eff) == 0.0:
-            break
-        a, b = 0.95 * a, 0.95 * b
-    else:
+
+    def within_limits(x):
+        """(a, b, q, qd, qdd at t) of x with the amplitudes scaled down until every limit holds at every
+        output sample, and the criterion's score of that motion (lower is better)."""
+        for _ in range(60):
+            a, b = unpack(x)
+            q, qd, qdd = fourier(t, a, b, q0, base_frequency)
+            if _violation(robot, q, qd, qdd, q0, half, vel, eff) == 0.0:
+                return (a, b, q, qd, qdd), score(*fourier(tk, a, b, q0, base_frequency))
+            x = 0.95 * x  # the first harmonic follows the others linearly
         raise ValueError(f"{robot.name}: no motion found within {MARGIN:.0%} of the limits (does gravity "
                          "alone exceed an effort limit?)")
+
+    # the optimum and the start, each scaled to the limits on the output samples: the better one (the scaling
+    # can cost the optimum more than the start)
+    (a, b, q, qd, qdd), _ = min(within_limits(x), within_limits(x0), key=lambda found: found[1])
     Yb = base.base_regressor(robot.regressor(*fourier(tk, a, b, q0, base_frequency), joint_terms=True))
     cond = float(np.linalg.cond(Yb.reshape(-1, base.rank)))
     return ExcitationTrajectory(tuple(robot.joint_names), t, q, qd, qdd, a, b, q0, base_frequency, cond)
