@@ -16,9 +16,10 @@ inertia in world axes as (m, h = m c, Io about the origin, 3x3).
 3. Pairs: for every body i and each j in i and its ancestors, entry [i, j]
    from i's row vectors and j's psi, alpha, S; entry [j, i] = S_j . Phi_i.
 
-The scratch ``w`` (n, SCRATCH) holds one row per body (columns below); the
-helpers take 6-tuples (inlined by LLVM) or read/write ``w`` and are
-``inline="always"`` (numba does not inline calls between kernels).  The kernels
+The scratch ``w`` (n, SCRATCH) holds one row per body (columns below).  The
+helpers on 6-tuples are small separately compiled functions that LLVM inlines;
+the helpers that read or write ``w`` are ``inline="always"`` (numba inlines
+them: a call passing an array is not inlined and costs reference counting).  The kernels
 and the tuple helpers fuse multiply-adds (``fastmath={"contract"}``, named on
 each helper: one compiled on its own keeps its own flags, :mod:`.jit`).
 """
