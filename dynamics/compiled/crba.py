@@ -34,6 +34,10 @@ flags (rounding order only; never ``nnan``/``ninf``, so nan and inf
 propagate).  Like any world-frame algorithm it loses digits as |p_i| grows
 (A ~ m |p|^2): a prismatic joint displaced by 1e5 m leaves ~1e-12.
 
+A floating robot's tree (a free flyer at the root, then revolute and prismatic
+joints) takes body 0's frame as the world: the free flyer's columns are then
+the composite forces themselves (:func:`_root_crba`).
+
 The helpers here are ``inline="always"`` (numba inlines them; LLVM does not
 inline functions this large, and a call per body is markedly slower).
 """
@@ -224,12 +228,12 @@ def _sin_cos_rows(im, q, w, general, root):
 # ---- the free-flyer root form: body 0 is the world frame ----
 # M = sum J^T I J does not depend on the world frame, nor (the free flyer's rates being in the body
 # frame: the robot moves as one rigid body) on the free flyer's configuration: the root form takes
-# world = body 0's frame, O = its origin.  Then the free flyer's columns of S are the unit vectors,
-# linear (0, e_b) for coordinate b < 3, angular (e_b, 0) for 3 + b, so a body's row of M over them is
-# its F = IC S_d itself, (f, n) (other bodies fixed to the world: their subtrees in world axes about
-# body 0's tree position, no coupling with body 0's) (Featherstone, Rigid Body Dynamics Algorithms, sec. 6.2; Pinocchio's
-# crba stores M[0:6, 0:6] = Ycrb[0] likewise).  Rows are written on and left of the diagonal only,
-# each contiguous, and mirrored once at the end.
+# world = body 0's frame, O = its origin.  Then the free flyer's columns of S are unit vectors, linear
+# (0, e_b) for coordinate b < 3, angular (e_b, 0) for 3 + b, so a body's row of M over them is its
+# F = IC S_d itself, (f, n), and M[0:6, 0:6] is IC_0 in body 0's frame (as Pinocchio's crba).  Bodies
+# on subtrees fixed to the world beside body 0's keep world axes about body 0's tree position (no
+# coupling with body 0's subtree).  Rows are written on and left of the diagonal only, each
+# contiguous, and mirrored once at the end.
 
 
 @njit(cache=True, fastmath=_FAST, inline="always")
