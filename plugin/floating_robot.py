@@ -46,7 +46,7 @@ from composedyn.robot import Robot, direct_call
 
 # The quantities computed on the robot as a tree whose root joint is the base's joint (the others: on
 # the base's chart, dynamics/floating/base.py)
-ON_TREE = frozenset({"inverse_dynamics"})
+ON_TREE = frozenset({"inverse_dynamics", "mass_matrix"})
 
 # Robot methods that have no floating-base form yet: they raise a one-line error naming the robot.
 _NOT_YET = ("inverse_kinematics", "fast", "mimic_torques", "full_positions", "mimic_jacobian")

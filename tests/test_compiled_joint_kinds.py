@@ -17,7 +17,7 @@ from composedyn.dynamics import array_api as A
 from composedyn.dynamics.array_api.model import from_robot
 from composedyn.dynamics.compiled.crba import SCRATCH as CRBA_SCRATCH
 from composedyn.dynamics.compiled.crba import crba_into
-from composedyn.dynamics.compiled.layout import FORM, NO_FW, pack_tree
+from composedyn.dynamics.compiled.layout import FORM, NO_FW, PARENT, pack_tree
 from composedyn.dynamics.compiled.rnea import SCRATCH as RNEA_SCRATCH
 from composedyn.dynamics.compiled.rnea import rnea_into
 from composedyn.dynamics.floating import base as chart
@@ -111,7 +111,21 @@ def test_zero_quaternion_gives_nan_not_a_pose():
     assert np.isnan(_mass(im, fm, model.nv, q)).any()
 
 
-@pytest.mark.parametrize("seed", [21, 22, 23])
+_FREE_ROOT_SEEDS = [21, 22, 23]
+
+
+def test_the_free_flyer_root_trees_hang_bodies_from_the_world_and_from_the_free_flyer():
+    """The random trees of the free-flyer root form have both: bodies on subtrees fixed to the world beside
+    the free flyer's (no coupling with it), and bodies below the free flyer."""
+    roots = []
+    for seed in _FREE_ROOT_SEEDS:
+        model = random_tree(np.random.default_rng(seed), 12, kinds=("revolute", "prismatic"), root="free_flyer")
+        im, _ = pack_tree(array_model(model))
+        roots += [int(im[i, PARENT]) for i in range(1, im.shape[0])]
+    assert -1 in roots and 0 in roots
+
+
+@pytest.mark.parametrize("seed", _FREE_ROOT_SEEDS)
 def test_a_free_flyer_root_with_one_coordinate_joints_equals_pinocchio(seed):
     """The kernels' form for floating robots (free flyer at the root, then revolute and prismatic
     joints: straight-line root code) against Pinocchio, with a root placement that is not the identity;

@@ -34,6 +34,10 @@ flags (rounding order only; never ``nnan``/``ninf``, so nan and inf
 propagate).  Like any world-frame algorithm it loses digits as |p_i| grows
 (A ~ m |p|^2): a prismatic joint displaced by 1e5 m leaves ~1e-12.
 
+A floating robot's tree (a free flyer at the root, then revolute and prismatic
+joints) takes body 0's frame as the world: the free flyer's columns are then
+the composite forces themselves (:func:`_root_crba`).
+
 The helpers here are ``inline="always"`` (numba inlines them; LLVM does not
 inline functions this large, and a call per body is markedly slower).
 """
@@ -47,7 +51,6 @@ from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.joint import (
     configuration_readable,
     free_root,
-    free_root_world_column,
     joint_angle,
     joint_motion,
     joint_motion_world,
@@ -79,7 +82,6 @@ def _body_to_world(im, fm, i, q, w, general, root):
     or return it as a tuple, numba's generated code is markedly slower.
     """
     s, c = w[i, _SC], w[i, _SC + 1]  # joint transform X = (X_R, X_p) (joint model)
-    free = root and i == 0  # the root's free flyer
     other = general and not joint_scalar(im, i)  # a joint the scalar joint model does not take
     x0, x1, x2 = joint_rotation_row(im, fm, i, 0, s, c)
     x3, x4, x5 = joint_rotation_row(im, fm, i, 1, s, c)
@@ -87,13 +89,13 @@ def _body_to_world(im, fm, i, q, w, general, root):
     if other:
         x0, x1, x2, x3, x4, x5, x6, x7, x8 = joint_turn(im, fm, i, q, (x0, x1, x2, x3, x4, x5, x6, x7, x8))
         y0, y1, y2 = joint_offset(im, fm, i, q)
-    elif free:  # the free flyer at the origin of its rates' frame, X = (tree_R, tree_p): M does not depend on
-        # its configuration (rates in the body frame: the robot moved as one rigid body, G = X X(q)^-1)
-        y0, y1, y2 = fm[0, TP], fm[0, TP + 1], fm[0, TP + 2]
     else:
-        y0, y1, y2 = joint_translation(im, fm, i, q[im[i, IQ]] if general or root else q[i])
+        y0, y1, y2 = joint_translation(im, fm, i, q[im[i, IQ]] if general else (q[i + 6] if root else q[i]))
     k = im[i, PARENT]
-    if k < 0:  # world pose = X, position taken from O
+    if root and k == 0:  # body 0 at the world origin, world axes its own (:func:`_root_body`)
+        R0, R1, R2, R3, R4, R5, R6, R7, R8 = x0, x1, x2, x3, x4, x5, x6, x7, x8
+        p0, p1, p2 = y0, y1, y2
+    elif k < 0:  # world pose = X, position taken from O
         R0, R1, R2, R3, R4, R5, R6, R7, R8 = x0, x1, x2, x3, x4, x5, x6, x7, x8
         p0, p1, p2 = y0 - fm[0, TP], y1 - fm[0, TP + 1], y2 - fm[0, TP + 2]
     else:  # R = R_k X_R, p = p_k + R_k X_p
@@ -107,11 +109,7 @@ def _body_to_world(im, fm, i, q, w, general, root):
         p2 = w[k, 11] + K6 * y0 + K7 * y1 + K8 * y2
     w[i, 0], w[i, 1], w[i, 2], w[i, 3], w[i, 4], w[i, 5] = R0, R1, R2, R3, R4, R5
     w[i, 6], w[i, 7], w[i, 8], w[i, 9], w[i, 10], w[i, 11] = R6, R7, R8, p0, p1, p2
-    if free:
-        for d in range(6):
-            s0, s1, s2, s3, s4, s5 = free_root_world_column(d, (R0, R1, R2, R3, R4, R5, R6, R7, R8), p0, p1, p2)
-            w[d, _S], w[d, _S + 1], w[d, _S + 2], w[d, _S + 3], w[d, _S + 4], w[d, _S + 5] = s0, s1, s2, s3, s4, s5
-    elif other:
+    if other:
         iv = im[i, IV]
         for e in range(im[i, NV]):
             d = iv + e
@@ -119,7 +117,7 @@ def _body_to_world(im, fm, i, q, w, general, root):
                                                         p0, p1, p2)
             w[d, _S], w[d, _S + 1], w[d, _S + 2], w[d, _S + 3], w[d, _S + 4], w[d, _S + 5] = s0, s1, s2, s3, s4, s5
     else:
-        d = im[i, IV] if general or root else i
+        d = im[i, IV] if general else (i + 5 if root else i)
         s0, s1, s2, s3, s4, s5 = joint_motion_world(im, fm, i, (R0, R1, R2, R3, R4, R5, R6, R7, R8), p0, p1, p2)
         w[d, _S], w[d, _S + 1], w[d, _S + 2], w[d, _S + 3], w[d, _S + 4], w[d, _S + 5] = s0, s1, s2, s3, s4, s5
     m, b0, b1, b2 = fm[i, MASS], fm[i, H], fm[i, H + 1], fm[i, H + 2]
@@ -153,7 +151,7 @@ def _store(out, w, d, b, n0, n1, n2, f0, f1, f2):
 
 
 @njit(cache=True, fastmath=_FAST, inline="always")
-def _column_of(im, fm, i, d, iv, arm, out, w, general, root, m, h0, h1, h2, A00, A01, A02, A11, A12, A22):
+def _column_of(im, fm, i, d, iv, arm, out, w, general, m, h0, h1, h2, A00, A01, A02, A11, A12, A22):
     """Row and column d of M (body i's velocity coordinate d, its joint's first iv) from IC_i =
     (m, h, A): F = IC_i S_d, M[d, d] = S_d . F (+ armature), M[d, b] = S_b . F for the joint's own
     earlier coordinates and every ancestor's (in the form compiled, :func:`_column`)."""
@@ -174,41 +172,33 @@ def _column_of(im, fm, i, d, iv, arm, out, w, general, root, m, h0, h1, h2, A00,
             jv = im[j, IV]
             for b in range(jv, jv + im[j, NV]):
                 _store(out, w, d, b, n0, n1, n2, f0, f1, f2)
-        elif root and j == 0:  # the free flyer's six, S_b = (0, R e_b), (R e_b, 0) (R = w[0, 0:9], p = 0)
-            for b in range(3):
-                x = w[0, b] * f0 + w[0, 3 + b] * f1 + w[0, 6 + b] * f2
-                out[d, b] = x
-                out[b, d] = x
-                x = w[0, b] * n0 + w[0, 3 + b] * n1 + w[0, 6 + b] * n2
-                out[d, 3 + b] = x
-                out[3 + b, d] = x
         else:
-            _store(out, w, d, j + 5 if root else j, n0, n1, n2, f0, f1, f2)
+            _store(out, w, d, j, n0, n1, n2, f0, f1, f2)
         j = im[j, PARENT]
 
 
 @njit(cache=True, fastmath=_FAST, inline="always")
-def _column(im, fm, i, arm, out, w, general, root):
+def _column(im, fm, i, arm, out, w, general):
     """The columns of M of body i's velocity coordinates from the complete IC_i (entries mirrored),
     then IC_i added to the parent's.  Body i's coordinates in the form compiled: im[i, IV] on
-    (``general``), 0 .. 5 for body 0 and i + 5 for the others (``root``: a free flyer at the root),
-    or i."""
+    (``general``) or i."""
     m, h0, h1, h2 = w[i, _IC], w[i, _IC + 1], w[i, _IC + 2], w[i, _IC + 3]
     A00, A01, A02 = w[i, _IC + 4], w[i, _IC + 5], w[i, _IC + 6]
     A11, A12, A22 = w[i, _IC + 7], w[i, _IC + 8], w[i, _IC + 9]
     if general:
         iv = im[i, IV]
         for d in range(iv, iv + im[i, NV]):
-            _column_of(im, fm, i, d, iv, arm, out, w, general, root, m, h0, h1, h2, A00, A01, A02, A11, A12, A22)
-    elif root and i == 0:
-        for d in range(6):
-            _column_of(im, fm, i, d, 0, arm, out, w, general, root, m, h0, h1, h2, A00, A01, A02, A11, A12, A22)
+            _column_of(im, fm, i, d, iv, arm, out, w, general, m, h0, h1, h2, A00, A01, A02, A11, A12, A22)
     else:
-        d = i + 5 if root else i
-        _column_of(im, fm, i, d, d, arm, out, w, general, root, m, h0, h1, h2, A00, A01, A02, A11, A12, A22)
+        _column_of(im, fm, i, i, i, arm, out, w, general, m, h0, h1, h2, A00, A01, A02, A11, A12, A22)
     j = im[i, PARENT]
-    if j < 0:
-        return
+    if j >= 0:
+        _add_inertia(w, j, m, h0, h1, h2, A00, A01, A02, A11, A12, A22)
+
+
+@njit(cache=True, fastmath=_FAST, inline="always")
+def _add_inertia(w, j, m, h0, h1, h2, A00, A01, A02, A11, A12, A22):
+    """IC_j += (m, h, A)."""
     w[j, _IC] += m
     w[j, _IC + 1] += h0
     w[j, _IC + 2] += h1
@@ -228,10 +218,103 @@ def _sin_cos_rows(im, q, w, general, root):
     for i in range(im.shape[0]):
         if general:
             w[i, _SC], w[i, _SC + 1] = joint_sincos(im, i, q)
-        elif root:  # body 0's free flyer: its rotation is not an angle's (free_root_placement)
-            w[i, _SC], w[i, _SC + 1] = joint_angle(im, i, q[im[i, IQ]]) if i > 0 else (0.0, 1.0)  # X_R = tree_R
+        elif root:  # body 0's free flyer has no angle (:func:`_root_body`); body i's coordinate q[i + 6]
+            if i > 0:
+                w[i, _SC], w[i, _SC + 1] = joint_angle(im, i, q[i + 6])
         else:
             w[i, _SC], w[i, _SC + 1] = joint_angle(im, i, q[i])
+
+
+# ---- the free-flyer root form: body 0 is the world frame ----
+# M = sum J^T I J does not depend on the world frame, nor (the free flyer's rates being in the body
+# frame: the robot moves as one rigid body) on the free flyer's configuration: the root form takes
+# world = body 0's frame, O = its origin.  Then the free flyer's columns of S are unit vectors, linear
+# (0, e_b) for coordinate b < 3, angular (e_b, 0) for 3 + b, so a body's row of M over them is its
+# F = IC S_d itself, (f, n), and M[0:6, 0:6] is IC_0 in body 0's frame (as Pinocchio's crba).  Bodies
+# on subtrees fixed to the world beside body 0's keep world axes about body 0's tree position (no
+# coupling with body 0's subtree).  Rows are written on and left of the diagonal only, each
+# contiguous, and mirrored once at the end.
+
+
+@njit(cache=True, fastmath=_FAST, inline="always")
+def _root_body(fm, w):
+    """Row w[0] of the root form: body 0's world pose (identity) and its inertia (m, h, A = Io) in its
+    own frame."""
+    for c in range(12):
+        w[0, c] = 0.0
+    w[0, 0], w[0, 4], w[0, 8] = 1.0, 1.0, 1.0
+    w[0, _IC] = fm[0, MASS]
+    w[0, _IC + 1], w[0, _IC + 2], w[0, _IC + 3] = fm[0, H], fm[0, H + 1], fm[0, H + 2]
+    w[0, _IC + 4], w[0, _IC + 5], w[0, _IC + 6] = fm[0, IO], fm[0, IO + 1], fm[0, IO + 2]
+    w[0, _IC + 7], w[0, _IC + 8], w[0, _IC + 9] = fm[0, IO + 4], fm[0, IO + 5], fm[0, IO + 8]
+
+
+@njit(cache=True, fastmath=_FAST, inline="always")
+def _root_row(im, fm, i, arm, out, w):
+    """Row d = i + 5 of M left of and on the diagonal (body i > 0 of the root form) from the complete
+    IC_i: F = IC_i S_d, M[d, d] = S_d . F (+ armature), M[d, j + 5] = S_{j + 5} . F for every ancestor
+    j > 0, M[d, 0:6] = (f, n) (0 on a subtree fixed to the world); then IC_i added to the parent's."""
+    d = i + 5
+    m, h0, h1, h2 = w[i, _IC], w[i, _IC + 1], w[i, _IC + 2], w[i, _IC + 3]
+    A00, A01, A02 = w[i, _IC + 4], w[i, _IC + 5], w[i, _IC + 6]
+    A11, A12, A22 = w[i, _IC + 7], w[i, _IC + 8], w[i, _IC + 9]
+    s0, s1, s2, s3, s4, s5 = w[d, _S], w[d, _S + 1], w[d, _S + 2], w[d, _S + 3], w[d, _S + 4], w[d, _S + 5]
+    n0 = A00 * s0 + A01 * s1 + A02 * s2 + h1 * s5 - h2 * s4  # F = (A w + h x v, m v - h x w)
+    n1 = A01 * s0 + A11 * s1 + A12 * s2 + h2 * s3 - h0 * s5
+    n2 = A02 * s0 + A12 * s1 + A22 * s2 + h0 * s4 - h1 * s3
+    f0 = m * s3 - (h1 * s2 - h2 * s1)
+    f1 = m * s4 - (h2 * s0 - h0 * s2)
+    f2 = m * s5 - (h0 * s1 - h1 * s0)
+    x = s0 * n0 + s1 * n1 + s2 * n2 + s3 * f0 + s4 * f1 + s5 * f2
+    out[d, d] = x + fm[d, ARM] if arm else x
+    j = im[i, PARENT]
+    while j > 0:
+        b = j + 5
+        out[d, b] = (w[b, _S] * n0 + w[b, _S + 1] * n1 + w[b, _S + 2] * n2
+                     + w[b, _S + 3] * f0 + w[b, _S + 4] * f1 + w[b, _S + 5] * f2)
+        j = im[j, PARENT]
+    if j < 0:  # a body on a fixed subtree of the world, not body 0's: no coupling with the free flyer
+        f0, f1, f2, n0, n1, n2 = 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+    out[d, 0], out[d, 1], out[d, 2], out[d, 3], out[d, 4], out[d, 5] = f0, f1, f2, n0, n1, n2
+    j = im[i, PARENT]
+    if j >= 0:
+        _add_inertia(w, j, m, h0, h1, h2, A00, A01, A02, A11, A12, A22)
+
+
+@njit(cache=True, fastmath=_FAST, inline="always")
+def _root_block(fm, arm, out, w):
+    """M[0:6, 0:6] on and left of the diagonal from the complete IC_0 = (m, h, A) in body 0's frame:
+    m 1 (linear, linear), h x (angular, linear), A (angular, angular) (+ armature)."""
+    m, h0, h1, h2 = w[0, _IC], w[0, _IC + 1], w[0, _IC + 2], w[0, _IC + 3]
+    out[0, 0] = m
+    out[1, 0], out[1, 1] = 0.0, m
+    out[2, 0], out[2, 1], out[2, 2] = 0.0, 0.0, m
+    out[3, 0], out[3, 1], out[3, 2], out[3, 3] = 0.0, -h2, h1, w[0, _IC + 4]
+    out[4, 0], out[4, 1], out[4, 2], out[4, 3], out[4, 4] = h2, 0.0, -h0, w[0, _IC + 5], w[0, _IC + 7]
+    out[5, 0], out[5, 1], out[5, 2] = -h1, h0, 0.0
+    out[5, 3], out[5, 4], out[5, 5] = w[0, _IC + 6], w[0, _IC + 8], w[0, _IC + 9]
+    if arm:
+        for d in range(6):
+            out[d, d] += fm[d, ARM]
+
+
+@njit(cache=True, fastmath=_FAST, inline="always")
+def _root_crba(im, fm, q, arm, out, w):
+    """:func:`crba_into` of the root form."""
+    n, nv = im.shape[0], out.shape[0]
+    _sin_cos_rows(im, q, w, False, True)
+    _root_body(fm, w)
+    for i in range(1, n):
+        _body_to_world(im, fm, i, q, w, False, True)
+    for r in range(6, nv):  # entries between different branches stay 0
+        for c in range(6, r):
+            out[r, c] = 0.0
+    for i in range(n - 1, 0, -1):
+        _root_row(im, fm, i, arm, out, w)
+    _root_block(fm, arm, out, w)
+    for r in range(nv):  # mirror
+        for c in range(r):
+            out[c, r] = out[r, c]
 
 
 def _crba(form: TreeForm):
@@ -242,6 +325,9 @@ def _crba(form: TreeForm):
 
     @njit(cache=True, fastmath=_FAST)
     def crba_into(im, fm, q, arm, out, w):
+        if root:
+            _root_crba(im, fm, q, arm, out, w)
+            return
         n = im.shape[0]
         _sin_cos_rows(im, q, w, general, root)
         chain = True
@@ -254,7 +340,7 @@ def _crba(form: TreeForm):
                 for c in range(out.shape[0]):
                     out[r, c] = 0.0
         for i in range(n - 1, -1, -1):
-            _column(im, fm, i, arm, out, w, general, root)
+            _column(im, fm, i, arm, out, w, general)
 
     return crba_into
 
@@ -299,7 +385,7 @@ def crba_chart_into(im, fm, nb, q, out, w):
         for c in range(n):
             out[r, c] = 0.0
     for i in range(n - 1, -1, -1):
-        _column(im, fm, i, 1, out, w, False, False)
+        _column(im, fm, i, 1, out, w, False)
 
 
 # ---- declaration (composedyn.dynamics.compiled.declare) ----
