@@ -8,9 +8,11 @@ are the wrench on the base (force, moment about the base origin) in base
 axes.  A planar base has ``q = (x, y, cos θ, sin θ, joints...)`` and
 ``v = (vx, vy, w, joints...)``.
 
-Inverse dynamics runs the kernels of any tree on the robot as a tree whose root
-joint is the base's free-flyer (or planar) joint (:data:`ON_TREE`).  Every other
-quantity, and inverse dynamics with external wrenches, is the fixed-base
+Inverse dynamics and the frame quantities of one sample (pose, Jacobian, twist,
+classical acceleration) run the kernels of any tree on the robot as a tree whose
+root joint is the base's free-flyer (or planar) joint (:data:`ON_TREE`).  Every
+other quantity, batches of frame quantities, and inverse dynamics with external
+wrenches, is the fixed-base
 engine's at the chart coordinates of :mod:`composedyn.dynamics.floating.base`
 (a fixed-base ``Robot`` on the virtual chain, ``self.chart``), mapped back to
 these coordinates and to world axes there; nothing is computed twice.
@@ -46,7 +48,7 @@ from composedyn.robot import Robot, direct_call
 
 # The quantities computed on the robot as a tree whose root joint is the base's joint (the others: on
 # the base's chart, dynamics/floating/base.py)
-ON_TREE = frozenset({"inverse_dynamics", "mass_matrix"})
+ON_TREE = frozenset({"inverse_dynamics", "mass_matrix", "frame_pose", "jacobian", "frame_velocity", "frame_acceleration"})
 
 # Robot methods that have no floating-base form yet: they raise a one-line error naming the robot.
 _NOT_YET = ("inverse_kinematics", "fast", "mimic_torques", "full_positions", "mimic_jacobian")
@@ -97,9 +99,9 @@ class FloatingRobot:
         if chart_arrays is None:
             return ThreadData(None)
         from composedyn.dynamics.array_api.model import from_robot
-        from composedyn.dynamics.compiled.layout import pack_tree
+        from composedyn.dynamics.compiled.layout import packed_tree
 
-        return ThreadData(Arrays(*chart_arrays[:2], self._bf), tree=Arrays(pack_tree(from_robot(self))),
+        return ThreadData(Arrays(*chart_arrays[:2], self._bf), tree=packed_tree(from_robot(self)),
                           on_tree=ON_TREE)
 
     data = Robot.data  # this thread's compiled data: the floating quantities' C callers
@@ -108,8 +110,9 @@ class FloatingRobot:
 
     @cached_property
     def _frame_index(self) -> dict:
-        """Frame name -> its index in the chart's frames, for the frames this robot shows."""
-        return {name: k for k, name in enumerate(self.model.link_names) if name in self._frames}
+        """Frame name -> its index in :attr:`frame_names`, the order of the tree's frames (the frame
+        quantities run on the tree, :data:`ON_TREE`)."""
+        return {name: k for k, name in enumerate(self._frames)}
 
     _frame_path = Robot._frame_path  # the same compiled path for one frame
 

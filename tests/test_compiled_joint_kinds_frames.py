@@ -13,8 +13,16 @@ import composedyn as cd
 from composedyn.dynamics.array_api import joints as J
 from composedyn.dynamics.array_api.model import from_robot
 from composedyn.dynamics.compiled import com, com_velocity, frames, gravity
-from composedyn.dynamics.compiled.layout import pack, pack_frames, pack_tree, packed_tree
-from composedyn.testing.pinocchio_trees import FLOATING_URDFS, floating_robot, random_configuration, seeded_tree
+from composedyn.dynamics.compiled.layout import FORM, pack, pack_frames, pack_tree, packed_tree
+from composedyn.dynamics.joint_types import TreeForm
+from composedyn.testing.pinocchio_trees import (
+    FLOATING_URDFS,
+    array_model,
+    floating_robot,
+    random_configuration,
+    random_tree,
+    seeded_tree,
+)
 from pin_oracle import pin
 
 TOL = 1e-10
@@ -154,7 +162,10 @@ def test_a_quaternion_of_any_norm_is_normalised_and_a_zero_one_gives_nan(tree):
     last = len(model.frames) - 1
     assert _err(k.jacobian(scaled, last, 0), k.jacobian(q, last, 0)) < 1e-12
     assert _err(k.gravity(scaled), k.gravity(q)) < 1e-12
-    assert np.isnan(k.pose(zero, last)).any() and np.isnan(k.gravity(zero)).any()
+    pose = np.full((4, 4), 0.0)
+    frames.pose_into(k.im, k.fx, zero, 2 * last, pose, k._scratch())
+    assert np.isnan(pose).any() and np.isnan(k.gravity(zero)).any()
+    assert frames.frame_pose(k.im, k.fx, zero, last, pose, k._scratch()) == 4  # the declarations refuse it
     assert np.isnan(k.com_jacobian(zero)).any()
 
 
@@ -166,23 +177,69 @@ def test_frame_codes_past_the_last_frame_are_refused(tree):
     assert frames.frame_code(k.im, k.fx, L, 0) == -1 and frames.jacobian(k.im, k.fx, q, L, 0, out) == 1
 
 
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_free_flyer_root_with_one_coordinate_joints_equals_pinocchio(seed):
+    """The frame kernels' path for floating robots (free flyer at the root, then revolute and prismatic
+    joints: the root's placement in straight-line code, its six Jacobian columns in closed form) against
+    Pinocchio, with a root placement that is not the identity and quaternions of any norm; a zero
+    quaternion refused (status 4)."""
+    rng = np.random.default_rng(seed)
+    model = random_tree(rng, 12, kinds=("revolute", "prismatic"), root="free_flyer")
+    data = model.createData()
+    am = array_model(model)
+    k = Kernels(packed_tree(am))
+    assert k.im[0, FORM] == TreeForm.FREE_ROOT
+    assert not np.allclose(model.jointPlacements[1].rotation, np.eye(3))
+    for _ in range(3):
+        q, v, a = random_configuration(am, rng), rng.normal(size=model.nv), rng.normal(size=model.nv)
+        pin.forwardKinematics(model, data, q, v, a)
+        pin.updateFramePlacements(model, data)
+        scaled = q.copy()
+        scaled[3:7] *= rng.uniform(0.1, 10.0)
+        for fid, frame in enumerate(model.frames):
+            name = frame.name
+            assert _err(k.pose(q, fid), data.oMf[fid].homogeneous) < 1e-12, name
+            for local, ref in ((0, LWA), (1, LOCAL)):
+                jac = pin.computeFrameJacobian(model, data, q, fid, ref)
+                assert _err(k.jacobian(q, fid, local), jac) < 1e-12, (name, ref)
+                assert _err(k.jacobian(scaled, fid, local), jac) < 1e-12, (name, ref)
+                assert _err(k.velocity(q, v, fid, local), pin.getFrameVelocity(model, data, fid, ref).vector) < 1e-12
+                acc = pin.getFrameClassicalAcceleration(model, data, fid, ref).vector
+                assert _err(k.acceleration(q, v, a, fid, local), acc) < 1e-12, (name, ref)
+    zero = q.copy()
+    zero[3:7] = 0.0
+    out, last = np.empty((6, k.nv)), len(model.frames) - 1
+    assert frames.jacobian(k.im, k.fx, zero, last, 0, out) == 4
+    assert frames.frame_pose(k.im, k.fx, zero, last, np.empty((4, 4)), out) == 4
+
+
 @pytest.mark.parametrize("name", list(FLOATING_URDFS))
 def test_a_floating_robot_as_a_free_flyer_tree_equals_the_robot(name):
+    """The kernels on the robot's free-flyer tree, and the robot's own single-sample frame methods
+    (which run on that tree), against the robot's chart: its batch path maps the chart's fixed-base
+    results to free-flyer coordinates (:mod:`composedyn.dynamics.floating.base`)."""
     robot = floating_robot(name)
     am = from_robot(robot)
     k = Kernels(packed_tree(am))
-    assert tuple(am.frame_names) == tuple(robot.frame_names)
+    assert tuple(am.frame_names) == tuple(robot.frame_names) and k.im[0, FORM] == TreeForm.FREE_ROOT
     rng = np.random.default_rng(5)
     for _ in range(2):
         q = robot.random_configuration(seed=int(rng.integers(1 << 30)))
         v, a = rng.normal(size=robot.nv), rng.normal(size=robot.nv)
+        Q, V, A = q[None], v[None], a[None]  # a batch of one: the chart
         for f, frame in enumerate(robot.frame_names):
-            assert _err(k.pose(q, f), robot.frame_pose(q, frame)) < TOL, frame
+            want = robot.frame_pose(Q, frame)[0]
+            assert _err(k.pose(q, f), want) < TOL and _err(robot.frame_pose(q, frame), want) < 1e-12, frame
             for local, ref in ((0, "world"), (1, "local")):
-                assert _err(k.jacobian(q, f, local), robot.jacobian(q, frame, reference=ref)) < TOL, (frame, ref)
-                assert _err(k.velocity(q, v, f, local), robot.frame_velocity(q, v, frame, reference=ref)) < TOL
-                want = robot.frame_acceleration(q, v, a, frame, reference=ref)
+                want = robot.jacobian(Q, frame, reference=ref)[0]
+                assert _err(k.jacobian(q, f, local), want) < TOL, (frame, ref)
+                assert _err(robot.jacobian(q, frame, ref), want) < 1e-12, (frame, ref)
+                want = robot.frame_velocity(Q, V, frame, reference=ref)[0]
+                assert _err(k.velocity(q, v, f, local), want) < TOL
+                assert _err(robot.frame_velocity(q, v, frame, ref), want) < 1e-12, (frame, ref)
+                want = robot.frame_acceleration(Q, V, A, frame, reference=ref)[0]
                 assert _err(k.acceleration(q, v, a, f, local), want) < TOL, (frame, ref)
+                assert _err(robot.frame_acceleration(q, v, a, frame, ref), want) < 1e-12, (frame, ref)
         assert _err(k.gravity(q), robot.gravity_torques(q)) < TOL
         assert _err(k.com(q), robot.center_of_mass(q)) < TOL
         assert _err(k.com_jacobian(q), robot.com_jacobian(q)) < TOL

@@ -25,6 +25,11 @@ column of its first velocity coordinate: the world origin and, for a joint with
 several coordinates, its body's world rotation (rows 3:6 and the next column),
 from which :func:`jacobian_into` makes the joint's nv_i columns
 (:func:`column_at`) in place.
+A tree with a free flyer at the root and revolute or prismatic joints after it
+(a floating robot's tree, :func:`.joint.free_root`) takes :func:`chain_root`:
+body 0 placed by the straight-line :func:`.joint.free_root_placement`, the other
+chain joints as on the short path at their coordinates q[i + 6], v[i + 5], and
+the root's six Jacobian columns in closed form (:func:`jacobian_root`).
 
 Conventions as :mod:`composedyn.dynamics.reference.frames` (the NumPy reference
 these kernels equal to ~1e-15): linear rows first.  The Jacobian column of
@@ -61,7 +66,11 @@ from __future__ import annotations
 
 from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.joint import (
+    configuration_readable,
     cross,
+    free_root,
+    free_root_placement,
+    free_root_world_column,
     joint_angle,
     joint_axis_column_at,
     joint_axis_point_step,
@@ -77,6 +86,7 @@ from composedyn.dynamics.compiled.joint import (
     joint_velocity,
     joint_velocity_product,
     rot,
+    scalar_joints,
 )
 from composedyn.dynamics.compiled.layout import AX, FBODY, IV, NV
 from composedyn.dynamics.reference import frames as reference
@@ -99,6 +109,30 @@ def frame_of(im, fx, code):
     """(body, row of fx, local) of the frame ``code`` = 2 k + local."""
     r = first_frame_row(im) + code // 2
     return int(fx[r, FBODY]), r, code % 2
+
+
+@njit(cache=True, inline="always")
+def _chain_joint(im, fm, i, qi, d, C, A0, A1, A2, A3, A4, A5, A6, A7, A8, t0, t1, t2):
+    """One step of the short path: body i's world pose (R row-major, p; 12 floats) from its parent's
+    (A, t), the joint at coordinate qi with its (sin, cos) in C[4:6, d]; its world origin and world axis
+    into column d of C."""
+    p0, p1, p2 = joint_translation(im, fm, i, qi)
+    t0, t1, t2 = (t0 + A0 * p0 + A1 * p1 + A2 * p2, t1 + A3 * p0 + A4 * p1 + A5 * p2,
+                  t2 + A6 * p0 + A7 * p1 + A8 * p2)
+    s, c = C[4, d], C[5, d]
+    R0, R1, R2 = joint_rotation_row(im, fm, i, 0, s, c)
+    R3, R4, R5 = joint_rotation_row(im, fm, i, 1, s, c)
+    R6, R7, R8 = joint_rotation_row(im, fm, i, 2, s, c)
+    A0, A1, A2, A3, A4, A5, A6, A7, A8 = (
+        A0 * R0 + A1 * R3 + A2 * R6, A0 * R1 + A1 * R4 + A2 * R7, A0 * R2 + A1 * R5 + A2 * R8,
+        A3 * R0 + A4 * R3 + A5 * R6, A3 * R1 + A4 * R4 + A5 * R7, A3 * R2 + A4 * R5 + A5 * R8,
+        A6 * R0 + A7 * R3 + A8 * R6, A6 * R1 + A7 * R4 + A8 * R7, A6 * R2 + A7 * R5 + A8 * R8)
+    x0, x1, x2 = fm[i, AX], fm[i, AX + 1], fm[i, AX + 2]
+    C[0, d], C[1, d], C[2, d] = t0, t1, t2
+    C[3, d] = A0 * x0 + A1 * x1 + A2 * x2
+    C[4, d] = A3 * x0 + A4 * x1 + A5 * x2
+    C[5, d] = A6 * x0 + A7 * x1 + A8 * x2
+    return A0, A1, A2, A3, A4, A5, A6, A7, A8, t0, t1, t2
 
 
 @njit(cache=True, inline="always")
@@ -127,22 +161,8 @@ def chain_into(im, fm, q, body, C):
     for i in range(body + 1):  # root first: the previous chain body is the parent
         if C[3, i] == 0.0:
             continue
-        p0, p1, p2 = joint_translation(im, fm, i, q[i])
-        t0, t1, t2 = (t0 + A0 * p0 + A1 * p1 + A2 * p2, t1 + A3 * p0 + A4 * p1 + A5 * p2,
-                      t2 + A6 * p0 + A7 * p1 + A8 * p2)
-        s, c = C[4, i], C[5, i]
-        R0, R1, R2 = joint_rotation_row(im, fm, i, 0, s, c)
-        R3, R4, R5 = joint_rotation_row(im, fm, i, 1, s, c)
-        R6, R7, R8 = joint_rotation_row(im, fm, i, 2, s, c)
-        A0, A1, A2, A3, A4, A5, A6, A7, A8 = (
-            A0 * R0 + A1 * R3 + A2 * R6, A0 * R1 + A1 * R4 + A2 * R7, A0 * R2 + A1 * R5 + A2 * R8,
-            A3 * R0 + A4 * R3 + A5 * R6, A3 * R1 + A4 * R4 + A5 * R7, A3 * R2 + A4 * R5 + A5 * R8,
-            A6 * R0 + A7 * R3 + A8 * R6, A6 * R1 + A7 * R4 + A8 * R7, A6 * R2 + A7 * R5 + A8 * R8)
-        x0, x1, x2 = fm[i, AX], fm[i, AX + 1], fm[i, AX + 2]
-        C[0, i], C[1, i], C[2, i] = t0, t1, t2
-        C[3, i] = A0 * x0 + A1 * x1 + A2 * x2
-        C[4, i] = A3 * x0 + A4 * x1 + A5 * x2
-        C[5, i] = A6 * x0 + A7 * x1 + A8 * x2
+        A0, A1, A2, A3, A4, A5, A6, A7, A8, t0, t1, t2 = _chain_joint(im, fm, i, q[i], i, C, A0, A1, A2, A3, A4,
+                                                                      A5, A6, A7, A8, t0, t1, t2)
     return A0, A1, A2, A3, A4, A5, A6, A7, A8, t0, t1, t2, 1.0
 
 
@@ -188,6 +208,39 @@ def chain_general(im, fm, q, body, C):
             C[0, iv + 1], C[1, iv + 1], C[2, iv + 1] = A3, A4, A5
             C[3, iv + 1], C[4, iv + 1], C[5, iv + 1] = A6, A7, A8
     return A0, A1, A2, A3, A4, A5, A6, A7, A8, t0, t1, t2, 0.0
+
+
+@njit(cache=True, inline="always")
+def chain_root(im, fm, q, body, C):
+    """:func:`chain_into` for a free flyer at the root and revolute or prismatic joints after it
+    (:func:`.joint.free_root`; ``body`` >= 0): the world pose of ``body`` and of its chain's root
+    (12-tuples: R row-major, p), whether that root is body 0 (a forest's other roots hang from the
+    fixed world frame) and, in C (6, nv), per chain joint i >= 1 in column i + 5 (its velocity
+    coordinate; its position q[i + 6]) its world origin (rows 0:3) and world axis (rows 3:6), zeros
+    in the other columns from 6 on; columns 0:6 (the root's) are left as they were."""
+    for r in range(6):
+        for c in range(6, C.shape[1]):
+            C[r, c] = 0.0
+    top = body
+    while top > 0:  # mark the chain
+        C[3, top + 5] = 1.0
+        top = im[top, 0]
+    for i in range(1, body + 1):  # the angles first (rows 4, 5 until overwritten): they pipeline
+        if C[3, i + 5] != 0.0:
+            C[4, i + 5], C[5, i + 5] = joint_angle(im, i, q[i + 6])
+    if top == 0:  # the chain starts at body 0
+        (A0, A1, A2, A3, A4, A5, A6, A7, A8), (t0, t1, t2) = free_root_placement(fm, q)
+    else:  # another root of a forest: the chain starts at the fixed world frame
+        A0, A1, A2, A3, A4, A5, A6, A7, A8 = 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0
+        t0 = t1 = t2 = 0.0
+    B = (A0, A1, A2, A3, A4, A5, A6, A7, A8, t0, t1, t2)
+    for i in range(1, body + 1):  # root first: the previous chain body is the parent
+        d = i + 5
+        if C[3, d] == 0.0:
+            continue
+        A0, A1, A2, A3, A4, A5, A6, A7, A8, t0, t1, t2 = _chain_joint(im, fm, i, q[i + 6], d, C, A0, A1, A2, A3, A4,
+                                                                      A5, A6, A7, A8, t0, t1, t2)
+    return (A0, A1, A2, A3, A4, A5, A6, A7, A8, t0, t1, t2), B, top == 0
 
 
 @njit(cache=True, inline="always")
@@ -251,7 +304,10 @@ def _to_local(F, x0, x1, x2):
 def pose_into(im, fx, q, code, out, C):
     """World <- frame transform (4, 4) of frame ``code`` into ``out``; C (6, nv) scratch."""
     body, r, _ = frame_of(im, fx, code)
-    F = frame_world(chain_into(im, fx, q, body, C), fx, r)
+    if free_root(im) and body >= 0:  # a free flyer at the root (a floating robot's tree)
+        F = frame_world(chain_root(im, fx, q, body, C)[0], fx, r)
+    else:
+        F = frame_world(chain_into(im, fx, q, body, C), fx, r)
     out[0, 0], out[0, 1], out[0, 2], out[0, 3] = F[0], F[1], F[2], F[9]
     out[1, 0], out[1, 1], out[1, 2], out[1, 3] = F[3], F[4], F[5], F[10]
     out[2, 0], out[2, 1], out[2, 2], out[2, 3] = F[6], F[7], F[8], F[11]
@@ -259,10 +315,24 @@ def pose_into(im, fx, q, code, out, C):
 
 
 @njit(cache=True, inline="always")
+def _axis_column(im, i, d, F, local, out):
+    """Column d of the Jacobian of the frame at world pose F (12-tuple), in place: the one-coordinate
+    joint i whose world origin and world axis are in that column (:func:`chain_into`)."""
+    w0, w1, w2, l0, l1, l2 = joint_motion_at(im, i, out[3, d], out[4, d], out[5, d],
+                                             F[9] - out[0, d], F[10] - out[1, d], F[11] - out[2, d])
+    if local:
+        l0, l1, l2 = _to_local(F, l0, l1, l2)
+        w0, w1, w2 = _to_local(F, w0, w1, w2)
+    out[0, d], out[1, d], out[2, d], out[3, d], out[4, d], out[5, d] = l0, l1, l2, w0, w1, w2
+
+
+@njit(cache=True, inline="always")
 def jacobian_into(im, fx, q, code, out):
     """Jacobian (6, nv) of frame ``code`` into ``out`` (linear rows first); returns the frame's
     world pose (12-tuple: R row-major, p)."""
     body, r, local = frame_of(im, fx, code)
+    if free_root(im) and body >= 0:  # a free flyer at the root (a floating robot's tree)
+        return jacobian_root(im, fx, q, body, r, local, out)
     P = chain_into(im, fx, q, body, out)
     F = frame_world(P, fx, r)
     if P[12] == 0.0:
@@ -270,13 +340,37 @@ def jacobian_into(im, fx, q, code, out):
         return F
     i = body
     while i >= 0:
-        w0, w1, w2, l0, l1, l2 = joint_motion_at(im, i, out[3, i], out[4, i], out[5, i],
-                                                 F[9] - out[0, i], F[10] - out[1, i], F[11] - out[2, i])
-        if local:
-            l0, l1, l2 = _to_local(F, l0, l1, l2)
-            w0, w1, w2 = _to_local(F, w0, w1, w2)
-        out[0, i], out[1, i], out[2, i], out[3, i], out[4, i], out[5, i] = l0, l1, l2, w0, w1, w2
+        _axis_column(im, i, i, F, local, out)
         i = im[i, 0]
+    return F
+
+
+@njit(cache=True, inline="always")
+def jacobian_root(im, fx, q, body, r, local, out):
+    """:func:`jacobian_into` for a free flyer at the root (:func:`chain_root`), frame row r on ``body``
+    >= 0.  The root's six columns are closed-form (Pinocchio's free flyer: body-frame rates, linear
+    first): for body 0 at world pose (R, p) and the frame origin o, column c < 3 moves the frame
+    origin along R e_c, column 3 + j turns it about R e_j: (R e_j x (o - p), R e_j); in frame axes
+    both are rotated by the frame's R_f^T (R_f^T R e_j and R_f^T (o - p))."""
+    P, B, on_root = chain_root(im, fx, q, body, out)
+    F = frame_world(P, fx, r)
+    i = body
+    while i > 0:
+        _axis_column(im, i, i + 5, F, local, out)
+        i = im[i, 0]
+    e0, e1, e2 = B[9] - F[9], B[10] - F[10], B[11] - F[11]  # the root's origin from the frame's
+    M = B
+    if local:
+        a0, a1, a2 = _to_local(F, B[0], B[3], B[6])
+        b0, b1, b2 = _to_local(F, B[1], B[4], B[7])
+        c0, c1, c2 = _to_local(F, B[2], B[5], B[8])
+        M = (a0, b0, c0, a1, b1, c1, a2, b2, c2, 0.0, 0.0, 0.0)
+        e0, e1, e2 = _to_local(F, e0, e1, e2)
+    for c in range(6):
+        w0, w1, w2, l0, l1, l2 = free_root_world_column(c, M, e0, e1, e2)
+        if not on_root:  # the frame does not ride on body 0
+            w0 = w1 = w2 = l0 = l1 = l2 = 0.0
+        out[0, c], out[1, c], out[2, c], out[3, c], out[4, c], out[5, c] = l0, l1, l2, w0, w1, w2
     return F
 
 
@@ -397,10 +491,13 @@ def frame_code(im, fx, frame, local):
 
 @njit(cache=True, fastmath=FASTMATH, inline="always")
 def frame_pose(im, fx, q, frame, out, C):
-    """World <- frame transform (4, 4) into out; status 1 when ``frame`` names no frame."""
+    """World <- frame transform (4, 4) into out; status 1 when ``frame`` names no frame, 4 for a joint
+    without orientation (a zero quaternion)."""
     code = frame_code(im, fx, frame, 0)
     if code < 0:
         return 1
+    if not scalar_joints(im) and not configuration_readable(im, q):
+        return 4
     pose_into(im, fx, q, code, out, C)
     return 0
 
@@ -411,6 +508,8 @@ def jacobian(im, fx, q, frame, local, out):
     code = frame_code(im, fx, frame, local)
     if code < 0:
         return 1
+    if not scalar_joints(im) and not configuration_readable(im, q):
+        return 4
     jacobian_into(im, fx, q, code, out)
     return 0
 
@@ -421,6 +520,8 @@ def frame_velocity(im, fx, q, v, frame, local, out, C):
     code = frame_code(im, fx, frame, local)
     if code < 0:
         return 1
+    if not scalar_joints(im) and not configuration_readable(im, q):
+        return 4
     velocity_into(im, fx, q, v, code, out, C)
     return 0
 
@@ -431,6 +532,8 @@ def frame_acceleration(im, fx, q, v, a, frame, local, out, C):
     code = frame_code(im, fx, frame, local)
     if code < 0:
         return 1
+    if not scalar_joints(im) and not configuration_readable(im, q):
+        return 4
     acceleration_into(im, fx, q, v, a, code, out, C)
     return 0
 
