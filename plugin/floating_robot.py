@@ -8,11 +8,12 @@ are the wrench on the base (force, moment about the base origin) in base
 axes.  A planar base has ``q = (x, y, cos θ, sin θ, joints...)`` and
 ``v = (vx, vy, w, joints...)``.
 
-Inverse dynamics and the frame quantities of one sample (pose, Jacobian, twist,
-classical acceleration) run the kernels of any tree on the robot as a tree whose
-root joint is the base's free-flyer (or planar) joint (:data:`ON_TREE`).  Every
-other quantity, batches of frame quantities, and inverse dynamics with external
-wrenches, is the fixed-base
+Inverse dynamics, the mass matrix, gravity and bias torques, the Coriolis matrix, the
+centre of mass, its Jacobian, the regressor and the frame quantities of one sample (pose,
+Jacobian, twist, classical acceleration) run the kernels of any tree on the robot as a tree
+whose root joint is the base's free-flyer (or planar) joint (:data:`ON_TREE`); the
+energies and the centroidal momentum matrix are built on them.  Every other quantity,
+batches of frame quantities, and inverse dynamics with external wrenches, is the fixed-base
 engine's at the chart coordinates of :mod:`composedyn.dynamics.floating.base`
 (a fixed-base ``Robot`` on the virtual chain, ``self.chart``), mapped back to
 these coordinates and to world axes there; nothing is computed twice.
@@ -48,7 +49,9 @@ from composedyn.robot import Robot, direct_call
 
 # The quantities computed on the robot as a tree whose root joint is the base's joint (the others: on
 # the base's chart, dynamics/floating/base.py)
-ON_TREE = frozenset({"inverse_dynamics", "mass_matrix", "frame_pose", "jacobian", "frame_velocity", "frame_acceleration"})
+ON_TREE = frozenset({"inverse_dynamics", "mass_matrix", "gravity_torques", "bias_torques", "coriolis_matrix",
+                     "center_of_mass", "com_jacobian", "regressor", "frame_pose", "jacobian", "frame_velocity",
+                     "frame_acceleration"})
 
 # Robot methods that have no floating-base form yet: they raise a one-line error naming the robot.
 _NOT_YET = ("inverse_kinematics", "fast", "mimic_torques", "full_positions", "mimic_jacobian")
@@ -331,10 +334,15 @@ class FloatingRobot:
             return res
         return _dispatch.deliver(self.chart.mass_matrix(self._chart(q)[2]), out)
 
+    @direct_call("coriolis_matrix", 2)
     def coriolis_matrix(self, q, v) -> np.ndarray:
         """C(q, v) (..., nv, nv) with C v + g = bias forces and Ṁ - 2C skew-symmetric
         (Pinocchio's ``computeCoriolisMatrix`` for a free flyer)."""
+        if (res := self._threads.data["coriolis_matrix"](q, v)) is not None:
+            return res
         q, v = self._state(q, v)
+        if (res := self._batch("coriolis_matrix", q, v)) is not None:
+            return res
         x = self._chart(q)[2]
         M = self.chart.mass_matrix(x)
         return self.chart.coriolis_matrix(x, v) + chart.coriolis_correction(self.base, M, v)
@@ -354,24 +362,34 @@ class FloatingRobot:
         R0, p0, x = self._chart(q)
         return floating_composed_vectors(self.base, self.model, R0, p0, x)
 
+    @direct_call("gravity_torques", 1)
     def gravity_torques(self, q) -> np.ndarray:
         """g(q) (..., nv): the generalised forces holding the robot still against gravity."""
+        if (res := self._threads.data["gravity_torques"](q)) is not None:
+            return res
         (q,) = self._state(q)
+        if (res := self._batch("gravity_torques", q)) is not None:
+            return res
         R0, _, x = self._chart(q)
         xdd = np.zeros(x.shape)
         xdd[..., :self.base.nv] = -chart.gravity_coordinates(self.base, R0)
         return self.chart.inverse_dynamics(x, np.zeros(x.shape), xdd, friction=False)
 
+    @direct_call("bias_torques", 2)
     def bias_torques(self, q, v) -> np.ndarray:
         """C(q, v) v + g(q) (..., nv), friction not included."""
+        if (res := self._threads.data["bias_torques"](q, v)) is not None:
+            return res
         q, v = self._state(q, v)
+        if (res := self._batch("bias_torques", q, v)) is not None:
+            return res
         return self.inverse_dynamics(q, v, np.zeros(v.shape), friction=False)
 
     # ---- energy and momentum ----
     def kinetic_energy(self, q, v) -> np.ndarray:
-        """1/2 vᵀ M v (...,) in J."""
+        """1/2 vᵀ M v (...,) in J (armature included, as :meth:`mass_matrix`)."""
         q, v = self._state(q, v)
-        return self.chart.kinetic_energy(self._chart(q)[2], v)
+        return 0.5 * (v[..., None, :] @ self.mass_matrix(q) @ v[..., :, None])[..., 0, 0]
 
     def potential_energy(self, q) -> np.ndarray:
         """-m g . c (...,) in J: total mass m (base included), centre of mass c in the world."""
@@ -395,6 +413,15 @@ class FloatingRobot:
         (M[:6] v = Σ Iᵢ vᵢ); moving it to the COM and rotating it gives A_G.  A planar base
         takes them from a chart with six virtual joints (its motions are three of them)."""
         (q,) = self._state(q)
+        if self.base.kind == "free":  # M's base rows and the COM in base axes, from the base origin
+            R0, p0 = chart.base_pose(self.base, q)
+            M = self.mass_matrix(q)[..., :6, :]
+            c = np.einsum("...ji,...j->...i", R0, self.center_of_mass(q) - p0)[..., :, None]
+            L = M[..., :3, :]  # angular momentum about the COM: M[3:6] - c x L, column by column
+            cL = np.stack([c[..., 1, :] * L[..., 2, :] - c[..., 2, :] * L[..., 1, :],
+                           c[..., 2, :] * L[..., 0, :] - c[..., 0, :] * L[..., 2, :],
+                           c[..., 0, :] * L[..., 1, :] - c[..., 1, :] * L[..., 0, :]], -2)
+            return _rotate_rows(R0, np.concatenate([L, M[..., 3:, :] - cL], -2))
         R0, _, x = self._chart(q)
         free, nb = self._free_chart, self.base.nv
         if nb != 6:
@@ -485,13 +512,21 @@ class FloatingRobot:
 
     def center_of_mass(self, q) -> np.ndarray:
         """Centre of mass (..., 3) of the whole robot (base included), world coordinates."""
+        if (res := self._threads.data["center_of_mass"](q)) is not None:
+            return res
         (q,) = self._state(q)
+        if (res := self._batch("center_of_mass", q)) is not None:
+            return res
         R0, p0, x = self._chart(q)
         return p0 + np.einsum("...ij,...j->...i", R0, self.chart.center_of_mass(x))
 
     def com_jacobian(self, q) -> np.ndarray:
         """d com / d v (..., 3, nv): COM velocity in world axes."""
+        if (res := self._threads.data["com_jacobian"](q)) is not None:
+            return res
         (q,) = self._state(q)
+        if (res := self._batch("com_jacobian", q)) is not None:
+            return res
         R0, _, x = self._chart(q)
         return R0 @ self.chart.com_jacobian(x)
 
@@ -527,7 +562,13 @@ class FloatingRobot:
         q, z = self.neutral(), np.zeros(self.nv)
         calls = {"floating_inverse_dynamics": lambda x, y: self.inverse_dynamics(x, y, y),
                  "floating_mass_matrix": lambda x, y: self.mass_matrix(x),
-                 "floating_forward_dynamics": lambda x, y: self.forward_dynamics(x, y, y)}
+                 "floating_forward_dynamics": lambda x, y: self.forward_dynamics(x, y, y),
+                 "floating_gravity_torques": lambda x, y: self.gravity_torques(x),
+                 "floating_bias_torques": lambda x, y: self.bias_torques(x, y),
+                 "floating_coriolis_matrix": lambda x, y: self.coriolis_matrix(x, y),
+                 "floating_center_of_mass": lambda x, y: self.center_of_mass(x),
+                 "floating_com_jacobian": lambda x, y: self.com_jacobian(x),
+                 "floating_regressor": lambda x, y: self.regressor(x, y, y)}
         frame = self._frames[-1]
         for name, call in {"floating_frame_pose": lambda: self.frame_pose(q, frame),
                            "floating_jacobian": lambda: self.jacobian(q, frame),
@@ -550,9 +591,14 @@ class FloatingRobot:
         body first (Pinocchio's ``computeJointTorqueRegressor`` with a free flyer), then the
         joints' bodies; ``joint_terms`` / ``offset`` as for :meth:`Robot.regressor`, for the
         joints only (see :mod:`composedyn.parameters`)."""
-        from composedyn.parameters import floating_regressor
+        from composedyn.parameters import floating_joint_terms, floating_regressor
 
-        return floating_regressor(self, q, v, a, joint_terms=joint_terms, offset=offset)
+        if not joint_terms and (res := self._threads.data["regressor"](q, v, a)) is not None:
+            return res
+        q, v, a = self._state(q, v, a)
+        if (Y := self._batch("regressor", q, v, a)) is None:
+            return floating_regressor(self, q, v, a, joint_terms=joint_terms, offset=offset)
+        return np.concatenate([Y, floating_joint_terms(self, v, a, offset)], -1) if joint_terms else Y
 
     def inertial_parameters(self) -> np.ndarray:
         """Standard inertial parameters (10 bodies,) in the regressor's column order, base first."""

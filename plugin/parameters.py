@@ -98,6 +98,14 @@ def floating_regressor(robot, q, v, a, joint_terms: bool = False, offset: bool =
     return Y[..., floating_columns(robot, joint_terms, offset)]
 
 
+def floating_joint_terms(robot, v, a, offset: bool = False) -> np.ndarray:
+    """The joint-term columns (..., nv, k joints) of a floating ``robot``'s regressor at rates v, a
+    (..., nv): zero rows for the base, then :func:`joint_regressor` of the joints' rates."""
+    nb = robot.base.nv
+    Y = joint_regressor(v[..., nb:], a[..., nb:], offset=offset)
+    return np.concatenate([np.zeros(Y.shape[:-2] + (nb, Y.shape[-1])), Y], -2)
+
+
 def random_states(robot, count: int, seed: int | None = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """q (count, nq), qd, qdd (count, nv): q uniform within position limits (+-pi where absent;
     a floating robot's ``random_configuration``), qd and qdd standard normal (rad/s, rad/s^2);

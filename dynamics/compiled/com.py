@@ -8,7 +8,10 @@ for the Jacobian a backward pass of subtree mass m_j and world first moment h_j;
 the column of each velocity coordinate of joint j is (m_j v + w x h_j) / m with
 (w, v) its column of the motion subspace about the world origin
 (:func:`.joint.joint_world_column`; a_j x (h_j - m_j p_j) / m revolute, m_j a_j / m
-prismatic), m the moving mass.
+prismatic), m the moving mass.  A free flyer at the root followed by revolute and
+prismatic joints (every floating robot, :func:`.joint.free_root`) takes body 0 through
+the straight-line ``free_root_*`` functions and the other bodies through the
+one-coordinate code at their offsets in q and v (:func:`com_root`, :func:`com_jacobian_root`).
 """
 
 from __future__ import annotations
@@ -17,6 +20,9 @@ from composedyn.dynamics.compiled.declare import Quantity
 from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.joint import (
     cross,
+    free_root,
+    free_root_placement,
+    free_root_world_column,
     joint_motion_world,
     joint_offset,
     joint_pose,
@@ -27,7 +33,7 @@ from composedyn.dynamics.compiled.joint import (
     rot,
     scalar_joints,
 )
-from composedyn.dynamics.compiled.layout import IV, MASS, NV, PARENT, H
+from composedyn.dynamics.compiled.layout import IQ, IV, MASS, NV, PARENT, H
 from composedyn.dynamics.reference import frames
 
 SCRATCH = 16  # per body: R 0:9, p 9:12, subtree mass 12, subtree world first moment 13:16
@@ -99,6 +105,54 @@ def com_jacobian_general(im, fm, q, mass, out, W):
     return 0
 
 
+@njit(cache=True, inline="always")
+def _forward_root(im, fm, q, W):
+    """:func:`_forward` on a tree whose body 0 is a free flyer and whose other joints are revolute or
+    prismatic (:func:`.joint.free_root`): body i > 0 at its coordinate q[im[i, IQ]]."""
+    R, p = free_root_placement(fm, q)
+    _store(im, fm, 0, R, p, W)
+    for i in range(1, im.shape[0]):
+        R, p = joint_pose(im, fm, i, q[im[i, IQ]])
+        _store(im, fm, i, R, p, W)
+
+
+@njit(cache=True)
+def com_root(im, fm, q, mass, out, W):
+    """:func:`com_into` for a free flyer at the root followed by revolute and prismatic joints."""
+    _forward_root(im, fm, q, W)
+    s0 = s1 = s2 = 0.0
+    for i in range(im.shape[0]):
+        s0, s1, s2 = s0 + W[i, 13], s1 + W[i, 14], s2 + W[i, 15]
+    out[0], out[1], out[2] = s0 / mass, s1 / mass, s2 / mass
+    return 0
+
+
+@njit(cache=True)
+def com_jacobian_root(im, fm, q, mass, out, W):
+    """:func:`com_jacobian_into` for a free flyer at the root followed by revolute and prismatic joints:
+    body i > 0's column im[i, IV], then the root's six columns (its subtree: every body it carries)."""
+    _forward_root(im, fm, q, W)
+    for i in range(im.shape[0] - 1, 0, -1):
+        k = im[i, PARENT]
+        R = (W[i, 0], W[i, 1], W[i, 2], W[i, 3], W[i, 4], W[i, 5], W[i, 6], W[i, 7], W[i, 8])
+        m = W[i, 12]
+        s0, s1, s2, s3, s4, s5 = joint_motion_world(im, fm, i, R, W[i, 9], W[i, 10], W[i, 11])
+        c0, c1, c2 = cross(s0, s1, s2, W[i, 13], W[i, 14], W[i, 15])  # m v + w x h, (w, v) = S about O
+        c0, c1, c2 = c0 + m * s3, c1 + m * s4, c2 + m * s5
+        d = im[i, IV]
+        out[0, d], out[1, d], out[2, d] = c0 / mass, c1 / mass, c2 / mass
+        if k >= 0:
+            for c in range(12, 16):
+                W[k, c] += W[i, c]
+    R = (W[0, 0], W[0, 1], W[0, 2], W[0, 3], W[0, 4], W[0, 5], W[0, 6], W[0, 7], W[0, 8])
+    m = W[0, 12]
+    for e in range(6):
+        s0, s1, s2, s3, s4, s5 = free_root_world_column(e, R, W[0, 9], W[0, 10], W[0, 11])
+        c0, c1, c2 = cross(s0, s1, s2, W[0, 13], W[0, 14], W[0, 15])
+        c0, c1, c2 = c0 + m * s3, c1 + m * s4, c2 + m * s5
+        out[0, e], out[1, e], out[2, e] = c0 / mass, c1 / mass, c2 / mass
+    return 0
+
 
 @njit(cache=True)
 def _forward(im, fm, q, W):
@@ -111,8 +165,11 @@ def _forward(im, fm, q, W):
 @njit(cache=True, inline="always")
 def com_into(im, fm, q, mass, out, W):
     """Centre of mass (3,) into ``out`` for q (nq,); ``mass`` is the moving mass; returns 0.  A model
-    with a joint other than revolute or prismatic goes to :func:`com_general`."""
+    with a joint other than revolute or prismatic goes to :func:`com_root` (a free flyer at the root,
+    then such joints) or :func:`com_general`."""
     if not scalar_joints(im):
+        if free_root(im):
+            return com_root(im, fm, q, mass, out, W)
         return com_general(im, fm, q, mass, out, W)
     _forward(im, fm, q, W)
     s0 = s1 = s2 = 0.0
@@ -125,8 +182,11 @@ def com_into(im, fm, q, mass, out, W):
 @njit(cache=True, inline="always")
 def com_jacobian_into(im, fm, q, mass, out, W):
     """COM Jacobian (3, nv) into ``out`` for q (nq,); returns 0.  A model with a joint other than
-    revolute or prismatic goes to :func:`com_jacobian_general`."""
+    revolute or prismatic goes to :func:`com_jacobian_root` (a free flyer at the root, then such
+    joints) or :func:`com_jacobian_general`."""
     if not scalar_joints(im):
+        if free_root(im):
+            return com_jacobian_root(im, fm, q, mass, out, W)
         return com_jacobian_general(im, fm, q, mass, out, W)
     _forward(im, fm, q, W)
     for i in range(q.shape[0] - 1, -1, -1):

@@ -35,6 +35,9 @@ A tree with joints of other kinds (:mod:`.joint`) runs the same passes in
 :func:`gravity_general`: the joint rotation from :func:`.joint.joint_rotate_of`
 and :func:`.joint.joint_rotate_t_of`, the origin from :func:`.joint.joint_offset`
 and one torque per velocity coordinate, (S^T f)[c] (:func:`.joint.joint_component`).
+A free flyer at the root followed by revolute and prismatic joints (every floating robot,
+:func:`.joint.free_root`) runs :func:`gravity_root`: body 0 through the straight-line
+``free_root_*`` functions, the other bodies through the scalar parts at their offsets in q and v.
 """
 
 from __future__ import annotations
@@ -45,6 +48,9 @@ from composedyn.dynamics.compiled.declare import Quantity
 from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.joint import (
     cross,
+    free_root,
+    free_root_force,
+    free_root_placement,
     joint_angle,
     joint_component,
     joint_force,
@@ -55,9 +61,10 @@ from composedyn.dynamics.compiled.joint import (
     joint_rotate_t_of,
     joint_sincos,
     joint_translation,
+    rot_t,
     scalar_joints,
 )
-from composedyn.dynamics.compiled.layout import GRAV, IV, MASS, NV, PARENT, H
+from composedyn.dynamics.compiled.layout import GRAV, IQ, IV, MASS, NV, PARENT, H
 from composedyn.dynamics.reference.rnea import rnea
 
 SCRATCH = 9  # per body: sin, cos of the joint angle 0:2; g_i 2:5; subtree mass M_i 5; subtree first moment h_i 6:9
@@ -97,17 +104,62 @@ def gravity_general(im, fm, q, out, w):
         w[k, 8] += r2 + m * p2
 
 
+@njit(cache=True)
+def gravity_root(im, fm, q, out, w):
+    """:func:`gravity_into` on a tree whose body 0 is a free flyer and whose other joints are revolute or
+    prismatic (:func:`.joint.free_root`): body 0's rotation from its quaternion q[3:7] and its six torques
+    S^T f = (f, n) inlined, body i > 0 the scalar joint model at q[im[i, IQ]], out[im[i, IV]]."""
+    n = im.shape[0]
+    R, _ = free_root_placement(fm, q)  # body 0 in the world (its position does not enter g)
+    w[0, 0], w[0, 1] = 0.0, 1.0
+    w[0, 2], w[0, 3], w[0, 4] = rot_t(R, fm[0, GRAV], fm[0, GRAV + 1], fm[0, GRAV + 2])
+    w[0, 5], w[0, 6], w[0, 7], w[0, 8] = fm[0, MASS], fm[0, H], fm[0, H + 1], fm[0, H + 2]
+    for i in range(1, n):  # forward: joint angle's sin, cos; g_i = R^T g_parent; own (m, h)
+        k = im[i, PARENT]
+        if k < 0:  # another root
+            v0, v1, v2 = fm[i, GRAV], fm[i, GRAV + 1], fm[i, GRAV + 2]
+        else:
+            v0, v1, v2 = w[k, 2], w[k, 3], w[k, 4]
+        s, c = joint_angle(im, i, q[im[i, IQ]])
+        w[i, 0], w[i, 1] = s, c
+        w[i, 2], w[i, 3], w[i, 4] = joint_rotate_t(im, fm, i, s, c, v0, v1, v2)
+        w[i, 5], w[i, 6], w[i, 7], w[i, 8] = fm[i, MASS], fm[i, H], fm[i, H + 1], fm[i, H + 2]
+    for j in range(n - 1):  # backward, i = n-1 .. 1: tau_i, then (M, h) into the parent
+        i = n - 1 - j
+        g0, g1, g2 = w[i, 2], w[i, 3], w[i, 4]
+        m, h0, h1, h2 = w[i, 5], w[i, 6], w[i, 7], w[i, 8]
+        n0, n1, n2 = cross(g0, g1, g2, h0, h1, h2)  # subtree force (g x h, -M g) about the joint
+        out[im[i, IV]] = joint_force(im, fm, i, n0, n1, n2, -m * g0, -m * g1, -m * g2)
+        k = im[i, PARENT]
+        if k < 0:
+            continue
+        r0, r1, r2 = joint_rotate(im, fm, i, w[i, 0], w[i, 1], h0, h1, h2)
+        p0, p1, p2 = joint_translation(im, fm, i, q[im[i, IQ]])
+        w[k, 5] += m
+        w[k, 6] += r0 + m * p0
+        w[k, 7] += r1 + m * p1
+        w[k, 8] += r2 + m * p2
+    g0, g1, g2 = w[0, 2], w[0, 3], w[0, 4]  # body 0: the whole robot's force about the base origin
+    m, h0, h1, h2 = w[0, 5], w[0, 6], w[0, 7], w[0, 8]
+    n0, n1, n2 = cross(g0, g1, g2, h0, h1, h2)
+    out[0], out[1], out[2], out[3], out[4], out[5] = free_root_force(n0, n1, n2, -m * g0, -m * g1, -m * g2)
+
+
 @njit(cache=True, inline="always")
 def gravity_into(im, fm, q, out, w):
     """g(q) (nv,) into ``out`` for one sample of q (nq,), scratch ``w`` (nv, SCRATCH).
 
     Both passes sit in this one function (a separate njit forward pass is not
     inlined, and slower); the joint model's small helpers are inlined by LLVM.
-    A model with a joint other than revolute or prismatic goes to :func:`gravity_general`
-    (a function of its own: this one, inlined into its callers, stays small).
+    A model with a joint other than revolute or prismatic goes to :func:`gravity_root` (a free
+    flyer at the root, then such joints) or :func:`gravity_general` (functions of their own: this
+    one, inlined into its callers, stays small).
     """
     if not scalar_joints(im):
-        gravity_general(im, fm, q, out, w)
+        if free_root(im):
+            gravity_root(im, fm, q, out, w)
+        else:
+            gravity_general(im, fm, q, out, w)
         return
     for i in range(q.shape[0]):  # forward: joint angle's sin, cos; g_i = R^T g_parent; own (m, h)
         k = im[i, 0]
