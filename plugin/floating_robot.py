@@ -8,9 +8,9 @@ are the wrench on the base (force, moment about the base origin) in base
 axes.  A planar base has ``q = (x, y, cos θ, sin θ, joints...)`` and
 ``v = (vx, vy, w, joints...)``.
 
-Inverse dynamics runs the kernels of any tree on the robot as a tree whose root
-joint is the base's free-flyer (or planar) joint (:data:`ON_TREE`).  Every other
-quantity, and inverse dynamics with external wrenches, is the fixed-base
+Inverse and forward dynamics run the kernels of any tree on the robot as a tree
+whose root joint is the base's free-flyer (or planar) joint (:data:`ON_TREE`).
+Every other quantity, and those two with external wrenches, is the fixed-base
 engine's at the chart coordinates of :mod:`composedyn.dynamics.floating.base`
 (a fixed-base ``Robot`` on the virtual chain, ``self.chart``), mapped back to
 these coordinates and to world axes there; nothing is computed twice.
@@ -46,7 +46,7 @@ from composedyn.robot import Robot, direct_call
 
 # The quantities computed on the robot as a tree whose root joint is the base's joint (the others: on
 # the base's chart, dynamics/floating/base.py)
-ON_TREE = frozenset({"inverse_dynamics"})
+ON_TREE = frozenset({"inverse_dynamics", "forward_dynamics"})
 
 # Robot methods that have no floating-base form yet: they raise a one-line error naming the robot.
 _NOT_YET = ("inverse_kinematics", "fast", "mimic_torques", "full_positions", "mimic_jacobian")
