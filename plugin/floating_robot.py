@@ -8,12 +8,13 @@ are the wrench on the base (force, moment about the base origin) in base
 axes.  A planar base has ``q = (x, y, cos θ, sin θ, joints...)`` and
 ``v = (vx, vy, w, joints...)``.
 
-Inverse dynamics, the mass matrix, gravity and bias torques, the Coriolis matrix, the
-centre of mass, its Jacobian, the regressor and the frame quantities of one sample (pose,
-Jacobian, twist, classical acceleration) run the kernels of any tree on the robot as a tree
-whose root joint is the base's free-flyer (or planar) joint (:data:`ON_TREE`); the
-energies and the centroidal momentum matrix are built on them.  Every other quantity,
-batches of frame quantities, and inverse dynamics with external wrenches, is the fixed-base
+Inverse and forward dynamics, the mass matrix, gravity and bias torques, the Coriolis
+matrix, the centre of mass, its Jacobian, the regressor and the frame quantities of one
+sample (pose, Jacobian, twist, classical acceleration) run the kernels of any tree on the
+robot as a tree whose root joint is the base's free-flyer (or planar) joint
+(:data:`ON_TREE`); the energies and the centroidal momentum matrix are built on them.
+Every other quantity, batches of frame quantities, and inverse and forward dynamics with
+external wrenches, is the fixed-base
 engine's at the chart coordinates of :mod:`composedyn.dynamics.floating.base`
 (a fixed-base ``Robot`` on the virtual chain, ``self.chart``), mapped back to
 these coordinates and to world axes there; nothing is computed twice.
@@ -49,9 +50,9 @@ from composedyn.robot import Robot, direct_call
 
 # The quantities computed on the robot as a tree whose root joint is the base's joint (the others: on
 # the base's chart, dynamics/floating/base.py)
-ON_TREE = frozenset({"inverse_dynamics", "mass_matrix", "gravity_torques", "bias_torques", "coriolis_matrix",
-                     "center_of_mass", "com_jacobian", "regressor", "frame_pose", "jacobian", "frame_velocity",
-                     "frame_acceleration"})
+ON_TREE = frozenset({"inverse_dynamics", "forward_dynamics", "mass_matrix", "gravity_torques", "bias_torques",
+                     "coriolis_matrix", "center_of_mass", "com_jacobian", "regressor", "frame_pose", "jacobian",
+                     "frame_velocity", "frame_acceleration"})
 
 # Robot methods that have no floating-base form yet: they raise a one-line error naming the robot.
 _NOT_YET = ("inverse_kinematics", "fast", "mimic_torques", "full_positions", "mimic_jacobian")

@@ -64,6 +64,10 @@ from composedyn.dynamics.compiled.declare import Quantity
 from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.joint import (
     configuration_readable,
+    free_root,
+    free_root_axis,
+    free_root_placement,
+    free_root_velocity,
     joint_angle_of,
     joint_column,
     joint_force_of,
@@ -97,11 +101,11 @@ _helper = njit(cache=True, inline="always", fastmath=FMA)  # inlined in numba IR
 
 
 @_helper
-def _pose(im, fm, i, q, w, tree):
+def _pose(im, fm, i, q, w, tree, root):
     """Pose row of body i into w[i, 0:12]: the joint transform (R row-major, p) of :mod:`.joint`
     (a one-coordinate joint through the scalar forms, which inline; no early return, which would
-    make numba keep reference counts)."""
-    if not tree or im[i, NV] == 1:
+    make numba keep reference counts; ``root``: every joint but body 0's has one coordinate)."""
+    if not tree or root or im[i, NV] == 1:
         qi = q[im[i, IQ]] if tree else q[i]  # one coordinate each: q[i]
         s, c = joint_angle_of(im, i, qi)
         R0, R1, R2 = joint_rotation_row(im, fm, i, 0, s, c)
@@ -314,17 +318,38 @@ def _inertia_to_parent(w, i, k):
 
 
 @_helper
-def _velocity(im, fm, q, qd, fw, w, tree):
-    """Pass 1, base -> leaves: pose X, v = X v_p + S qd, c = v x S qd + S' qd, IA = I, pA = v x* I v - f_ext."""
+def _free_root_velocity(fm, q, qd, fw, w, use_fw):
+    """Pass 1 at body 0, a free flyer at the root: pose X_0 (:func:`.joint.free_root_placement`),
+    v = S qd (the base is at rest), c = v x S qd = 0, IA = I, pA = v x* I v - f_ext."""
+    R, (p0, p1, p2) = free_root_placement(fm, q)
+    w[0, 0], w[0, 1], w[0, 2], w[0, 3], w[0, 4], w[0, 5] = R[0], R[1], R[2], R[3], R[4], R[5]
+    w[0, 6], w[0, 7], w[0, 8], w[0, 9], w[0, 10], w[0, 11] = R[6], R[7], R[8], p0, p1, p2
+    s0, s1, s2, s3, s4, s5 = free_root_velocity(qd)
+    w[0, V], w[0, V + 1], w[0, V + 2], w[0, V + 3], w[0, V + 4], w[0, V + 5] = s0, s1, s2, s3, s4, s5
+    for c in range(C, C + 6):
+        w[0, c] = 0.0
+    _rigid_inertia(fm, 0, w)
+    _bias_force(fm, 0, w)
+    if use_fw:
+        _world_pose(w, 0, -1)
+        _subtract_world_force(fw, 0, w)
+
+
+@_helper
+def _velocity(im, fm, q, qd, fw, w, tree, root):
+    """Pass 1, base -> leaves: pose X, v = X v_p + S qd, c = v x S qd + S' qd, IA = I, pA = v x* I v - f_ext
+    (``root``: body 0 a free flyer, every other joint with one coordinate)."""
     n = im.shape[0]
     for c in range(V, V + 6):
         w[n, c] = 0.0
     use_fw = fw.shape[0] == n and n > 0
-    for i in range(n):
+    if root:
+        _free_root_velocity(fm, q, qd, fw, w, use_fw)
+    for i in range(1 if root else 0, n):
         k = im[i, PARENT]
-        _pose(im, fm, i, q, w, tree)
+        _pose(im, fm, i, q, w, tree, root)
         _motion_to_child(w, i, n if k < 0 else k)
-        if not tree or im[i, NV] == 1:
+        if not tree or root or im[i, NV] == 1:
             x = qd[im[i, IV]] if tree else qd[i]
             s0, s1, s2, s3, s4, s5 = joint_motion_of(im, fm, i, x)  # v += S qd
             _add_motion(w, i, s0, s1, s2, s3, s4, s5)
@@ -497,7 +522,59 @@ def _joint_accelerations(im, fm, i, q, out, w):
 
 
 @_helper
-def _aba(im, fm, q, qd, tau, fw, fric, smooth, out, w, tree):
+def _articulate_free_root(fm, qd, tau, fric, smooth, w):
+    """Pass 2 at body 0, a free flyer at the root (S the identity up to order,
+    :func:`.joint.free_root_axis`): D = S^T IA S + armature is IA reordered, factorised D = L L^T in
+    rows 0..5 (columns L:L+6), u = tau - friction - S^T pA in their column Z.  Returns True when a
+    pivot of D is not > 0 or not finite."""
+    for e in range(6):
+        r = free_root_axis(e)
+        for f in range(e + 1):
+            w[e, L + f] = w[0, IA + _sym(r, free_root_axis(f))]
+        w[e, L + e] += fm[e, ARM]
+        x = tau[e]
+        if fric:  # tau - damping qd - friction sgn(qd), per coordinate
+            x -= joint_friction(fm, e, qd[e], smooth)
+        w[e, Z] = x - w[0, PA + r]
+    for e in range(6):  # Cholesky D = L L^T row by row
+        for f in range(e + 1):
+            x = w[e, L + f]
+            for t in range(f):
+                x -= w[e, L + t] * w[f, L + t]
+            if f < e:
+                w[e, L + f] = x / w[f, L + f]
+            elif not (x > 0.0 and x < math.inf):
+                return True
+            else:
+                w[e, L + e] = math.sqrt(x)
+    return False
+
+
+@_helper
+def _free_root_accelerations(out, w):
+    """Pass 3 at body 0, a free flyer at the root, a' in w[0, V:V+6]: qdd = D^-1 (u - S^T IA a')
+    into out[0:6] (L of :func:`_articulate_free_root`: forward, then back substitution), then
+    a = a' + S qdd into w[0, V:V+6]."""
+    for e in range(6):
+        r = free_root_axis(e)
+        x = w[e, Z]
+        for c in range(6):
+            x -= w[0, IA + _sym(r, c)] * w[0, V + c]
+        for f in range(e):
+            x -= w[e, L + f] * out[f]
+        out[e] = x / w[e, L + e]
+    for j in range(6):
+        e = 5 - j
+        x = out[e]
+        for f in range(e + 1, 6):
+            x -= w[f, L + e] * out[f]
+        out[e] = x / w[e, L + e]
+    for e in range(6):
+        w[0, V + free_root_axis(e)] += out[e]
+
+
+@_helper
+def _aba(im, fm, q, qd, tau, fw, fric, smooth, out, w, tree, root):
     """qdd (nv,) into ``out`` for one sample, q (nq,), qd and tau (nv,) (joints of every kind:
     :mod:`.joint`), C-contiguous scratch ``w`` (nv + 1, SCRATCH) (n + 1 rows suffice when every
     joint has one coordinate); returns 0, or 1 if M(q) (with armature) is not positive definite.
@@ -507,10 +584,10 @@ def _aba(im, fm, q, qd, tau, fw, fric, smooth, out, w, tree):
     (moment about the world origin) or (0, 6).
     """
     n = im.shape[0]
-    _velocity(im, fm, q, qd, fw, w, tree)
-    for i in range(n - 1, -1, -1):  # pass 2, leaves -> base
+    _velocity(im, fm, q, qd, fw, w, tree, root)
+    for i in range(n - 1, 0 if root else -1, -1):  # pass 2, leaves -> base (``root``: body 0 below)
         k = im[i, PARENT]
-        if not tree or im[i, NV] == 1:
+        if not tree or root or im[i, NV] == 1:
             d = im[i, IV] if tree else i
             ui = tau[d]
             if fric:  # tau - damping qd - friction sgn(qd)
@@ -523,15 +600,20 @@ def _aba(im, fm, q, qd, tau, fw, fric, smooth, out, w, tree):
         if k >= 0:
             _inertia_to_parent(w, i, k)
             _force_to_parent(w, i, k)
+    if root and _articulate_free_root(fm, qd, tau, fric, smooth, w):
+        return 1
     for c in range(3):  # a_0 = (0, -g) in the base row
         w[n, V + c] = 0.0
         w[n, V + 3 + c] = -fm[0, GRAV + c] if n > 0 else 0.0
-    for i in range(n):  # pass 3, base -> leaves; a_i overwrites v_i
+    if root:  # a' = X_0 a_base (c_0 = 0)
+        _motion_to_child(w, 0, n)
+        _free_root_accelerations(out, w)
+    for i in range(1 if root else 0, n):  # pass 3, base -> leaves; a_i overwrites v_i
         k = im[i, PARENT]
         _motion_to_child(w, i, n if k < 0 else k)  # a' = X a_p + c
         for c in range(6):
             w[i, V + c] += w[i, C + c]
-        if not tree or im[i, NV] == 1:
+        if not tree or root or im[i, NV] == 1:
             x = w[i, UU]  # qdd = u / D - (U / D) . a'
             for c in range(6):
                 x -= w[i, UD + c] * w[i, V + c]
@@ -553,13 +635,17 @@ def aba_into(im, fm, q, qd, tau, fw, fric, smooth, out, w):
     sgn(x) = tanh(x / smooth) when smooth > 0.  fw: (n, 6) world forces on the n bodies
     (moment about the world origin) or (0, 6).
 
-    Two copies of the algorithm: one for trees whose joints all have one coordinate (the
-    several-coordinate steps compiled out), one for any tree (see the module docstring).
+    Three copies of the algorithm: one for trees whose joints all have one coordinate (the
+    several-coordinate steps compiled out), one for a free flyer at the root followed by such
+    joints (:func:`.joint.free_root`: body 0 through straight-line code), one for any tree (see
+    the module docstring).
     """
     n = im.shape[0]
     if n == 0 or im[n - 1, IV] + im[n - 1, NV] == n:
-        return _aba(im, fm, q, qd, tau, fw, fric, smooth, out, w, False)
-    return _aba(im, fm, q, qd, tau, fw, fric, smooth, out, w, True)
+        return _aba(im, fm, q, qd, tau, fw, fric, smooth, out, w, False, False)
+    if free_root(im):
+        return _aba(im, fm, q, qd, tau, fw, fric, smooth, out, w, True, True)
+    return _aba(im, fm, q, qd, tau, fw, fric, smooth, out, w, True, False)
 
 
 # ---- declaration (composedyn.dynamics.compiled.declare) ----

@@ -757,3 +757,15 @@ def joint_force_of(im, fm, i, n0, n1, n2, f0, f1, f2):
         return joint_force(im, fm, i, n0, n1, n2, f0, f1, f2)
     a0, a1, a2 = fm[i, AX], fm[i, AX + 1], fm[i, AX + 2]
     return a0 * n0 + a1 * n1 + a2 * n2 + fm[i, PITCH] * (a0 * f0 + a1 * f1 + a2 * f2)
+
+
+# ---- forward dynamics (aba.py): a free flyer at the root ----
+# Its S is the identity up to order: rate e (linear first) moves the spatial component
+# free_root_axis(e) (angular first), so the root's D = S^T IA S is IA reordered.
+
+
+@njit(cache=True, inline="always")
+def free_root_axis(e):
+    """The spatial component (angular first, 0..5) that the root free flyer's rate e (linear first,
+    0..5) moves: column e of its S is that unit vector."""
+    return e + 3 if e < 3 else e - 3
