@@ -60,6 +60,25 @@ def _store(im, fm, i, R, p, W):
     W[i, 12], W[i, 13], W[i, 14], W[i, 15] = m, h0 + m * p[0], h1 + m * p[1], h2 + m * p[2]
 
 
+@njit(cache=True, inline="always")
+def _mean(n, mass, out, W):
+    """out = the sum of the n bodies' world first moments W[:, 13:16] over ``mass``; returns 0."""
+    s0 = s1 = s2 = 0.0
+    for i in range(n):
+        s0, s1, s2 = s0 + W[i, 13], s1 + W[i, 14], s2 + W[i, 15]
+    out[0], out[1], out[2] = s0 / mass, s1 / mass, s2 / mass
+    return 0
+
+
+@njit(cache=True, inline="always")
+def _column(W, i, m, mass, d, s0, s1, s2, s3, s4, s5, out):
+    """Column d of the COM Jacobian from the motion (w, v) = S about O moving body i's subtree (its mass
+    m and world first moment W[i, 13:16]): (m v + w x h) / mass."""
+    c0, c1, c2 = cross(s0, s1, s2, W[i, 13], W[i, 14], W[i, 15])
+    c0, c1, c2 = c0 + m * s3, c1 + m * s4, c2 + m * s5
+    out[0, d], out[1, d], out[2, d] = c0 / mass, c1 / mass, c2 / mass
+
+
 @njit(cache=True)
 def forward_general(im, fm, q, W):
     """:func:`_forward` for joints of every kind."""
@@ -77,11 +96,7 @@ def forward_general(im, fm, q, W):
 def com_general(im, fm, q, mass, out, W):
     """:func:`com_into` for joints of every kind."""
     forward_general(im, fm, q, W)
-    s0 = s1 = s2 = 0.0
-    for i in range(im.shape[0]):
-        s0, s1, s2 = s0 + W[i, 13], s1 + W[i, 14], s2 + W[i, 15]
-    out[0], out[1], out[2] = s0 / mass, s1 / mass, s2 / mass
-    return 0
+    return _mean(im.shape[0], mass, out, W)
 
 
 @njit(cache=True)
@@ -95,10 +110,7 @@ def com_jacobian_general(im, fm, q, mass, out, W):
         iv = im[i, IV]
         for e in range(im[i, NV]):
             s0, s1, s2, s3, s4, s5 = joint_world_column(im, fm, i, q, e, R, W[i, 9], W[i, 10], W[i, 11])
-            c0, c1, c2 = cross(s0, s1, s2, W[i, 13], W[i, 14], W[i, 15])  # m v + w x h, (w, v) = S about O
-            c0, c1, c2 = c0 + m * s3, c1 + m * s4, c2 + m * s5
-            d = iv + e
-            out[0, d], out[1, d], out[2, d] = c0 / mass, c1 / mass, c2 / mass
+            _column(W, i, m, mass, iv + e, s0, s1, s2, s3, s4, s5, out)
         if k >= 0:
             for c in range(12, 16):
                 W[k, c] += W[i, c]
@@ -120,11 +132,7 @@ def _forward_root(im, fm, q, W):
 def com_root(im, fm, q, mass, out, W):
     """:func:`com_into` for a free flyer at the root followed by revolute and prismatic joints."""
     _forward_root(im, fm, q, W)
-    s0 = s1 = s2 = 0.0
-    for i in range(im.shape[0]):
-        s0, s1, s2 = s0 + W[i, 13], s1 + W[i, 14], s2 + W[i, 15]
-    out[0], out[1], out[2] = s0 / mass, s1 / mass, s2 / mass
-    return 0
+    return _mean(im.shape[0], mass, out, W)
 
 
 @njit(cache=True)
@@ -137,10 +145,7 @@ def com_jacobian_root(im, fm, q, mass, out, W):
         R = (W[i, 0], W[i, 1], W[i, 2], W[i, 3], W[i, 4], W[i, 5], W[i, 6], W[i, 7], W[i, 8])
         m = W[i, 12]
         s0, s1, s2, s3, s4, s5 = joint_motion_world(im, fm, i, R, W[i, 9], W[i, 10], W[i, 11])
-        c0, c1, c2 = cross(s0, s1, s2, W[i, 13], W[i, 14], W[i, 15])  # m v + w x h, (w, v) = S about O
-        c0, c1, c2 = c0 + m * s3, c1 + m * s4, c2 + m * s5
-        d = im[i, IV]
-        out[0, d], out[1, d], out[2, d] = c0 / mass, c1 / mass, c2 / mass
+        _column(W, i, m, mass, im[i, IV], s0, s1, s2, s3, s4, s5, out)
         if k >= 0:
             for c in range(12, 16):
                 W[k, c] += W[i, c]
@@ -148,9 +153,7 @@ def com_jacobian_root(im, fm, q, mass, out, W):
     m = W[0, 12]
     for e in range(6):
         s0, s1, s2, s3, s4, s5 = free_root_world_column(e, R, W[0, 9], W[0, 10], W[0, 11])
-        c0, c1, c2 = cross(s0, s1, s2, W[0, 13], W[0, 14], W[0, 15])
-        c0, c1, c2 = c0 + m * s3, c1 + m * s4, c2 + m * s5
-        out[0, e], out[1, e], out[2, e] = c0 / mass, c1 / mass, c2 / mass
+        _column(W, 0, m, mass, e, s0, s1, s2, s3, s4, s5, out)
     return 0
 
 
@@ -172,11 +175,7 @@ def com_into(im, fm, q, mass, out, W):
             return com_root(im, fm, q, mass, out, W)
         return com_general(im, fm, q, mass, out, W)
     _forward(im, fm, q, W)
-    s0 = s1 = s2 = 0.0
-    for i in range(q.shape[0]):
-        s0, s1, s2 = s0 + W[i, 13], s1 + W[i, 14], s2 + W[i, 15]
-    out[0], out[1], out[2] = s0 / mass, s1 / mass, s2 / mass
-    return 0
+    return _mean(q.shape[0], mass, out, W)
 
 
 @njit(cache=True, inline="always")
@@ -194,9 +193,7 @@ def com_jacobian_into(im, fm, q, mass, out, W):
         R = (W[i, 0], W[i, 1], W[i, 2], W[i, 3], W[i, 4], W[i, 5], W[i, 6], W[i, 7], W[i, 8])
         m = W[i, 12]
         s0, s1, s2, s3, s4, s5 = joint_motion_world(im, fm, i, R, W[i, 9], W[i, 10], W[i, 11])
-        c0, c1, c2 = cross(s0, s1, s2, W[i, 13], W[i, 14], W[i, 15])  # m v + w x h, (w, v) = S about O
-        c0, c1, c2 = c0 + m * s3, c1 + m * s4, c2 + m * s5
-        out[0, i], out[1, i], out[2, i] = c0 / mass, c1 / mass, c2 / mass
+        _column(W, i, m, mass, i, s0, s1, s2, s3, s4, s5, out)
         if k >= 0:
             for c in range(12, 16):
                 W[k, c] += W[i, c]

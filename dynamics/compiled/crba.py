@@ -151,10 +151,9 @@ def _store(out, w, d, b, n0, n1, n2, f0, f1, f2):
 
 
 @njit(cache=True, fastmath=_FAST, inline="always")
-def _column_of(im, fm, i, d, iv, arm, out, w, general, m, h0, h1, h2, A00, A01, A02, A11, A12, A22):
-    """Row and column d of M (body i's velocity coordinate d, its joint's first iv) from IC_i =
-    (m, h, A): F = IC_i S_d, M[d, d] = S_d . F (+ armature), M[d, b] = S_b . F for the joint's own
-    earlier coordinates and every ancestor's (in the form compiled, :func:`_column`)."""
+def _diagonal(fm, d, arm, out, w, m, h0, h1, h2, A00, A01, A02, A11, A12, A22):
+    """F = IC S_d (6-tuple, returned) for the composite inertia IC = (m, h, A) and velocity coordinate
+    d's column S_d, and M[d, d] = S_d . F (+ armature)."""
     s0, s1, s2, s3, s4, s5 = w[d, _S], w[d, _S + 1], w[d, _S + 2], w[d, _S + 3], w[d, _S + 4], w[d, _S + 5]
     n0 = A00 * s0 + A01 * s1 + A02 * s2 + h1 * s5 - h2 * s4  # F = (A w + h x v, m v - h x w)
     n1 = A01 * s0 + A11 * s1 + A12 * s2 + h2 * s3 - h0 * s5
@@ -164,6 +163,15 @@ def _column_of(im, fm, i, d, iv, arm, out, w, general, m, h0, h1, h2, A00, A01, 
     f2 = m * s5 - (h0 * s1 - h1 * s0)
     x = s0 * n0 + s1 * n1 + s2 * n2 + s3 * f0 + s4 * f1 + s5 * f2
     out[d, d] = x + fm[d, ARM] if arm else x
+    return n0, n1, n2, f0, f1, f2
+
+
+@njit(cache=True, fastmath=_FAST, inline="always")
+def _column_of(im, fm, i, d, iv, arm, out, w, general, m, h0, h1, h2, A00, A01, A02, A11, A12, A22):
+    """Row and column d of M (body i's velocity coordinate d, its joint's first iv) from IC_i =
+    (m, h, A): F = IC_i S_d, M[d, d] = S_d . F (+ armature), M[d, b] = S_b . F for the joint's own
+    earlier coordinates and every ancestor's (in the form compiled, :func:`_column`)."""
+    n0, n1, n2, f0, f1, f2 = _diagonal(fm, d, arm, out, w, m, h0, h1, h2, A00, A01, A02, A11, A12, A22)
     for b in range(iv, d):  # the joint's own earlier coordinates
         _store(out, w, d, b, n0, n1, n2, f0, f1, f2)
     j = im[i, PARENT]
@@ -258,15 +266,7 @@ def _root_row(im, fm, i, arm, out, w):
     m, h0, h1, h2 = w[i, _IC], w[i, _IC + 1], w[i, _IC + 2], w[i, _IC + 3]
     A00, A01, A02 = w[i, _IC + 4], w[i, _IC + 5], w[i, _IC + 6]
     A11, A12, A22 = w[i, _IC + 7], w[i, _IC + 8], w[i, _IC + 9]
-    s0, s1, s2, s3, s4, s5 = w[d, _S], w[d, _S + 1], w[d, _S + 2], w[d, _S + 3], w[d, _S + 4], w[d, _S + 5]
-    n0 = A00 * s0 + A01 * s1 + A02 * s2 + h1 * s5 - h2 * s4  # F = (A w + h x v, m v - h x w)
-    n1 = A01 * s0 + A11 * s1 + A12 * s2 + h2 * s3 - h0 * s5
-    n2 = A02 * s0 + A12 * s1 + A22 * s2 + h0 * s4 - h1 * s3
-    f0 = m * s3 - (h1 * s2 - h2 * s1)
-    f1 = m * s4 - (h2 * s0 - h0 * s2)
-    f2 = m * s5 - (h0 * s1 - h1 * s0)
-    x = s0 * n0 + s1 * n1 + s2 * n2 + s3 * f0 + s4 * f1 + s5 * f2
-    out[d, d] = x + fm[d, ARM] if arm else x
+    n0, n1, n2, f0, f1, f2 = _diagonal(fm, d, arm, out, w, m, h0, h1, h2, A00, A01, A02, A11, A12, A22)
     j = im[i, PARENT]
     while j > 0:
         b = j + 5
