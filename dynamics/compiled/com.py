@@ -19,6 +19,7 @@ from __future__ import annotations
 from composedyn.dynamics.compiled.declare import Quantity
 from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.joint import (
+    configuration_readable,
     cross,
     free_root,
     free_root_placement,
@@ -211,8 +212,11 @@ def _moving_mass(fm):
 
 @njit(cache=True, inline="always")
 def center_of_mass(im, fm, q, out, W):
-    """Centre of mass (3,) into out; status 5 when the moving bodies have no mass (undefined)."""
+    """Centre of mass (3,) into out; status 5 when the moving bodies have no mass (undefined), 4: a zero
+    quaternion."""
     mass = _moving_mass(fm)
+    if not scalar_joints(im) and not configuration_readable(im, q):  # a zero quaternion
+        return 4
     return com_into(im, fm, q, mass, out, W) if mass > 0.0 else 5
 
 
@@ -220,6 +224,8 @@ def center_of_mass(im, fm, q, out, W):
 def com_jacobian(im, fm, q, out, W):
     """COM Jacobian (3, nv) into out; status as :func:`center_of_mass`."""
     mass = _moving_mass(fm)
+    if not scalar_joints(im) and not configuration_readable(im, q):  # a zero quaternion
+        return 4
     return com_jacobian_into(im, fm, q, mass, out, W) if mass > 0.0 else 5
 
 

@@ -75,6 +75,7 @@ from __future__ import annotations
 from composedyn.dynamics.compiled.declare import Quantity
 from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.joint import (
+    configuration_readable,
     cross,
     joint_angle,
     joint_offset,
@@ -320,7 +321,9 @@ def _keep_alive(*arrays):
 # ---- declaration (composedyn.dynamics.compiled.declare) ----
 @njit(cache=True, inline="always")
 def coriolis_matrix(im, fm, q, v, out, w):
-    """C(q, v) (nv, nv), Christoffel form, into out."""
+    """C(q, v) (nv, nv), Christoffel form, into out; status 4: a zero quaternion."""
+    if not scalar_joints(im) and not configuration_readable(im, q):  # a zero quaternion
+        return 4
     coriolis_into(im, fm, q, v, out, w)
     return 0
 

@@ -47,6 +47,7 @@ import numpy as np
 from composedyn.dynamics.compiled.declare import Quantity
 from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.joint import (
+    configuration_readable,
     cross,
     free_root,
     free_root_force,
@@ -192,7 +193,9 @@ def gravity_into(im, fm, q, out, w):
 # ---- declaration (composedyn.dynamics.compiled.declare) ----
 @njit(cache=True, inline="always")
 def gravity_torques(im, fm, q, out, w):
-    """g(q) (nv,) into out."""
+    """g(q) (nv,) into out; status 4: a joint without orientation (a zero quaternion)."""
+    if not scalar_joints(im) and not configuration_readable(im, q):  # a zero quaternion
+        return 4
     gravity_into(im, fm, q, out, w)
     return 0
 

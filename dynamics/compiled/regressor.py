@@ -17,6 +17,7 @@ from __future__ import annotations
 from composedyn.dynamics.compiled.declare import Quantity
 from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.joint import (
+    configuration_readable,
     cross,
     joint_column,
     joint_motion_of,
@@ -31,6 +32,7 @@ from composedyn.dynamics.compiled.joint import (
     motion_dot,
     rot,
     rot_t,
+    scalar_joints,
 )
 from composedyn.dynamics.compiled.layout import GRAV, IQ, IV, NV, PARENT
 from composedyn.dynamics.reference.regressor import regressor
@@ -157,7 +159,10 @@ def regressor_into(im, fm, q, qd, qdd, grav, out, w, F):
 # ---- declaration (composedyn.dynamics.compiled.declare) ----
 @njit(cache=True, inline="always")
 def joint_torque_regressor(im, fm, q, v, a, out, w, F):
-    """Y (nv, 10 n) into out for n bodies: tau = Y pi, gravity included (no friction, no armature)."""
+    """Y (nv, 10 n) into out for n bodies: tau = Y pi, gravity included (no friction, no armature);
+    status 4: a zero quaternion."""
+    if not scalar_joints(im) and not configuration_readable(im, q):  # a zero quaternion
+        return 4
     regressor_into(im, fm, q, v, a, 1, out, w, F)
     return 0
 

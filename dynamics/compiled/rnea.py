@@ -295,7 +295,10 @@ def robot_inverse_dynamics(model, q, v, a, f_world=None, friction=1):
 
 @njit(cache=True, inline="always")
 def bias_torques(im, fm, q, v, out, w, zero):
-    """h = C(q, v) v + g(q) (n,) into out, no friction: inverse dynamics at a = 0."""
+    """h = C(q, v) v + g(q) (n,) into out, no friction: inverse dynamics at a = 0; status 4: a zero
+    quaternion."""
+    if not scalar_joints(im) and not configuration_readable(im, q):  # a zero quaternion
+        return 4
     for i in range(zero.shape[0]):
         zero[i] = 0.0
     rnea_into(im, fm, q, v, zero, NO_FW, 1, 0, out, w)
