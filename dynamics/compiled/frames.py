@@ -228,12 +228,8 @@ def chain_root(im, fm, q, body, C):
     for i in range(1, body + 1):  # the angles first (rows 4, 5 until overwritten): they pipeline
         if C[3, i + 5] != 0.0:
             C[4, i + 5], C[5, i + 5] = joint_angle(im, i, q[i + 6])
-    if top == 0:  # the chain starts at body 0
-        (A0, A1, A2, A3, A4, A5, A6, A7, A8), (t0, t1, t2) = free_root_placement(fm, q)
-    else:  # another root of a forest: the chain starts at the fixed world frame
-        A0, A1, A2, A3, A4, A5, A6, A7, A8 = 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0
-        t0 = t1 = t2 = 0.0
-    B = (A0, A1, A2, A3, A4, A5, A6, A7, A8, t0, t1, t2)
+    B = _chain_start(fm, q, top)
+    A0, A1, A2, A3, A4, A5, A6, A7, A8, t0, t1, t2 = B
     for i in range(1, body + 1):  # root first: the previous chain body is the parent
         d = i + 5
         if C[3, d] == 0.0:
@@ -241,6 +237,17 @@ def chain_root(im, fm, q, body, C):
         A0, A1, A2, A3, A4, A5, A6, A7, A8, t0, t1, t2 = _chain_joint(im, fm, i, q[i + 6], d, C, A0, A1, A2, A3, A4,
                                                                       A5, A6, A7, A8, t0, t1, t2)
     return (A0, A1, A2, A3, A4, A5, A6, A7, A8, t0, t1, t2), B, top == 0
+
+
+@njit(cache=True)
+def _chain_start(fm, q, top):
+    """The world pose (12-tuple: R row-major, p) a free-root chain starts from: body 0's if its root
+    ``top`` is body 0, else the world frame (another root of a forest). Not inlined: numba's parallel
+    array analysis fails on this branch when it is (batch loops of frame quantities)."""
+    if top == 0:
+        R, p = free_root_placement(fm, q)
+        return R[0], R[1], R[2], R[3], R[4], R[5], R[6], R[7], R[8], p[0], p[1], p[2]
+    return 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0
 
 
 @njit(cache=True, inline="always")
