@@ -8,16 +8,16 @@ are the wrench on the base (force, moment about the base origin) in base
 axes.  A planar base has ``q = (x, y, cos θ, sin θ, joints...)`` and
 ``v = (vx, vy, w, joints...)``.
 
-Inverse and forward dynamics, the mass matrix, gravity and bias torques, the Coriolis
-matrix, the centre of mass, its Jacobian, the regressor and the frame quantities of one
-sample (pose, Jacobian, twist, classical acceleration) run the kernels of any tree on the
-robot as a tree whose root joint is the base's free-flyer (or planar) joint
-(:data:`ON_TREE`); the energies and the centroidal momentum matrix are built on them.
-Every other quantity, batches of frame quantities, and inverse and forward dynamics with
-external wrenches, is the fixed-base
-engine's at the chart coordinates of :mod:`composedyn.dynamics.floating.base`
-(a fixed-base ``Robot`` on the virtual chain, ``self.chart``), mapped back to
-these coordinates and to world axes there; nothing is computed twice.
+Inverse and forward dynamics (external wrenches included), the mass matrix, gravity and
+bias torques, the Coriolis matrix, the centre of mass, its Jacobian, the regressor and the
+frame quantities (pose, Jacobian, twist, classical acceleration), one sample or a batch, run
+the kernels of any tree on the robot as a tree whose root joint is the base's free-flyer
+(or planar) joint (:data:`ON_TREE`); the energies and the centroidal momentum matrix are
+built on them.  Every other quantity (derivatives, composed vectors, a planar base's
+centroidal matrix) is the fixed-base engine's at the chart coordinates of
+:mod:`composedyn.dynamics.floating.base` (a fixed-base ``Robot`` on the virtual chain,
+``self.chart``), mapped back to these coordinates and to world axes there; nothing is
+computed twice.
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ from typing import Mapping
 import networkx as nx
 import numpy as np
 
-from composedyn.checks import joint_array, output_array, random_generator, smooth_width
+from composedyn.checks import joint_array, output_array, random_generator, smooth_width, wrenches
 from composedyn.dynamics import dispatch as _dispatch
-from composedyn.dynamics.data import Arrays, ThreadData
+from composedyn.dynamics.data import Arrays, Data, ThreadData
 from composedyn.dynamics.errors import ModelError
 from composedyn.dynamics.floating import base as chart
 from composedyn.dynamics.floating.lie import (
@@ -45,6 +45,8 @@ from composedyn.dynamics.floating.lie import (
 from composedyn.dynamics.floating.lie import skew as _skew
 from composedyn.dynamics.frozen_graph import frozen_graph
 from composedyn.dynamics.model import frozen_array
+from composedyn.dynamics.reference.external import body_forces
+from composedyn.dynamics.reference.kinematics import body_poses
 from composedyn.joint_space import joint_records, random_joints, sample_shape, time_step
 from composedyn.robot import Robot, direct_call
 
@@ -55,7 +57,7 @@ ON_TREE = frozenset({"inverse_dynamics", "forward_dynamics", "mass_matrix", "gra
                      "frame_velocity", "frame_acceleration"})
 
 # Robot methods that have no floating-base form yet: they raise a one-line error naming the robot.
-_NOT_YET = ("inverse_kinematics", "fast", "mimic_torques", "full_positions", "mimic_jacobian")
+_NOT_YET = ("inverse_kinematics", "mimic_torques", "full_positions", "mimic_jacobian")
 
 
 def _rotate_rows(R: np.ndarray, X: np.ndarray) -> np.ndarray:
@@ -109,6 +111,22 @@ class FloatingRobot:
                           on_tree=ON_TREE)
 
     data = Robot.data  # this thread's compiled data: the floating quantities' C callers
+
+    @property
+    def fast(self):
+        """The compiled quantities of :data:`ON_TREE` for control loops (this thread's), without
+        the general path: q (nq,) or (N, nq), rates (nv,) or (N, nv) as float64 arrays, a frame by
+        its index in :attr:`frame_names`; see :mod:`composedyn.dynamics.compiled.fast`."""
+        threads = self._threads
+        if threads.arrays is None:
+            raise ModelError(f"robot {self.name!r}: fast is not available with dependent mimic joints "
+                             "(load with mimic='independent')")
+        fd = threads.fast
+        if fd is None:
+            from composedyn.dynamics.compiled.fast import FastDynamics
+
+            fd = threads.fast = FastDynamics(None, Data(threads.general.tree), names=ON_TREE, name=self.name)
+        return fd
     __getstate__ = Robot.__getstate__  # pickled without the compiled state
     __setstate__ = Robot.__setstate__
 
@@ -181,6 +199,16 @@ class FloatingRobot:
         general = self._threads.general
         return _dispatch.call(name, self.model, general.arrays_of(name), *arrays, out=out,
                               floating=name not in ON_TREE, refuse=True, **arguments)
+
+    def _frame_batch(self, name: str, frame: str, reference, *arrays):
+        """A batch of the frame quantity ``name`` of ``frame`` (one of :attr:`frame_names`) on the
+        tree (:meth:`_batch`), or None (then the chart's path computes it or names the error, as
+        for a reference other than "world" or "local")."""
+        local = {"world": 0, "local": 1}.get(reference) if isinstance(reference, str) else None
+        if local is None:
+            return None
+        options = {} if name == "frame_pose" else {"local": local}
+        return self._batch(name, *arrays, frame=self._frame_index[frame], **options)
 
     def _destination(self, out, shape: tuple, *inputs):
         """``out`` checked for a result of ``shape`` (see ``checks.output_array``), or None."""
@@ -268,6 +296,19 @@ class FloatingRobot:
         R0, p0 = chart.base_pose(self.base, q)
         return R0, p0, chart.chart_positions(self.base, q)
 
+    def _tree_forces(self, q: np.ndarray, f_ext: Mapping | None) -> np.ndarray | None:
+        """The wrenches ``f_ext`` (link name -> (..., 6) in world axes at the link's centre of mass)
+        as the tree's body forces (..., n, 6): moment about the world origin, then force, per body
+        of the tree (base body first); None without wrenches."""
+        f = wrenches(f_ext, self._frames)
+        if not f:
+            return None
+        R0, p0, x = self._chart(q)
+        R, p = body_poses(self.model, x)  # in the chart's frame: the base's joint frame at neutral
+        R = R0[..., None, :, :] @ R
+        p = np.einsum("...ij,...kj->...ki", R0, p) + p0[..., None, :]
+        return body_forces(self.model, R, p, f)[..., self.base.nv - 1:, :]  # the chart's first bodies are virtual
+
     def _wrenches(self, f_ext: Mapping | None, R0: np.ndarray):
         """f_ext (world axes) in the chart's axes (the base axes): R0ᵀ on force and moment."""
         if f_ext is None:
@@ -295,7 +336,8 @@ class FloatingRobot:
             return res
         q, v, a = self._state(q, v, a)
         out = self._destination(out, v.shape, q, v, a)
-        if f_ext is None and (res := self._batch("inverse_dynamics", q, v, a, friction=friction, out=out)) is not None:
+        if (res := self._batch("inverse_dynamics", q, v, a, friction=friction, f_world=self._tree_forces(q, f_ext),
+                               out=out)) is not None:
             return res
         R0, _, x = self._chart(q)
         xdd = chart.chart_acceleration(self.base, v, a, R0)
@@ -315,8 +357,8 @@ class FloatingRobot:
             return res
         q, v, tau = self._state(q, v, tau, names=("v", "tau"))
         out = self._destination(out, v.shape, q, v, tau)
-        if f_ext is None and (res := self._batch("forward_dynamics", q, v, tau, friction=friction,
-                                                 smooth_friction=smooth_friction, out=out)) is not None:
+        if (res := self._batch("forward_dynamics", q, v, tau, friction=friction, smooth_friction=smooth_friction,
+                               f_world=self._tree_forces(q, f_ext), out=out)) is not None:
             return res
         R0, _, x = self._chart(q)
         xdd = self.chart.forward_dynamics(x, v, tau, f_ext=self._wrenches(f_ext, R0), friction=friction,
@@ -473,6 +515,8 @@ class FloatingRobot:
             return out
         frame = self._frame(frame)
         (q,) = self._state(q)
+        if (res := self._frame_batch("frame_pose", frame, "world", q)) is not None:
+            return res
         return self._base_transform(q) @ self.chart.frame_pose(self._chart(q)[2], frame)
 
     @direct_call("jacobian", 1, ("frame", "reference"), frame=1)
@@ -483,6 +527,8 @@ class FloatingRobot:
             return out
         frame = self._frame(frame)
         (q,) = self._state(q)
+        if (res := self._frame_batch("jacobian", frame, reference, q)) is not None:
+            return res
         R0, _, x = self._chart(q)
         J = self.chart.jacobian(x, frame, reference)
         return _rotate_rows(R0, J) if reference == "world" else J
@@ -494,6 +540,8 @@ class FloatingRobot:
             return out
         frame = self._frame(frame)
         q, v = self._state(q, v)
+        if (res := self._frame_batch("frame_velocity", frame, reference, q, v)) is not None:
+            return res
         R0, _, x = self._chart(q)
         t = self.chart.frame_velocity(x, v, frame, reference)
         return _rotate_rows(R0, t[..., None])[..., 0] if reference == "world" else t
@@ -505,6 +553,8 @@ class FloatingRobot:
             return out
         frame = self._frame(frame)
         q, v, a = self._state(q, v, a)
+        if (res := self._frame_batch("frame_acceleration", frame, reference, q, v, a)) is not None:
+            return res
         R0, _, x = self._chart(q)
         xdd = a.copy()
         xdd[..., :self.base.nv] -= chart.velocity_bias(self.base, v)

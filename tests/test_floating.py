@@ -16,6 +16,7 @@ import pytest
 import composedyn as cd
 from pin_oracle import FreeFlyerPair, erd_urdf, pin, rel_err
 from random_robots import random_urdf
+from test_dynamics_pinocchio import link_coms, pin_fext
 
 TOL = 1e-9
 VENDOR = ("talos", "solo12", "hyq", "a1")
@@ -168,6 +169,13 @@ def test_random_floating_tree_identities(seed):
         assert rel_err(batch[k], robot.inverse_dynamics(Q[k], V[k], A[k])) < 1e-14
         assert rel_err(robot.mass_matrix(Q)[k], robot.mass_matrix(Q[k])) < 1e-14
         assert rel_err(robot.jacobian(Q, robot.frame_names[-1])[k], robot.jacobian(Q[k], robot.frame_names[-1])) < 1e-14
+    f = robot.frame_names[-1]
+    for name, args in (("frame_pose", (f,)), ("jacobian", (f, "local")), ("frame_velocity", (f, "local")),
+                       ("frame_acceleration", (f, "world")), ("frame_acceleration", (f, "local"))):
+        inputs = (Q, V, A)[:{"frame_pose": 1, "jacobian": 1, "frame_velocity": 2}.get(name, 3)]
+        batch = getattr(robot, name)(*inputs, *args)
+        for k in range(2):
+            assert rel_err(batch[k], getattr(robot, name)(*(x[k] for x in inputs), *args)) < 1e-14, (name, args)
 
 
 def test_flight_conserves_momentum_and_energy():
@@ -289,3 +297,39 @@ def test_task_space_lean_path_equals_the_general_path_and_refuses_bad_input():
     for name in ("root_joint::x", "nope"):  # the chart's virtual links are not frames of the robot
         with pytest.raises(ValueError, match="unknown frame"):
             robot.jacobian(q, name)
+
+
+def _check_external_wrenches(robot, pp, urdf, seed, k=3):
+    """Inverse and forward dynamics of a floating robot with world wrenches at link COMs on a few
+    links (the base link among them), batched over k states, against Pinocchio's rnea/aba with
+    the same forces in joint frames."""
+    rng = np.random.default_rng(seed)
+    coms = link_coms(urdf)
+    links = [robot.frame_names[0]] + list(rng.choice(sorted(set(coms) & set(robot.frame_names[1:])),
+                                                        size=min(3, len(coms) - 1), replace=False))
+    F = {lk: rng.normal(size=(k, 6)) * 5 for lk in links}
+    Q = np.stack([robot.random_configuration(seed=seed + s) for s in range(k)])
+    V, A = rng.normal(size=(2, k, robot.nv))
+    tau = robot.inverse_dynamics(Q, V, A, f_ext=F, friction=False)
+    acc = robot.forward_dynamics(Q, V, tau, f_ext=F, friction=False)
+    for s in range(k):
+        qp, vp, ap = pp.q(Q[s]), pp.v(V[s]), pp.v(A[s])
+        fext = pin_fext(pp, qp, coms, {lk: F[lk][s] for lk in links})
+        assert rel_err(pp.v(tau[s]), pin.rnea(pp.model, pp.data, qp, vp, ap, fext)) < TOL, (links, s)
+        assert rel_err(pp.v(acc[s]), pin.aba(pp.model, pp.data, qp, vp, pp.v(tau[s]), fext)) < 1e-8, (links, s)
+        assert rel_err(acc[s], A[s]) < 1e-8
+        one = robot.inverse_dynamics(Q[s], V[s], A[s], f_ext={lk: F[lk][s] for lk in links}, friction=False)
+        assert rel_err(one, tau[s]) < 1e-12  # a single sample equals the batch's row
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_random_floating_trees_with_external_wrenches_equal_pinocchio(seed):
+    xml = random_urdf(seed + 20, 4 + 3 * seed, p_fixed=0.4)
+    robot = cd.from_urdf(xml, floating=True)
+    _check_external_wrenches(robot, FreeFlyerPair(robot, xml, pin.JointModelFreeFlyer()), xml, seed)
+
+
+def test_vendor_floating_robot_with_external_wrenches_equals_pinocchio():
+    path = erd_urdf("solo12")
+    robot = _load(path)
+    _check_external_wrenches(robot, FreeFlyerPair(robot, path, pin.JointModelFreeFlyer()), open(path).read(), 5)

@@ -7,7 +7,12 @@ be a float64 array, (n,) for one sample or (N, n) for N samples, with n = ``mode
 joints in ``model.joint_names`` order (for a ``Robot`` with mimic joints that is
 ``robot.all_joint_names``); after the arrays come the declaration's number
 (``smooth_friction``) and its integer options (``friction``; a frame's index in
-``model.link_names`` and ``local`` 0 or 1), positional or by keyword.  The results
+``model.link_names`` and ``local`` 0 or 1), positional or by keyword.  A floating
+robot's ``robot.fast`` has the quantities it computes on its tree
+(``floating_robot.ON_TREE``): q has nq entries (base pose with its quaternion, then the
+joints) and the rates nv, in the robot's coordinates, a frame is its index in
+``robot.frame_names``, and a sample the kernel refuses (a zero quaternion, a singular
+mass matrix) raises its named error.  The results
 equal the ``Robot`` methods' (armature and friction included where the method includes
 them; a tuple for several results).  Pass ``out=`` to reuse a result array (one
 result): float64, C-contiguous, of the result's shape.
@@ -44,42 +49,46 @@ import functools
 import numpy as np
 
 from composedyn.dynamics.compiled import quantities
-from composedyn.dynamics.compiled.declare import caller, run, warm
+from composedyn.dynamics.compiled.declare import caller, run, run_batch, warm
 from composedyn.dynamics.compiled.layout import model_dims
+from composedyn.dynamics.errors import ModelError
 from composedyn.dynamics.reference.friction import smooth_width
 
 _F8 = np.dtype(np.float64)
 _PUBLIC = {"v": "qd", "a": "qdd"}  # a declared input's name -> its name in the Robot methods
 
 
-def _bad_call(name: str, n: int, arrays: dict, out) -> ValueError:
-    """The ValueError for a call of ``robot.fast.<name>`` whose arrays do not fit: the first
-    argument that does not fit and how (named as in the ``Robot`` method: qd, qdd), then what
-    is expected and every argument's type, dtype and shape."""
-    arrays = {_PUBLIC.get(k, k): a for k, a in arrays.items()}
+def _bad_call(name: str, lengths: tuple, arrays: dict, out, public: dict = _PUBLIC) -> ValueError:
+    """The ValueError for a call of ``robot.fast.<name>`` whose arrays do not fit (``lengths``: each
+    array's declared length): the first argument that does not fit and how (named as in the
+    ``Robot`` method: ``public`` maps v, a to qd, qdd), then what is expected and every argument's
+    type, dtype and shape."""
+    arrays = {public.get(k, k): a for k, a in arrays.items()}
     got = ", ".join(f"{k} {'' if type(a) is np.ndarray else type(a).__name__ + ' '}"
                     f"{getattr(a, 'dtype', '')} {_shape(a)}" for k, a in arrays.items())
     if out is not None:
         flags = getattr(out, "flags", None)
         layout = "" if flags is not None and flags.c_contiguous and flags.writeable else " not C-contiguous/writeable"
         got += f", out {getattr(out, 'dtype', type(out).__name__)} {np.shape(out)}{layout}"
-    return ValueError(f"robot.fast.{name}: {_fault(n, arrays, out)}; expects float64 arrays of shape ({n},) or "
-                      f"(N, {n}) and a float64 C-contiguous out= of the result's shape; got {got}")
+    expected = ", ".join(f"{k} ({m},) or (N, {m})" for k, m in zip(arrays, lengths))
+    return ValueError(f"robot.fast.{name}: {_fault(lengths, arrays, out)}; expects float64 arrays {expected} "
+                      f"and a float64 C-contiguous out= of the result's shape; got {got}")
 
 
-def _fault(n: int, arrays: dict, out) -> str:
+def _fault(lengths: tuple, arrays: dict, out) -> str:
     """The first argument of a refused call that does not fit, and how."""
-    shape = None
-    for k, a in arrays.items():
+    rows = None
+    for (k, a), n in zip(arrays.items(), lengths):
         if type(a) is not np.ndarray:
             return f"{k} is {'None' if a is None else 'a ' + type(a).__name__}, not a plain numpy.ndarray"
         if a.dtype != _F8:
             return f"{k} has dtype {a.dtype.str if a.dtype.byteorder == '>' else a.dtype}, not float64"
         if a.ndim not in (1, 2) or a.shape[-1] != n:
             return f"{k} has shape {a.shape}, not ({n},) or (N, {n})"
-        if shape is not None and a.shape != shape:
-            return f"{k} has shape {a.shape} and {next(iter(arrays))} {shape}; the arrays must have one shape"
-        shape = a.shape
+        if rows is not None and a.shape[:-1] != rows:
+            return (f"{k} has shape {a.shape} and {next(iter(arrays))} {next(iter(arrays.values())).shape}; "
+                    "the arrays must have as many samples")
+        rows = a.shape[:-1]
     if out is None:
         return "the arrays do not fit"
     if type(out) is not np.ndarray:
@@ -98,20 +107,20 @@ def _shape(a) -> str:
         return "(?)"
 
 
-def _batch(name: str, n: int, arrays: dict, out, shapes: tuple):
-    """Check a batch call once: inputs float64 (N, n) of one shape (copied to C order if strided),
-    out None or (one result) float64 C-contiguous writeable (N,) + shape.  Returns (inputs, results)."""
+def _batch(name: str, lengths: tuple, arrays: dict, out, shapes: tuple, public: dict = _PUBLIC):
+    """Check a batch call once: inputs float64 (N, length) (copied to C order if strided), out None
+    or (one result) float64 C-contiguous writeable (N,) + shape.  Returns (inputs, results)."""
     xs = list(arrays.values())
     if any(type(x) is not np.ndarray for x in xs):  # subclasses (masked arrays, matrices) too: refused
-        raise _bad_call(name, n, arrays, out)
-    shape = xs[0].shape
-    if len(shape) != 2 or shape[1] != n or any(x.shape != shape or x.dtype != _F8 for x in xs):
-        raise _bad_call(name, n, arrays, out)
-    want = tuple((shape[0],) + tail for tail in shapes)
+        raise _bad_call(name, lengths, arrays, out, public)
+    N = xs[0].shape[0] if xs[0].ndim == 2 else -1
+    if any(x.shape != (N, m) or x.dtype != _F8 for x, m in zip(xs, lengths)):
+        raise _bad_call(name, lengths, arrays, out, public)
+    want = tuple((N,) + tail for tail in shapes)
     if out is not None:
         if (len(want) > 1 or type(out) is not np.ndarray or out.shape != want[0] or out.dtype != _F8
                 or not out.flags.c_contiguous or not out.flags.writeable):
-            raise _bad_call(name, n, arrays, out)
+            raise _bad_call(name, lengths, arrays, out, public)
         if any(np.may_share_memory(out, x) for x in xs):
             raise _Overlap(f"robot.fast.{name}: out shares memory with an input array; pass a separate array")
     xs = [x if x.flags.c_contiguous else np.ascontiguousarray(x) for x in xs]
@@ -122,17 +131,18 @@ class _Overlap(ValueError):
     """out= shares memory with an input (raised as it is, not renamed as a shape error)."""
 
 
-def _one(name: str, n: int, arrays: dict, out, shapes: tuple):
-    """A single sample as a batch of one (see :func:`_batch`): (inputs (1, n), results (1,) + shape)."""
+def _one(name: str, lengths: tuple, arrays: dict, out, shapes: tuple, public: dict = _PUBLIC):
+    """A single sample as a batch of one (see :func:`_batch`): (inputs (1, length), results (1,) + shape)."""
     if any(type(x) is not np.ndarray or x.ndim != 1 for x in arrays.values()) or not (
             out is None or type(out) is np.ndarray):
-        raise _bad_call(name, n, arrays, out)
+        raise _bad_call(name, lengths, arrays, out, public)
     try:
-        return _batch(name, n, {k: x[None] for k, x in arrays.items()}, None if out is None else out[None], shapes)
+        return _batch(name, lengths, {k: x[None] for k, x in arrays.items()}, None if out is None else out[None],
+                      shapes, public)
     except _Overlap:
         raise
     except ValueError:  # named with the arrays as given
-        raise _bad_call(name, n, arrays, out) from None
+        raise _bad_call(name, lengths, arrays, out, public) from None
 
 
 def _result(results: tuple, single: bool, out):
@@ -162,33 +172,41 @@ def _arguments(q, name: str, args: tuple, kwargs: dict) -> tuple:
 
 
 class FastDynamics:
-    """Compiled dynamics of one ``Model`` with checks of shapes only (see the module doc).
+    """Compiled dynamics of one robot with checks of shapes only (see the module doc).
 
-    Its methods are the fixed-base declared quantities (:mod:`.quantities`), ``rnea`` another
-    name for ``inverse_dynamics``.  Each is, after its first look-up, the C caller
-    (``_call.Caller``) of its quantity, with :meth:`_general` for that quantity (batches, and
-    what the caller does not take) as its fallback, also reachable as ``_<method>``.  ``data``:
-    the robot's packed arrays and this object's scratch (:class:`composedyn.dynamics.data.Data`;
-    a robot has one per thread).
+    Its methods are the fixed-base declared quantities (:mod:`.quantities`; those in ``names``
+    when given), ``rnea`` another name for ``inverse_dynamics``.  Each is, after its first
+    look-up, the C caller (``_call.Caller``) of its quantity, with :meth:`_general` for that
+    quantity (batches, and what the caller does not take) as its fallback, also reachable as
+    ``_<method>``.  ``data``: the robot's packed arrays and this object's scratch
+    (:class:`composedyn.dynamics.data.Data`; a robot has one per thread).  ``model``: the
+    ``Model`` whose NumPy reference serves a sample the kernel refuses, or None (a floating
+    robot on its tree): such a sample raises its named error.  ``name``: the robot's name
+    (default ``model.name``).
     """
 
-    def __init__(self, model, data):
-        if model.n == 0:
+    def __init__(self, model, data, names: frozenset | None = None, name: str | None = None):
+        if model is not None and model.n == 0:
             raise ValueError(f"robot.fast: robot {model.name!r} ({model.source}) has no moving joint, so there "
                              "is nothing to compute per joint; its Robot methods return the empty results")
         self.model = model
-        self.n = model.n
+        self.name = model.name if name is None else name
         self.arrays = data.arrays  # the packed model arrays (read only)
+        self.dims = model_dims(self.arrays.bodies[0])  # (nq, nv, bodies)
+        self.n = self.dims[1]
+        self.names = frozenset(quantities.FIXED) if names is None else frozenset(names)
         self._data = data
 
     def __getattr__(self, name: str):
         method = name[1:] if name.startswith("_") else name
-        q = quantities.FIXED.get(ALIASES.get(method, method))
+        key = ALIASES.get(method, method)
+        q = quantities.FIXED.get(key) if key in self.__dict__.get("names", ()) else None
         if q is None or method.startswith("_"):
             raise AttributeError(f"FastDynamics has no attribute {name!r}")
         general = functools.partial(self._general, q, method)
-        general.__doc__ = (f"robot.fast.{method}: arrays {[_PUBLIC.get(i, i) for i, _ in q.inputs]} (n,) or (N, n); "
-                           "out= optional")
+        public = _PUBLIC if self.model is not None else {}  # a floating robot's methods name them v, a
+        general.__doc__ = (f"robot.fast.{method}: arrays {[public.get(i, i) for i, _ in q.inputs]} (length,) or "
+                           "(N, length); out= optional")
         if name.startswith("_"):
             return general
         call = caller(q, self.arrays.of(q), self._data.scratch_of(q), fallback=general, nan_fill=True)
@@ -197,27 +215,49 @@ class FastDynamics:
         return call
 
     def __dir__(self):
-        return sorted({*super().__dir__(), *quantities.FIXED, *ALIASES})
+        return sorted({*super().__dir__(), *self.names, *(a for a, k in ALIASES.items() if k in self.names)})
 
     def _general(self, q, name: str, *args, out=None, **kwargs):
-        """Quantity ``q`` for one sample (as a batch of one) or a batch (N, n), through its batch
-        loop (:func:`.declare.run`): NaN or inf in a sample gives NaN in its results; a sample the
-        kernel refuses (a singular mass matrix) raises the reference's ModelError."""
+        """Quantity ``q`` for one sample (as a batch of one) or a batch (N, length), through its
+        batch loop (:func:`.declare.run`): NaN or inf in a sample gives NaN in its results; a
+        sample the kernel refuses (a singular mass matrix, a zero quaternion) raises the
+        reference's named error (:class:`ModelError` or ``ValueError``)."""
         arrays, options, number = _arguments(q, name, args, kwargs)
-        n = self.n
-        dims = model_dims(self.arrays.bodies[0])
+        lengths = tuple(q.size(length, self.dims) for _, length in q.inputs)
         single = type(arrays[0]) is not np.ndarray or arrays[0].ndim != 2  # else a batch; _one refuses the rest
-        xs, results = (_one if single else _batch)(name, n, dict(zip((i for i, _ in q.inputs), arrays)), out,
-                                                   tuple(q.shape(r, dims) for r in q.results))
-        run(q, self.model, self.arrays.of(q), tuple(xs), options, number, results)
+        xs, results = (_one if single else _batch)(name, lengths, dict(zip((i for i, _ in q.inputs), arrays)), out,
+                                                   tuple(q.shape(r, self.dims) for r in q.results),
+                                                   _PUBLIC if self.model is not None else {})
+        if self.model is not None:
+            run(q, self.model, self.arrays.of(q), tuple(xs), options, number, results)
+            return _result(results, single, out)
+        results, status = run_batch(q, self.arrays.of(q), tuple(xs), options, number, results)
+        for r in results:
+            r[status == 2] = np.nan
+        if np.any(status != 0) and not np.all((status == 0) | (status == 2)):
+            raise _refusal(self.name, name, status)
         return _result(results, single, out)
 
     def warm_up(self, batch: bool = False) -> None:
         """Compile (or load from the disk cache) the single-sample entries now; ``batch=True`` also the loops."""
-        for name in quantities.FIXED:
+        for name in sorted(self.names):
             getattr(self, name)
-        for q in quantities.FIXED.values() if batch else ():
-            warm(q, self.arrays.of(q), 2)
+        for name in sorted(self.names) if batch else ():
+            warm(quantities.FIXED[name], self.arrays.of(quantities.FIXED[name]), 2)
+
+
+def _refusal(robot: str, name: str, status: np.ndarray) -> ValueError:
+    """The named error of the first sample (of a batch) the kernel of ``name`` refused."""
+    k = int(np.nonzero((status != 0) & (status != 2))[0][0])
+    at = f"robot.fast.{name} on robot {robot!r}, sample {k}"
+    code = int(status[k])
+    if code == 1:
+        return ValueError(f"{at}: an option is out of range (a frame index past the last frame?)")
+    if code == 3:
+        return ModelError(f"{at}: the mass matrix is not positive definite")
+    if code == 4:
+        return ValueError(f"{at}: q holds a zero quaternion (or planar (cos, sin)); it has no orientation")
+    return ModelError(f"{at}: undefined for this robot (status {code}: no mass)")
 
 
 ALIASES = {"rnea": "inverse_dynamics"}  # method -> the quantity it is another name for
