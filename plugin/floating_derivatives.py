@@ -7,6 +7,14 @@ Pinocchio's convention for ``computeRNEADerivatives`` / ``computeABADerivatives`
 v and a are the body twist of the base (linear first, base axes) and its time
 derivative, then the joint rates.
 
+Without external wrenches, the derivatives of a free-flyer base's inverse
+dynamics are computed on the robot as a tree whose root joint is the free flyer
+(the algorithm of :mod:`composedyn.dynamics.compiled.derivatives` with the
+root's six columns, as Pinocchio's ``computeRNEADerivatives`` takes a
+``JointModelFreeFlyer``).  The derivation below, on the chart, serves the
+forward-dynamics derivatives, external wrenches, a planar base and the NumPy
+backend.
+
 The dynamics is the fixed-base engine's on the chart (see
 :mod:`composedyn.dynamics.floating.base`): with the virtual base joints at
 zero, x = (0, joints), the engine's accelerations are
@@ -115,29 +123,30 @@ _ND, _F64 = np.ndarray, np.dtype(np.float64)
 
 
 def _compiled(robot: "FloatingRobot", forward: bool, q, v, x, friction: bool, smooth: float | None):
-    """The compiled derivatives (:mod:`composedyn.dynamics.compiled.floating_derivatives`) of plain
-    float64 arrays, or None: other input, the NumPy backend, dependent mimic joints or a
-    sample the kernels refuse (wrong size, zero quaternion, singular M) take the general
-    path, which raises the named error."""
+    """The compiled derivatives of plain float64 arrays (on the robot's free-flyer tree,
+    :mod:`composedyn.dynamics.compiled.derivatives`; a planar base on its chart,
+    :mod:`composedyn.dynamics.compiled.floating_derivatives`), or None: other input, the NumPy
+    backend, dependent mimic joints or a sample the kernels refuse (wrong size, zero quaternion,
+    singular M) take the general path, which raises the named error."""
     sm = smooth or 0.0
-    if (res := robot.data[f"{'forward' if forward else 'inverse'}_dynamics_derivatives"](
-            q, v, x, sm, friction)) is not None:
+    name = f"{'forward' if forward else 'inverse'}_dynamics_derivatives"
+    if (res := robot.data[name](q, v, x, sm, friction)) is not None:
         return res  # plain vectors: the C caller (composedyn.dynamics.data)
-    arrays = robot.data.arrays
     plain = all(y.__class__ is _ND and y.dtype is _F64 for y in (q, v, x))
-    if arrays is None or dispatch.reference(robot.model) or not plain:
-        return None
-    if q.ndim == v.ndim == x.ndim == 1 or min(q.ndim, v.ndim, x.ndim) == 0:  # the general path (it names
-        return None  # the shape that is wrong)
-    n = arrays.bodies[0].shape[0]
+    if not plain or q.ndim == v.ndim == x.ndim == 1 or min(q.ndim, v.ndim, x.ndim) == 0:  # the general path
+        return None  # (it names the shape that is wrong)
     try:
         np.broadcast_shapes(q.shape[:-1], v.shape[:-1], x.shape[:-1])
     except ValueError:
         return None
-    if q.shape[-1] != n + 1 or v.shape[-1] != n or x.shape[-1] != n:
+    if q.shape[-1] != robot.nq or v.shape[-1] != robot.nv or x.shape[-1] != robot.nv:
         return None
-    return dispatch.call(f"{'forward' if forward else 'inverse'}_dynamics_derivatives", robot.model, arrays, q, v, x,
-                         floating=True, friction=friction, smooth_friction=sm)
+    data = robot.data
+    if data.arrays is None or dispatch.reference(robot.model):
+        return None
+    arrays = data.arrays_of(name)  # the tree's (base None) or the chart's
+    return dispatch.call(name, robot.model, arrays, q, v, x, floating=arrays.base is not None, refuse=True,
+                         friction=friction, smooth_friction=sm)
 
 
 def _wrench_columns(robot: "FloatingRobot", x: np.ndarray, fc: dict) -> np.ndarray:

@@ -13,8 +13,10 @@ bias torques, the Coriolis matrix, the centre of mass, its Jacobian, the regress
 frame quantities (pose, Jacobian, twist, classical acceleration), one sample or a batch, run
 the kernels of any tree on the robot as a tree whose root joint is the base's free-flyer
 (or planar) joint (:data:`ON_TREE`); the energies and the centroidal momentum matrix are
-built on them.  Every other quantity (derivatives, composed vectors, a planar base's
-centroidal matrix) is the fixed-base engine's at the chart coordinates of
+built on them; so do the derivatives of a free-flyer base's inverse dynamics without external
+wrenches.  Every other quantity (composed vectors, the forward-dynamics derivatives, a planar
+base's derivatives and centroidal matrix, derivatives with external wrenches) is the
+fixed-base engine's at the chart coordinates of
 :mod:`composedyn.dynamics.floating.base` (a fixed-base ``Robot`` on the virtual chain,
 ``self.chart``), mapped back to these coordinates and to world axes there; nothing is
 computed twice.
@@ -55,6 +57,9 @@ from composedyn.robot import Robot, direct_call
 ON_TREE = frozenset({"inverse_dynamics", "forward_dynamics", "mass_matrix", "gravity_torques", "bias_torques",
                      "coriolis_matrix", "center_of_mass", "com_jacobian", "regressor", "frame_pose", "jacobian",
                      "frame_velocity", "frame_acceleration"})
+
+# ... and, for a free-flyer base, the derivatives of its inverse dynamics (a planar base's: on the chart)
+DERIVATIVES = frozenset({"inverse_dynamics_derivatives"})
 
 # Robot methods that have no floating-base form yet: they raise a one-line error naming the robot.
 _NOT_YET = ("inverse_kinematics", "mimic_torques", "full_positions", "mimic_jacobian")
@@ -108,7 +113,13 @@ class FloatingRobot:
         from composedyn.dynamics.compiled.layout import packed_tree
 
         return ThreadData(Arrays(*chart_arrays[:2], self._bf), tree=packed_tree(from_robot(self)),
-                          on_tree=ON_TREE)
+                          on_tree=self._on_tree)
+
+    @property
+    def _on_tree(self) -> frozenset:
+        """The quantities this robot computes on its tree: :data:`ON_TREE`, and :data:`DERIVATIVES`
+        for a free-flyer base."""
+        return ON_TREE | DERIVATIVES if self.base.kind == "free" else ON_TREE
 
     data = Robot.data  # this thread's compiled data: the floating quantities' C callers
 
@@ -198,7 +209,7 @@ class FloatingRobot:
             return None
         general = self._threads.general
         return _dispatch.call(name, self.model, general.arrays_of(name), *arrays, out=out,
-                              floating=name not in ON_TREE, refuse=True, **arguments)
+                              floating=name not in self._on_tree, refuse=True, **arguments)
 
     def _frame_batch(self, name: str, frame: str, reference, *arrays):
         """A batch of the frame quantity ``name`` of ``frame`` (one of :attr:`frame_names`) on the

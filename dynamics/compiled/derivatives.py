@@ -29,7 +29,14 @@ from __future__ import annotations
 import math
 
 from composedyn.dynamics.compiled.jit import njit
-from composedyn.dynamics.compiled.joint import cross, joint_motion_world, joint_pose, rot
+from composedyn.dynamics.compiled.joint import (
+    cross,
+    free_root_placement,
+    free_root_world_column,
+    joint_motion_world,
+    joint_pose,
+    rot,
+)
 from composedyn.dynamics.compiled.layout import DAMP, FRIC, GRAV, IO, MASS, H
 
 # scratch columns: world pose, S, v, a, f (-> F), psi, alpha, inertia (m, h, Io) (-> IC), B11 (row-major) and l (-> BC),
@@ -146,10 +153,11 @@ def _bmul(w, i, x, transpose):
 
 
 @njit(cache=True, inline="always")
-def _forward(im, fm, q, qd, qdd, fw, P, grav, w, i):
-    """Row w[i] (step 1 of the module docstring)."""
+def _forward(im, fm, qi, qdi, qddi, fw, P, grav, w, i):
+    """Row w[i] (step 1 of the module docstring) of a one-coordinate joint at position qi, rate
+    qdi, acceleration qddi."""
     k = im[i, 0]
-    R, p = joint_pose(im, fm, i, q[i])
+    R, p = joint_pose(im, fm, i, qi)
     if k < 0:
         Rw, pw = R, p
         vp = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
@@ -165,10 +173,20 @@ def _forward(im, fm, q, qd, qdd, fw, P, grav, w, i):
         pw = (w[k, PW] + d[0], w[k, PW + 1] + d[1], w[k, PW + 2] + d[2])
         vp, ap = _get(w, k, V), _get(w, k, A)
     s = joint_motion_world(im, fm, i, Rw, pw[0], pw[1], pw[2])
-    v = _add(vp, _scale(s, qd[i]))
-    a = _add(_add(ap, _scale(s, qdd[i])), _scale(_mcross(v, s), qd[i]))
+    v = _add(vp, _scale(s, qdi))
+    a = _add(_add(ap, _scale(s, qddi)), _scale(_mcross(v, s), qdi))
     psi = _mcross(vp, s)
     alpha = _add(_mcross(ap, s), _mcross(vp, psi))
+    _body_terms(fm, fw, P, w, i, Rw, pw, v, a)
+    _put(w, i, S, s)
+    _put(w, i, PSI, psi)
+    _put(w, i, ALPHA, alpha)
+
+
+@njit(cache=True, inline="always")
+def _body_terms(fm, fw, P, w, i, Rw, pw, v, a):
+    """The rest of row w[i] from body i's world pose (Rw, pw), twist v and acceleration a: world
+    inertia, f, external force and lever arms, the blocks of B_i, pose, v, a."""
     # world inertia: h_w = m p + R h, Io_w = R Io R^T + m (|p|^2 1 - p p^T) + 2 (p . g) 1 - p g^T - g p^T
     m = fm[i, MASS]
     g0, g1, g2 = rot(Rw, fm[i, H], fm[i, H + 1], fm[i, H + 2])
@@ -215,12 +233,21 @@ def _forward(im, fm, q, qd, qdd, fw, P, grav, w, i):
     w[i, BL], w[i, BL + 1], w[i, BL + 2] = hv[3], hv[4], hv[5]
     w[i, 0], w[i, 1], w[i, 2], w[i, 3], w[i, 4], w[i, 5], w[i, 6], w[i, 7], w[i, 8] = Rw
     w[i, PW], w[i, PW + 1], w[i, PW + 2] = pw
-    _put(w, i, S, s)
     _put(w, i, V, v)
     _put(w, i, A, a)
     _put(w, i, F, f)
-    _put(w, i, PSI, psi)
-    _put(w, i, ALPHA, alpha)
+
+
+@njit(cache=True, inline="always")
+def _external_e(w, i, s):
+    """e = Xn x s_w + PC^T s_w + Xf x s_u for the column s, from body i's subtree sums of the
+    external forces X and lever-arm matrices PC."""
+    x = _get(w, i, X)
+    n0, n1, n2 = cross(x[0], x[1], x[2], s[0], s[1], s[2])
+    f0, f1, f2 = cross(x[3], x[4], x[5], s[3], s[4], s[5])
+    t0, t1, t2 = rot((w[i, PC], w[i, PC + 3], w[i, PC + 6], w[i, PC + 1], w[i, PC + 4], w[i, PC + 7],
+                      w[i, PC + 2], w[i, PC + 5], w[i, PC + 8]), s[0], s[1], s[2])
+    return n0 + t0 + f0, n1 + t1 + f1, n2 + t2 + f2
 
 
 @njit(cache=True, inline="always")
@@ -232,13 +259,10 @@ def _backward(w, i, ext):
     phi = _add(_add(_fcross(s, _get(w, i, F)), _inertia(w, i, alpha)), _bmul(w, i, psi, False))
     _put(w, i, PHID, _add(_inertia(w, i, _scale(psi, 2.0)), _bmul(w, i, s, False)))
     e0 = e1 = e2 = 0.0
-    if ext:  # e = Xn x s_w + PC^T s_w + Xf x s_u;  Phi += (s_w x Xn + PC s_w, s_w x Xf)
+    if ext:  # e (see _external_e);  Phi += (s_w x Xn + PC s_w, s_w x Xf)
         x = _get(w, i, X)
         n0, n1, n2 = cross(x[0], x[1], x[2], s[0], s[1], s[2])
-        f0, f1, f2 = cross(x[3], x[4], x[5], s[3], s[4], s[5])
-        t0, t1, t2 = rot((w[i, PC], w[i, PC + 3], w[i, PC + 6], w[i, PC + 1], w[i, PC + 4], w[i, PC + 7],
-                          w[i, PC + 2], w[i, PC + 5], w[i, PC + 8]), s[0], s[1], s[2])
-        e0, e1, e2 = n0 + t0 + f0, n1 + t1 + f1, n2 + t2 + f2
+        e0, e1, e2 = _external_e(w, i, s)
         u0, u1, u2 = rot((w[i, PC], w[i, PC + 1], w[i, PC + 2], w[i, PC + 3], w[i, PC + 4], w[i, PC + 5],
                           w[i, PC + 6], w[i, PC + 7], w[i, PC + 8]), s[0], s[1], s[2])
         phi = (phi[0] - n0 + u0, phi[1] - n1 + u1, phi[2] - n2 + u2,
@@ -271,7 +295,14 @@ def derivative_passes(im, fm, q, qd, qdd, fw, P, grav, w):
     n = q.shape[0]
     ext = fw.shape[0] == n and n > 0
     for i in range(n):
-        _forward(im, fm, q, qd, qdd, fw, P, grav, w, i)
+        _forward(im, fm, q[i], qd[i], qdd[i], fw, P, grav, w, i)
+    _backward_pass(im, w, n, ext)
+
+
+@njit(cache=True, inline="always")
+def _backward_pass(im, w, n, ext):
+    """Step 2 for bodies n - 1 ... 0: each body's row and column vectors, then its sums added into
+    its parent's."""
     for jj in range(n):
         i = n - 1 - jj
         _backward(w, i, ext)
@@ -298,21 +329,131 @@ def derivative_pairs(im, fm, qd, fric, smooth, dq, dqd, w):
             dq[i, j] = 0.0
             dqd[i, j] = 0.0
     for i in range(n):
-        ri, rb = _get(w, i, RI), _get(w, i, RB)
-        e0, e1, e2 = w[i, E], w[i, E + 1], w[i, E + 2]
-        phi, phid = _get(w, i, PHI), _get(w, i, PHID)
-        j = i
-        while j >= 0:
-            s, psi = _get(w, j, S), _get(w, j, PSI)
-            dq[i, j] = _dot(ri, _get(w, j, ALPHA)) + _dot(rb, psi) + (e0 * s[0] + e1 * s[1] + e2 * s[2])
-            dqd[i, j] = 2.0 * _dot(ri, psi) + _dot(rb, s)
-            if j != i:
-                dq[j, i] = _dot(s, phi)
-                dqd[j, i] = _dot(s, phid)
-            j = im[j, 0]
+        _chain_pairs(im, w, i, 0, -1, dq, dqd)
         if fric:
-            dqd[i, i] += fm[i, DAMP]
-            if smooth > 0.0:
-                t = math.tanh(qd[i] / smooth)
-                dqd[i, i] += fm[i, FRIC] * (1.0 - t * t) / smooth
+            _friction_diagonal(fm, qd, i, smooth, dqd)
 
+
+@njit(cache=True, inline="always")
+def _chain_pairs(im, w, i, off, last, dq, dqd):
+    """Step 3 for the one-coordinate joint of body i and its ancestors j down to (not including)
+    body ``last``, at rows and columns body + ``off``; returns the body the walk stopped at."""
+    r = i + off
+    ri, rb = _get(w, i, RI), _get(w, i, RB)
+    e0, e1, e2 = w[i, E], w[i, E + 1], w[i, E + 2]
+    phi, phid = _get(w, i, PHI), _get(w, i, PHID)
+    j = i
+    while j > last:
+        s, psi = _get(w, j, S), _get(w, j, PSI)
+        d = j + off
+        dq[r, d] = _dot(ri, _get(w, j, ALPHA)) + _dot(rb, psi) + (e0 * s[0] + e1 * s[1] + e2 * s[2])
+        dqd[r, d] = 2.0 * _dot(ri, psi) + _dot(rb, s)
+        if j != i:
+            dq[d, r] = _dot(s, phi)
+            dqd[d, r] = _dot(s, phid)
+        j = im[j, 0]
+    return j
+
+
+@njit(cache=True, inline="always")
+def _friction_diagonal(fm, qd, r, smooth, dqd):
+    """Adds the friction derivative of velocity coordinate r to dqd[r, r] (tanh model when smooth > 0)."""
+    dqd[r, r] += fm[r, DAMP]
+    if smooth > 0.0:
+        t = math.tanh(qd[r] / smooth)
+        dqd[r, r] += fm[r, FRIC] * (1.0 - t * t) / smooth
+
+# ---- a free flyer at the root (:func:`.joint.free_root`): body 0 with six coordinates, q[0:7], v[0:6],
+# then one-coordinate joints at q[i + 6], v[i + 5].  The root's world columns are S_0c = Ad(R_0, p_0) e_c
+# (:func:`.joint.free_root_world_column`), perturbed on the right (q ⊕ dq, Pinocchio's convention); its
+# parent is the fixed world, so psi_0c = 0, alpha_0c = (0, -g) x S_0c, and its columns of d a / d v are
+# v_0 x S_0c (for a one-coordinate joint v_i x S_i = psi_i, hence the 2 psi of derivative_pairs).  Every
+# pair is then the formula of step 3 column by column; within the root's own block the rows are
+# IC_0 S_0c and BC_0^T S_0c (Carpentier & Mansard, Algorithm 1, with Pinocchio's joint columns).
+
+
+@njit(cache=True, inline="always")
+def _world_twist(R, p, x):
+    """The world twist (angular first, moment about the world origin) of a free flyer's rates x
+    (linear, angular; body axes) for the body at world pose (R, p)."""
+    w0, w1, w2 = rot(R, x[3], x[4], x[5])
+    u0, u1, u2 = rot(R, x[0], x[1], x[2])
+    c0, c1, c2 = cross(p[0], p[1], p[2], w0, w1, w2)
+    return w0, w1, w2, u0 + c0, u1 + c1, u2 + c2
+
+
+@njit(cache=True, inline="always")
+def _root_forward(fm, q, qd, qdd, fw, P, grav, w):
+    """Row w[0] of the root's free flyer (step 1): v_0 = S_0 v[0:6], a_0 = (0, -g) + S_0 a[0:6]
+    (its v_0 x S_0 v[0:6] is zero); its single-column entries S, psi, alpha are zero (unused)."""
+    R, p = free_root_placement(fm, q)
+    v = _world_twist(R, p, qd)
+    b = _world_twist(R, p, qdd)
+    g0, g1, g2 = grav * fm[0, GRAV], grav * fm[0, GRAV + 1], grav * fm[0, GRAV + 2]
+    _body_terms(fm, fw, P, w, 0, R, p, v, (b[0], b[1], b[2], b[3] - g0, b[4] - g1, b[5] - g2))
+    zero = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    _put(w, 0, S, zero)
+    _put(w, 0, PSI, zero)
+    _put(w, 0, ALPHA, zero)
+
+
+@njit(cache=True, inline="always")
+def root_column(w, c, g0, g1, g2):
+    """(S_0c, alpha_0c, v_0 x S_0c) of the root's column c in world axes, from row w[0] (gravity g)."""
+    s = free_root_world_column(c, (w[0, 0], w[0, 1], w[0, 2], w[0, 3], w[0, 4], w[0, 5], w[0, 6], w[0, 7],
+                                   w[0, 8]), w[0, PW], w[0, PW + 1], w[0, PW + 2])
+    t0, t1, t2 = cross(-g0, -g1, -g2, s[0], s[1], s[2])
+    return s, (0.0, 0.0, 0.0, t0, t1, t2), _mcross(_get(w, 0, V), s)
+
+
+@njit(cache=True, fastmath={"contract"})
+def derivative_passes_root(im, fm, q, qd, qdd, fw, P, grav, w):
+    """:func:`derivative_passes` for a free flyer at the root (see above); w (n, SCRATCH) for n bodies."""
+    n = im.shape[0]
+    ext = fw.shape[0] == n and n > 0
+    _root_forward(fm, q, qd, qdd, fw, P, grav, w)
+    for i in range(1, n):
+        _forward(im, fm, q[i + 6], qd[i + 5], qdd[i + 5], fw, P, grav, w, i)
+    _backward_pass(im, w, n, ext)
+
+
+@njit(cache=True, fastmath={"contract"})
+def derivative_pairs_root(im, fm, qd, grav, fric, smooth, ext, dq, dqd, w):
+    """:func:`derivative_pairs` for a free flyer at the root: d tau / d q, d tau / d v (nv, nv) from the
+    scratch :func:`derivative_passes_root` filled (``ext``: it had external forces)."""
+    n, nv = im.shape[0], qd.shape[0]
+    g0, g1, g2 = grav * fm[0, GRAV], grav * fm[0, GRAV + 1], grav * fm[0, GRAV + 2]
+    for i in range(nv):
+        for j in range(nv):
+            dq[i, j] = 0.0
+            dqd[i, j] = 0.0
+    for i in range(1, n):
+        r = i + 5
+        if _chain_pairs(im, w, i, 5, 0, dq, dqd) == 0:  # the chain hangs from the root (else from the world:
+            ri, rb = _get(w, i, RI), _get(w, i, RB)  # another root of a forest)
+            e0, e1, e2 = w[i, E], w[i, E + 1], w[i, E + 2]
+            phi, phid = _get(w, i, PHI), _get(w, i, PHID)
+            for c in range(6):
+                s, alpha, dadv = root_column(w, c, g0, g1, g2)
+                dq[r, c] = _dot(ri, alpha) + (e0 * s[0] + e1 * s[1] + e2 * s[2])
+                dqd[r, c] = _dot(ri, dadv) + _dot(rb, s)
+                dq[c, r] = _dot(s, phi)
+                dqd[c, r] = _dot(s, phid)
+        if fric:
+            _friction_diagonal(fm, qd, r, smooth, dqd)
+    for c in range(6):  # the root's own block
+        sc = root_column(w, c, g0, g1, g2)[0]
+        rc, rbc = _inertia(w, 0, sc), _bmul(w, 0, sc, True)
+        ec = _external_e(w, 0, sc) if ext else (0.0, 0.0, 0.0)
+        for d in range(6):
+            s, alpha, dadv = root_column(w, d, g0, g1, g2)
+            dq[c, d] = _dot(rc, alpha) + (ec[0] * s[0] + ec[1] * s[1] + ec[2] * s[2])
+            dqd[c, d] = _dot(rc, dadv) + _dot(rbc, s)
+
+
+@njit(cache=True, fastmath={"contract"})
+def derivatives_root(im, fm, q, qd, qdd, fw, P, grav, fric, smooth, dq, dqd, w):
+    """:func:`derivatives_into` for a free flyer at the root: d tau / d q, d tau / d v (nv, nv)."""
+    derivative_passes_root(im, fm, q, qd, qdd, fw, P, grav, w)
+    derivative_pairs_root(im, fm, qd, grav, fric, smooth, fw.shape[0] == im.shape[0] and im.shape[0] > 0, dq, dqd,
+                          w)

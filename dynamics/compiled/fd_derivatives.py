@@ -37,10 +37,11 @@ from composedyn.dynamics.compiled.derivatives import (
     derivative_pairs,
     derivative_passes,
     derivatives_into,
+    derivatives_root,
 )
 from composedyn.dynamics.compiled.derivatives import SCRATCH as DER_SCRATCH
 from composedyn.dynamics.compiled.jit import njit
-from composedyn.dynamics.compiled.joint import joint_friction
+from composedyn.dynamics.compiled.joint import free_root, joint_friction, quaternion_readable, scalar_joints
 from composedyn.dynamics.compiled.layout import ARM, NO_FW
 from composedyn.dynamics.compiled.ltl import ltl_factor, ltl_inverse, ltl_solve_columns
 from composedyn.dynamics.reference import derivatives
@@ -119,6 +120,13 @@ def inverse_dynamics_derivatives(im, fm, q, v, a, f_world, P, friction, smooth, 
     when ``friction`` is not 0 (tanh Coulomb of width ``smooth`` > 0); external wrenches
     ``f_world`` (n, 6) with their lever-arm matrices ``P`` (n, 9) (both (0, .): none), see
     :func:`composedyn.dynamics.reference.derivatives.external_terms`."""
+    if free_root(im):  # a floating robot's tree
+        if not quaternion_readable(q[3], q[4], q[5], q[6]):
+            return 4
+        derivatives_root(im, fm, q, v, a, f_world, P, 1, 1 if friction else 0, smooth, dq, dv, w)
+        return 0
+    if not scalar_joints(im):  # other joints with several coordinates: not yet
+        return 5
     derivatives_into(im, fm, q, v, a, f_world, P, 1, 1 if friction else 0, smooth, dq, dv, w)
     return 0
 
@@ -141,6 +149,8 @@ def _forward_reference(model, q, v, tau, friction, smooth=None):
 def forward_dynamics_derivatives(im, fm, q, v, tau, friction, smooth, aq, av, minv, qdd, wa, wd, L):
     """d a / d q, d a / d v, M^-1 (n, n) of the Robot's forward dynamics into aq, av, minv; status 3
     when M(q) is not positive definite."""
+    if not scalar_joints(im):  # joints with several coordinates: not yet (a floating robot's chart serves it)
+        return 5
     return 3 if fd_derivatives_into(im, fm, q, v, tau, 1 if friction else 0, smooth, aq, av, minv, qdd, wa, wd,
                                     L) else 0
 

@@ -1,0 +1,73 @@
+"""The compiled derivatives of inverse dynamics in their form for a free flyer at the root followed by revolute
+and prismatic joints (the root's six columns, perturbed on the right as Pinocchio's): random trees, forests
+among them (bodies hanging from the world beside the free flyer), against Pinocchio's
+``computeRNEADerivatives``; a quaternion of any norm is normalised, a zero one refused (status 4); trees with
+other joints with several coordinates are refused (status 5)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from composedyn.dynamics.compiled import derivatives, fd_derivatives
+from composedyn.dynamics.compiled.layout import FORM, NO_FW, pack_tree
+from composedyn.dynamics.joint_types import TreeForm
+from composedyn.testing.pinocchio_trees import array_model, random_configuration, random_tree
+from pin_oracle import pin, rel_err
+
+SEEDS = (0, 1, 2, 3)
+_NO_P = np.empty((0, 9))
+
+
+def _derivatives(im, fm, nv, q, v, a):
+    """(status, d tau / d q, d tau / d v) of the declared kernel, friction off."""
+    dq, dv = np.full((nv, nv), np.nan), np.full((nv, nv), np.nan)
+    w = np.full((nv, derivatives.SCRATCH), np.nan)
+    status = fd_derivatives.inverse_dynamics_derivatives(im, fm, q, v, a, NO_FW, _NO_P, 0, 0.0, dq, dv, w)
+    return status, dq, dv
+
+
+@pytest.fixture(scope="module", params=SEEDS)
+def tree(request):
+    rng = np.random.default_rng(request.param)
+    model = random_tree(rng, 12, kinds=("revolute", "prismatic"), root="free_flyer")
+    return rng, model, array_model(model)
+
+
+def test_some_trees_are_forests():
+    """The world carries other bodies beside the free flyer in some of the trees tested."""
+    parents = [list(random_tree(np.random.default_rng(s), 12, kinds=("revolute", "prismatic"),
+                                root="free_flyer").parents) for s in SEEDS]
+    assert any(0 in p[2:] for p in parents), parents
+
+
+def test_derivatives_equal_pinocchio(tree):
+    rng, model, am = tree
+    data = model.createData()
+    im, fm = pack_tree(am)
+    assert im[0, FORM] == int(TreeForm.FREE_ROOT)
+    for _ in range(4):
+        q = random_configuration(am, rng)
+        v, a = rng.normal(size=(2, model.nv))
+        status, dq, dv = _derivatives(im, fm, model.nv, q, v, a)
+        assert status == 0
+        pq, pv, _ = (np.array(x) for x in pin.computeRNEADerivatives(model, data, q, v, a))
+        assert rel_err(dq, pq) < 1e-11 and rel_err(dv, pv) < 1e-11
+        scaled = q.copy()
+        scaled[3:7] *= 2.5  # a quaternion of any norm: the kernel normalises it
+        assert rel_err(_derivatives(im, fm, model.nv, scaled, v, a)[1], dq) < 1e-12
+
+
+def test_a_zero_quaternion_and_other_joint_kinds_are_refused(tree):
+    rng, model, am = tree
+    im, fm = pack_tree(am)
+    q = random_configuration(am, rng)
+    v = np.zeros(model.nv)
+    q[3:7] = 0.0
+    assert _derivatives(im, fm, model.nv, q, v, v)[0] == 4
+    other = random_tree(np.random.default_rng(5), 6, kinds=("spherical", "revolute"), root="free_flyer")
+    oam = array_model(other)
+    oim, ofm = pack_tree(oam)
+    assert oim[0, FORM] == int(TreeForm.GENERAL)
+    z = np.zeros(other.nv)
+    assert _derivatives(oim, ofm, other.nv, random_configuration(oam, rng), z, z)[0] == 5
