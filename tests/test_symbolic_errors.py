@@ -2,6 +2,7 @@
 
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -31,6 +32,17 @@ def test_unsupported_joint_type():
         cd.symbolic.equations(_arm("planar"))
     with pytest.raises(cd.ModelError, match="joint type"):
         chain_from_dh([dict(a=1, alpha=0, d=0, theta=0, joint="spherical")])
+
+
+def test_floating_robot_refused_in_one_line():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the massless base link: a singular M once free
+        robot = cd.from_graph(_arm(), floating=True)
+    with pytest.raises(cd.ModelError, match=r"^robot 'arm': symbolic equations take joints of one coordinate; "
+                                            r"its floating base is a free-flyer joint") as err:
+        cd.symbolic.equations(robot)
+    assert "\n" not in str(err.value)
+    assert cd.symbolic.equations(cd.from_graph(_arm())).M.shape == (2, 2)  # the same arm on a fixed base
 
 
 def test_mimic_coordinate_map_refused():

@@ -37,6 +37,11 @@ def as_chain(system, parameters=None, convention: str = "standard"):
                                  f"does not handle ({', '.join(JOINT_TYPES)})")
         model = compile_graph(system)
     else:
+        if getattr(system, "floating", False) is True:
+            kind = "free-flyer" if system.base.kind == "free" else system.base.kind
+            raise ModelError(f"robot {system.name!r}: symbolic equations take joints of one coordinate; its "
+                             f"floating base is a {kind} joint with a configuration space of its own, which they "
+                             "do not represent (load it without floating=True for its joints on a fixed base)")
         model = getattr(system, "model", system)
         if not hasattr(model, "tree_R"):
             raise ModelError(f"symbolic.equations expects a Robot, Model, graph, Chain or DH rows, "
