@@ -123,9 +123,9 @@ _ND, _F64 = np.ndarray, np.dtype(np.float64)
 
 
 def _compiled(robot: "FloatingRobot", forward: bool, q, v, x, friction: bool, smooth: float | None):
-    """The compiled derivatives of plain float64 arrays (on the robot's free-flyer tree,
-    :mod:`composedyn.dynamics.compiled.derivatives`; a planar base on its chart,
-    :mod:`composedyn.dynamics.compiled.floating_derivatives`), or None: other input, the NumPy
+    """The compiled derivatives of plain float64 arrays (those of a free-flyer base's inverse
+    dynamics on its tree, :mod:`composedyn.dynamics.compiled.derivatives`; the others on the
+    chart, :mod:`composedyn.dynamics.compiled.floating_derivatives`), or None: other input, the NumPy
     backend, dependent mimic joints or a sample the kernels refuse (wrong size, zero quaternion,
     singular M) take the general path, which raises the named error."""
     sm = smooth or 0.0

@@ -125,7 +125,7 @@ def inverse_dynamics_derivatives(im, fm, q, v, a, f_world, P, friction, smooth, 
             return 4
         derivatives_root(im, fm, q, v, a, f_world, P, 1, 1 if friction else 0, smooth, dq, dv, w)
         return 0
-    if not scalar_joints(im):  # other joints with several coordinates: not yet
+    if not scalar_joints(im):  # other joints with several coordinates are not taken
         return 5
     derivatives_into(im, fm, q, v, a, f_world, P, 1, 1 if friction else 0, smooth, dq, dv, w)
     return 0
@@ -149,7 +149,7 @@ def _forward_reference(model, q, v, tau, friction, smooth=None):
 def forward_dynamics_derivatives(im, fm, q, v, tau, friction, smooth, aq, av, minv, qdd, wa, wd, L):
     """d a / d q, d a / d v, M^-1 (n, n) of the Robot's forward dynamics into aq, av, minv; status 3
     when M(q) is not positive definite."""
-    if not scalar_joints(im):  # joints with several coordinates: not yet (a floating robot's chart serves it)
+    if not scalar_joints(im):  # joints with several coordinates are not taken (a floating robot's chart is)
         return 5
     return 3 if fd_derivatives_into(im, fm, q, v, tau, 1 if friction else 0, smooth, aq, av, minv, qdd, wa, wd,
                                     L) else 0
