@@ -51,6 +51,7 @@ from composedyn.dynamics.reference.external import body_forces
 from composedyn.dynamics.reference.kinematics import body_poses
 from composedyn.joint_space import joint_records, random_joints, sample_shape, time_step
 from composedyn.robot import Robot, direct_call
+from composedyn.task_space import REFERENCES
 
 # The quantities computed on the robot as a tree whose root joint is the base's joint (the others: on
 # the base's chart, dynamics/floating/base.py)
@@ -215,7 +216,7 @@ class FloatingRobot:
         """A batch of the frame quantity ``name`` of ``frame`` (one of :attr:`frame_names`) on the
         tree (:meth:`_batch`), or None (then the chart's path computes it or names the error, as
         for a reference other than "world" or "local")."""
-        local = {"world": 0, "local": 1}.get(reference) if isinstance(reference, str) else None
+        local = REFERENCES.get(reference) if isinstance(reference, str) else None
         if local is None:
             return None
         options = {} if name == "frame_pose" else {"local": local}

@@ -16,6 +16,7 @@ import numpy as np
 
 from composedyn import joint_space as _joint_space  # configuration-space methods
 from composedyn import task_space as _task_space  # task-space methods (end of the class)
+from composedyn.task_space import REFERENCES
 from composedyn.checks import joint_arrays, output_array, random_generator, smooth_width, wrenches
 from composedyn.dynamics import dispatch  # the general path: compiled batch loops or NumPy
 from composedyn.dynamics.constraints.mimic import select_mimic
@@ -36,7 +37,6 @@ if TYPE_CHECKING:  # names in annotations only
     from composedyn.dynamics.reference.composed import ComposedVectors
 
 
-_LOCAL = {"world": 0, "local": 1}  # the task-space quantities' reference option
 _ABSENT = object()  # no qd / qdd argument
 
 try:
@@ -450,7 +450,7 @@ class Robot:
         arguments rather than ``*rates``: unpacking costs more than the checks.
         """
         try:
-            k, local = self._frame_index[frame], _LOCAL[reference]
+            k, local = self._frame_index[frame], REFERENCES[reference]
         except (KeyError, TypeError):  # unknown or unhashable: the general path names it
             return None
         call = self._threads.data[name]

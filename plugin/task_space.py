@@ -20,7 +20,7 @@ import numpy as np
 from composedyn.checks import joint_arrays
 from composedyn.dynamics.reference.frames import frame_index
 
-_REFERENCES = {"world": 0, "local": 1}
+REFERENCES = {"world": 0, "local": 1}  # a frame quantity's reference -> its kernels' ``local`` option
 
 
 def frame_id(robot, frame) -> int:
@@ -39,7 +39,7 @@ def frame_id(robot, frame) -> int:
 
 def local_flag(reference) -> int:
     """0 for "world", 1 for "local"; ValueError otherwise."""
-    flag = _REFERENCES.get(reference) if isinstance(reference, str) else None
+    flag = REFERENCES.get(reference) if isinstance(reference, str) else None
     if flag is None:
         raise ValueError(f"reference must be 'world' or 'local', got {reference!r}")
     return flag
