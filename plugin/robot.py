@@ -16,7 +16,6 @@ import numpy as np
 
 from composedyn import joint_space as _joint_space  # configuration-space methods
 from composedyn import task_space as _task_space  # task-space methods (end of the class)
-from composedyn.task_space import REFERENCES
 from composedyn.checks import joint_arrays, output_array, random_generator, smooth_width, wrenches
 from composedyn.dynamics import dispatch  # the general path: compiled batch loops or NumPy
 from composedyn.dynamics.constraints.mimic import select_mimic
@@ -29,6 +28,7 @@ from composedyn.dynamics.reference.external import body_forces
 from composedyn.dynamics.reference.forward import solve_mass
 from composedyn.dynamics.reference.friction import friction_torques
 from composedyn.dynamics.reference.kinematics import body_poses, link_poses
+from composedyn.task_space import REFERENCES
 
 if TYPE_CHECKING:  # names in annotations only
     from pathlib import Path
