@@ -7,13 +7,13 @@ Pinocchio's convention for ``computeRNEADerivatives`` / ``computeABADerivatives`
 v and a are the body twist of the base (linear first, base axes) and its time
 derivative, then the joint rates.
 
-Without external wrenches, the derivatives of a free-flyer base's inverse
-dynamics are computed on the robot as a tree whose root joint is the free flyer
-(the algorithm of :mod:`composedyn.dynamics.compiled.derivatives` with the
-root's six columns, as Pinocchio's ``computeRNEADerivatives`` takes a
-``JointModelFreeFlyer``).  The derivation below, on the chart, serves the
-forward-dynamics derivatives, external wrenches, a planar base and the NumPy
-backend.
+Without external wrenches, the derivatives of a free-flyer base's inverse and
+forward dynamics are computed on the robot as a tree whose root joint is the
+free flyer (the algorithms of :mod:`composedyn.dynamics.compiled.derivatives`
+and :mod:`composedyn.dynamics.compiled.fd_derivatives` with the root's six
+columns, as Pinocchio's ``computeRNEADerivatives`` and ``computeABADerivatives``
+take a ``JointModelFreeFlyer``).  The derivation below, on the chart, serves
+external wrenches, a planar base and the NumPy backend.
 
 The dynamics is the fixed-base engine's on the chart (see
 :mod:`composedyn.dynamics.floating.base`): with the virtual base joints at
@@ -123,9 +123,9 @@ _ND, _F64 = np.ndarray, np.dtype(np.float64)
 
 
 def _compiled(robot: "FloatingRobot", forward: bool, q, v, x, friction: bool, smooth: float | None):
-    """The compiled derivatives of plain float64 arrays (those of a free-flyer base's inverse
-    dynamics on its tree, :mod:`composedyn.dynamics.compiled.derivatives`; the others on the
-    chart, :mod:`composedyn.dynamics.compiled.floating_derivatives`), or None: other input, the NumPy
+    """The compiled derivatives of plain float64 arrays (a free-flyer base's on its tree,
+    :mod:`composedyn.dynamics.compiled.derivatives`; a planar base's on the chart,
+    :mod:`composedyn.dynamics.compiled.floating_derivatives`), or None: other input, the NumPy
     backend, dependent mimic joints or a sample the kernels refuse (wrong size, zero quaternion,
     singular M) take the general path, which raises the named error."""
     sm = smooth or 0.0

@@ -13,9 +13,9 @@ bias torques, the Coriolis matrix, the centre of mass, its Jacobian, the regress
 frame quantities (pose, Jacobian, twist, classical acceleration), one sample or a batch, run
 the kernels of any tree on the robot as a tree whose root joint is the base's free-flyer
 (or planar) joint (:data:`ON_TREE`); the energies and the centroidal momentum matrix are
-built on them; so do the derivatives of a free-flyer base's inverse dynamics without external
-wrenches.  Every other quantity (composed vectors, the forward-dynamics derivatives, a planar
-base's derivatives and centroidal matrix, derivatives with external wrenches) is the
+built on them; so do the derivatives of a free-flyer base's inverse and forward dynamics without
+external wrenches.  Every other quantity (composed vectors, a planar base's derivatives and
+centroidal matrix, derivatives with external wrenches) is the
 fixed-base engine's at the chart coordinates of
 :mod:`composedyn.dynamics.floating.base` (a fixed-base ``Robot`` on the virtual chain,
 ``self.chart``), mapped back to these coordinates and to world axes there; nothing is
@@ -59,8 +59,8 @@ ON_TREE = frozenset({"inverse_dynamics", "forward_dynamics", "mass_matrix", "gra
                      "coriolis_matrix", "center_of_mass", "com_jacobian", "regressor", "frame_pose", "jacobian",
                      "frame_velocity", "frame_acceleration"})
 
-# ... and, for a free-flyer base, the derivatives of its inverse dynamics (a planar base's: on the chart)
-DERIVATIVES = frozenset({"inverse_dynamics_derivatives"})
+# ... and, for a free-flyer base, the derivatives of its inverse and forward dynamics (a planar base's: on the chart)
+DERIVATIVES = frozenset({"inverse_dynamics_derivatives", "forward_dynamics_derivatives"})
 
 # Robot methods that have no floating-base form yet: they raise a one-line error naming the robot.
 _NOT_YET = ("inverse_kinematics", "mimic_torques", "full_positions", "mimic_jacobian")

@@ -1,8 +1,8 @@
-"""The compiled derivatives of inverse dynamics in their form for a free flyer at the root followed by revolute
-and prismatic joints (the root's six columns, perturbed on the right as Pinocchio's): random trees, forests
-among them (bodies hanging from the world beside the free flyer), against Pinocchio's
-``computeRNEADerivatives``; a quaternion of any norm is normalised, a zero one refused (status 4); trees with
-other joints with several coordinates are refused (status 5)."""
+"""The compiled derivatives of inverse and forward dynamics in their form for a free flyer at the root followed
+by revolute and prismatic joints (the root's six columns, perturbed on the right as Pinocchio's): random trees,
+forests among them (bodies hanging from the world beside the free flyer), against Pinocchio's
+``computeRNEADerivatives`` and ``computeABADerivatives``; a quaternion of any norm is normalised, a zero one
+refused (status 4); trees with other joints with several coordinates are refused (status 5)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from composedyn.dynamics.compiled import derivatives, fd_derivatives
-from composedyn.dynamics.compiled.layout import FORM, NO_FW, pack_tree
+from composedyn.dynamics.compiled.layout import ARM, FORM, MASS, NO_FW, pack_tree
 from composedyn.dynamics.joint_types import TreeForm
 from composedyn.testing.pinocchio_trees import array_model, random_configuration, random_tree
 from pin_oracle import pin, rel_err
@@ -25,6 +25,15 @@ def _derivatives(im, fm, nv, q, v, a):
     w = np.full((nv, derivatives.SCRATCH), np.nan)
     status = fd_derivatives.inverse_dynamics_derivatives(im, fm, q, v, a, NO_FW, _NO_P, 0, 0.0, dq, dv, w)
     return status, dq, dv
+
+
+def _fd_derivatives(im, fm, nv, q, v, tau):
+    """(status, d a / d q, d a / d v, M^-1) of the declared kernel, friction off, on NaN-filled scratch."""
+    aq, av, minv, L = (np.full((nv, nv), np.nan) for _ in range(4))
+    qdd, wa = np.full(nv, np.nan), np.full((nv, fd_derivatives.SCRATCH), np.nan)
+    wd = np.full((nv, derivatives.SCRATCH), np.nan)
+    status = fd_derivatives.forward_dynamics_derivatives(im, fm, q, v, tau, 0, 0.0, aq, av, minv, qdd, wa, wd, L)
+    return status, aq, av, minv
 
 
 @pytest.fixture(scope="module", params=SEEDS)
@@ -71,3 +80,38 @@ def test_a_zero_quaternion_and_other_joint_kinds_are_refused(tree):
     assert oim[0, FORM] == int(TreeForm.GENERAL)
     z = np.zeros(other.nv)
     assert _derivatives(oim, ofm, other.nv, random_configuration(oam, rng), z, z)[0] == 5
+
+
+def test_forward_dynamics_derivatives_equal_pinocchio(tree):
+    rng, model, am = tree
+    data = model.createData()
+    im, fm = pack_tree(am)
+    for _ in range(4):
+        q = random_configuration(am, rng)
+        v, tau = rng.normal(size=(2, model.nv))
+        status, aq, av, minv = _fd_derivatives(im, fm, model.nv, q, v, tau)
+        assert status == 0
+        pq, pv, pm = (np.array(x) for x in pin.computeABADerivatives(model, data, q, v, tau))
+        pm = np.triu(pm) + np.triu(pm, 1).T  # Pinocchio fills the upper triangle of M^-1
+        assert rel_err(aq, pq) < 1e-9 and rel_err(av, pv) < 1e-9 and rel_err(minv, pm) < 1e-9
+        assert np.array_equal(minv, minv.T)
+        scaled = q.copy()
+        scaled[3:7] *= 0.3
+        assert rel_err(_fd_derivatives(im, fm, model.nv, scaled, v, tau)[1], aq) < 1e-12
+
+
+def test_forward_dynamics_derivatives_refusals(tree):
+    rng, model, am = tree
+    im, fm = pack_tree(am)
+    q = random_configuration(am, rng)
+    z = np.zeros(model.nv)
+    q[3:7] = 0.0
+    assert _fd_derivatives(im, fm, model.nv, q, z, z)[0] == 4
+    massless = fm.copy()
+    massless[:, MASS:ARM] = 0.0  # every body massless: M is singular
+    assert _fd_derivatives(im, massless, model.nv, random_configuration(am, rng), z, z)[0] == 3
+    other = random_tree(np.random.default_rng(5), 6, kinds=("spherical", "revolute"), root="free_flyer")
+    oam = array_model(other)
+    oim, ofm = pack_tree(oam)
+    z = np.zeros(other.nv)
+    assert _fd_derivatives(oim, ofm, other.nv, random_configuration(oam, rng), z, z)[0] == 5

@@ -10,7 +10,8 @@ and the bias h_i = S_i . F_i, solves qdd = M^-1 (tau - h - friction) with the
 tree-sparse factorisation M = L^T L of :mod:`.ltl`, corrects the passes' terms
 that depend on qdd (no articulated-body or CRBA pass), then the pairs of
 :mod:`.derivatives` give d tau / d x at that qdd and the same factor
--M^-1 d tau / d x and M^-1.
+-M^-1 d tau / d x and M^-1.  :func:`fd_derivatives_root` is the same for a free
+flyer at the root, over velocity coordinates.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from composedyn.dynamics.compiled.derivatives import (
     ALPHA,
     PHI,
     PSI,
+    PW,
     RI,
     F,
     S,
@@ -34,15 +36,19 @@ from composedyn.dynamics.compiled.derivatives import (
     _mcross,
     _put,
     _scale,
+    _world_twist,
     derivative_pairs,
+    derivative_pairs_root,
     derivative_passes,
+    derivative_passes_root,
     derivatives_into,
     derivatives_root,
+    root_column,
 )
 from composedyn.dynamics.compiled.derivatives import SCRATCH as DER_SCRATCH
 from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.joint import free_root, joint_friction, quaternion_readable, scalar_joints
-from composedyn.dynamics.compiled.layout import ARM, NO_FW
+from composedyn.dynamics.compiled.layout import ARM, GRAV, NO_FW
 from composedyn.dynamics.compiled.ltl import ltl_factor, ltl_inverse, ltl_solve_columns
 from composedyn.dynamics.reference import derivatives
 
@@ -63,53 +69,129 @@ def fd_derivatives_into(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, qdd, wa
     One pass of the derivative kernel at qdd = 0 gives the bias h_i = S_i . F_i, the
     composite inertias (M) and every term that does not depend on qdd; with
     qdd = M^-1 (tau - h - friction) from the L^T L factor, the terms that do are
-    corrected in place: da_i = da_parent + S_i qdd_i, alpha_i += da_parent x S_i and
-    F_i += IC_i da_i + sum over the proper subtree of i of IC_c S_c qdd_c (since
-    a_c - a_parent(c) changes by S_c qdd_c), then Phi_i from the new F_i and alpha_i.
+    corrected in place (:func:`_correct`).
     """
     n = q.shape[0]
+    par = im[:, 0]
     for i in range(n):
         qdd[i] = 0.0
     derivative_passes(im, fm, q, qd, qdd, NO_FW, _NO_P, 1, wd)
     for i in range(n):  # the lower triangle of M (ltl_factor reads no other entry), tau - h
-        ri = _get(wd, i, RI)
-        j = i
-        while j >= 0:
-            L[i, j] = _dot(ri, _get(wd, j, S))
-            j = im[j, 0]
-        L[i, i] += fm[i, ARM]
-        qdd[i] = tau[i] - _dot(_get(wd, i, S), _get(wd, i, F))
-        if fric:
-            qdd[i] -= joint_friction(fm, i, qd[i], smooth)
-    if ltl_factor(im, L):
+        _mass_row(im, fm, qd, tau, fric, smooth, i, 0, -1, L, qdd, wd)
+    if ltl_factor(par, L):
         return 1
-    ltl_solve_columns(im, L, qdd.reshape((n, 1)), 1.0)
-    for i in range(n):  # wa[i, 0:6] = da_i, wa[i, 6:12] = sum over the subtree of IC_c S_c qdd_c
+    ltl_solve_columns(par, L, qdd.reshape((n, 1)), 1.0)
+    _correct(im, qdd, 0, 0, wa, wd)
+    derivative_pairs(im, fm, qd, fric, smooth, aq, aqd, wd)
+    ltl_solve_columns(par, L, aq, -1.0)
+    ltl_solve_columns(par, L, aqd, -1.0)
+    ltl_inverse(par, L, minv)
+    return 0
+
+
+@njit(cache=True, inline="always")
+def _mass_row(im, fm, qd, tau, fric, smooth, i, off, last, L, qdd, wd):
+    """Row r = i + ``off`` of M's lower triangle for the one-coordinate joint of body i, from the
+    derivative passes at qdd = 0: L[r, j + off] = IC_i S_i . S_j for i and its ancestors j down to
+    (not including) body ``last``, the armature on the diagonal; and qdd[r] = tau - h - friction
+    there.  Returns the body the walk stopped at."""
+    r = i + off
+    ri = _get(wd, i, RI)
+    j = i
+    while j > last:
+        L[r, j + off] = _dot(ri, _get(wd, j, S))
+        j = im[j, 0]
+    L[r, r] += fm[r, ARM]
+    qdd[r] = tau[r] - _dot(_get(wd, i, S), _get(wd, i, F))
+    if fric:
+        qdd[r] -= joint_friction(fm, r, qd[r], smooth)
+    return j
+
+
+@njit(cache=True, inline="always")
+def _correct(im, qdd, off, first, wa, wd):
+    """The terms of the derivative passes (run at qdd = 0) that depend on qdd, corrected in place for
+    the accelerations ``qdd``: the one-coordinate joint of body i >= ``first`` has qdd[i + off]
+    (bodies below ``first``, a free-flyer root, have their da in wa[i, 0:6] already and no own
+    column term).  da_i = da_parent + S_i qdd_i, alpha_i += da_parent x S_i and
+    F_i += IC_i da_i + sum over the proper subtree of i of IC_c S_c qdd_c (since a_c - a_parent(c)
+    changes by S_c qdd_c), then Phi_i from the new F_i and alpha_i.  wa[i, 0:6] = da_i,
+    wa[i, 6:12] = the subtree sum."""
+    n = im.shape[0]
+    for i in range(first, n):
         s = _get(wd, i, S)
         k = im[i, 0]
-        da = _scale(s, qdd[i])
+        da = _scale(s, qdd[i + off])
         if k >= 0:
             dap = _get(wa, k, 0)
             _put(wd, i, ALPHA, _add(_get(wd, i, ALPHA), _mcross(dap, s)))
             da = _add(da, dap)
         _put(wa, i, 0, da)
-        _put(wa, i, 6, _scale(_get(wd, i, RI), qdd[i]))
+        _put(wa, i, 6, _scale(_get(wd, i, RI), qdd[i + off]))
     for jj in range(n):
         i = n - 1 - jj
         y = _get(wa, i, 6)
         k = im[i, 0]
         if k >= 0:
             _put(wa, k, 6, _add(_get(wa, k, 6), y))
-        df = _add(_inertia(wd, i, _get(wa, i, 0)), _add(y, _scale(_get(wd, i, RI), -qdd[i])))
+        x = qdd[i + off] if i >= first else 0.0
+        df = _add(_inertia(wd, i, _get(wa, i, 0)), _add(y, _scale(_get(wd, i, RI), -x)))
         f = _add(_get(wd, i, F), df)
         _put(wd, i, F, f)
         s = _get(wd, i, S)
         _put(wd, i, PHI, _add(_add(_fcross(s, f), _inertia(wd, i, _get(wd, i, ALPHA))),
                               _bmul(wd, i, _get(wd, i, PSI), False)))
-    derivative_pairs(im, fm, qd, fric, smooth, aq, aqd, wd)
-    ltl_solve_columns(im, L, aq, -1.0)
-    ltl_solve_columns(im, L, aqd, -1.0)
-    ltl_inverse(im, L, minv)
+
+
+@njit(cache=True)
+def coordinate_parents(im, par):
+    """par (nv,): the parent of each velocity coordinate of a free-flyer-rooted tree
+    (:func:`.joint.free_root`) for :mod:`.ltl`: the one before inside the free flyer (-1 for the
+    first), the last of the parent body's coordinates for body i's joint (coordinate i + 5), -1 under
+    the world (another root of a forest)."""
+    for c in range(6):
+        par[c] = c - 1
+    for i in range(1, im.shape[0]):
+        p = im[i, 0]
+        par[i + 5] = p + 5 if p > 0 else (5 if p == 0 else -1)
+
+
+@njit(cache=True)
+def fd_derivatives_root(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, qdd, wa, wd, L):
+    """:func:`fd_derivatives_into` for a free flyer at the root (:func:`.derivatives.derivatives_root`):
+    d a / d q (q perturbed on the right, Pinocchio's convention), d a / d v, M^-1 (nv, nv).  The
+    root's six columns of M are IC_0 S_0c (rows of its descendants: IC_i S_i . S_0c); the tree-sparse
+    factor runs over velocity coordinates (:func:`coordinate_parents`).  Returns 0, or 1 when M(q)
+    is not positive definite."""
+    n, nv = im.shape[0], qd.shape[0]
+    par = np.empty(nv, np.int64)
+    coordinate_parents(im, par)
+    for i in range(nv):
+        qdd[i] = 0.0
+    derivative_passes_root(im, fm, q, qd, qdd, NO_FW, _NO_P, 1, wd)
+    g0, g1, g2 = fm[0, GRAV], fm[0, GRAV + 1], fm[0, GRAV + 2]
+    for c in range(6):  # the root's block of M and its tau - h
+        sc = root_column(wd, c, g0, g1, g2)[0]
+        rc = _inertia(wd, 0, sc)
+        for d in range(c + 1):
+            L[c, d] = _dot(rc, root_column(wd, d, g0, g1, g2)[0])
+        qdd[c] = tau[c] - _dot(sc, _get(wd, 0, F))
+    for i in range(1, n):
+        if _mass_row(im, fm, qd, tau, fric, smooth, i, 5, 0, L, qdd, wd) == 0:  # the chain hangs from the root
+            ri = _get(wd, i, RI)
+            for c in range(6):
+                L[i + 5, c] = _dot(ri, root_column(wd, c, g0, g1, g2)[0])
+    if ltl_factor(par, L):
+        return 1
+    ltl_solve_columns(par, L, qdd.reshape((nv, 1)), 1.0)
+    R0 = (wd[0, 0], wd[0, 1], wd[0, 2], wd[0, 3], wd[0, 4], wd[0, 5], wd[0, 6], wd[0, 7], wd[0, 8])
+    _put(wa, 0, 0, _world_twist(R0, (wd[0, PW], wd[0, PW + 1], wd[0, PW + 2]), (qdd[0], qdd[1], qdd[2], qdd[3],
+                                                                                qdd[4], qdd[5])))
+    _correct(im, qdd, 5, 1, wa, wd)
+    derivative_pairs_root(im, fm, qd, 1, fric, smooth, False, aq, aqd, wd)
+    ltl_solve_columns(par, L, aq, -1.0)
+    ltl_solve_columns(par, L, aqd, -1.0)
+    ltl_inverse(par, L, minv)
     return 0
 
 
@@ -147,9 +229,15 @@ def _forward_reference(model, q, v, tau, friction, smooth=None):
 
 @njit(cache=True, inline="always")
 def forward_dynamics_derivatives(im, fm, q, v, tau, friction, smooth, aq, av, minv, qdd, wa, wd, L):
-    """d a / d q, d a / d v, M^-1 (n, n) of the Robot's forward dynamics into aq, av, minv; status 3
-    when M(q) is not positive definite."""
-    if not scalar_joints(im):  # joints with several coordinates are not taken (a floating robot's chart is)
+    """d a / d q, d a / d v, M^-1 (nv, nv) of the Robot's forward dynamics into aq, av, minv; status 3
+    when M(q) is not positive definite, 4 for a zero quaternion, 5 for joints of several coordinates
+    other than a free flyer at the root."""
+    if free_root(im):  # a floating robot's tree
+        if not quaternion_readable(q[3], q[4], q[5], q[6]):
+            return 4
+        return 3 if fd_derivatives_root(im, fm, q, v, tau, 1 if friction else 0, smooth, aq, av, minv, qdd, wa,
+                                        wd, L) else 0
+    if not scalar_joints(im):  # other joints with several coordinates are not taken
         return 5
     return 3 if fd_derivatives_into(im, fm, q, v, tau, 1 if friction else 0, smooth, aq, av, minv, qdd, wa, wd,
                                     L) else 0

@@ -1,9 +1,12 @@
 """Sparse LᵀL factorisation of a kinematic tree's mass matrix, and solves with it.
 
-For a tree numbered parents first (``im[i, 0]`` the parent of joint i, -1 at
-the root), M[i, j] is zero unless one of i, j is an ancestor of the other, and
-the factorisation M = Lᵀ L (L lower triangular) taken from the last joint to
-the first keeps that pattern: L[i, j] != 0 only for j an ancestor of i or j = i.
+For a tree's coordinates numbered parents first (``par[i]`` the parent coordinate of
+coordinate i, -1 at a root: for one-coordinate joints the parent body's joint ``im[:, 0]``;
+inside a joint of several coordinates the one before, see
+:func:`composedyn.dynamics.compiled.fd_derivatives.coordinate_parents`), M[i, j] is zero
+unless one of i, j is an ancestor of the other, and the factorisation M = Lᵀ L (L lower
+triangular) taken from the last coordinate to the first keeps that pattern: L[i, j] != 0
+only for j an ancestor of i or j = i.
 Factor and solves then walk ancestor chains only: O(n d²) and O(n d) per
 right-hand side (d the depth of the tree) instead of O(n³) and O(n²) for a
 dense Cholesky factorisation.
@@ -24,7 +27,7 @@ from composedyn.dynamics.compiled.jit import njit
 
 
 @njit(cache=True)
-def ltl_factor(im, H):
+def ltl_factor(par, H):
     """L with H = Lᵀ L, in place in the lower triangle of the symmetric H (n, n) (entries for
     non-ancestor pairs are not read).  Returns 0, or 1 when a pivot is not positive and finite."""
     n = H.shape[0]
@@ -35,23 +38,23 @@ def ltl_factor(im, H):
             return 1
         d = math.sqrt(d)
         H[k, k] = d
-        i = im[k, 0]
+        i = par[k]
         while i >= 0:
             H[k, i] /= d
-            i = im[i, 0]
-        i = im[k, 0]
+            i = par[i]
+        i = par[k]
         while i >= 0:
             hki = H[k, i]
             j = i
             while j >= 0:
                 H[i, j] -= hki * H[k, j]
-                j = im[j, 0]
-            i = im[i, 0]
+                j = par[j]
+            i = par[i]
     return 0
 
 
 @njit(cache=True, fastmath={"contract"})
-def ltl_solve_columns(im, L, X, scale):
+def ltl_solve_columns(par, L, X, scale):
     """X := scale M⁻¹ X (X (n, m)) with M = Lᵀ L from :func:`ltl_factor`: Lᵀ Y = scale X from the
     last row up, then L Z = Y from the first row down, whole rows at a time."""
     n, m = L.shape[0], X.shape[1]
@@ -64,26 +67,26 @@ def ltl_solve_columns(im, L, X, scale):
         d = 1.0 / L[i, i]
         for c in range(m):
             X[i, c] *= d
-        j = im[i, 0]
+        j = par[i]
         while j >= 0:
             lij = L[i, j]
             for c in range(m):
                 X[j, c] -= lij * X[i, c]
-            j = im[j, 0]
+            j = par[j]
     for i in range(n):
-        j = im[i, 0]
+        j = par[i]
         while j >= 0:
             lij = L[i, j]
             for c in range(m):
                 X[i, c] -= lij * X[j, c]
-            j = im[j, 0]
+            j = par[j]
         d = 1.0 / L[i, i]
         for c in range(m):
             X[i, c] *= d
 
 
 @njit(cache=True, fastmath={"contract"})
-def ltl_inverse(im, L, X):
+def ltl_inverse(par, L, X):
     """X := M⁻¹ (n, n), exactly symmetric, with M = Lᵀ L from :func:`ltl_factor`.
 
     :func:`ltl_solve_columns` on the identity, skipping the zeros: Y = L⁻ᵀ has Y[i, c] = 0
@@ -98,19 +101,19 @@ def ltl_inverse(im, L, X):
         d = 1.0 / L[i, i]
         for c in range(i, n):
             X[i, c] *= d
-        j = im[i, 0]
+        j = par[i]
         while j >= 0:
             lij = L[i, j]
             for c in range(i, n):
                 X[j, c] -= lij * X[i, c]
-            j = im[j, 0]
+            j = par[j]
     for i in range(n):
-        j = im[i, 0]
+        j = par[i]
         while j >= 0:
             lij = L[i, j]
             for c in range(i, n):
                 X[i, c] -= lij * X[j, c]
-            j = im[j, 0]
+            j = par[j]
         d = 1.0 / L[i, i]
         for c in range(i, n):
             X[i, c] *= d
