@@ -74,7 +74,13 @@ def forward_dynamics_derivatives(robot: "Robot", q, qd, tau, f_ext: Mapping | No
     qdd = robot.forward_dynamics(q, qd, tau, f_ext=f_ext, friction=friction, smooth_friction=smooth_friction)
     dq, dqd = inverse_dynamics_derivatives(robot, q, qd, qdd, f_ext=f_ext, friction=friction,
                                            smooth_friction=smooth_friction)
-    M = robot.mass_matrix(q)
+    return forward_from_inverse(dq, dqd, robot.mass_matrix(q))
+
+
+def forward_from_inverse(dq: np.ndarray, dqd: np.ndarray, M: np.ndarray):
+    """(-M^-1 dq, -M^-1 dqd, M^-1), each (..., n, n): the forward-dynamics derivatives from those of
+    inverse dynamics taken at the forward dynamics' accelerations and the mass matrix M (..., n, n)
+    (its inverse symmetrised)."""
     Minv = np.linalg.inv(M)
     Minv = 0.5 * (Minv + np.swapaxes(Minv, -1, -2))
     return -Minv @ dq, -Minv @ dqd, np.broadcast_to(Minv, dq.shape).copy()

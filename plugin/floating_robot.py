@@ -13,9 +13,8 @@ bias torques, the Coriolis matrix, the centre of mass, its Jacobian, the regress
 frame quantities (pose, Jacobian, twist, classical acceleration), one sample or a batch, run
 the kernels of any tree on the robot as a tree whose root joint is the base's free-flyer
 (or planar) joint (:data:`ON_TREE`); the energies and the centroidal momentum matrix are
-built on them; so do the derivatives of a free-flyer base's inverse and forward dynamics without
-external wrenches.  Every other quantity (composed vectors, a planar base's derivatives and
-centroidal matrix, derivatives with external wrenches) is the
+built on them; so do the derivatives of a free-flyer base's inverse and forward dynamics.  Every
+other quantity (composed vectors, a planar base's derivatives and centroidal matrix) is the
 fixed-base engine's at the chart coordinates of
 :mod:`composedyn.dynamics.floating.base` (a fixed-base ``Robot`` on the virtual chain,
 ``self.chart``), mapped back to these coordinates and to world axes there; nothing is
@@ -47,8 +46,6 @@ from composedyn.dynamics.floating.lie import (
 from composedyn.dynamics.floating.lie import skew as _skew
 from composedyn.dynamics.frozen_graph import frozen_graph
 from composedyn.dynamics.model import frozen_array
-from composedyn.dynamics.reference.external import body_forces
-from composedyn.dynamics.reference.kinematics import body_poses
 from composedyn.joint_space import joint_records, random_joints, sample_shape, time_step
 from composedyn.robot import Robot, direct_call
 from composedyn.task_space import REFERENCES
@@ -310,16 +307,10 @@ class FloatingRobot:
 
     def _tree_forces(self, q: np.ndarray, f_ext: Mapping | None) -> np.ndarray | None:
         """The wrenches ``f_ext`` (link name -> (..., 6) in world axes at the link's centre of mass)
-        as the tree's body forces (..., n, 6): moment about the world origin, then force, per body
-        of the tree (base body first); None without wrenches."""
+        as the tree's body forces (..., n, 6) (:func:`composedyn.dynamics.floating.base.tree_forces`);
+        None without wrenches."""
         f = wrenches(f_ext, self._frames)
-        if not f:
-            return None
-        R0, p0, x = self._chart(q)
-        R, p = body_poses(self.model, x)  # in the chart's frame: the base's joint frame at neutral
-        R = R0[..., None, :, :] @ R
-        p = np.einsum("...ij,...kj->...ki", R0, p) + p0[..., None, :]
-        return body_forces(self.model, R, p, f)[..., self.base.nv - 1:, :]  # the chart's first bodies are virtual
+        return chart.tree_forces(self.base, self.model, q, f) if f else None
 
     def _wrenches(self, f_ext: Mapping | None, R0: np.ndarray):
         """f_ext (world axes) in the chart's axes (the base axes): R0ᵀ on force and moment."""

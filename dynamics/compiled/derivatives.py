@@ -373,7 +373,7 @@ def _friction_diagonal(fm, qd, r, smooth, dqd):
 
 
 @njit(cache=True, inline="always")
-def _world_twist(R, p, x):
+def world_twist(R, p, x):
     """The world twist (angular first, moment about the world origin) of a free flyer's rates x
     (linear, angular; body axes) for the body at world pose (R, p)."""
     w0, w1, w2 = rot(R, x[3], x[4], x[5])
@@ -387,8 +387,8 @@ def _root_forward(fm, q, qd, qdd, fw, P, grav, w):
     """Row w[0] of the root's free flyer (step 1): v_0 = S_0 v[0:6], a_0 = (0, -g) + S_0 a[0:6]
     (its v_0 x S_0 v[0:6] is zero); its single-column entries S, psi, alpha are zero (unused)."""
     R, p = free_root_placement(fm, q)
-    v = _world_twist(R, p, qd)
-    b = _world_twist(R, p, qdd)
+    v = world_twist(R, p, qd)
+    b = world_twist(R, p, qdd)
     g0, g1, g2 = grav * fm[0, GRAV], grav * fm[0, GRAV + 1], grav * fm[0, GRAV + 2]
     _body_terms(fm, fw, P, w, 0, R, p, v, (b[0], b[1], b[2], b[3] - g0, b[4] - g1, b[5] - g2))
     zero = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)

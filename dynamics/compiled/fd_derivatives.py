@@ -36,7 +36,6 @@ from composedyn.dynamics.compiled.derivatives import (
     _mcross,
     _put,
     _scale,
-    _world_twist,
     derivative_pairs,
     derivative_pairs_root,
     derivative_passes,
@@ -44,6 +43,7 @@ from composedyn.dynamics.compiled.derivatives import (
     derivatives_into,
     derivatives_root,
     root_column,
+    world_twist,
 )
 from composedyn.dynamics.compiled.derivatives import SCRATCH as DER_SCRATCH
 from composedyn.dynamics.compiled.jit import njit
@@ -185,7 +185,7 @@ def fd_derivatives_root(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, qdd, wa
         return 1
     ltl_solve_columns(par, L, qdd.reshape((nv, 1)), 1.0)
     R0 = (wd[0, 0], wd[0, 1], wd[0, 2], wd[0, 3], wd[0, 4], wd[0, 5], wd[0, 6], wd[0, 7], wd[0, 8])
-    _put(wa, 0, 0, _world_twist(R0, (wd[0, PW], wd[0, PW + 1], wd[0, PW + 2]), (qdd[0], qdd[1], qdd[2], qdd[3],
+    _put(wa, 0, 0, world_twist(R0, (wd[0, PW], wd[0, PW + 1], wd[0, PW + 2]), (qdd[0], qdd[1], qdd[2], qdd[3],
                                                                                 qdd[4], qdd[5])))
     _correct(im, qdd, 5, 1, wa, wd)
     derivative_pairs_root(im, fm, qd, 1, fric, smooth, False, aq, aqd, wd)
