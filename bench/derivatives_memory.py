@@ -21,9 +21,8 @@ import warnings
 import numpy as np
 
 import composedyn as cd
-from composedyn.dynamics.compiled import derivatives as D
+from composedyn.dynamics.compiled import declare
 from composedyn.dynamics.compiled import fd_derivatives as FD
-from composedyn.dynamics.compiled import floating_derivatives as F
 from derivatives import ROBOTS
 from floating_derivatives import ROBOTS as FLOATING
 from timing import machine
@@ -40,38 +39,28 @@ def best(f, repeat: int) -> float:
 
 
 def loops(N: int):
-    """Per robot: (name, n, {quantity: (serial, parallel, outputs, call(loop, outs))})."""
+    """Per robot: (name, n, {quantity: (outputs, call(parallel, outs))}): the declared batch loops of the
+    derivatives (a floating robot's on its tree) on N random states, friction off."""
     rng = np.random.default_rng(0)
-    nf, npm = np.empty((0, 1, 6)), np.empty((0, 1, 9))
+    robots = []
     for name, urdf in ROBOTS.items():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", cd.ModelWarning)
             robot = cd.from_urdf(urdf, mimic="independent")
-        im, fm = robot._threads.arrays.bodies
-        n = robot.dof
-        Q, QD, X = rng.uniform(-1, 1, (3, N, n))
-        st = np.zeros(N, dtype=np.int64)
-        yield name, n, {
-            "d ID": (D.derivatives_serial, D.derivatives_parallel, 2,
-                     lambda f, o: f(im, fm, Q, QD, X, nf, npm, 1, 0, 0.0, *o)),
-            "d FD": (FD.fd_derivatives_serial, FD.fd_derivatives_parallel, 3,
-                     lambda f, o: f(im, fm, Q, QD, X, 0, 0.0, *o, st)),
-        }
+        robots.append((name, robot, rng.uniform(-1, 1, (N, robot.nq))))
     for name, urdf in FLOATING.items():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", cd.ModelWarning)
             robot = cd.load(urdf, floating=True)
-        (im, fm), bf = robot._threads.arrays.bodies, robot._threads.arrays.base
-        n = robot.nv
-        Q = robot.random_configuration(size=N, seed=1)
-        V, X = rng.normal(size=(2, N, n))
-        st = np.zeros(N, dtype=np.int64)
-        yield name, n, {
-            "d ID": (F.inverse_serial, F.inverse_parallel, 2,
-                     lambda f, o: f(im, fm, bf, Q, V, X, 0, 0.0, *o, st)),
-            "d FD": (F.forward_serial, F.forward_parallel, 3,
-                     lambda f, o: f(im, fm, bf, Q, V, X, 0, 0.0, *o, st)),
-        }
+        robots.append((name, robot, robot.random_configuration(size=N, seed=1)))
+    for name, robot, Q in robots:
+        V, X = rng.uniform(-1, 1, (2, N, robot.nv))
+        qty = {}
+        for label, q, k in (("d ID", FD.INVERSE_DYNAMICS_DERIVATIVES, 2), ("d FD", FD.FORWARD_DYNAMICS_DERIVATIVES, 3)):
+            model = robot.data.arrays_of(q.name).of(q)
+            qty[label] = (k, lambda parallel, outs, q=q, model=model: declare.run_batch(
+                q, model, (Q, V, X), options=(0,), number=0.0, results=tuple(outs), parallel=parallel))
+        yield name, robot.nv, qty
 
 
 def main(argv=None) -> None:
@@ -86,13 +75,13 @@ def main(argv=None) -> None:
           "| parallel, fresh | fresh − reused (parallel) |")
     print("|---|---|---|---|---|---|---|---|---|")
     for name, n, qty in loops(N):
-        for q, (serial, parallel, k, call) in qty.items():
+        for q, (k, call) in qty.items():
             outs = [np.empty((N, n, n)) for _ in range(k)]
             t = {}
-            for kind, loop in (("serial", serial), ("parallel", parallel)):
-                call(loop, outs)  # compile or load, map the reused outputs
-                t[kind, "reused"] = best(lambda: call(loop, outs), a.repeat) / N * 1e6
-                t[kind, "fresh"] = best(lambda: call(loop, [np.empty((N, n, n)) for _ in range(k)]),
+            for kind, parallel in (("serial", False), ("parallel", True)):
+                call(parallel, outs)  # compile or load, map the reused outputs
+                t[kind, "reused"] = best(lambda: call(parallel, outs), a.repeat) / N * 1e6
+                t[kind, "fresh"] = best(lambda: call(parallel, [np.empty((N, n, n)) for _ in range(k)]),
                                         a.repeat) / N * 1e6
             print(f"| {name} | {n} | {q} | {k * n * n * 8 / 1024:.1f} | {t['serial', 'reused']:.2f} "
                   f"| {t['serial', 'fresh']:.2f} | {t['parallel', 'reused']:.2f} | {t['parallel', 'fresh']:.2f} "

@@ -7,14 +7,14 @@ Pinocchio's convention for ``computeRNEADerivatives`` / ``computeABADerivatives`
 v and a are the body twist of the base (linear first, base axes) and its time
 derivative, then the joint rates.
 
-The derivatives of a free-flyer base's inverse and forward dynamics are
-computed on the robot as a tree whose root joint is the free flyer (the
-algorithms of :mod:`composedyn.dynamics.compiled.derivatives` and
-:mod:`composedyn.dynamics.compiled.fd_derivatives` with the root's six columns,
-as Pinocchio's ``computeRNEADerivatives`` and ``computeABADerivatives`` take a
-``JointModelFreeFlyer``; with external wrenches, those of inverse dynamics with
-the wrenches' lever arms at the forward dynamics' accelerations).  The
-derivation below, on the chart, serves a planar base and the NumPy backend.
+The derivatives of inverse and forward dynamics are computed on the robot as a
+tree whose root joint is the base's free-flyer or planar joint (the algorithms
+of :mod:`composedyn.dynamics.compiled.derivatives` and
+:mod:`composedyn.dynamics.compiled.fd_derivatives` with the root's columns, as
+Pinocchio's ``computeRNEADerivatives`` and ``computeABADerivatives`` take a
+``JointModelFreeFlyer`` or ``JointModelPlanar``; with external wrenches, those
+of inverse dynamics with the wrenches' lever arms at the forward dynamics'
+accelerations).  The derivation below, on the chart, serves the NumPy backend.
 
 The dynamics is the fixed-base engine's on the chart (see
 :mod:`composedyn.dynamics.floating.base`): with the virtual base joints at
@@ -125,9 +125,8 @@ _ND, _F64 = np.ndarray, np.dtype(np.float64)
 
 
 def _compiled(robot: "FloatingRobot", forward: bool, q, v, x, friction: bool, smooth: float | None):
-    """The compiled derivatives of plain float64 arrays (a free-flyer base's on its tree,
-    :mod:`composedyn.dynamics.compiled.derivatives`; a planar base's on the chart,
-    :mod:`composedyn.dynamics.compiled.floating_derivatives`), or None: other input, the NumPy
+    """The compiled derivatives of plain float64 arrays (on the robot's tree,
+    :mod:`composedyn.dynamics.compiled.derivatives`), or None: other input, the NumPy
     backend, dependent mimic joints or a sample the kernels refuse (wrong size, zero quaternion,
     singular M) take the general path, which raises the named error."""
     sm = smooth or 0.0
@@ -153,12 +152,12 @@ def _compiled(robot: "FloatingRobot", forward: bool, q, v, x, friction: bool, sm
 
 def _tree_wrenches(robot: "FloatingRobot", forward: bool, q, v, x, f_ext: Mapping, friction: bool,
                    smooth_friction: float | None):
-    """A free-flyer base's derivatives under external wrenches ``f_ext`` on its tree: those of inverse
+    """The derivatives under external wrenches ``f_ext`` on the robot's tree: those of inverse
     dynamics with the wrenches' body forces and lever arms (:func:`composedyn.dynamics.floating.base.tree_forces`), at
-    a = forward dynamics for the forward ones (-M^-1 d tau / d x).  None for a planar base, the
-    NumPy backend, dependent mimic joints or a sample the kernels refuse (the chart's general path
+    a = forward dynamics for the forward ones (-M^-1 d tau / d x).  None for the NumPy backend,
+    dependent mimic joints or a sample the kernels refuse (the chart's general path
     then raises the named error)."""
-    if robot.base.kind != "free" or robot.data.arrays is None or dispatch.reference(robot.model):
+    if robot.data.arrays is None or dispatch.reference(robot.model):
         return None
     q, v, x = robot._state(q, v, x, names=("v", "tau" if forward else "a"))
     a = robot.forward_dynamics(q, v, x, f_ext=f_ext, friction=friction, smooth_friction=smooth_friction) \

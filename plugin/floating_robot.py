@@ -13,8 +13,8 @@ bias torques, the Coriolis matrix, the centre of mass, its Jacobian, the regress
 frame quantities (pose, Jacobian, twist, classical acceleration), one sample or a batch, run
 the kernels of any tree on the robot as a tree whose root joint is the base's free-flyer
 (or planar) joint (:data:`ON_TREE`); the energies and the centroidal momentum matrix are
-built on them; so do the derivatives of a free-flyer base's inverse and forward dynamics.  Every
-other quantity (composed vectors, a planar base's derivatives and centroidal matrix) is the
+built on them; so do the derivatives of inverse and forward dynamics.  Every other quantity
+(composed vectors, a planar base's centroidal matrix) is the
 fixed-base engine's at the chart coordinates of
 :mod:`composedyn.dynamics.floating.base` (a fixed-base ``Robot`` on the virtual chain,
 ``self.chart``), mapped back to these coordinates and to world axes there; nothing is
@@ -56,7 +56,7 @@ ON_TREE = frozenset({"inverse_dynamics", "forward_dynamics", "mass_matrix", "gra
                      "coriolis_matrix", "center_of_mass", "com_jacobian", "regressor", "frame_pose", "jacobian",
                      "frame_velocity", "frame_acceleration"})
 
-# ... and, for a free-flyer base, the derivatives of its inverse and forward dynamics (a planar base's: on the chart)
+# ... and the derivatives of its inverse and forward dynamics
 DERIVATIVES = frozenset({"inverse_dynamics_derivatives", "forward_dynamics_derivatives"})
 
 # Robot methods that have no floating-base form yet: they raise a one-line error naming the robot.
@@ -113,11 +113,8 @@ class FloatingRobot:
         return ThreadData(Arrays(*chart_arrays[:2], self._bf), tree=packed_tree(from_robot(self)),
                           on_tree=self._on_tree)
 
-    @property
-    def _on_tree(self) -> frozenset:
-        """The quantities this robot computes on its tree: :data:`ON_TREE`, and :data:`DERIVATIVES`
-        for a free-flyer base."""
-        return ON_TREE | DERIVATIVES if self.base.kind == "free" else ON_TREE
+    _on_tree = ON_TREE | DERIVATIVES
+    """The quantities this robot computes on its tree."""
 
     data = Robot.data  # this thread's compiled data: the floating quantities' C callers
 

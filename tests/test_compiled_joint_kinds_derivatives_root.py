@@ -1,8 +1,9 @@
-"""The compiled derivatives of inverse and forward dynamics in their form for a free flyer at the root followed
-by revolute and prismatic joints (the root's six columns, perturbed on the right as Pinocchio's): random trees,
-forests among them (bodies hanging from the world beside the free flyer), against Pinocchio's
-``computeRNEADerivatives`` and ``computeABADerivatives``; a quaternion of any norm is normalised, a zero one
-refused (status 4); trees with other joints with several coordinates are refused (status 5)."""
+"""The compiled derivatives of inverse and forward dynamics in their form for a free flyer, planar or spherical
+joint at the root followed by revolute and prismatic joints (the root's columns, perturbed on the right as
+Pinocchio's): random trees, forests among them (bodies hanging from the world beside the root), against
+Pinocchio's ``computeRNEADerivatives`` and ``computeABADerivatives``; a quaternion or (cos, sin) pair of any
+norm is normalised, a zero one refused (status 4); trees with other joints with several coordinates are
+refused (status 5)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from composedyn.testing.pinocchio_trees import array_model, random_configuration
 from pin_oracle import pin, rel_err
 
 SEEDS = (0, 1, 2, 3)
+ROOTS = {"free_flyer": slice(3, 7), "planar": slice(2, 4), "spherical": slice(0, 4)}  # -> the root's orientation
 _NO_P = np.empty((0, 9))
 
 
@@ -36,11 +38,13 @@ def _fd_derivatives(im, fm, nv, q, v, tau):
     return status, aq, av, minv
 
 
-@pytest.fixture(scope="module", params=SEEDS)
+@pytest.fixture(scope="module", params=[(s, r) for r in ROOTS for s in SEEDS[:4 if r == "free_flyer" else 2]],
+                ids=lambda p: f"{p[1]}-{p[0]}")
 def tree(request):
-    rng = np.random.default_rng(request.param)
-    model = random_tree(rng, 12, kinds=("revolute", "prismatic"), root="free_flyer")
-    return rng, model, array_model(model)
+    seed, root = request.param
+    rng = np.random.default_rng(seed)
+    model = random_tree(rng, 12, kinds=("revolute", "prismatic"), root=root)
+    return rng, model, array_model(model), ROOTS[root]
 
 
 def test_some_trees_are_forests():
@@ -51,10 +55,10 @@ def test_some_trees_are_forests():
 
 
 def test_derivatives_equal_pinocchio(tree):
-    rng, model, am = tree
+    rng, model, am, turn = tree
     data = model.createData()
     im, fm = pack_tree(am)
-    assert im[0, FORM] == int(TreeForm.FREE_ROOT)
+    assert im[0, FORM] == int(TreeForm.FREE_ROOT if turn == ROOTS["free_flyer"] else TreeForm.GENERAL)
     for _ in range(4):
         q = random_configuration(am, rng)
         v, a = rng.normal(size=(2, model.nv))
@@ -63,16 +67,16 @@ def test_derivatives_equal_pinocchio(tree):
         pq, pv, _ = (np.array(x) for x in pin.computeRNEADerivatives(model, data, q, v, a))
         assert rel_err(dq, pq) < 1e-11 and rel_err(dv, pv) < 1e-11
         scaled = q.copy()
-        scaled[3:7] *= 2.5  # a quaternion of any norm: the kernel normalises it
+        scaled[turn] *= 2.5  # a quaternion or (cos, sin) of any norm: the kernel normalises it
         assert rel_err(_derivatives(im, fm, model.nv, scaled, v, a)[1], dq) < 1e-12
 
 
 def test_a_zero_quaternion_and_other_joint_kinds_are_refused(tree):
-    rng, model, am = tree
+    rng, model, am, turn = tree
     im, fm = pack_tree(am)
     q = random_configuration(am, rng)
     v = np.zeros(model.nv)
-    q[3:7] = 0.0
+    q[turn] = 0.0
     assert _derivatives(im, fm, model.nv, q, v, v)[0] == 4
     other = random_tree(np.random.default_rng(5), 6, kinds=("spherical", "revolute"), root="free_flyer")
     oam = array_model(other)
@@ -83,7 +87,7 @@ def test_a_zero_quaternion_and_other_joint_kinds_are_refused(tree):
 
 
 def test_forward_dynamics_derivatives_equal_pinocchio(tree):
-    rng, model, am = tree
+    rng, model, am, turn = tree
     data = model.createData()
     im, fm = pack_tree(am)
     for _ in range(4):
@@ -96,16 +100,16 @@ def test_forward_dynamics_derivatives_equal_pinocchio(tree):
         assert rel_err(aq, pq) < 1e-9 and rel_err(av, pv) < 1e-9 and rel_err(minv, pm) < 1e-9
         assert np.array_equal(minv, minv.T)
         scaled = q.copy()
-        scaled[3:7] *= 0.3
+        scaled[turn] *= 0.3
         assert rel_err(_fd_derivatives(im, fm, model.nv, scaled, v, tau)[1], aq) < 1e-12
 
 
 def test_forward_dynamics_derivatives_refusals(tree):
-    rng, model, am = tree
+    rng, model, am, turn = tree
     im, fm = pack_tree(am)
     q = random_configuration(am, rng)
     z = np.zeros(model.nv)
-    q[3:7] = 0.0
+    q[turn] = 0.0
     assert _fd_derivatives(im, fm, model.nv, q, z, z)[0] == 4
     massless = fm.copy()
     massless[:, MASS:ARM] = 0.0  # every body massless: M is singular

@@ -31,13 +31,15 @@ import math
 from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.joint import (
     cross,
-    free_root_placement,
     free_root_world_column,
     joint_motion_world,
     joint_pose,
+    rigid_root_column,
+    rigid_root_placement,
+    rigid_root_rates,
     rot,
 )
-from composedyn.dynamics.compiled.layout import DAMP, FRIC, GRAV, IO, MASS, H
+from composedyn.dynamics.compiled.layout import DAMP, FRIC, GRAV, IO, IQ, MASS, NV, H
 
 # scratch columns: world pose, S, v, a, f (-> F), psi, alpha, inertia (m, h, Io) (-> IC), B11 (row-major) and l (-> BC),
 # external force (-> X) and lever-arm matrix (-> PC), row vectors rI, rB, e, column vectors Phi, Phid
@@ -363,9 +365,10 @@ def _friction_diagonal(fm, qd, r, smooth, dqd):
         t = math.tanh(qd[r] / smooth)
         dqd[r, r] += fm[r, FRIC] * (1.0 - t * t) / smooth
 
-# ---- a free flyer at the root (:func:`.joint.free_root`): body 0 with six coordinates, q[0:7], v[0:6],
-# then one-coordinate joints at q[i + 6], v[i + 5].  The root's world columns are S_0c = Ad(R_0, p_0) e_c
-# (:func:`.joint.free_root_world_column`), perturbed on the right (q ⊕ dq, Pinocchio's convention); its
+# ---- a rigid root (:func:`.joint.rigid_root`): body 0 moved by a free flyer, planar or spherical joint
+# with nv0 = 6, 3, 3 coordinates (v[0:nv0]), then one-coordinate joints at q[IQ], v[i + nv0 - 1].  The
+# root's world columns are S_0c = Ad(R_0, p_0) e_c (:func:`.joint.free_root_world_column` of
+# :func:`.joint.rigid_root_column`), perturbed on the right (q ⊕ dq, Pinocchio's convention); its
 # parent is the fixed world, so psi_0c = 0, alpha_0c = (0, -g) x S_0c, and its columns of d a / d v are
 # v_0 x S_0c (for a one-coordinate joint v_i x S_i = psi_i, hence the 2 psi of derivative_pairs).  Every
 # pair is then the formula of step 3 column by column; within the root's own block the rows are
@@ -375,7 +378,7 @@ def _friction_diagonal(fm, qd, r, smooth, dqd):
 @njit(cache=True, inline="always")
 def world_twist(R, p, x):
     """The world twist (angular first, moment about the world origin) of a free flyer's rates x
-    (linear, angular; body axes) for the body at world pose (R, p)."""
+    (6-tuple: linear, angular; body axes) for the body at world pose (R, p)."""
     w0, w1, w2 = rot(R, x[3], x[4], x[5])
     u0, u1, u2 = rot(R, x[0], x[1], x[2])
     c0, c1, c2 = cross(p[0], p[1], p[2], w0, w1, w2)
@@ -383,12 +386,12 @@ def world_twist(R, p, x):
 
 
 @njit(cache=True, inline="always")
-def _root_forward(fm, q, qd, qdd, fw, P, grav, w):
-    """Row w[0] of the root's free flyer (step 1): v_0 = S_0 v[0:6], a_0 = (0, -g) + S_0 a[0:6]
-    (its v_0 x S_0 v[0:6] is zero); its single-column entries S, psi, alpha are zero (unused)."""
-    R, p = free_root_placement(fm, q)
-    v = world_twist(R, p, qd)
-    b = world_twist(R, p, qdd)
+def _root_forward(im, fm, q, qd, qdd, fw, P, grav, w):
+    """Row w[0] of the rigid root (step 1): v_0 = S_0 v[0:nv0], a_0 = (0, -g) + S_0 a[0:nv0]
+    (its v_0 x S_0 v[0:nv0] is zero); its single-column entries S, psi, alpha are zero (unused)."""
+    R, p = rigid_root_placement(im, fm, q)
+    v = world_twist(R, p, rigid_root_rates(im, qd))
+    b = world_twist(R, p, rigid_root_rates(im, qdd))
     g0, g1, g2 = grav * fm[0, GRAV], grav * fm[0, GRAV + 1], grav * fm[0, GRAV + 2]
     _body_terms(fm, fw, P, w, 0, R, p, v, (b[0], b[1], b[2], b[3] - g0, b[4] - g1, b[5] - g2))
     zero = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
@@ -398,62 +401,63 @@ def _root_forward(fm, q, qd, qdd, fw, P, grav, w):
 
 
 @njit(cache=True, inline="always")
-def root_column(w, c, g0, g1, g2):
+def root_column(im, w, c, g0, g1, g2):
     """(S_0c, alpha_0c, v_0 x S_0c) of the root's column c in world axes, from row w[0] (gravity g)."""
-    s = free_root_world_column(c, (w[0, 0], w[0, 1], w[0, 2], w[0, 3], w[0, 4], w[0, 5], w[0, 6], w[0, 7],
-                                   w[0, 8]), w[0, PW], w[0, PW + 1], w[0, PW + 2])
+    R = (w[0, 0], w[0, 1], w[0, 2], w[0, 3], w[0, 4], w[0, 5], w[0, 6], w[0, 7], w[0, 8])
+    s = free_root_world_column(rigid_root_column(im, c), R, w[0, PW], w[0, PW + 1], w[0, PW + 2])
     t0, t1, t2 = cross(-g0, -g1, -g2, s[0], s[1], s[2])
     return s, (0.0, 0.0, 0.0, t0, t1, t2), _mcross(_get(w, 0, V), s)
 
 
 @njit(cache=True, fastmath={"contract"})
 def derivative_passes_root(im, fm, q, qd, qdd, fw, P, grav, w):
-    """:func:`derivative_passes` for a free flyer at the root (see above); w (n, SCRATCH) for n bodies."""
+    """:func:`derivative_passes` for a rigid root (see above); w (n, SCRATCH) for n bodies."""
     n = im.shape[0]
     ext = fw.shape[0] == n and n > 0
-    _root_forward(fm, q, qd, qdd, fw, P, grav, w)
+    o = im[0, NV] - 1
+    _root_forward(im, fm, q, qd, qdd, fw, P, grav, w)
     for i in range(1, n):
-        _forward(im, fm, q[i + 6], qd[i + 5], qdd[i + 5], fw, P, grav, w, i)
+        _forward(im, fm, q[im[i, IQ]], qd[i + o], qdd[i + o], fw, P, grav, w, i)
     _backward_pass(im, w, n, ext)
 
 
 @njit(cache=True, fastmath={"contract"})
 def derivative_pairs_root(im, fm, qd, grav, fric, smooth, ext, dq, dqd, w):
-    """:func:`derivative_pairs` for a free flyer at the root: d tau / d q, d tau / d v (nv, nv) from the
-    scratch :func:`derivative_passes_root` filled (``ext``: it had external forces)."""
-    n, nv = im.shape[0], qd.shape[0]
+    """:func:`derivative_pairs` for a rigid root: d tau / d q, d tau / d v (nv, nv) from the scratch
+    :func:`derivative_passes_root` filled (``ext``: it had external forces)."""
+    n, nv, nr = im.shape[0], qd.shape[0], im[0, NV]
     g0, g1, g2 = grav * fm[0, GRAV], grav * fm[0, GRAV + 1], grav * fm[0, GRAV + 2]
     for i in range(nv):
         for j in range(nv):
             dq[i, j] = 0.0
             dqd[i, j] = 0.0
     for i in range(1, n):
-        r = i + 5
-        if _chain_pairs(im, w, i, 5, 0, dq, dqd) == 0:  # the chain hangs from the root (else from the world:
+        r = i + nr - 1
+        if _chain_pairs(im, w, i, nr - 1, 0, dq, dqd) == 0:  # the chain hangs from the root (else from the world:
             ri, rb = _get(w, i, RI), _get(w, i, RB)  # another root of a forest)
             e0, e1, e2 = w[i, E], w[i, E + 1], w[i, E + 2]
             phi, phid = _get(w, i, PHI), _get(w, i, PHID)
-            for c in range(6):
-                s, alpha, dadv = root_column(w, c, g0, g1, g2)
+            for c in range(nr):
+                s, alpha, dadv = root_column(im, w, c, g0, g1, g2)
                 dq[r, c] = _dot(ri, alpha) + (e0 * s[0] + e1 * s[1] + e2 * s[2])
                 dqd[r, c] = _dot(ri, dadv) + _dot(rb, s)
                 dq[c, r] = _dot(s, phi)
                 dqd[c, r] = _dot(s, phid)
         if fric:
             _friction_diagonal(fm, qd, r, smooth, dqd)
-    for c in range(6):  # the root's own block
-        sc = root_column(w, c, g0, g1, g2)[0]
+    for c in range(nr):  # the root's own block
+        sc = root_column(im, w, c, g0, g1, g2)[0]
         rc, rbc = _inertia(w, 0, sc), _bmul(w, 0, sc, True)
         ec = _external_e(w, 0, sc) if ext else (0.0, 0.0, 0.0)
-        for d in range(6):
-            s, alpha, dadv = root_column(w, d, g0, g1, g2)
+        for d in range(nr):
+            s, alpha, dadv = root_column(im, w, d, g0, g1, g2)
             dq[c, d] = _dot(rc, alpha) + (ec[0] * s[0] + ec[1] * s[1] + ec[2] * s[2])
             dqd[c, d] = _dot(rc, dadv) + _dot(rbc, s)
 
 
 @njit(cache=True, fastmath={"contract"})
 def derivatives_root(im, fm, q, qd, qdd, fw, P, grav, fric, smooth, dq, dqd, w):
-    """:func:`derivatives_into` for a free flyer at the root: d tau / d q, d tau / d v (nv, nv)."""
+    """:func:`derivatives_into` for a rigid root: d tau / d q, d tau / d v (nv, nv)."""
     derivative_passes_root(im, fm, q, qd, qdd, fw, P, grav, w)
     derivative_pairs_root(im, fm, qd, grav, fric, smooth, fw.shape[0] == im.shape[0] and im.shape[0] > 0, dq, dqd,
                           w)

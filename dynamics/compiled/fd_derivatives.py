@@ -11,7 +11,7 @@ tree-sparse factorisation M = L^T L of :mod:`.ltl`, corrects the passes' terms
 that depend on qdd (no articulated-body or CRBA pass), then the pairs of
 :mod:`.derivatives` give d tau / d x at that qdd and the same factor
 -M^-1 d tau / d x and M^-1.  :func:`fd_derivatives_root` is the same for a free
-flyer at the root, over velocity coordinates.
+flyer, planar or spherical joint at the root, over velocity coordinates.
 """
 
 from __future__ import annotations
@@ -47,8 +47,14 @@ from composedyn.dynamics.compiled.derivatives import (
 )
 from composedyn.dynamics.compiled.derivatives import SCRATCH as DER_SCRATCH
 from composedyn.dynamics.compiled.jit import njit
-from composedyn.dynamics.compiled.joint import free_root, joint_friction, quaternion_readable, scalar_joints
-from composedyn.dynamics.compiled.layout import ARM, GRAV, NO_FW
+from composedyn.dynamics.compiled.joint import (
+    joint_friction,
+    joint_readable,
+    rigid_root,
+    rigid_root_rates,
+    scalar_joints,
+)
+from composedyn.dynamics.compiled.layout import ARM, GRAV, NO_FW, NV
 from composedyn.dynamics.compiled.ltl import ltl_factor, ltl_inverse, ltl_solve_columns
 from composedyn.dynamics.reference import derivatives
 
@@ -145,49 +151,49 @@ def _correct(im, qdd, off, first, wa, wd):
 
 @njit(cache=True)
 def coordinate_parents(im, par):
-    """par (nv,): the parent of each velocity coordinate of a free-flyer-rooted tree
-    (:func:`.joint.free_root`) for :mod:`.ltl`: the one before inside the free flyer (-1 for the
-    first), the last of the parent body's coordinates for body i's joint (coordinate i + 5), -1 under
-    the world (another root of a forest)."""
-    for c in range(6):
+    """par (nv,): the parent of each velocity coordinate of a tree with a rigid root
+    (:func:`.joint.rigid_root`, nv0 coordinates) for :mod:`.ltl`: the one before inside the root's
+    joint (-1 for the first), the last of the parent body's coordinates for body i's joint
+    (coordinate i + nv0 - 1), -1 under the world (another root of a forest)."""
+    o = im[0, NV] - 1
+    for c in range(o + 1):
         par[c] = c - 1
     for i in range(1, im.shape[0]):
         p = im[i, 0]
-        par[i + 5] = p + 5 if p > 0 else (5 if p == 0 else -1)
+        par[i + o] = p + o if p > 0 else (o if p == 0 else -1)
 
 
 @njit(cache=True)
 def fd_derivatives_root(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, qdd, wa, wd, L):
-    """:func:`fd_derivatives_into` for a free flyer at the root (:func:`.derivatives.derivatives_root`):
-    d a / d q (q perturbed on the right, Pinocchio's convention), d a / d v, M^-1 (nv, nv).  The
-    root's six columns of M are IC_0 S_0c (rows of its descendants: IC_i S_i . S_0c); the tree-sparse
-    factor runs over velocity coordinates (:func:`coordinate_parents`).  Returns 0, or 1 when M(q)
-    is not positive definite."""
-    n, nv = im.shape[0], qd.shape[0]
+    """:func:`fd_derivatives_into` for a rigid root (:func:`.derivatives.derivatives_root`): d a / d q
+    (q perturbed on the right, Pinocchio's convention), d a / d v, M^-1 (nv, nv).  The root's nv0
+    columns of M are IC_0 S_0c (rows of its descendants: IC_i S_i . S_0c); the tree-sparse factor
+    runs over velocity coordinates (:func:`coordinate_parents`).  Returns 0, or 1 when M(q) is not
+    positive definite."""
+    n, nv, nr = im.shape[0], qd.shape[0], im[0, NV]
     par = np.empty(nv, np.int64)
     coordinate_parents(im, par)
     for i in range(nv):
         qdd[i] = 0.0
     derivative_passes_root(im, fm, q, qd, qdd, NO_FW, _NO_P, 1, wd)
     g0, g1, g2 = fm[0, GRAV], fm[0, GRAV + 1], fm[0, GRAV + 2]
-    for c in range(6):  # the root's block of M and its tau - h
-        sc = root_column(wd, c, g0, g1, g2)[0]
+    for c in range(nr):  # the root's block of M and its tau - h
+        sc = root_column(im, wd, c, g0, g1, g2)[0]
         rc = _inertia(wd, 0, sc)
         for d in range(c + 1):
-            L[c, d] = _dot(rc, root_column(wd, d, g0, g1, g2)[0])
+            L[c, d] = _dot(rc, root_column(im, wd, d, g0, g1, g2)[0])
         qdd[c] = tau[c] - _dot(sc, _get(wd, 0, F))
     for i in range(1, n):
-        if _mass_row(im, fm, qd, tau, fric, smooth, i, 5, 0, L, qdd, wd) == 0:  # the chain hangs from the root
+        if _mass_row(im, fm, qd, tau, fric, smooth, i, nr - 1, 0, L, qdd, wd) == 0:  # hangs from the root
             ri = _get(wd, i, RI)
-            for c in range(6):
-                L[i + 5, c] = _dot(ri, root_column(wd, c, g0, g1, g2)[0])
+            for c in range(nr):
+                L[i + nr - 1, c] = _dot(ri, root_column(im, wd, c, g0, g1, g2)[0])
     if ltl_factor(par, L):
         return 1
     ltl_solve_columns(par, L, qdd.reshape((nv, 1)), 1.0)
     R0 = (wd[0, 0], wd[0, 1], wd[0, 2], wd[0, 3], wd[0, 4], wd[0, 5], wd[0, 6], wd[0, 7], wd[0, 8])
-    _put(wa, 0, 0, world_twist(R0, (wd[0, PW], wd[0, PW + 1], wd[0, PW + 2]), (qdd[0], qdd[1], qdd[2], qdd[3],
-                                                                                qdd[4], qdd[5])))
-    _correct(im, qdd, 5, 1, wa, wd)
+    _put(wa, 0, 0, world_twist(R0, (wd[0, PW], wd[0, PW + 1], wd[0, PW + 2]), rigid_root_rates(im, qdd)))
+    _correct(im, qdd, nr - 1, 1, wa, wd)
     derivative_pairs_root(im, fm, qd, 1, fric, smooth, False, aq, aqd, wd)
     ltl_solve_columns(par, L, aq, -1.0)
     ltl_solve_columns(par, L, aqd, -1.0)
@@ -201,9 +207,10 @@ def inverse_dynamics_derivatives(im, fm, q, v, a, f_world, P, friction, smooth, 
     """d tau / d q, d tau / d v (n, n) of the Robot's inverse dynamics into dq, dv; joint friction
     when ``friction`` is not 0 (tanh Coulomb of width ``smooth`` > 0); external wrenches
     ``f_world`` (n, 6) with their lever-arm matrices ``P`` (n, 9) (both (0, .): none), see
-    :func:`composedyn.dynamics.reference.derivatives.external_terms`."""
-    if free_root(im):  # a floating robot's tree
-        if not quaternion_readable(q[3], q[4], q[5], q[6]):
+    :func:`composedyn.dynamics.reference.derivatives.external_terms`; statuses 4 and 5 as
+    :func:`forward_dynamics_derivatives`'s."""
+    if rigid_root(im):  # a floating robot's tree
+        if not joint_readable(im, 0, q):
             return 4
         derivatives_root(im, fm, q, v, a, f_world, P, 1, 1 if friction else 0, smooth, dq, dv, w)
         return 0
@@ -230,10 +237,11 @@ def _forward_reference(model, q, v, tau, friction, smooth=None):
 @njit(cache=True, inline="always")
 def forward_dynamics_derivatives(im, fm, q, v, tau, friction, smooth, aq, av, minv, qdd, wa, wd, L):
     """d a / d q, d a / d v, M^-1 (nv, nv) of the Robot's forward dynamics into aq, av, minv; status 3
-    when M(q) is not positive definite, 4 for a zero quaternion, 5 for joints of several coordinates
-    other than a free flyer at the root."""
-    if free_root(im):  # a floating robot's tree
-        if not quaternion_readable(q[3], q[4], q[5], q[6]):
+    when M(q) is not positive definite, 4 for a root joint without orientation (zero quaternion or
+    (cos, sin)), 5 for joints of several coordinates other than a rigid root
+    (:func:`.joint.rigid_root`)."""
+    if rigid_root(im):  # a floating robot's tree
+        if not joint_readable(im, 0, q):
             return 4
         return 3 if fd_derivatives_root(im, fm, q, v, tau, 1 if friction else 0, smooth, aq, av, minv, qdd, wa,
                                         wd, L) else 0

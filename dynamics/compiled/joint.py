@@ -601,6 +601,68 @@ def free_root_world_column(c, R, p0, p1, p2):
     return a0, a1, a2, d0, d1, d2
 
 
+# ---- a rigid root: a free flyer, planar or spherical joint at the root (the derivative kernels) ----
+# Their motion subspaces are constant in the child frame and each column is one of the free flyer's, so
+# the free flyer's world columns serve all three through :func:`rigid_root_column`.
+
+
+@njit(cache=True, inline="always")
+def rigid_root(im):
+    """True when body 0's joint is a free flyer, a planar or a spherical joint and every other joint
+    revolute or prismatic (at q[IQ], v[IV]): the derivative kernels' root form."""
+    if free_root(im):
+        return True
+    n = im.shape[0]
+    if n == 0 or (im[0, JTYPE] != PLANAR and im[0, JTYPE] != SPHERICAL):
+        return False
+    for i in range(1, n):
+        if not joint_scalar(im, i):
+            return False
+    return True
+
+
+@njit(cache=True, inline="always")
+def rigid_root_column(im, c):
+    """The free flyer's column (linear 0:3, angular 3:6, as :func:`free_root_world_column`) that
+    column c of body 0's joint is: planar (vx, vy, wz) -> 0, 1, 5; spherical (w) -> 3, 4, 5."""
+    t = im[0, JTYPE]
+    if t == PLANAR:
+        return 5 if c == 2 else c
+    if t == SPHERICAL:
+        return c + 3
+    return c
+
+
+@njit(cache=True, inline="always")
+def rigid_root_rates(im, x):
+    """Body 0's rates x[0:NV] as the free flyer's six (linear, angular; :func:`rigid_root_column`)."""
+    y0 = y1 = y2 = y3 = y4 = y5 = 0.0
+    for c in range(im[0, NV]):
+        k = rigid_root_column(im, c)
+        if k == 0:
+            y0 = x[c]
+        elif k == 1:
+            y1 = x[c]
+        elif k == 2:
+            y2 = x[c]
+        elif k == 3:
+            y3 = x[c]
+        elif k == 4:
+            y4 = x[c]
+        else:
+            y5 = x[c]
+    return y0, y1, y2, y3, y4, y5
+
+
+@njit(cache=True, fastmath=_FMA)
+def rigid_root_placement(im, fm, q):
+    """Body 0's world pose (R 9-tuple, p 3-tuple) for :func:`rigid_root`.  Not inlined: numba's
+    parallel array analysis fails on a branch merging an inlined call's tuples (batch loops)."""
+    if free_root(im):
+        return free_root_placement(fm, q)
+    return joint_placement(im, fm, 0, q)
+
+
 # ---- frames, gravity torques, centre of mass (compiled/frames.py, gravity.py, com.py) ----
 # A one-coordinate joint (revolute, prismatic, helical) is described in world axes by its unit world axis
 # a alone; the others by their body's world rotation R (9-tuple, row-major).
