@@ -57,7 +57,7 @@ def loops(N: int):
         V, X = rng.uniform(-1, 1, (2, N, robot.nv))
         qty = {}
         for label, q, k in (("d ID", FD.INVERSE_DYNAMICS_DERIVATIVES, 2), ("d FD", FD.FORWARD_DYNAMICS_DERIVATIVES, 3)):
-            model = robot.data.arrays_of(q.name).of(q)
+            model = robot.data.arrays.of(q)
             qty[label] = (k, lambda parallel, outs, q=q, model=model: declare.run_batch(
                 q, model, (Q, V, X), options=(0,), number=0.0, results=tuple(outs), parallel=parallel))
         yield name, robot.nv, qty

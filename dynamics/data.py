@@ -30,15 +30,13 @@ def _none(*args, **kwargs) -> None:
 
 
 class Data(dict):
-    """Quantity name -> its C caller on one robot for one thread (module docstring).
+    """Quantity name -> its C caller on one robot for one thread (module docstring); ``arrays``
+    the robot's packed model (a floating robot's: the robot as a tree whose root joint is the
+    base's joint)."""
 
-    A floating robot's ``arrays`` hold its base's chart (``arrays.base``), and ``tree`` the robot
-    as a tree whose root joint is the base's joint: the quantities named in ``on_tree`` take the
-    fixed-base declaration on ``tree``, the others the floating one on ``arrays``."""
-
-    def __init__(self, arrays: Arrays, tree: Arrays | None = None, on_tree: frozenset = frozenset()):
+    def __init__(self, arrays: Arrays):
         super().__init__()
-        self.arrays, self.tree, self.on_tree = arrays, tree, on_tree
+        self.arrays = arrays
         self.scratch: dict = {}
 
     def __missing__(self, name: str):
@@ -47,20 +45,15 @@ class Data(dict):
         from composedyn.dynamics.compiled import quantities
         from composedyn.dynamics.compiled.declare import caller
 
-        arrays = self.arrays_of(name)
-        q = (quantities.FIXED if arrays.base is None else quantities.FLOATING)[name]
-        c = self[name] = caller(q, arrays.of(q), self.scratch_of(q, arrays), dispatch.SWITCH)
+        q = quantities.DECLARED[name]
+        c = self[name] = caller(q, self.arrays.of(q), self.scratch_of(q), dispatch.SWITCH)
         return c
 
-    def arrays_of(self, name: str) -> Arrays:
-        """The packed arrays quantity ``name`` runs on: ``tree`` for the names in ``on_tree``."""
-        return self.tree if name in self.on_tree else self.arrays
-
-    def scratch_of(self, q, arrays: Arrays | None = None) -> tuple:
-        """The scratch arrays of quantity ``q`` on this robot (on ``arrays``: default ``self.arrays``), made once."""
+    def scratch_of(self, q) -> tuple:
+        """The scratch arrays of quantity ``q`` on this robot, made once."""
         s = self.scratch.get(q)
         if s is None:
-            n = model_dims((arrays or self.arrays).bodies[0])
+            n = model_dims(self.arrays.bodies[0])
             s = self.scratch[q] = tuple(np.zeros(q.shape(shape, n)) for shape in q.scratch)
         return s
 
@@ -83,9 +76,8 @@ class ThreadData(threading.local):
     the arrays' coordinates: dependent mimic joints); ``.general``: the callers of the general
     path, which takes all-joint coordinates (``.data`` itself when ``direct``)."""
 
-    def __init__(self, arrays: Arrays | None, direct: bool = True, tree: Arrays | None = None,
-                 on_tree: frozenset = frozenset()):
+    def __init__(self, arrays: Arrays | None, direct: bool = True):
         self.arrays = arrays
-        self.general = NO_DATA if arrays is None else Data(arrays, tree, on_tree)
+        self.general = NO_DATA if arrays is None else Data(arrays)
         self.data = self.general if direct else NO_DATA
         self.fast = None  # robot.fast of this thread, made on first use

@@ -77,17 +77,17 @@ def reference(model) -> bool:
     return not model.joint_names or backend() == "numpy"
 
 
-def quantity(name: str, floating: bool = False):
+def quantity(name: str):
     """The declaration of quantity ``name`` (:mod:`composedyn.dynamics.compiled.quantities`)."""
-    q = _declared.get((name, floating))
+    q = _declared.get(name)
     if q is None:
         from composedyn.dynamics.compiled import quantities
 
-        q = _declared[name, floating] = (quantities.FLOATING if floating else quantities.FIXED)[name]
+        q = _declared[name] = quantities.DECLARED[name]
     return q
 
 
-_declared: dict = {}  # (name, floating) -> declaration, looked up once
+_declared: dict = {}  # name -> declaration, looked up once
 
 
 def deliver(result: np.ndarray, out: np.ndarray | None) -> np.ndarray:
@@ -115,7 +115,7 @@ def _integer(value) -> int:
 
 
 def call(name: str, model, arrays: Arrays | None, *inputs, out: np.ndarray | None = None,
-         floating: bool = False, data=None, refuse: bool | None = None, **arguments):
+         data=None, refuse: bool = False, **arguments):
     """The declared quantity ``name`` of ``model`` at the inputs (..., length), broadcast over
     their leading axes: the NumPy reference or the compiled batch loop (module docstring).
 
@@ -124,13 +124,12 @@ def call(name: str, model, arrays: Arrays | None, *inputs, out: np.ndarray | Non
     flag may be any truth value), its number and its extras ((..., nv, columns) arrays, or
     None) by keyword, defaults for the rest; ``out``: C-contiguous float64 of the result's
     shape (one result), written and returned.  Returns the result, a tuple for several;
-    ``floating``: the floating-base declaration (``arrays`` then holds the base; no
-    reference, the caller has one; None for a sample the loop refuses); ``refuse``: None instead
-    of the declaration's fallback for a sample the loop refuses (default: ``floating``); ``data``: this
+    ``refuse``: None instead of the declaration's fallback for a sample the loop refuses (a
+    floating robot's general path names the input); ``data``: this
     thread's :class:`composedyn.dynamics.data.Data` over ``arrays``, whose C caller serves one
     sample of vectors without extras (what it declines takes the batch loop).
     """
-    q = _declared.get((name, floating)) or quantity(name, floating)
+    q = _declared.get(name) or quantity(name)
     extras = tuple([arguments.pop(e, None) for e, _ in q.extras]) if q.extras else ()
     if data is not None and not any([e is not None for e in extras]):  # the C caller: options by keyword,
         res = data[name](*inputs, **arguments) if out is None else data[name](*inputs, out=out, **arguments)
@@ -143,7 +142,7 @@ def call(name: str, model, arrays: Arrays | None, *inputs, out: np.ndarray | Non
             raise TypeError(f"{name}: unexpected arguments {sorted(arguments)}")
     else:
         options, number = tuple(d for _, d in q.options), None
-    if not floating and reference(model):
+    if reference(model):
         return deliver(q.reference(model, *inputs, *extras, *options, *((number,) if q.number else ())), out)
     inputs = [np.asarray(x, float) for x in inputs]
     single = all([x.ndim == 1 for x in inputs])
@@ -172,8 +171,7 @@ def call(name: str, model, arrays: Arrays | None, *inputs, out: np.ndarray | Non
         raise ValueError(f"{name}: {label} must have {length} entries per sample, got {got}")
     N = rows[0].shape[0]
     results = tuple([np.empty((N,) + s) for s in shapes]) if out is None else (out.reshape((N,) + shapes[0]),)
-    if _runner()(q, model, model_arrays, rows, options, number, results, ext,
-                 floating if refuse is None else refuse) is None:
+    if _runner()(q, model, model_arrays, rows, options, number, results, ext, refuse) is None:
         return None  # the floating robot's general path names the input it refuses
     if out is not None:
         return out
@@ -211,7 +209,7 @@ def warm_up(model, batch: bool = False, entries_too: bool = True, parallel: bool
     from composedyn.dynamics.compiled.parallel import parallel_safe
 
     arrays = packed(model)
-    for q in quantities.FIXED.values():
+    for q in quantities.DECLARED.values():
         if entries_too:
             declare.entry(q)
         for samples in (1, 2) if batch else (1,):

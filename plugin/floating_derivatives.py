@@ -145,8 +145,7 @@ def _compiled(robot: "FloatingRobot", forward: bool, q, v, x, friction: bool, sm
     data = robot.data
     if data.arrays is None or dispatch.reference(robot.model):
         return None
-    arrays = data.arrays_of(name)  # the tree's (base None) or the chart's
-    return dispatch.call(name, robot.model, arrays, q, v, x, floating=arrays.base is not None, refuse=True,
+    return dispatch.call(name, robot.model, data.arrays, q, v, x, refuse=True,
                          friction=friction, smooth_friction=sm)
 
 
@@ -166,7 +165,7 @@ def _tree_wrenches(robot: "FloatingRobot", forward: bool, q, v, x, f_ext: Mappin
     fw, P = chart.tree_forces(robot.base, robot.model, q, f, lever_arms=True) if f else (None, None)
     name = "inverse_dynamics_derivatives"
     smooth = 0.0 if smooth_friction is None else smooth_width(smooth_friction)
-    res = dispatch.call(name, robot.model, robot.data.arrays_of(name), q, v, a, refuse=True, friction=friction,
+    res = dispatch.call(name, robot.model, robot.data.arrays, q, v, a, refuse=True, friction=friction,
                         smooth_friction=smooth, f_world=fw, P=P)
     if res is None or not forward:
         return res

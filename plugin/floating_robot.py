@@ -31,7 +31,7 @@ import numpy as np
 
 from composedyn.checks import joint_array, output_array, random_generator, smooth_width, wrenches
 from composedyn.dynamics import dispatch as _dispatch
-from composedyn.dynamics.data import Arrays, Data, ThreadData
+from composedyn.dynamics.data import Data, ThreadData
 from composedyn.dynamics.errors import ModelError
 from composedyn.dynamics.floating import base as chart
 from composedyn.dynamics.floating.lie import (
@@ -45,19 +45,16 @@ from composedyn.dynamics.floating.lie import (
 )
 from composedyn.dynamics.floating.lie import skew as _skew
 from composedyn.dynamics.frozen_graph import frozen_graph
-from composedyn.dynamics.model import frozen_array
 from composedyn.joint_space import joint_records, random_joints, sample_shape, time_step
 from composedyn.robot import Robot, direct_call
 from composedyn.task_space import REFERENCES
 
-# The quantities computed on the robot as a tree whose root joint is the base's joint (the others: on
-# the base's chart, dynamics/floating/base.py)
+# The declared quantities a floating robot computes on its tree (whose root joint is the base's joint) and
+# offers through robot.fast; its derivatives run there too (the others: on the base's chart,
+# dynamics/floating/base.py)
 ON_TREE = frozenset({"inverse_dynamics", "forward_dynamics", "mass_matrix", "gravity_torques", "bias_torques",
                      "coriolis_matrix", "center_of_mass", "com_jacobian", "regressor", "frame_pose", "jacobian",
                      "frame_velocity", "frame_acceleration"})
-
-# ... and the derivatives of its inverse and forward dynamics
-DERIVATIVES = frozenset({"inverse_dynamics_derivatives", "forward_dynamics_derivatives"})
 
 # Robot methods that have no floating-base form yet: they raise a one-line error naming the robot.
 _NOT_YET = ("inverse_kinematics", "mimic_torques", "full_positions", "mimic_jacobian")
@@ -92,29 +89,20 @@ class FloatingRobot:
         self._what_v = f"(nv = {nb} base + {self.chart.dof - nb} joints)"
         nv = self.chart.dof
         self._n1, self._nn = (nv,), (nv, nv)
-        go = base.origin[:3, :3].T @ base.gravity  # gravity in the base joint frame's axes at neutral
-        self._bf = frozen_array([0.0 if base.kind == "free" else 1.0, *go, *base.origin[:3, :3].ravel(),
-                                 *base.origin[:3, 3]])  # see dynamics/compiled/floating.py
         chart.check_base_inertia(base, self.model, strict)
 
     @cached_property
     def _threads(self) -> ThreadData:
         """This robot's compiled state per thread (``.data``: its quantities' C callers, see
-        :mod:`composedyn.dynamics.data`): those of :data:`ON_TREE` on the robot as a tree whose
-        root joint is the base's free-flyer (or planar) joint
-        (:func:`composedyn.dynamics.compiled.layout.pack_tree`), the others on the base's chart;
+        :mod:`composedyn.dynamics.data`) on the robot as a tree whose root joint is the base's
+        free-flyer (or planar) joint (:func:`composedyn.dynamics.compiled.layout.pack_tree`);
         callers that return None with dependent mimic joints."""
-        chart_arrays = self.chart.data.arrays
-        if chart_arrays is None:
+        if self.chart.data.arrays is None:
             return ThreadData(None)
         from composedyn.dynamics.array_api.model import from_robot
         from composedyn.dynamics.compiled.layout import packed_tree
 
-        return ThreadData(Arrays(*chart_arrays[:2], self._bf), tree=packed_tree(from_robot(self)),
-                          on_tree=self._on_tree)
-
-    _on_tree = ON_TREE | DERIVATIVES
-    """The quantities this robot computes on its tree."""
+        return ThreadData(packed_tree(from_robot(self)))
 
     data = Robot.data  # this thread's compiled data: the floating quantities' C callers
 
@@ -131,7 +119,7 @@ class FloatingRobot:
         if fd is None:
             from composedyn.dynamics.compiled.fast import FastDynamics
 
-            fd = threads.fast = FastDynamics(None, Data(threads.general.tree), names=ON_TREE, name=self.name)
+            fd = threads.fast = FastDynamics(None, Data(threads.arrays), names=ON_TREE, name=self.name)
         return fd
     __getstate__ = Robot.__getstate__  # pickled without the compiled state
     __setstate__ = Robot.__setstate__
@@ -196,15 +184,13 @@ class FloatingRobot:
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def _batch(self, name: str, *arrays, out: np.ndarray | None = None, **arguments):
-        """A batch (..., k) of the quantity ``name`` through the general path's compiled loop
-        (:func:`composedyn.dynamics.dispatch.call`; on the tree for :data:`ON_TREE`, else on the
-        chart), into ``out`` when given, or None: NumPy backend, dependent mimic joints, or a
-        sample the loop refuses (zero quaternion, singular M), which the general path then names."""
+        """A batch (..., k) of the quantity ``name`` through the general path's compiled loop on the
+        tree (:func:`composedyn.dynamics.dispatch.call`), into ``out`` when given, or None: NumPy
+        backend, dependent mimic joints, or a sample the loop refuses (zero quaternion, singular
+        M), which the general path then names."""
         if self._threads.arrays is None or _dispatch.reference(self.model):
             return None
-        general = self._threads.general
-        return _dispatch.call(name, self.model, general.arrays_of(name), *arrays, out=out,
-                              floating=name not in self._on_tree, refuse=True, **arguments)
+        return _dispatch.call(name, self.model, self._threads.arrays, *arrays, out=out, refuse=True, **arguments)
 
     def _frame_batch(self, name: str, frame: str, reference, *arrays):
         """A batch of the frame quantity ``name`` of ``frame`` (one of :attr:`frame_names`) on the

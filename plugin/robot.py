@@ -151,7 +151,7 @@ class Robot:
         return {k: v for k, v in self.__dict__.items() if k not in ("_threads", "_frame_index", "arrays")}
 
     def __setstate__(self, state: dict) -> None:
-        """Unpickle; arrays the C entries read (a floating base's ``_bf``) are read-only again."""
+        """Unpickle; the arrays are read-only again."""
         self.__dict__.update({k: frozen_array(v) if isinstance(v, np.ndarray) else v for k, v in state.items()})
 
     # ---- description -------------------------------------------------

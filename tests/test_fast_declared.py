@@ -40,17 +40,17 @@ def close(a, b) -> bool:
 
 def test_every_declared_quantity_is_a_method():
     fd = cd.load("panda").fast
-    assert set(quantities.FIXED) | {"rnea"} <= set(dir(fd))
-    for name in quantities.FIXED:
+    assert set(quantities.DECLARED) | {"rnea"} <= set(dir(fd))
+    for name in quantities.DECLARED:
         assert callable(getattr(fd, name)) and callable(getattr(fd, "_" + name))
     with pytest.raises(AttributeError):
         fd.no_such_quantity  # noqa: B018
 
 
-@pytest.mark.parametrize("name", sorted(quantities.FIXED))
+@pytest.mark.parametrize("name", sorted(quantities.DECLARED))
 @pytest.mark.parametrize("batch", [(), (4,)])
 def test_fast_equals_the_general_path(robot, name, batch):
-    q = quantities.FIXED[name]
+    q = quantities.DECLARED[name]
     rng = np.random.default_rng(len(name))
     xs = list(rng.uniform(-1.5, 1.5, (len(q.inputs),) + batch + (robot.dof,)))
     opts = options(robot, q)
@@ -72,10 +72,10 @@ def test_fast_equals_the_general_path(robot, name, batch):
         f(*[x[..., 1:] for x in xs], **opts)
 
 
-@pytest.mark.parametrize("name", [n for n, q in sorted(quantities.FIXED.items()) if any(
+@pytest.mark.parametrize("name", [n for n, q in sorted(quantities.DECLARED.items()) if any(
     o == "frame" for o, _ in q.options)])
 def test_a_frame_index_out_of_range_raises(robot, name):
-    q = quantities.FIXED[name]
+    q = quantities.DECLARED[name]
     xs = [np.zeros(robot.dof)] * len(q.inputs)
     for frame in (-1, len(robot.model.link_names)):
         with pytest.raises(ValueError, match="out of range"):

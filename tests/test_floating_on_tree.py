@@ -46,7 +46,7 @@ def _callers(im, fm) -> dict:
     """Name -> the declared fixed-base quantity's C caller on the packed tree (im, fm)."""
     out = {}
     for name in MOVED:
-        q = quantities.FIXED[name]
+        q = quantities.DECLARED[name]
         out[name] = declare.caller(q, (im, fm), tuple(np.zeros(q.shape(s, model_dims(im))) for s in q.scratch))
     return out
 

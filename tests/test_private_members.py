@@ -37,10 +37,6 @@ ALLOWED: set[tuple[str, str]] = {
     ("dynamics/compiled/fd_derivatives.py", "from composedyn.dynamics.compiled.derivatives import _mcross"),
     ("dynamics/compiled/fd_derivatives.py", "from composedyn.dynamics.compiled.derivatives import _put"),
     ("dynamics/compiled/fd_derivatives.py", "from composedyn.dynamics.compiled.derivatives import _scale"),
-    ("dynamics/compiled/floating_derivatives.py", "from composedyn.dynamics.compiled.derivatives import _dot"),
-    ("dynamics/compiled/floating_derivatives.py", "from composedyn.dynamics.compiled.derivatives import _get"),
-    ("dynamics/compiled/floating_derivatives.py", "from composedyn.dynamics.compiled.floating import _gravity"),
-    ("dynamics/compiled/floating_frames.py", "from composedyn.dynamics.compiled.floating import _gravity"),
     # the facade modules and their routes
     ("plugin/derivatives.py", "robot._expand"),
     ("plugin/derivatives.py", "robot._mimic"),

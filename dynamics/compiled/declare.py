@@ -8,18 +8,17 @@ An algorithm module declares each quantity once, next to its kernel, as data::
                                 scratch=(("nv+1", SCRATCH),))
 
 The kernel takes, in this order: the packed model arrays (``im``, then ``fm`` for
-``model="bodies"`` or ``fx`` for ``model="frames"``, then the base ``bf`` when
-``floating``), the input vectors, the extras (per-joint arrays such as external
-wrenches, (0, columns) when absent), the integer options, the number (when ``number``
-names one: a smoothing width), the result arrays and the scratch arrays; it returns
-a status: 0 done, 1 an option out of range, 3 a singular mass matrix, 4 a zero
-quaternion, 5 undefined for this model (no mass); 2, NaN or inf in an input, is tested
-here before the kernel runs.
+``model="bodies"`` or ``fx`` for ``model="frames"``), the input vectors, the extras
+(per-joint arrays such as external wrenches, (0, columns) when absent), the integer
+options, the number (when ``number`` names one: a smoothing width), the result arrays
+and the scratch arrays; it returns a status: 0 done, 1 an option out of range, 3 a
+singular mass matrix, 4 a zero quaternion, 5 undefined for this model (no mass); 2, NaN
+or inf in an input, is tested here before the kernel runs.
 It overwrites every scratch number it reads, so results never depend on an earlier
 call.  Sizes are symbols of the model: ``"nv"`` (the velocity count), ``"nq"`` (the
-configuration size; one more for a floating base's chart), ``"nv+1"``, ``"10n"`` (ten per
-body: the inertial parameters; n bodies, which differs from nv when joints have several
-coordinates), or plain integers (:func:`.layout.model_dims` reads nq, nv and n from ``im``).
+configuration size), ``"nv+1"``, ``"10n"`` (ten per body: the inertial parameters; n
+bodies, which differs from nv when joints have several coordinates), or plain integers
+(:func:`.layout.model_dims` reads nq, nv and n from ``im``).
 
 From a declaration this module makes, by generating their few lines of source:
 
@@ -72,7 +71,6 @@ class Quantity:
     absent; the C caller never passes one: external wrenches); ``options``: (name, default)
     per integer option; ``number``: the keyword of the one float argument, or None;
     ``results`` and ``scratch``: shapes; ``model``: ``"bodies"`` or ``"frames"``;
-    ``floating``: the kernel takes a floating base's ``bf`` after the model arrays;
     ``fastmath``: compile the entry with numba's fastmath (as the kernel is);
     ``reference``: the NumPy reference, called as ``reference(model, *inputs, *extras,
     *options[, number])`` on (..., length) inputs (None for an extra that is absent),
@@ -89,7 +87,6 @@ class Quantity:
     number: str | None = None
     scratch: tuple = ()
     model: str = "bodies"
-    floating: bool = False
     fastmath: bool = False
     extras: tuple = ()
     reference: object = None
@@ -101,7 +98,7 @@ class Quantity:
         if isinstance(symbol, int):
             return symbol
         nq, nv, n = dims
-        return {"nv": nv, "nq": nq + int(self.floating), "nv+1": nv + 1, "10n": 10 * n}[symbol]
+        return {"nv": nv, "nq": nq, "nv+1": nv + 1, "10n": 10 * n}[symbol]
 
     def shape(self, symbols: tuple, dims: tuple) -> tuple:
         return tuple(self.size(s, dims) for s in symbols)
@@ -116,13 +113,10 @@ def signature():
 
 def _entry_source(q: Quantity, name: str) -> str:
     """Source of the C function of ``q`` (see the module docstring and ``_call.c`` for p, d, o, s)."""
-    nm = 3 if q.floating else 2
     lines = [f"def {name}(p, d, o, s):",
              f"    m0 = carray(p[0], (d[0], {IM_COLUMNS}), np.int64)",
              f"    m1 = carray(p[1], (d[1], {NCOL}), np.float64)"]
-    if q.floating:
-        lines.append("    m2 = carray(p[2], (d[2],), np.float64)")
-    k, j = nm, nm
+    k, j = 2, 2  # the first pointer and dimension after the model arrays
     scratch, inputs, results = [], [], []
     for i, shape in enumerate(q.scratch):
         dims = f"(d[{j}], d[{j + 1}])" if len(shape) == 2 else f"(d[{j}],)"
@@ -141,7 +135,7 @@ def _entry_source(q: Quantity, name: str) -> str:
         lines.append(f"    r{i} = carray(p[{k}], {dims}, np.float64)")
         results.append(f"r{i}")
         k, j = k + 1, j + 2
-    args = [f"m{i}" for i in range(nm)] + inputs + [f"o[{i}]" for i in range(len(q.options))]
+    args = ["m0", "m1"] + inputs + [f"o[{i}]" for i in range(len(q.options))]
     args += ["s"] * (q.number is not None) + results + scratch
     lines.append(f"    return kernel({', '.join(args)})")
     return "\n".join(lines) + "\n"
@@ -181,7 +175,7 @@ def caller(q: Quantity, model: tuple, scratch: tuple, switch: np.ndarray = ON, f
 def entry(q: Quantity):
     """The C function of ``q`` (compiled now or loaded from the disk cache; once per process).
     The returned numba ``CFunc`` owns the machine code: it stays referenced here."""
-    name = ("floating_" if q.floating else "") + q.name + "_entry"
+    name = q.name + "_entry"
     t0 = time.perf_counter()
     f = cfunc(signature(), cache=True, fastmath=q.fastmath)(generated(_entry_source(q, name), name, q))
     COMPILE_SECONDS[name] = time.perf_counter() - t0
@@ -192,13 +186,12 @@ def _dim(q: Quantity, symbol) -> str:
     """A size symbol as an expression of the loop's ``nq``, ``nv`` and ``n`` (bodies)."""
     if isinstance(symbol, int):
         return str(symbol)
-    return {"nv": "nv", "nq": "nq + 1" if q.floating else "nq", "nv+1": "nv + 1", "10n": "10 * n"}[symbol]
+    return {"nv": "nv", "nq": "nq", "nv+1": "nv + 1", "10n": "10 * n"}[symbol]
 
 
 def _loop_source(q: Quantity, name: str) -> str:
     """Source of the batch loop of ``q`` (see :func:`loops`)."""
-    nm = 3 if q.floating else 2
-    model = [f"m{i}" for i in range(nm)]
+    model = ["m0", "m1"]
     inputs = [f"X{i}" for i in range(len(q.inputs))]
     extras = [f"Y{i}" for i in range(len(q.extras))]  # (N, n, columns), or (0, n, columns): absent
     options = [f"o{i}" for i in range(len(q.options))] + ["s"] * (q.number is not None)
@@ -231,7 +224,7 @@ def loops(q: Quantity) -> tuple:
     Arguments: the model arrays, the inputs (N, length), the extras (N, nv, columns) or (0, nv,
     columns), the options, the number, the results (N, shape...), the status (N,) int64
     (written for every sample)."""
-    base = ("floating_" if q.floating else "") + q.name + "_loop"
+    base = q.name + "_loop"
     made = []
     for suffix, parallel in (("_serial", False), ("_parallel", True)):
         name = base + suffix

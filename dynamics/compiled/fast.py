@@ -1,6 +1,6 @@
 """``FastDynamics``: the lean per-call entry for control loops (``robot.fast``).
 
-Its methods are the fixed-base declared quantities (:mod:`.quantities`), each by its
+Its methods are the declared quantities (:mod:`.quantities`), each by its
 declaration's name (``rnea`` is another name for ``inverse_dynamics``): no general path,
 no broadcasting, no mimic reduction, no per-element checks in Python.  Every input must
 be a float64 array, (n,) for one sample or (N, n) for N samples, with n = ``model.n``
@@ -174,7 +174,7 @@ def _arguments(q, name: str, args: tuple, kwargs: dict) -> tuple:
 class FastDynamics:
     """Compiled dynamics of one robot with checks of shapes only (see the module doc).
 
-    Its methods are the fixed-base declared quantities (:mod:`.quantities`; those in ``names``
+    Its methods are the declared quantities (:mod:`.quantities`; those in ``names``
     when given), ``rnea`` another name for ``inverse_dynamics``.  Each is, after its first
     look-up, the C caller (``_call.Caller``) of its quantity, with :meth:`_general` for that
     quantity (batches, and what the caller does not take) as its fallback, also reachable as
@@ -194,13 +194,13 @@ class FastDynamics:
         self.arrays = data.arrays  # the packed model arrays (read only)
         self.dims = model_dims(self.arrays.bodies[0])  # (nq, nv, bodies)
         self.n = self.dims[1]
-        self.names = frozenset(quantities.FIXED) if names is None else frozenset(names)
+        self.names = frozenset(quantities.DECLARED) if names is None else frozenset(names)
         self._data = data
 
     def __getattr__(self, name: str):
         method = name[1:] if name.startswith("_") else name
         key = ALIASES.get(method, method)
-        q = quantities.FIXED.get(key) if key in self.__dict__.get("names", ()) else None
+        q = quantities.DECLARED.get(key) if key in self.__dict__.get("names", ()) else None
         if q is None or method.startswith("_"):
             raise AttributeError(f"FastDynamics has no attribute {name!r}")
         general = functools.partial(self._general, q, method)
@@ -243,7 +243,7 @@ class FastDynamics:
         for name in sorted(self.names):
             getattr(self, name)
         for name in sorted(self.names) if batch else ():
-            warm(quantities.FIXED[name], self.arrays.of(quantities.FIXED[name]), 2)
+            warm(quantities.DECLARED[name], self.arrays.of(quantities.DECLARED[name]), 2)
 
 
 def _refusal(robot: str, name: str, status: np.ndarray) -> ValueError:

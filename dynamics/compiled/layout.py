@@ -132,17 +132,14 @@ def frame_rows(fm: np.ndarray, body, R, p) -> np.ndarray:
 
 class Arrays(NamedTuple):
     """The packed model arrays of one robot (read only, made once per robot): ``bodies`` =
-    ``(im, fm)``, ``frames`` = ``(im, fx)`` (None: no frame kernels), ``base`` a floating base's
-    chart ``bf`` (16,) or None."""
+    ``(im, fm)``, ``frames`` = ``(im, fx)`` (None: no frame kernels)."""
 
     bodies: tuple
     frames: tuple | None = None
-    base: np.ndarray | None = None
 
     def of(self, q) -> tuple:
         """The model arrays the declared quantity ``q`` (:class:`.declare.Quantity`) takes."""
-        arrays = self.bodies if q.model == "bodies" else self.frames
-        return (*arrays, self.base) if q.floating else arrays
+        return self.bodies if q.model == "bodies" else self.frames
 
 
 def packed(model: Model) -> Arrays:

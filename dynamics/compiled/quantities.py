@@ -1,4 +1,4 @@
-"""Every declared compiled quantity (:mod:`.declare`), by name: fixed base and floating base.
+"""Every declared compiled quantity (:mod:`.declare`), by name.
 
 The declarations are found, not listed: every module of this package whose source
 declares a ``Quantity(`` is imported and its module-level ``Quantity`` objects are
@@ -29,10 +29,8 @@ def _by_name(declared: list) -> dict:
     table: dict = {}
     for q in declared:
         if table.setdefault(q.name, q) is not q:
-            raise RuntimeError(f"two compiled quantities are declared as {q.name!r} (floating={q.floating})")
+            raise RuntimeError(f"two compiled quantities are declared as {q.name!r}")
     return table
 
 
-_ALL = _declared()
-FIXED = _by_name([q for q in _ALL if not q.floating])
-FLOATING = _by_name([q for q in _ALL if q.floating])
+DECLARED = _by_name(_declared())
