@@ -52,7 +52,6 @@ from composedyn.dynamics.compiled.joint import (
     configuration_readable,
     free_root,
     joint_angle,
-    joint_motion,
     joint_motion_world,
     joint_offset,
     joint_rotation_row,
@@ -360,32 +359,6 @@ def crba_into(im, fm, q, arm, out, w):
         _CRBA_ROOT(im, fm, q, arm, out, w)
     else:
         _CRBA_GENERAL(im, fm, q, arm, out, w)
-
-
-@njit(cache=True, fastmath=_FAST)
-def crba_chart_into(im, fm, nb, q, out, w):
-    """:func:`crba_into` (armature included) for a floating base's chart
-    (:mod:`composedyn.dynamics.floating.base`): bodies 0 .. nb-1 are the base's virtual
-    joints, all at zero with identity placements, the first nb - 1 of them massless.
-    Their world poses (identity), motion subspaces (the joint axes) and composite
-    inertias (zero) are written directly instead of computed; the rest is the CRBA."""
-    n = q.shape[0]
-    _sin_cos_rows(im, q, w, False, False)
-    for i in range(nb - 1):
-        for c in range(12):
-            w[i, c] = 0.0
-        w[i, 0], w[i, 4], w[i, 8] = 1.0, 1.0, 1.0
-        s0, s1, s2, s3, s4, s5 = joint_motion(im, fm, i, 1.0)  # body axes = world axes here
-        w[i, _S], w[i, _S + 1], w[i, _S + 2], w[i, _S + 3], w[i, _S + 4], w[i, _S + 5] = s0, s1, s2, s3, s4, s5
-        for c in range(10):
-            w[i, _IC + c] = 0.0
-    for i in range(nb - 1, n):
-        _body_to_world(im, fm, i, q, w, False, False)
-    for r in range(n):
-        for c in range(n):
-            out[r, c] = 0.0
-    for i in range(n - 1, -1, -1):
-        _column(im, fm, i, 1, out, w, False)
 
 
 # ---- declaration (composedyn.dynamics.compiled.declare) ----
