@@ -74,8 +74,10 @@ def add_joint(
     friction: float = 0.0,
     armature: float = 0.0,
     mimic=None,
+    **own,
 ) -> None:
-    """Add a joint edge parent -> child with schema attributes and defaults."""
+    """Add a joint edge parent -> child with schema attributes and defaults; ``own``: ``axis2`` (a
+    universal joint's second axis) and ``pitch`` (a helical joint's m/rad)."""
     g.add_edge(
         parent,
         child,
@@ -88,6 +90,7 @@ def add_joint(
         friction=float(friction),
         armature=float(armature),
         mimic=mimic,
+        **own,
     )
 
 

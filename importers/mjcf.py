@@ -116,7 +116,7 @@ def load_mjcf(path_or_xml: str | bytes | os.PathLike, root: str | None = None, f
     Raises
     ------
     ModelError
-        naming the file and the element: MuJoCo's parse or compile errors, ball joints,
+        naming the file and the element: MuJoCo's parse or compile errors, a free joint below the root,
         ``<equality connect/weld>`` within the robot (loop closures: :func:`load_mjcf_closed`),
         non-linear joint couplings, several moving bodies with a free one among them and
         no ``root``, an unknown ``root``.  Features without a counterpart

@@ -215,15 +215,15 @@ def _add_joint_chain(model, g: nx.DiGraph, b: int, parent: str, X: np.ndarray, s
     origin, anchor, node = X, np.zeros(3), parent
     for k, j in enumerate(joints):
         jname, jtype = name_of(model, "joint", j), int(model.jnt_type[j])
-        if jtype not in (HINGE, SLIDE):
-            what = "ball (spherical) joints are not supported yet" if jtype == BALL else \
-                "a free joint is only accepted on the robot's root body"
-            raise ModelError(f"{src}: body {body!r} joint {jname!r} is {_KIND[jtype]}: {what}")
+        if jtype not in (HINGE, SLIDE, BALL):
+            raise ModelError(f"{src}: body {body!r} joint {jname!r} is {_KIND[jtype]}: a free joint is only "
+                             "accepted on the robot's root body")
         axis = np.array(model.jnt_axis[j], dtype=float)
         ref = float(model.qpos0[model.jnt_qposadr[j]])
-        here = np.array(model.jnt_pos[j], dtype=float) if jtype == HINGE else np.zeros(3)
+        here = np.array(model.jnt_pos[j], dtype=float) if jtype != SLIDE else np.zeros(3)
         origin = origin @ _translation(here - anchor)
-        origin = origin @ (_rotation(axis, -ref) if jtype == HINGE else _translation(-ref * axis))
+        if jtype != BALL:  # a ball joint's reference is the body's pose (MuJoCo's qpos0 is the identity)
+            origin = origin @ (_rotation(axis, -ref) if jtype == HINGE else _translation(-ref * axis))
         last = k == len(joints) - 1
         child = body if last and not here.any() else f"{body}::{jname}"
         if child != body:
@@ -238,13 +238,19 @@ def _add_joint_chain(model, g: nx.DiGraph, b: int, parent: str, X: np.ndarray, s
 
 
 def _add_moving_joint(model, g: nx.DiGraph, j: int, name: str, parent: str, child: str, origin, axis) -> None:
-    """A hinge (revolute, continuous when unlimited) or slide (prismatic) edge with its
-    limits, damping, Coulomb friction (``frictionloss``) and armature."""
+    """A hinge (revolute, continuous when unlimited), slide (prismatic) or ball (spherical) edge with
+    its limits, damping, Coulomb friction (``frictionloss``) and armature (a ball joint's: those of
+    its first degree of freedom, on each of its three)."""
     limited = bool(model.jnt_limited[j])
     lo, hi = (float(x) for x in model.jnt_range[j]) if limited else (None, None)
-    hinge = int(model.jnt_type[j]) == HINGE
-    dof = int(model.jnt_dofadr[j])
-    add_joint(g, name, parent, child, type=("revolute" if limited else "continuous") if hinge else "prismatic",
+    hinge, dof = int(model.jnt_type[j]) == HINGE, int(model.jnt_dofadr[j])
+    kind = ("revolute" if limited else "continuous") if hinge else "prismatic"
+    if int(model.jnt_type[j]) == BALL:  # q: a unit quaternion, v: the angular velocity in the child frame
+        if limited:
+            report_suspicious(f"{name_of(model, 'body', int(model.jnt_bodyid[j]))}: ball joint {name!r} has a "
+                              f"cone limit of {hi:g} rad, which is not modelled", False)
+        kind, lo, hi = "spherical", None, None
+    add_joint(g, name, parent, child, type=kind,
               origin=origin, axis=axis, limits=(lo, hi, None, None), damping=float(model.dof_damping[dof]),
               friction=float(model.dof_frictionloss[dof]), armature=float(model.dof_armature[dof]))
 

@@ -233,9 +233,16 @@ def _edge(g: nx.DiGraph, parent: str, child: str, j: Joint, forward: bool) -> No
         X = j.X_PJ @ j.X_JC
         add_joint(g, j.name, parent, child, type="fixed", origin=X if forward else inverse(X))
         return
+    if not forward and j.type in ("spherical", "universal", "helical"):
+        raise ModelError(f"{j.where}: its child link {j.child!r} is nearer the root than its parent "
+                         f"{j.parent!r}; a {j.type} joint is taken only from parent to child")
     origin, axis, post = (j.X_PJ, j.axis, j.X_JC) if forward else (inverse(j.X_JC), -j.axis, inverse(j.X_PJ))
     kw = dict(type=j.type, axis=axis, limits=j.limits, damping=j.damping, friction=j.friction,
               armature=j.armature, mimic=j.mimic)
+    if j.type == "universal":
+        kw["axis2"] = j.axis2
+    if j.type == "helical":
+        kw["pitch"] = j.pitch
     if np.abs(post - np.eye(4)).max() <= 1e-12:
         add_joint(g, j.name, parent, child, origin=origin, **kw)
         return

@@ -17,7 +17,8 @@ from composedyn.importers.sdf_model import WORLD, Description, Element
 from composedyn.importers.sdf_pose import inverse, parse_pose
 from composedyn.importers.sdf_xml import at, child, flag, value, values
 
-TYPES = ("revolute", "continuous", "prismatic", "fixed")
+TYPES = ("revolute", "continuous", "prismatic", "fixed", "ball", "universal", "screw")
+KINDS = {"ball": "spherical", "screw": "helical"}  # SDFormat type -> the graph's, where they differ
 NO_LIMIT = 1e16  # SDFormat's default position limits, +-1e16: no limit
 DRAKE = "{http://drake.mit.edu}"
 
@@ -45,6 +46,8 @@ class Joint:
     mimic: tuple | None
     spring: bool
     where: str
+    axis2: np.ndarray | None = None  # a universal joint's second axis (joint-frame axes)
+    pitch: float = 0.0  # a screw joint's translation per radian along its axis (m/rad)
 
 
 def inertial(link: Element) -> dict | None:
@@ -96,16 +99,39 @@ def joint(d: Description, e: Element) -> Joint:
     X_WP = np.eye(4) if parent == WORLD else d.frames.world(parent)
     X_PJ, X_JC = inverse(X_WP) @ X_WJ, inverse(X_WJ) @ d.frames.world(child_link)
     axis, limits, coeffs, mimic, spring = np.array([0.0, 0.0, 1.0]), (None,) * 4, (0.0, 0.0), None, False
-    if jtype != "fixed":
+    axis2, pitch = None, 0.0
+    if jtype not in ("fixed", "ball"):
         ax = child(el, "axis", src)
         if ax is None:
             raise ModelError(f"{where}: a {jtype} joint needs an <axis>")
         axis = _axis(d, e, ax, X_WJ)
-        limits = _limits(ax, src, where, jtype)
+        limits = _limits(ax, src, where, jtype) if jtype not in ("universal",) else (None,) * 4
         coeffs, spring = _dynamics(ax, src, where)
         mimic = _mimic(d, e, ax)
-    return Joint(e.name, jtype, parent, child_link, X_PJ, axis, X_JC, limits, *coeffs, _armature(el, src, where),
-                 mimic, spring, where)
+        if jtype == "universal":
+            ax2 = child(el, "axis2", src)
+            if ax2 is None:
+                raise ModelError(f"{where}: a universal joint needs an <axis2>")
+            axis2 = _axis(d, e, ax2, X_WJ)
+        if jtype == "screw":
+            pitch = _pitch(el, src, where)
+    return Joint(e.name, KINDS.get(jtype, jtype), parent, child_link, X_PJ, axis, X_JC, limits, *coeffs,
+                 _armature(el, src, where), mimic, spring, where, axis2, pitch)
+
+
+def _pitch(el, src: str, where: str) -> float:
+    """A screw joint's translation per radian (m/rad): ``<screw_thread_pitch>`` (m per revolution,
+    SDFormat 1.10) over 2 pi, or the legacy ``<thread_pitch>`` (radians per metre, opposite sign)
+    as -1 / thread_pitch; SDFormat's default is one metre per revolution."""
+    new, old = child(el, "screw_thread_pitch", src), child(el, "thread_pitch", src)
+    if new is not None:
+        return values(new, src, 1, what=f"{where} <screw_thread_pitch>") / (2.0 * math.pi)
+    if old is not None:
+        x = values(old, src, 1, what=f"{where} <thread_pitch>")
+        if x == 0.0:
+            raise ModelError(f"{where}: <thread_pitch> is zero (an infinite advance per turn)")
+        return -1.0 / x
+    return 1.0 / (2.0 * math.pi)
 
 
 def _axis(d: Description, e: Element, ax, X_WJ: np.ndarray) -> np.ndarray:

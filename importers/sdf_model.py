@@ -27,8 +27,7 @@ from composedyn.importers.sdf_pose import WORLD, Frames, FrameSpec, parse_pose
 from composedyn.importers.sdf_xml import at, child, flag, parse_sdf, text, values
 from composedyn.importers.urdf_xml import XmlElement
 
-NOT_YET = {"ball": "three rotations", "universal": "two rotations", "revolute2": "two rotations",
-           "screw": "a rotation coupled to a translation", "gearbox": "a gear coupling of two joints"}
+NOT_YET = {"revolute2": "two rotations about independent axes", "gearbox": "a gear coupling of two joints"}
 WORLD_SCOPE = "::world::"
 
 
@@ -338,7 +337,7 @@ class Reader:
         jtype = (el.get("type") or "").strip()
         if jtype in NOT_YET:
             raise ModelError(f"{e.where}: {jtype} joints ({NOT_YET[jtype]}) are not supported yet; "
-                             "supported: revolute, continuous, prismatic, fixed")
+                             "supported: revolute, continuous, prismatic, fixed, ball, universal, screw")
         ends = {}
         for tag in ("parent", "child"):
             name = text(el, tag, src)

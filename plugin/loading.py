@@ -14,14 +14,50 @@ from composedyn.robot import Robot
 
 def make_robot(graph: nx.DiGraph, strict: bool = False, mimic: str = "dependent", floating=None):
     """A ``Robot`` (fixed base) or a ``FloatingRobot`` from a kinematic graph; see :func:`load`."""
+    from composedyn.dynamics.array_api.graph_model import own_space_joints
     from composedyn.dynamics.floating.base import split_base
 
+    if own_space_joints(graph):
+        return tree_robot(graph, strict, mimic, floating)
     graph, base = split_base(graph, floating)
     if base is None:
         return Robot(graph, strict=strict, mimic=mimic)
     from composedyn.floating_robot import FloatingRobot
 
     return FloatingRobot(graph, base, strict=strict, mimic=mimic)
+
+
+def tree_robot(graph: nx.DiGraph, strict: bool, mimic: str, floating):
+    """A :class:`~composedyn.tree_robot.TreeRobot` of a graph with joints of several coordinates:
+    ``floating`` False welds a floating (planar) root joint, True / "free" / "planar" adds one at the
+    root link when the graph has none (a ``world`` link, joint ``root_joint``)."""
+    from composedyn.dynamics.floating.base import KINDS
+    from composedyn.dynamics.schema import find_root, source_of
+    from composedyn.tree_robot import TreeRobot
+
+    if floating not in (None, True, False) + KINDS:
+        raise ValueError(f"floating must be None, True, False, 'free' or 'planar', got {floating!r}")
+    if mimic == "dependent" and any(d.get("mimic") is not None for _, _, d in graph.edges(data=True)):
+        raise ModelError(f"{source_of(graph)}: mimic joints in a robot with joints of several coordinates are "
+                         "not supported as dependent coordinates; load with mimic='independent'")
+    root = find_root(graph)
+    loose = [(u, v) for u, v, d in graph.edges(data=True) if u == root and d.get("type") in ("floating", "planar")]
+    graph = graph.copy()
+    if floating is False:
+        for u, v in loose:
+            graph.edges[u, v]["type"] = "fixed"
+    elif floating is not None:
+        kind = "planar" if floating == "planar" else "floating"
+        if loose:
+            graph.edges[loose[0]]["type"] = kind
+        else:
+            from composedyn.dynamics.schema import add_joint, add_link
+
+            world = "world" if "world" not in graph else f"world::{root}"
+            add_link(graph, world)
+            add_joint(graph, "root_joint", world, root, type=kind)
+            graph.graph["root"] = world
+    return TreeRobot(graph, strict=strict)
 
 
 def from_graph(graph: nx.DiGraph, strict: bool = False, mimic: str = "dependent", floating=None) -> Robot:

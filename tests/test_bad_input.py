@@ -78,8 +78,6 @@ CASES = [
     ("text_axis", '<axis xyz="0 0 1"/>', '<axis xyz="0 0 z"/>', ["joint 'j1'", "<axis>", "not numeric"]),
     ("unknown_type", 'type="revolute"', 'type="ball"', ["joint 'j1'", "unknown type 'ball'"]),
     ("missing_type", 'type="revolute"', "", ["joint 'j1'", "unknown type None"]),
-    ("floating_not_root", '"j2" type="revolute"', '"j2" type="floating"', ["joint 'j2'", "floating", "root joint"]),
-    ("planar_not_root", '"j2" type="revolute"', '"j2" type="planar"', ["joint 'j2'", "planar", "root joint"]),
     ("nan_origin_xyz", 'xyz="0 0 0.1"', 'xyz="0 NaN 0.1"', ["joint 'j1'", "<origin>", "xyz", "not finite"]),
     ("nan_origin_rpy", 'rpy="0 0 0"/>\n    <axis', 'rpy="0 nan 0"/>\n    <axis', ["joint 'j1'", "<origin>", "rpy"]),
     ("nan_inertial_origin", 'xyz="0 0 0.25"', 'xyz="0 0 nan"', ["link 'l1'", "<origin>", "not finite"]),

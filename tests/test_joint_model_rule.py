@@ -21,7 +21,8 @@ code, and whether a coordinate is an angle) and the array-API engine's ``joints`
 Left out, because they read or write description files rather than compute: ``importers/``
 (each maps its file's kinds, through :data:`~composedyn.dynamics.joint_types.KIND_CODES` when
 freezing), the graph layer that validates and freezes a description (``dynamics/schema.py``,
-``dynamics/model.py``, ``dynamics/frozen_graph.py``), the URDF writer of random test robots
+``dynamics/model.py``, ``dynamics/frozen_graph.py``, and ``dynamics/array_api/graph_model.py``, which maps a
+graph edge's type to a joint kind of the array-API engine), the URDF writer of random test robots
 (``plugin/testing/random_robots.py``) and the converter of Pinocchio's test trees, which maps
 Pinocchio's joint models to kinds as an importer does (``plugin/testing/pinocchio_trees.py``).
 ``"fixed"``, ``"floating"`` and ``"planar"`` are not
@@ -43,6 +44,7 @@ ROOTS = {"dynamics": SOURCE / "dynamics", "plugin": SOURCE / "plugin"}
 JOINT_MODELS = {"dynamics/joint_types.py", "dynamics/compiled/joint.py", "dynamics/reference/joint.py",
                 "dynamics/symbolic/joint.py", "dynamics/array_api/joints.py"}
 DESCRIPTIONS = {"dynamics/schema.py", "dynamics/model.py", "dynamics/frozen_graph.py",
+                "dynamics/array_api/graph_model.py",
                 "plugin/testing/random_robots.py", "plugin/testing/pinocchio_trees.py"}
 CODES = {name for name, value in vars(joint_types).items() if name.isupper() and isinstance(value, int)}
 KINDS = set(joint_types.KIND_CODES) | {"hinge", "slide", "ball", "spherical", "universal", "revolute2", "screw",

@@ -27,8 +27,6 @@ def mjcf(body: str, tail: str = "") -> str:
     (mjcf('<joint name="j"/><inertial pos="0 0 0" mass="1" fullinertia="1 1 1 2 0 0"/>'),
      ("positive eigenvalues", "Element name 'b'")),
     (mjcf('<joint name="j" type="cylindrical"/>' + GEOM), ("invalid keyword: 'cylindrical'",)),
-    (mjcf('<joint name="knob" type="ball"/>' + GEOM), ("body 'b' joint 'knob' is ball",
-                                                       "spherical) joints are not supported")),
     (mjcf('<joint name="j"/>' + GEOM + '<body name="c" pos="0 0 1"><joint name="k"/>' + GEOM + '</body>',
           '<equality><connect name="loop" body1="c" body2="world" anchor="0 0 0"/></equality>'),
      ("<equality connect> 'loop' between bodies 'c' and 'world' closes a kinematic loop",)),

@@ -32,10 +32,17 @@ CASES = {
     "bad version": ('<sdf version="2.0"><model name="m"><link name="a"/></model></sdf>', r"has version '2.0'"),
     "unknown type": (two_links('<joint name="j" type="hinge"><parent>a</parent><child>b</child></joint>'),
                      r"<joint name='j'> \(line \d+\): unknown joint type 'hinge' \(supported: revolute"),
-    "ball": (two_links('<joint name="j" type="ball"><parent>a</parent><child>b</child></joint>'),
-             r"<joint name='j'> \(line \d+\): ball joints \(three rotations\) are not supported yet"),
-    "universal": (two_links('<joint name="u" type="universal"><parent>a</parent><child>b</child></joint>'),
-                  r"<joint name='u'> .*universal joints"),
+    "revolute2": (two_links('<joint name="j" type="revolute2"><parent>a</parent><child>b</child></joint>'),
+                  r"<joint name='j'> \(line \d+\): revolute2 joints \(two rotations about independent axes\) "
+                  r"are not supported yet"),
+    "universal without axis": (two_links('<joint name="u" type="universal"><parent>a</parent><child>b</child>'
+                                         '</joint>'), r"<joint name='u'> .*a universal joint needs an <axis>"),
+    "universal without axis2": (two_links('<joint name="u" type="universal"><parent>a</parent><child>b</child>'
+                                          '<axis><xyz>1 0 0</xyz></axis></joint>'),
+                                r"<joint name='u'> .*a universal joint needs an <axis2>"),
+    "zero thread pitch": (two_links('<joint name="s" type="screw"><parent>a</parent><child>b</child>'
+                                    '<axis><xyz>1 0 0</xyz></axis><thread_pitch>0</thread_pitch></joint>'),
+                          r"<joint name='s'> .*<thread_pitch> is zero"),
     "no mass": (two_links(b="<inertial><inertia><ixx>1</ixx><iyy>1</iyy><izz>1</izz></inertia></inertial>"),
                 r"link 'b' <inertial> \(line \d+\) has no <mass>"),
     "negative mass": (two_links(b=INERTIAL.replace("<mass>1<", "<mass>-2<")), r"link 'b' .*negative mass -2"),
@@ -143,7 +150,7 @@ def test_floating_choices_are_checked():
         cd.from_sdf(two_links(), floating="yes")
 
 
-@pytest.mark.parametrize("case", ["malformed", "ball", "include", "pose cycle"])
+@pytest.mark.parametrize("case", ["malformed", "revolute2", "include", "pose cycle"])
 def test_cli_prints_one_line_and_exits_2(tmp_path, capsys, case):
     text = CASES.get(case, (model(f'<link name="a">{INERTIAL}</link><include><uri>model://x</uri></include>'),))[0]
     path = tmp_path / "bad.sdf"

@@ -160,6 +160,38 @@ def neutral(joint: Joint) -> np.ndarray:
     return np.array(_KIND_TABLE[joint.kind].neutral, dtype=float)
 
 
+_UNIT_PARTS = {"spherical": slice(0, 4), "free_flyer": slice(3, 7), "planar": slice(2, 4)}
+_FREE_KINDS = frozenset({"free_flyer", "planar"})
+
+
+def unit_part(joint: Joint) -> slice | None:
+    """The entries of the joint's own q (nq,) that must have unit norm: a quaternion (spherical,
+    free flyer) or (cos, sin) (planar); None for the joints whose coordinates are free."""
+    return _UNIT_PARTS.get(joint.kind)
+
+
+def moves_freely(joint: Joint) -> bool:
+    """Whether the joint is a free-flyer or planar joint: unactuated (no damping, Coulomb friction or
+    armature of its own) and, at the root of a tree, a floating base."""
+    return joint.kind in _FREE_KINDS
+
+
+def configuration_rate(joint: Joint, qj: np.ndarray, vj: np.ndarray) -> np.ndarray:
+    """dq_j/dt (..., nq) of the joint's configuration moving with velocity ``vj`` (..., nv), NumPy arrays:
+    ``vj`` itself where q is a vector space; a quaternion's kinematics 1/2 q (x) (w, 0) (Solà et al., "Quaternion
+    kinematics for the error-state Kalman filter", eq. (109)) with, for a free flyer, the position's rate R v and,
+    for a planar joint, (R2 (vx, vy), w (-sin, cos))."""
+    from composedyn.dynamics.floating.lie import quaternion_multiply, se2_rate, se3_rate
+
+    if joint.kind == "spherical":
+        return 0.5 * quaternion_multiply(qj, np.concatenate([vj, np.zeros(vj.shape[:-1] + (1,))], -1))
+    if joint.kind == "free_flyer":
+        return se3_rate(qj, vj)
+    if joint.kind == "planar":
+        return se2_rate(qj, vj)
+    return np.array(vj, dtype=float)
+
+
 def random_configuration(joint: Joint, rng: np.random.Generator, lower: Any = None, upper: Any = None) -> np.ndarray:
     """A random configuration (nq,) as a NumPy array.
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from composedyn.dynamics.array_api.joints import Joint, make_joint
+from composedyn.dynamics.array_api.joints import Joint, make_joint, moves_freely
 from composedyn.dynamics.joint_types import angular
 from composedyn.dynamics.reference.regressor import inertial_parameters
 
@@ -107,9 +107,44 @@ def _kinds(model) -> list[str]:
             for angle, free in zip(angular(model.jtype), model.continuous)]
 
 
+def one_coordinate_kind(model, c: int) -> str:
+    """The array-API kind of body ``c``'s joint of a compiled Model (one coordinate)."""
+    return _kinds(model)[c]
+
+
+def array_model_of(model, joints: list[Joint]) -> ArrayModel:
+    """The :class:`ArrayModel` of a compiled fixed-base Model whose body ``i`` moves with
+    ``joints[i]`` (offsets given), without mimic joints: every link frame, the Model's gravity,
+    its damping, Coulomb friction and armature repeated over each joint's velocity coordinates
+    (none on a free-flyer or planar joint); the regressor's joint terms for one-coordinate joints."""
+    nv = [j.nv for j in joints]
+    free = np.repeat([not moves_freely(j) for j in joints], nv)
+
+    def per_coordinate(x):
+        return np.where(free, np.repeat(np.asarray(x, float), nv), 0.0)
+
+    names = tuple(model.link_names)
+    return ArrayModel(
+        name=model.name, source=model.source, joints=tuple(joints), parent=tuple(int(p) for p in model.parent),
+        placement_R=np.asarray(model.tree_R, float).reshape(-1, 3, 3),
+        placement_p=np.asarray(model.tree_p, float).reshape(-1, 3),
+        inertia=np.asarray(inertial_parameters(model), float).reshape(-1, 10),
+        gravity=np.asarray(model.gravity, float), damping=per_coordinate(model.damping),
+        coulomb=per_coordinate(model.friction), armature=per_coordinate(model.armature),
+        term_joints=tuple(j.idx_v for j in joints if j.nv == 1 and j.nq == 1), Gq=None, bq=None, Gv=None,
+        frame_names=names, frame_body=tuple(int(b) for b in model.link_body),
+        frame_R=np.asarray(model.link_T[:, :3, :3], float).reshape(-1, 3, 3),
+        frame_p=np.asarray(model.link_T[:, :3, 3], float).reshape(-1, 3),
+        nq=sum(j.nq for j in joints), nv=sum(nv), nq_full=sum(j.nq for j in joints), nv_full=sum(nv),
+        coordinate_joints=tuple(joints),
+    )
+
+
 def from_robot(robot) -> ArrayModel:
     """The :class:`ArrayModel` of a :class:`composedyn.Robot` or :class:`composedyn.FloatingRobot`
     (the floating base becomes a ``free_flyer`` or ``planar`` root joint)."""
+    if getattr(robot, "array_model", None) is not None:  # a TreeRobot holds its own
+        return robot.array_model
     floating = bool(getattr(robot, "floating", False))
     fixed = robot.chart if floating else robot  # the fixed-base Robot over the model's joints
     model = fixed.model

@@ -31,7 +31,7 @@ def add_legged_options(p) -> None:
 def load_robot(args, command: str):
     """The robot of ``args.robot``: free-flyer with ``--floating``, else as the description says."""
     from composedyn.cli.closed_chain import load_model
-    from composedyn.cli.program import load_options
+    from composedyn.cli.program import load_options, one_coordinate_joints
     from composedyn.cli.program import load_robot as cli_load
 
     if not args.floating:
@@ -42,6 +42,7 @@ def load_robot(args, command: str):
         if declared_loops(args.robot) is not None:
             raise ModelError(f"{args.robot}: --floating takes open trees only (this description declares loops)")
         robot = cli_load(args.robot, load_options(args), floating=True)
+    one_coordinate_joints(robot, args.robot, command)
     if not getattr(robot, "floating", False) and (args.mu is not None or args.surface or args.foot):
         raise ValueError(f"{args.robot}: --mu, --surface and --foot apply to floating-base robots (add --floating)")
     return robot

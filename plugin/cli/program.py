@@ -91,6 +91,18 @@ def load_robot(name_or_path: str, options: dict | None = None, **kwargs):
     return cd.load(name_or_path, **(options or {}), **kwargs)
 
 
+def one_coordinate_joints(robot, name_or_path: str, command: str):
+    """``robot``, or ModelError when it has joints of several coordinates (a ``TreeRobot``), which
+    ``composedyn {command}`` does not take."""
+    if getattr(robot, "array_model", None) is None:
+        return robot
+    kinds = sorted({j.kind for j in robot.joints})
+    raise ModelError(f"{name_or_path}: joints of several coordinates (its kinds: {', '.join(kinds)}); "
+                     f"`composedyn {command}` "
+                     "handles robots whose joints have one coordinate each (info takes this robot, and "
+                     "composedyn.load from Python)")
+
+
 def load_open_tree(name_or_path: str, command: str, options: dict | None = None):
     """``cd.load`` for commands that handle open trees only; ModelError for a closed chain, and for
     a floating base (a URDF whose root joint is floating or planar) unless ``command`` takes one.
@@ -99,7 +111,7 @@ def load_open_tree(name_or_path: str, command: str, options: dict | None = None)
     if loops is not None:
         raise ModelError(f"{name_or_path}: a closed chain (loops in {loops[0]}); `composedyn {command}` "
                          "handles open trees only, use composedyn.load_closed_chain from Python")
-    robot = load_robot(name_or_path, options)
+    robot = one_coordinate_joints(load_robot(name_or_path, options), name_or_path, command)
     if robot.floating and command not in FLOATING_COMMANDS:
         from composedyn.importers.sdf import looks_like_sdf
 

@@ -51,7 +51,8 @@ class Layout:
 
     def joint_term(self, name: str, shape: tuple) -> None:
         self.last_axis(name, shape, self.joint_terms,
-                       f"{self.robot}'s {name} coefficient of each joint of all_joint_names, mimic joints included")
+                       f"{self.robot}'s {name} coefficient of each joint coordinate after the base (one per joint "
+                       "of all_joint_names, mimic joints included, for one-coordinate joints)")
 
     def frame(self, frame) -> str:
         """``frame`` if it is one of the robot's frames; ValueError listing close names otherwise."""
@@ -99,17 +100,19 @@ def batch_shape(shapes: dict) -> tuple:
 
 
 def layout(robot, am) -> Layout:
-    """The :class:`Layout` of ``robot`` (a Robot or FloatingRobot) whose array model is ``am``."""
-    name, joints = robot.name, len(robot.all_joint_names)
-    if robot.floating:
-        coordinates = len(robot.joint_names)
-        nb_q, nb_v = robot.nq - coordinates, robot.nv - coordinates
-        what_q = f"{name}'s nq = {nb_q} base + {coordinates} joints"
-        what_v = f"{name}'s nv = {nb_v} base + {coordinates} joints"
+    """The :class:`Layout` of ``robot`` (a Robot, FloatingRobot or TreeRobot) whose array model is ``am``."""
+    name = robot.name
+    base = am.joints[0] if robot.floating else None  # the free-flyer (planar) joint of a floating base
+    nb_q, nb_v = (base.nq, base.nv) if base is not None else (0, 0)
+    if base is not None:
+        joints = "joints" if am.nq - nb_q == len(am.joints) - 1 == am.nv - nb_v else "joint coordinates"
+        what_q = f"{name}'s nq = {nb_q} base + {am.nq - nb_q} {joints}"
+        what_v = f"{name}'s nv = {nb_v} base + {am.nv - nb_v} {joints}"
         rates = ("v", "a")
     else:
-        what_q, what_v, rates = f"{name}'s nq", f"{name}'s nv", ("qd", "qdd")
+        what_q, what_v, rates = f"{name}'s nq", f"{name}'s nv", ("qd", "qdd") if am.nq == am.nv else ("v", "a")
+    terms = int(am.damping.shape[-1])  # one per velocity coordinate of the model (mimic joints included)
     return Layout(robot=name, nq=int(am.nq), nv=int(am.nv), bodies=int(am.inertia.shape[0]),
-                  joint_terms=joints, base_terms=int(am.damping.shape[-1]) - joints,
+                  joint_terms=terms - nb_v, base_terms=nb_v,
                   frames=tuple(robot.frame_names), rates=rates,
                   what_q=what_q, what_v=what_v)

@@ -161,5 +161,5 @@ class JaxFloatingDynamics(_Jax, FloatingDynamics):
 def jax_dynamics(robot) -> JaxDynamics:
     """The JAX front end of ``robot`` (see :func:`composedyn.tensors.to_jax`)."""
     am = aa.from_robot(robot)
-    cls = JaxFloatingDynamics if robot.floating else JaxDynamics
+    cls = JaxFloatingDynamics if robot.floating or hasattr(robot, "array_model") else JaxDynamics
     return cls(robot, am)

@@ -77,5 +77,5 @@ class TorchFloatingDynamics(_Torch, FloatingDynamics):
 def torch_dynamics(robot, device=None, dtype=None) -> TorchDynamics:
     """The torch front end of ``robot`` (see :func:`composedyn.tensors.to_torch`)."""
     am = aa.from_robot(robot)
-    cls = TorchFloatingDynamics if robot.floating else TorchDynamics
+    cls = TorchFloatingDynamics if robot.floating or hasattr(robot, "array_model") else TorchDynamics
     return cls(robot, am, device, dtype)

@@ -62,6 +62,8 @@ def run(args) -> int:
     else:
         robot = load_robot(args.robot, load_options(args),
                            floating=True if getattr(args, "floating", False) else None)
+    if getattr(robot, "array_model", None) is not None:
+        return _tree_info(robot)
     g, m = robot.graph, robot.model
     print(f"robot {robot.name}  ({m.source})")
     if robot.floating:
@@ -85,6 +87,24 @@ def run(args) -> int:
     for line in tree_lines(g, m, root=robot.base.link if robot.floating else None):
         print(line)
     _print_frames(robot)
+    return 0
+
+
+def _tree_info(robot) -> int:
+    """The lines of a robot whose joints have configuration spaces of their own (a ``TreeRobot``)."""
+    am = robot.array_model
+    print(f"robot {robot.name}  ({am.source})")
+    print(f"  {len(robot.joints)} joints with nq = {robot.nq}, nv = {robot.nv}, {len(robot.frame_names)} links, "
+          f"total mass {robot.mass:.4g} kg")
+    print(f"  gravity {[float(x) for x in am.gravity]} m/s²")
+    for j in robot.joints:
+        parent = am.parent[robot.joints.index(j)]
+        after = "the world" if parent < 0 else f"joint {robot.joints[parent].name}"
+        print(f"  joint {j.name} ({j.kind}): q[{j.idx_q}:{j.idx_q + j.nq}], v[{j.idx_v}:{j.idx_v + j.nv}], "
+              f"after {after}")
+    print(f"  frames ({len(robot.frame_names)}; frame_pose / jacobian take these names):")
+    for name, body in zip(robot.frame_names, am.frame_body):
+        print(f"    {name}  ({'fixed base' if body < 0 else f'body of joint {robot.joints[body].name}'})")
     return 0
 
 
