@@ -524,3 +524,57 @@ def test_urdf_floating_and_planar_joints_below_the_root(tmp_path):
     q, v, a = _state(r, 1)
     tau = pin.rnea(model, pair.data, pair.q(q), pair.v(v), pair.v(a))
     assert _err(r.inverse_dynamics(q, v, a), pair.rows(tau)) < TOL
+
+
+HUMANOID = """<mujoco><option gravity="0 0 -9.81"/><worldbody>
+<body name="torso" pos="0 0 1.2"><freejoint name="root"/>
+ <geom type="capsule" fromto="0 -.07 0 0 .07 0" size=".07" mass="8"/>
+ <body name="thigh" pos="0 -0.1 -0.1"><joint name="hip" type="ball" pos="0 0 0.02" damping="0.5"/>
+  <geom type="capsule" fromto="0 0 0 0 0.01 -.34" size=".06" mass="4"/>
+  <body name="shin" pos="0 0.01 -0.4"><joint name="knee" type="hinge" axis="0 -1 0" damping="0.2"/>
+   <geom type="capsule" fromto="0 0 0 0 0 -.3" size=".049" mass="2.5"/>
+   <body name="foot" pos="0 0 -0.35"><joint name="ankle" type="ball"/><geom type="box" size=".1 .05 .02" mass="1"/>
+   </body></body></body>
+ <body name="arm" pos="0 0.15 0.1"><joint name="shoulder" type="ball"/>
+  <geom type="capsule" fromto="0 0 0 0 .2 -.2" size=".04" mass="1.5"/></body>
+</body></worldbody></mujoco>"""
+
+
+def test_free_humanoid_with_ball_joints_equals_mujoco_through_convert_floating():
+    import mujoco
+
+    r = cd.from_mjcf(HUMANOID)
+    assert r.floating and [j.kind for j in r.joints] == ["free_flyer", "spherical", "continuous", "spherical",
+                                                         "spherical"]
+    m = mujoco.MjModel.from_xml_string(HUMANOID)
+    m.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
+    d = mujoco.MjData(m)
+    rng = np.random.default_rng(0)
+    order_q = np.concatenate([np.arange(m.joint(j.name).qposadr[0], m.joint(j.name).qposadr[0] + j.nq)
+                              for j in r.joints])
+    order_v = np.concatenate([np.arange(m.joint(j.name).dofadr[0], m.joint(j.name).dofadr[0] + j.nv)
+                              for j in r.joints])
+    for _ in range(3):
+        qm = rng.normal(size=m.nq)
+        for j in range(m.njnt):  # unit quaternions of the free and ball joints (w, x, y, z)
+            start = int(m.jnt_qposadr[j]) + (3 if m.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE else 0)
+            if m.jnt_type[j] in (mujoco.mjtJoint.mjJNT_FREE, mujoco.mjtJoint.mjJNT_BALL):
+                qm[start:start + 4] /= np.linalg.norm(qm[start:start + 4])
+        vm, am = rng.normal(size=m.nv), rng.normal(size=m.nv)
+        d.qpos[:], d.qvel[:] = qm, vm
+        mujoco.mj_forward(m, d)
+        d.qacc[:] = am
+        mujoco.mj_inverse(m, d)
+        q, v, a = cd.convert_floating(qm[order_q], vm[order_v], am[order_v], source="mujoco", target="pinocchio",
+                                      joints=r.joints)
+        tau = cd.convert_floating_forces(q, r.inverse_dynamics(q, v, a), source="pinocchio", target="mujoco",
+                                         joints=r.joints)
+        assert _err(tau, d.qfrc_inverse[order_v]) < TOL
+        assert _err(r.center_of_mass(q), d.subtree_com[0]) < TOL
+        M = np.zeros((m.nv, m.nv))
+        mujoco.mj_fullM(m, d, M)
+        assert abs(r.kinetic_energy(q, v) - 0.5 * vm @ M @ vm) < TOL * max(1.0, 0.5 * vm @ M @ vm)
+        back = cd.convert_floating(q, v, a, source="pinocchio", target="mujoco", joints=r.joints)
+        assert np.array_equal(back[0], qm[order_q]) and _err(back[1], vm[order_v]) < 1e-14
+    with pytest.raises(ValueError, match="'hip' is spherical: Drake's ball joint has roll-pitch-yaw"):
+        cd.convert_floating(q, v, source="pinocchio", target="drake", joints=r.joints)

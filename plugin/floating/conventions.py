@@ -119,7 +119,7 @@ def _array(x, name: str) -> np.ndarray:
 
 
 def convert_floating(q, v=None, a=None, *, source: str = "pinocchio", target: str = "mujoco",
-                     normalize: bool = False) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+                     normalize: bool = False, joints=None) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
     """Free-flyer configuration, velocity and acceleration from one convention to another.
 
     Parameters
@@ -133,6 +133,11 @@ def convert_floating(q, v=None, a=None, *, source: str = "pinocchio", target: st
         w_b x v_b)).
     source, target : "pinocchio" (alias "composedyn"), "mujoco" or "drake" (:data:`CONVENTIONS`).
     normalize : divide the output quaternion by its norm (default False: lossless).
+    joints : a robot's joint records (``robot.joints``) for a robot with joints of several coordinates:
+        a free-flyer root joint is the base above (none: no base), and each spherical joint's quaternion
+        is reordered too ((x, y, z, w) in Pinocchio's convention, (w, x, y, z) in MuJoCo's; its angular
+        velocity, in the child frame, is the same in both; Drake's ball joint has roll-pitch-yaw
+        coordinates and is refused).
 
     Returns
     -------
@@ -148,6 +153,8 @@ def convert_floating(q, v=None, a=None, *, source: str = "pinocchio", target: st
     """
     src, tgt = _convention(source, "source"), _convention(target, "target")
     q = _array(q, "q")
+    if joints is not None:
+        return _convert_joints(q, v, a, src, tgt, normalize, tuple(joints))
     nq = q.shape[-1]
     if nq < 7:
         raise ValueError(f"a free-flyer configuration q has 7 base entries plus the joints, got q of length {nq}")
@@ -186,7 +193,7 @@ def convert_floating(q, v=None, a=None, *, source: str = "pinocchio", target: st
 
 
 
-def convert_floating_forces(q, tau, *, source: str = "pinocchio", target: str = "mujoco") -> np.ndarray:
+def convert_floating_forces(q, tau, *, source: str = "pinocchio", target: str = "mujoco", joints=None) -> np.ndarray:
     """Free-flyer generalised forces from one convention to another.
 
     Parameters
@@ -201,5 +208,51 @@ def convert_floating_forces(q, tau, *, source: str = "pinocchio", target: str = 
     that the power ``tau . v`` is unchanged.  ``T`` is orthogonal (block rotations and a
     permutation), hence ``T^{-T} = T``: forces map like velocities, e.g. Pinocchio's base wrench
     (f_b, m_b) in base axes becomes MuJoCo's (R f_b, m_b) and Drake's (R m_b, R f_b).
+    ``joints``: as for :func:`convert_floating` (a ball joint's torque is the same in both).
     """
-    return convert_floating(q, tau, source=source, target=target)[1]
+    return convert_floating(q, tau, source=source, target=target, joints=joints)[1]
+
+
+_BALL_XYZW = {"pinocchio": [0, 1, 2, 3], "mujoco": [1, 2, 3, 0]}  # a ball joint's quaternion, read as (x, y, z, w)
+
+
+def _convert_joints(q, v, a, src: str, tgt: str, normalize: bool, joints: tuple):
+    """:func:`convert_floating` with ``joints``: the free-flyer root as the base, ball quaternions reordered."""
+    from composedyn.dynamics.array_api.joints import moves_freely, unit_part
+
+    nq, nv = sum(j.nq for j in joints), sum(j.nv for j in joints)
+    if q.shape[-1] != nq:
+        raise ValueError(f"q has length {q.shape[-1]}; the joints have nq = {nq}")
+    if v is None and a is not None:
+        raise ValueError("converting the acceleration a needs the velocity v (the change of axes depends on it)")
+    rates = [None if x is None else _array(x, name) for name, x in (("v", v), ("a", a))]
+    for name, x in zip(("v", "a"), rates):
+        if x is not None and x.shape[-1] != nv:
+            raise ValueError(f"{name} has length {x.shape[-1]}; the joints have nv = {nv}")
+    base = bool(joints) and moves_freely(joints[0]) and joints[0].nv == 6
+    balls = [j for j in joints[int(base):] if (part := unit_part(j)) is not None and part.stop - part.start == 4]
+    if balls and "drake" in (src, tgt) and src != tgt:
+        raise ValueError(f"joint {balls[0].name!r} is spherical: Drake's ball joint has roll-pitch-yaw coordinates, "
+                         "which this conversion does not produce")
+    q_out = q.copy()
+    v_out, a_out = (None if x is None else x.copy() for x in rates)
+    if base:
+        qb, vb, ab = convert_floating(q[..., :7], None if v is None else rates[0][..., :6],
+                                      None if a is None else rates[1][..., :6], source=src, target=tgt,
+                                      normalize=normalize)
+        shape = qb.shape[:-1] if vb is None else vb.shape[:-1]
+        q_out = np.array(np.broadcast_to(q_out, shape + q_out.shape[-1:]))
+        q_out[..., :7] = qb
+        if vb is not None:
+            v_out = np.array(np.broadcast_to(v_out, shape + v_out.shape[-1:]))
+            v_out[..., :6] = vb
+        if ab is not None:
+            a_out = np.array(np.broadcast_to(a_out, shape + a_out.shape[-1:]))
+            a_out[..., :6] = ab
+    for j in balls:
+        k = j.idx_q + np.array(_BALL_XYZW.get(src, _BALL_XYZW["pinocchio"]))
+        quat = q[..., k]
+        if normalize:
+            quat = unit_and_norm(quat)[0]
+        q_out[..., j.idx_q + np.array(_BALL_XYZW.get(tgt, _BALL_XYZW["pinocchio"]))] = quat
+    return q_out, v_out, a_out
