@@ -21,7 +21,7 @@ from composedyn.task_space import frame_id
 class IKResult:
     """Result of :func:`inverse_kinematics`.
 
-    q (dof,): the solution (or the best configuration found); success: both
+    q (dof,), (nq,) for joints of several coordinates: the solution (or the best configuration found); success: both
     errors within tolerance; iterations: pose/Jacobian evaluations over all
     starts; error: (position error m, rotation error rad) at q (rotation 0
     with ``position_only``).
@@ -64,6 +64,23 @@ def random_configurations(robot, count: int, rng: np.random.Generator) -> np.nda
     return rng.uniform(lo, hi, size=(count, robot.dof))
 
 
+def configuration_step(robot):
+    """``step(q, dq)`` of a robot whose joints have configuration spaces of their own: ``integrate(q,
+    dq)``, then each one-coordinate joint clipped to its limits (``robot.limits`` per velocity
+    coordinate)."""
+    one = [j for j in robot.joints if j.nq == 1 and j.nv == 1]
+    iq = np.array([j.idx_q for j in one], dtype=int)
+    iv = np.array([j.idx_v for j in one], dtype=int)
+    lower, upper = robot.limits["lower"][iv], robot.limits["upper"][iv]
+
+    def step(q, dq):
+        q = robot.integrate(q, np.broadcast_to(dq, (robot.nv,))) if np.any(dq) else robot.normalize(q)
+        q[iq] = np.clip(q[iq], lower, upper)
+        return q
+
+    return step
+
+
 def inverse_kinematics(robot, frame: str, target, q0=None, position_only: bool = False, tol: float = 1e-9,
                        tol_rotation: float = 1e-9, max_iterations: int = 5000, per_start: int = 60,
                        restarts: int = 100, seed=0) -> IKResult:
@@ -84,7 +101,11 @@ def inverse_kinematics(robot, frame: str, target, q0=None, position_only: bool =
         random restarts (starts drawn from ``numpy.random.default_rng(seed)``;
         ``seed`` may be a Generator).
     """
-    k = frame_id(robot, frame)
+    own_spaces = getattr(robot, "array_model", None) is not None  # joints with configuration spaces of their own
+    if own_spaces:
+        robot.frame_pose(robot.neutral(), frame)  # an unknown frame: its named error
+    else:
+        k = frame_id(robot, frame)
     T = _target(target, position_only)
     for name, x in (("tol", tol), ("tol_rotation", tol_rotation)):
         if not (isinstance(x, (int, float)) and 0.0 < x < np.inf):
@@ -93,17 +114,25 @@ def inverse_kinematics(robot, frame: str, target, q0=None, position_only: bool =
                            ("restarts", restarts, 0)):
         if not (isinstance(x, (int, np.integer)) and x >= least):
             raise ValueError(f"inverse_kinematics: {name} must be an integer >= {least}, got {x!r}")
-    n = robot.dof
+    n = robot.nq if own_spaces else robot.dof
     if q0 is None:
-        q0 = np.zeros(n)
+        q0 = robot.neutral() if own_spaces else np.zeros(n)
     (q0,) = joint_arrays(n, q0=q0)
     if q0.shape != (n,):
         raise ValueError(f"q0 must have shape ({n},), got {q0.shape}")
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-    starts = random_configurations(robot, int(restarts), rng)
     lim = robot.limits
     lower, upper = lim["lower"], lim["upper"]
     rows = 3 if position_only else 6
+    if own_spaces:
+        from composedyn.dynamics.reference.ik import solve
+
+        starts = robot.random_configuration(size=int(restarts), seed=rng)
+        q, ok, it, ep, er = solve(lambda q: (robot.frame_pose(q, frame), robot.jacobian(q, frame)), T, rows,
+                                  lower, upper, robot.normalize(q0), starts, int(per_start), int(max_iterations),
+                                  float(tol), float(tol_rotation), step=configuration_step(robot))
+        return IKResult(q=q, success=bool(ok), iterations=int(it), error=(float(ep), float(er)))
+    starts = random_configurations(robot, int(restarts), rng)
     model = robot.model
     if model.n and dispatch.backend() == "numba":
         from composedyn.dynamics.compiled.ik import solve

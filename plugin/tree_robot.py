@@ -29,6 +29,7 @@ from composedyn.dynamics.data import ThreadData
 from composedyn.dynamics.errors import ModelError
 from composedyn.dynamics.frozen_graph import frozen_graph
 from composedyn.joint_space import sample_shape, time_step
+from composedyn.robot import direct_call
 from composedyn.task_space import REFERENCES
 
 # The declared quantities a TreeRobot computes (what robot.fast offers)
@@ -38,7 +39,7 @@ QUANTITIES = frozenset({"inverse_dynamics", "forward_dynamics", "mass_matrix", "
 
 # Robot methods not available with joints of several coordinates: a one-line error naming the robot.
 _NOT_YET = {"inverse_dynamics_derivatives": "analytic derivatives", "forward_dynamics_derivatives":
-            "analytic derivatives", "linearize": "analytic derivatives", "inverse_kinematics": "inverse kinematics",
+            "analytic derivatives", "linearize": "analytic derivatives",
             "composed_vectors": "the composed vectors", "to_urdf": "URDF export (URDF has no such joints)",
             "base_parameters": "base parameters"}
 
@@ -287,6 +288,7 @@ class TreeRobot:
         return q
 
     # ---- dynamics ----
+    @direct_call("inverse_dynamics", 3, ("friction", "out"))
     def inverse_dynamics(self, q, v, a, f_ext: Mapping | None = None, friction: bool = True,
                          out: np.ndarray | None = None) -> np.ndarray:
         """Generalised forces (..., nv) = M a + C v + g + friction - J^T f_ext.  ``f_ext``: link name ->
@@ -302,6 +304,7 @@ class TreeRobot:
         return self._compute("inverse_dynamics", (q, v, a), lambda: self.numpy.inverse_dynamics(q, v, a, friction),
                              out=out, extra=f, friction=friction)
 
+    @direct_call("forward_dynamics", 3, ("friction", "out"))
     def forward_dynamics(self, q, v, tau, f_ext: Mapping | None = None, friction: bool = True,
                          smooth_friction: float | None = None, out: np.ndarray | None = None) -> np.ndarray:
         """Accelerations a (..., nv) under the generalised forces tau (..., nv); ``smooth_friction``
@@ -320,6 +323,7 @@ class TreeRobot:
                              lambda: self.numpy.forward_dynamics(q, v, tau, friction, smooth_friction),
                              out=out, extra=f, friction=friction, smooth_friction=smooth_friction)
 
+    @direct_call("mass_matrix", 1, ("out",))
     def mass_matrix(self, q, out: np.ndarray | None = None) -> np.ndarray:
         """M(q) (..., nv, nv), armature on the diagonal."""
         if (res := self.data["mass_matrix"](q, out=out)) is not None:
@@ -327,6 +331,7 @@ class TreeRobot:
         (q,) = self._state(q)
         return self._compute("mass_matrix", (q,), lambda: self.numpy.mass_matrix(q), out=out)
 
+    @direct_call("gravity_torques", 1)
     def gravity_torques(self, q) -> np.ndarray:
         """g(q) (..., nv): the generalised forces holding the robot still against gravity."""
         if (res := self.data["gravity_torques"](q)) is not None:
@@ -334,6 +339,7 @@ class TreeRobot:
         (q,) = self._state(q)
         return self._compute("gravity_torques", (q,), lambda: self.numpy.gravity_torques(q))
 
+    @direct_call("bias_torques", 2)
     def bias_torques(self, q, v) -> np.ndarray:
         """C(q, v) v + g(q) (..., nv), friction not included."""
         if (res := self.data["bias_torques"](q, v)) is not None:
@@ -341,6 +347,7 @@ class TreeRobot:
         q, v = self._state(q, v)
         return self._compute("bias_torques", (q, v), lambda: self.numpy.bias_torques(q, v))
 
+    @direct_call("coriolis_matrix", 2)
     def coriolis_matrix(self, q, v) -> np.ndarray:
         """C(q, v) (..., nv, nv) with C v + g = bias forces and Ṁ - 2C skew-symmetric."""
         if (res := self.data["coriolis_matrix"](q, v)) is not None:
@@ -400,6 +407,7 @@ class TreeRobot:
             raise ValueError(f"reference must be 'world' or 'local', got {reference!r}")
         return REFERENCES[reference]
 
+    @direct_call("frame_pose", 1, ("frame",), frame=2)
     def frame_pose(self, q, frame: str) -> np.ndarray:
         """World <- ``frame`` transform (..., 4, 4)."""
         k = self._frame(frame)
@@ -408,6 +416,7 @@ class TreeRobot:
         (q,) = self._state(q)
         return self._compute("frame_pose", (q,), lambda: self.numpy.frame_pose(q, frame), frame=k)
 
+    @direct_call("jacobian", 1, ("frame", "reference"), frame=1)
     def jacobian(self, q, frame: str, reference: str = "world") -> np.ndarray:
         """Frame Jacobian (..., 6, nv), linear rows first (``"world"``: origin velocity and angular
         velocity in world axes; ``"local"``: frame axes)."""
@@ -418,6 +427,7 @@ class TreeRobot:
         return self._compute("jacobian", (q,), lambda: self.numpy.jacobian(q, frame, reference), frame=k,
                              local=local)
 
+    @direct_call("frame_velocity", 2, ("frame", "reference"), frame=1)
     def frame_velocity(self, q, v, frame: str, reference: str = "world") -> np.ndarray:
         """Frame twist (..., 6) = J v, linear first."""
         k, local = self._frame(frame), self._reference(reference)
@@ -427,6 +437,7 @@ class TreeRobot:
         return self._compute("frame_velocity", (q, v), lambda: self.numpy.frame_velocity(q, v, frame, reference),
                              frame=k, local=local)
 
+    @direct_call("frame_acceleration", 3, ("frame", "reference"), frame=1)
     def frame_acceleration(self, q, v, a, frame: str, reference: str = "world") -> np.ndarray:
         """Classical acceleration (..., 6) of the frame origin and angular acceleration: J a + J̇ v."""
         k, local = self._frame(frame), self._reference(reference)
@@ -460,6 +471,14 @@ class TreeRobot:
         from composedyn.task_space import inertia_of
 
         return inertia_of(self.jacobian(q, frame, reference), self.mass_matrix(q), frame, translational, damping)
+
+    def inverse_kinematics(self, frame: str, target, q0=None, position_only: bool = False, **options):
+        """q (nq,) with frame_pose(q, frame) = target: damped least squares on the configuration space
+        (each step through :meth:`integrate`), one-coordinate joints within their limits, random restarts;
+        returns an :class:`~composedyn.ik.IKResult`.  Options as for :meth:`composedyn.Robot.inverse_kinematics`."""
+        from composedyn.ik import inverse_kinematics
+
+        return inverse_kinematics(self, frame, target, q0, position_only, **options)
 
     # ---- for functions built on the robot ----
     def check_state(self, q, *rates, names: tuple = ("v", "a")) -> tuple:

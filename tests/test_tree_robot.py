@@ -13,100 +13,23 @@ tau = M a + h + friction, forward(inverse) = a, C v + g = h and dM/dt = C + C^T 
 
 from __future__ import annotations
 
-import networkx as nx
 import numpy as np
 import pytest
 
 import composedyn as cd
 from composedyn.dynamics import dispatch
-from composedyn.dynamics.schema import add_joint, add_link
+from composedyn.testing.pinocchio_trees import graph_pinocchio as pinocchio_of
+from composedyn.testing.pinocchio_trees import random_joint_graph as random_graph
 from composedyn.tree_robot import TreeRobot
 from pin_oracle import pin
 
 TOL = 1e-9
-KINDS = ("revolute", "spherical", "universal", "helical", "prismatic", "floating", "planar", "continuous", "fixed")
-
-
-def _rotation(rng) -> np.ndarray:
-    Q, R = np.linalg.qr(rng.normal(size=(3, 3)))
-    Q = Q @ np.diag(np.sign(np.diag(R)))
-    return Q if np.linalg.det(Q) > 0 else -Q
-
-
-def random_graph(seed: int, bodies: int = 9) -> nx.DiGraph:
-    """A random tree over every joint kind (each at least once, fixed joints included), with random
-    placements, masses, centres of mass and inertias, damping, Coulomb friction and armature."""
-    rng = np.random.default_rng(seed)
-    g = nx.DiGraph(name=f"tree{seed}", gravity=np.array([0.3, -0.2, -9.81]))
-    add_link(g, "base")
-    links = ["base"]
-    kinds = list(KINDS) + [str(k) for k in rng.choice(KINDS[:5], max(0, bodies - len(KINDS)))]
-    rng.shuffle(kinds)
-    for k, kind in enumerate(kinds):
-        x, y, z = rng.uniform(0.01, 0.1, 3)  # second moments of a mass distribution: a physical inertia
-        R = _rotation(rng)
-        I = R @ np.diag([y + z, x + z, x + y]) @ R.T
-        name = f"l{k}"
-        add_link(g, name, mass=rng.uniform(0.3, 2.0), com=0.1 * rng.normal(size=3), inertia=I)
-        T = np.eye(4)
-        T[:3, :3], T[:3, 3] = _rotation(rng), 0.3 * rng.normal(size=3)
-        parent = links[rng.integers(len(links))]
-        own = {}
-        if kind == "universal":
-            own["axis2"] = rng.normal(size=3)
-        if kind == "helical":
-            own["pitch"] = rng.uniform(-0.1, 0.1)
-        moving = kind not in ("fixed", "floating", "planar")
-        add_joint(g, f"j{k}", parent, name, type=kind, origin=T,
-                  axis=(0.0, 0.0, 1.0) if kind == "planar" else rng.normal(size=3),
-                  damping=rng.uniform(0, 0.5) if moving else 0.0, friction=rng.uniform(0, 0.3) if moving else 0.0,
-                  armature=rng.uniform(0, 0.1) if moving else 0.0, **own)
-        links.append(name)
-    return g
-
-
-def _pin_joint(d: dict):
-    kind = d["type"]
-    axis = np.asarray(d["axis"], float) / np.linalg.norm(d["axis"])
-    if kind in ("revolute", "continuous"):
-        return pin.JointModelRevoluteUnaligned(axis)
-    if kind == "prismatic":
-        return pin.JointModelPrismaticUnaligned(axis)
-    if kind == "helical":
-        return pin.JointModelHelicalUnaligned(axis, float(d["pitch"]))
-    if kind == "universal":
-        return pin.JointModelUniversal(axis, np.asarray(d["axis2"], float) / np.linalg.norm(d["axis2"]))
-    return {"spherical": pin.JointModelSpherical, "floating": pin.JointModelFreeFlyer,
-            "planar": pin.JointModelPlanar}[kind]()
-
-
-def pinocchio_of(g: nx.DiGraph):
-    """(Pinocchio model, {link: (joint id, placement of the link in the joint frame)}) of graph ``g``,
-    built edge by edge from the root."""
-    model = pin.Model()
-    model.gravity.linear = np.asarray(g.graph["gravity"], float)
-    root = next(n for n in g if g.in_degree(n) == 0)
-    where = {root: (0, pin.SE3.Identity())}
-    for parent, child in nx.dfs_edges(g, root):
-        d = g.edges[parent, child]
-        jid, X = where[parent]
-        origin = X * pin.SE3(d["origin"][:3, :3], d["origin"][:3, 3])
-        node = g.nodes[child]
-        inertia = pin.Inertia(node["mass"], np.asarray(node["com"], float), np.asarray(node["inertia"], float))
-        if d["type"] == "fixed":
-            where[child] = (jid, origin)
-            model.appendBodyToJoint(jid, origin.act(inertia), pin.SE3.Identity())
-            continue
-        new = model.addJoint(jid, _pin_joint(d), origin, d["name"])
-        model.appendBodyToJoint(new, inertia, pin.SE3.Identity())
-        where[child] = (new, pin.SE3.Identity())
-    return model, where
 
 
 class Pair:
     """A TreeRobot and the Pinocchio model of the same graph, with the coordinate maps by joint name."""
 
-    def __init__(self, g: nx.DiGraph):
+    def __init__(self, g):
         self.robot = cd.from_graph(g)
         self.model, self.where = pinocchio_of(g)
         self.data = self.model.createData()
@@ -422,7 +345,7 @@ def test_errors_name_the_joint(tmp_path):
     nan[0] = np.nan
     with pytest.raises(ValueError, match="q contains NaN"):  # as for every robot: refused by name
         r.mass_matrix(nan)
-    for name in ("inverse_dynamics_derivatives", "linearize", "to_urdf", "inverse_kinematics"):
+    for name in ("inverse_dynamics_derivatives", "linearize", "to_urdf", "composed_vectors"):
         with pytest.raises(cd.ModelError, match="joints of several coordinates"):
             getattr(r, name)
     with pytest.raises(ValueError, match=r"q has shape \(22,\)|q has shape"):
@@ -578,3 +501,22 @@ def test_free_humanoid_with_ball_joints_equals_mujoco_through_convert_floating()
         assert np.array_equal(back[0], qm[order_q]) and _err(back[1], vm[order_v]) < 1e-14
     with pytest.raises(ValueError, match="'hip' is spherical: Drake's ball joint has roll-pitch-yaw"):
         cd.convert_floating(q, v, source="pinocchio", target="drake", joints=r.joints)
+
+
+def test_inverse_kinematics_on_the_configuration_space():
+    r = cd.from_graph(random_graph(1))
+    frame = r.frame_names[-1]
+    goal = r.random_configuration(seed=8)
+    target = r.frame_pose(goal, frame)
+    res = r.inverse_kinematics(frame, target)
+    assert res.success and res.q.shape == (r.nq,)
+    assert _err(r.frame_pose(res.q, frame), target) < 1e-8
+    for j in r.joints:  # unit quaternions, one-coordinate joints within their limits
+        if j.kind == "spherical":
+            assert abs(np.linalg.norm(res.q[j.idx_q:j.idx_q + 4]) - 1.0) < 1e-12
+        if j.nq == 1:
+            assert r.limits["lower"][j.idx_v] <= res.q[j.idx_q] <= r.limits["upper"][j.idx_v]
+    far = r.inverse_kinematics(frame, np.r_[100.0, 0, 0], position_only=True, max_iterations=50)
+    assert not far.success and far.error[0] > 1.0
+    with pytest.raises(ValueError, match="unknown frame|close names"):
+        r.inverse_kinematics("nope", target)

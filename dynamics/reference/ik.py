@@ -39,11 +39,18 @@ def pose_error(T: np.ndarray, target: np.ndarray, rows: int) -> np.ndarray:
 
 
 def solve(pose_jacobian: Callable, target: np.ndarray, rows: int, lower, upper, q0, starts,
-          per_start: int, max_iter: int, tol_p: float, tol_r: float):
-    """Returns (q, converged, iterations, position error, rotation error)."""
+          per_start: int, max_iter: int, tol_p: float, tol_r: float, step: Callable | None = None):
+    """Returns (q, converged, iterations, position error, rotation error).
+
+    ``step(q, dq)``: the configuration moved by the tangent step ``dq`` and brought back within the
+    limits (default: ``clip(q + dq, lower, upper)``; a robot whose joints have configuration spaces
+    of their own integrates on them); starts are ``step(start, 0)``."""
+    if step is None:
+        def step(q, dq):
+            return np.clip(q + dq, lower, upper)
     best, best_q, best_p, best_r, total = np.inf, np.asarray(q0, float).copy(), np.inf, np.inf, 0
     for start in [q0, *starts]:
-        qc = np.clip(start, lower, upper)
+        qc = step(np.asarray(start, float), 0.0)
         run_best, since = np.inf, 0
         for _ in range(per_start):
             T, J = pose_jacobian(qc)
@@ -64,5 +71,5 @@ def solve(pose_jacobian: Callable, target: np.ndarray, rows: int, lower, upper, 
                     break
             Jr = J[:rows]
             A = Jr @ Jr.T + (0.5 * float(e @ e) + WBAR) * np.eye(rows)
-            qc = np.clip(qc + Jr.T @ np.linalg.solve(A, e), lower, upper)
+            qc = step(qc, Jr.T @ np.linalg.solve(A, e))
     return best_q, False, total, best_p, best_r

@@ -4,18 +4,22 @@
 ``array_model`` converts a Pinocchio model (joints of the kinds Pinocchio and the array-API joint model share)
 into an :class:`~composedyn.dynamics.array_api.model.ArrayModel` with the same coordinates; ``random_tree``
 builds a random Pinocchio tree whose joints are drawn from the given kinds (multi-DOF joints anywhere in the
-tree, not only at the root).
+tree, not only at the root).  ``random_joint_graph`` builds a random kinematic graph (the schema's edges, every
+joint kind, fixed joints included) and ``graph_pinocchio`` the Pinocchio model of such a graph, edge by edge with
+Pinocchio's own joint models: the oracle of :class:`composedyn.tree_robot.TreeRobot`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+import networkx as nx
 import numpy as np
 import pinocchio as pin
 
 from composedyn.dynamics.array_api.joints import KINDS, Joint, make_joint
 from composedyn.dynamics.array_api.model import ArrayModel
+from composedyn.dynamics.schema import add_joint, add_link
 
 _ALIGNED = {"X": (1.0, 0.0, 0.0), "Y": (0.0, 1.0, 0.0), "Z": (0.0, 0.0, 1.0)}
 _ALIGNED_KINDS = {"R": "revolute", "P": "prismatic", "H": "helical"}
@@ -180,3 +184,85 @@ def floating_robot(name: str):
     from composedyn.testing.pinocchio_oracle import erd_robots_dir
 
     return cd.load(str(erd_robots_dir() / FLOATING_URDFS[name]), floating=True)
+
+
+# ---- kinematic graphs with joints of several coordinates, and their Pinocchio models
+
+GRAPH_KINDS = ("revolute", "spherical", "universal", "helical", "prismatic", "floating", "planar", "continuous",
+               "fixed")
+
+
+def _rotation(rng) -> np.ndarray:
+    Q, R = np.linalg.qr(rng.normal(size=(3, 3)))
+    Q = Q @ np.diag(np.sign(np.diag(R)))
+    return Q if np.linalg.det(Q) > 0 else -Q
+
+
+def random_joint_graph(seed: int, bodies: int = 9) -> nx.DiGraph:
+    """A random kinematic graph over every joint kind (each at least once, fixed joints included), with random
+    placements, masses, centres of mass and inertias, damping, Coulomb friction and armature."""
+    rng = np.random.default_rng(seed)
+    g = nx.DiGraph(name=f"tree{seed}", gravity=np.array([0.3, -0.2, -9.81]))
+    add_link(g, "base")
+    links = ["base"]
+    kinds = list(GRAPH_KINDS) + [str(k) for k in rng.choice(GRAPH_KINDS[:5], max(0, bodies - len(GRAPH_KINDS)))]
+    rng.shuffle(kinds)
+    for k, kind in enumerate(kinds):
+        x, y, z = rng.uniform(0.01, 0.1, 3)  # second moments of a mass distribution: a physical inertia
+        R = _rotation(rng)
+        I = R @ np.diag([y + z, x + z, x + y]) @ R.T
+        name = f"l{k}"
+        add_link(g, name, mass=rng.uniform(0.3, 2.0), com=0.1 * rng.normal(size=3), inertia=I)
+        T = np.eye(4)
+        T[:3, :3], T[:3, 3] = _rotation(rng), 0.3 * rng.normal(size=3)
+        parent = links[rng.integers(len(links))]
+        own = {}
+        if kind == "universal":
+            own["axis2"] = rng.normal(size=3)
+        if kind == "helical":
+            own["pitch"] = rng.uniform(-0.1, 0.1)
+        moving = kind not in ("fixed", "floating", "planar")
+        add_joint(g, f"j{k}", parent, name, type=kind, origin=T,
+                  axis=(0.0, 0.0, 1.0) if kind == "planar" else rng.normal(size=3),
+                  damping=rng.uniform(0, 0.5) if moving else 0.0, friction=rng.uniform(0, 0.3) if moving else 0.0,
+                  armature=rng.uniform(0, 0.1) if moving else 0.0, **own)
+        links.append(name)
+    return g
+
+
+def _pin_joint(d: dict):
+    kind = d["type"]
+    axis = np.asarray(d["axis"], float) / np.linalg.norm(d["axis"])
+    if kind in ("revolute", "continuous"):
+        return pin.JointModelRevoluteUnaligned(axis)
+    if kind == "prismatic":
+        return pin.JointModelPrismaticUnaligned(axis)
+    if kind == "helical":
+        return pin.JointModelHelicalUnaligned(axis, float(d["pitch"]))
+    if kind == "universal":
+        return pin.JointModelUniversal(axis, np.asarray(d["axis2"], float) / np.linalg.norm(d["axis2"]))
+    return {"spherical": pin.JointModelSpherical, "floating": pin.JointModelFreeFlyer,
+            "planar": pin.JointModelPlanar}[kind]()
+
+
+def graph_pinocchio(g: nx.DiGraph):
+    """(Pinocchio model, {link: (joint id, placement of the link in the joint frame)}) of graph ``g``,
+    built edge by edge from the root."""
+    model = pin.Model()
+    model.gravity.linear = np.asarray(g.graph["gravity"], float)
+    root = next(n for n in g if g.in_degree(n) == 0)
+    where = {root: (0, pin.SE3.Identity())}
+    for parent, child in nx.dfs_edges(g, root):
+        d = g.edges[parent, child]
+        jid, X = where[parent]
+        origin = X * pin.SE3(d["origin"][:3, :3], d["origin"][:3, 3])
+        node = g.nodes[child]
+        inertia = pin.Inertia(node["mass"], np.asarray(node["com"], float), np.asarray(node["inertia"], float))
+        if d["type"] == "fixed":
+            where[child] = (jid, origin)
+            model.appendBodyToJoint(jid, origin.act(inertia), pin.SE3.Identity())
+            continue
+        new = model.addJoint(jid, _pin_joint(d), origin, d["name"])
+        model.appendBodyToJoint(new, inertia, pin.SE3.Identity())
+        where[child] = (new, pin.SE3.Identity())
+    return model, where
