@@ -56,6 +56,9 @@ ON_TREE = frozenset({"inverse_dynamics", "forward_dynamics", "mass_matrix", "gra
                      "coriolis_matrix", "center_of_mass", "com_jacobian", "regressor", "frame_pose", "jacobian",
                      "frame_velocity", "frame_acceleration"})
 
+# What robot.fast offers: those, and the derivatives of inverse and forward dynamics (on the tree too)
+FAST = ON_TREE | {"inverse_dynamics_derivatives", "forward_dynamics_derivatives"}
+
 # Robot methods that have no floating-base form yet: they raise a one-line error naming the robot.
 _NOT_YET = ("inverse_kinematics", "mimic_torques", "full_positions", "mimic_jacobian")
 
@@ -108,7 +111,7 @@ class FloatingRobot:
 
     @property
     def fast(self):
-        """The compiled quantities of :data:`ON_TREE` for control loops (this thread's), without
+        """The compiled quantities of :data:`FAST` for control loops (this thread's), without
         the general path: q (nq,) or (N, nq), rates (nv,) or (N, nv) as float64 arrays, a frame by
         its index in :attr:`frame_names`; see :mod:`composedyn.dynamics.compiled.fast`."""
         threads = self._threads
@@ -119,7 +122,7 @@ class FloatingRobot:
         if fd is None:
             from composedyn.dynamics.compiled.fast import FastDynamics
 
-            fd = threads.fast = FastDynamics(None, Data(threads.arrays), names=ON_TREE, name=self.name)
+            fd = threads.fast = FastDynamics(None, Data(threads.arrays), names=FAST, name=self.name)
         return fd
     __getstate__ = Robot.__getstate__  # pickled without the compiled state
     __setstate__ = Robot.__setstate__

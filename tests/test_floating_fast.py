@@ -13,7 +13,7 @@ import pytest
 
 import composedyn as cd
 from composedyn.errors import ModelError
-from composedyn.floating_robot import ON_TREE
+from composedyn.floating_robot import FAST, ON_TREE
 from pin_oracle import FreeFlyerPair, erd_urdf, pin, rel_err
 from random_robots import random_urdf
 
@@ -59,7 +59,7 @@ ROBOTS = dict(_robots())
 def test_every_quantity_on_the_tree_equals_the_method(key):
     robot = ROBOTS[key]
     fast, rng = robot.fast, np.random.default_rng(0)
-    assert set(dir(fast)) >= set(ON_TREE) and fast.names == ON_TREE
+    assert set(dir(fast)) >= set(FAST) and fast.names == FAST
     one, batch = _calls(robot, rng), _calls(robot, rng, samples=5)
     for name in sorted(ON_TREE):
         (fa, ma), (fb, mb) = one[name], batch[name]
@@ -128,3 +128,18 @@ def test_floating_fast_needs_independent_coordinates():
     assert robot.fast.n == robot.nv
     with pytest.raises(ModelError, match="inverse_kinematics is not available for a floating base"):
         robot.inverse_kinematics  # noqa: B018
+
+
+@pytest.mark.parametrize("key", sorted(ROBOTS))
+def test_fast_derivatives_equal_the_methods(key):
+    robot = ROBOTS[key]
+    fast, rng = robot.fast, np.random.default_rng(4)
+    for samples in (None, 3):
+        q = robot.random_configuration(size=samples, seed=4)
+        v, x = rng.normal(size=(2,) + q.shape[:-1] + (robot.nv,))
+        for name in ("inverse_dynamics_derivatives", "forward_dynamics_derivatives"):
+            expected = getattr(robot, name)(q, v, x)
+            got = getattr(fast, name)(q, v, x)
+            assert len(got) == len(expected)
+            for g, e in zip(got, expected):
+                assert g.shape == e.shape and rel_err(g, e) < 1e-13, name
