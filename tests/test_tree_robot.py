@@ -520,3 +520,20 @@ def test_inverse_kinematics_on_the_configuration_space():
     assert not far.success and far.error[0] > 1.0
     with pytest.raises(ValueError, match="unknown frame|close names"):
         r.inverse_kinematics("nope", target)
+
+
+def test_controllers_track_on_the_configuration_space():
+    r = cd.from_mjcf(MJCF)
+    ctrl = cd.ComputedTorqueController(r, kp=100.0, kd=20.0)
+    q, v, _ = _state(r, 2)
+    q_des = r.integrate(q, np.random.default_rng(5).normal(size=r.nv), 0.1)
+    qd_des, qdd_des = np.zeros(r.nv), np.zeros(r.nv)
+    tau = ctrl(q, v, q_des, qd_des, qdd_des)
+    a = r.forward_dynamics(q, v, tau)  # the closed loop: a = Kd (qd_des - v) + Kp difference(q, q_des)
+    assert _err(a, 20.0 * (qd_des - v) + 100.0 * r.difference(q, q_des)) < TOL
+    with pytest.raises(ValueError, match="q_des"):
+        ctrl(q, v, q_des[:-1], qd_des, qdd_des)
+    osc = cd.OperationalSpaceController(r, "c", kp=50.0, kd=10.0, posture=r.neutral())
+    T = r.frame_pose(q, "c")
+    tau = osc(q, v, T, np.zeros(6), np.zeros(6))
+    assert tau.shape == (r.nv,) and np.isfinite(tau).all()

@@ -4,7 +4,9 @@
 
 With an exact model the closed loop is e'' + Kd e' + Kp e = 0 for the
 tracking error e = q_des - q, which converges exponentially for positive
-gains.  Build the controller on ``robot.perturbed(0.1)`` to study a 10 %
+gains; for joints with configuration spaces of their own (a ball joint's
+quaternion) q and q_des have ``robot.nq`` entries, the rates ``robot.nv``, and
+the error is ``robot.difference(q, q_des)``.  Build the controller on ``robot.perturbed(0.1)`` to study a 10 %
 model mismatch.
 """
 
@@ -14,6 +16,24 @@ import numpy as np
 
 from composedyn.checks import joint_arrays
 from composedyn.protocol import DynamicsModel
+
+
+def configuration_state(robot, q, *, configurations: dict, rates: dict) -> list:
+    """Configurations (..., nq) and rates (..., dof) of ``robot`` checked (ValueError naming the
+    argument), in the order given; ``nq == dof`` unless the robot's joints have configuration
+    spaces of their own (spherical, universal, ...: ``robot.nq``)."""
+    nq, n = int(getattr(robot, "nq", robot.dof)), robot.dof
+    if nq == n:
+        return joint_arrays(n, q=q, **configurations, **rates)
+    return [*joint_arrays(nq, q=q, **configurations), *joint_arrays(n, **rates)]
+
+
+def configuration_error(robot, q, q_des) -> np.ndarray:
+    """The tracking error (..., dof) from q to q_des: ``q_des - q``, or ``robot.difference(q, q_des)``
+    on a configuration space (the v with integrate(q, v) = q_des)."""
+    if int(getattr(robot, "nq", robot.dof)) == robot.dof:
+        return q_des - q
+    return robot.difference(q, q_des)
 
 
 def gain_vector(name: str, k, n: int) -> np.ndarray:
@@ -67,10 +87,11 @@ class ComputedTorqueController:
         self.friction = friction
 
     def __call__(self, q, qd, q_des, qd_des, qdd_des) -> np.ndarray:
-        """Joint torques (..., n) for state (q, qd) and reference (q_des, qd_des, qdd_des)."""
-        q, qd, q_des, qd_des, qdd_des = joint_arrays(
-            self.robot.dof, q=q, qd=qd, q_des=q_des, qd_des=qd_des, qdd_des=qdd_des)
-        a = qdd_des + self.kd * (qd_des - qd) + self.kp * (q_des - q)
+        """Joint torques (..., n) for state (q, qd) and reference (q_des, qd_des, qdd_des) (q, q_des
+        (..., nq), the rates (..., n))."""
+        q, q_des, qd, qd_des, qdd_des = configuration_state(self.robot, q, configurations={"q_des": q_des},
+                                                            rates={"qd": qd, "qd_des": qd_des, "qdd_des": qdd_des})
+        a = qdd_des + self.kd * (qd_des - qd) + self.kp * configuration_error(self.robot, q, q_des)
         tau = self.robot.inverse_dynamics(q, qd, a, friction=self.friction)
         if self.effort is not None:
             tau = np.clip(tau, -self.effort, self.effort)

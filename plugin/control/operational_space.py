@@ -32,7 +32,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from composedyn.checks import joint_arrays
-from composedyn.control.computed_torque import gain_vector
+from composedyn.control.computed_torque import configuration_error, configuration_state, gain_vector
 from composedyn.dynamics.reference.ik import log3
 from composedyn.dynamics.reference.task_inertia import task_inertia
 from composedyn.protocol import DynamicsModel
@@ -90,16 +90,16 @@ class OperationalSpaceController:
         from composedyn.control.computed_torque import refuse_floating
 
         refuse_floating(robot, "the operational-space controller")
-        if frame not in robot.frame_names:
-            robot.frame_pose(np.zeros(robot.dof), frame)  # raises the one-line error with close names
+        if frame not in robot.frame_names:  # raises the one-line error with close names
+            robot.frame_pose(robot.neutral() if hasattr(robot, "neutral") else np.zeros(robot.dof), frame)
         self.robot, self.frame, self.rows = robot, frame, 3 if position_only else 6
         self.kp, self.kd = gain_vector("kp", kp, self.rows), gain_vector("kd", kd, self.rows)
-        n = robot.dof
+        n = int(getattr(robot, "nq", robot.dof))  # the posture is a configuration
         self.posture = None if posture is None else joint_arrays(n, posture=posture)[0].reshape(n)
         self.kp_posture = float(gain_vector("kp_posture", kp_posture, 1)[0])
         self.kd_posture = float(gain_vector("kd_posture", kd_posture, 1)[0])
         effort = robot.limits["effort"] if effort is None else effort
-        self.effort = gain_vector("effort", effort, n) if saturate else None
+        self.effort = gain_vector("effort", effort, robot.dof) if saturate else None
         self.friction, self.damping = friction, float(damping)
 
     def error(self, q, pose_des) -> np.ndarray:
@@ -113,22 +113,22 @@ class OperationalSpaceController:
     def __call__(self, q, qd, pose_des, twist_des, acc_des) -> np.ndarray:
         """Joint torques (n,) for the state (q, qd) (one sample) and the task reference."""
         r, rob = self.rows, self.robot
-        q, qd = joint_arrays(rob.dof, q=q, qd=qd)
+        q, qd = configuration_state(rob, q, configurations={}, rates={"qd": qd})
         if q.ndim != 1:
             raise ValueError(f"OperationalSpaceController takes one state q (n,), got shape {q.shape}")
         v_d, a_d = (np.asarray(x, float).reshape(-1) for x in (twist_des, acc_des))
         if v_d.shape != (r,) or a_d.shape != (r,):
             raise ValueError(f"twist_des and acc_des must have shape ({r},), got {v_d.shape} and {a_d.shape}")
         J = rob.jacobian(q, self.frame)[:r]
-        jdqd = rob.frame_acceleration(q, qd, np.zeros_like(q), self.frame)[:r]
+        jdqd = rob.frame_acceleration(q, qd, np.zeros_like(qd), self.frame)[:r]
         M = rob.mass_matrix(q)
         lam = task_inertia(J, M, self.frame, self.damping)
         xdd = a_d + self.kd * (v_d - J @ qd) + self.kp * self.error(q, pose_des)
-        tau = J.T @ (lam @ (xdd - jdqd)) + rob.inverse_dynamics(q, qd, np.zeros_like(q), friction=self.friction)
-        if q.shape[0] > r:
+        tau = J.T @ (lam @ (xdd - jdqd)) + rob.inverse_dynamics(q, qd, np.zeros_like(qd), friction=self.friction)
+        if qd.shape[0] > r:
             qdd0 = -self.kd_posture * qd
             if self.posture is not None:
-                qdd0 = qdd0 + self.kp_posture * (self.posture - q)
+                qdd0 = qdd0 + self.kp_posture * configuration_error(rob, q, self.posture)
             jbar = np.linalg.solve(M, J.T) @ lam  # (n, r)
             tau0 = M @ qdd0
             tau = tau + tau0 - J.T @ (jbar.T @ tau0)
