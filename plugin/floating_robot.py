@@ -60,7 +60,7 @@ ON_TREE = frozenset({"inverse_dynamics", "forward_dynamics", "mass_matrix", "gra
 FAST = ON_TREE | {"inverse_dynamics_derivatives", "forward_dynamics_derivatives"}
 
 # Robot methods that have no floating-base form yet: they raise a one-line error naming the robot.
-_NOT_YET = ("inverse_kinematics", "mimic_torques", "full_positions", "mimic_jacobian")
+_NOT_YET = ("mimic_torques", "full_positions", "mimic_jacobian")
 
 
 def _rotate_rows(R: np.ndarray, X: np.ndarray) -> np.ndarray:
@@ -569,6 +569,14 @@ class FloatingRobot:
             return res
         R0, _, x = self._chart(q)
         return R0 @ self.chart.com_jacobian(x)
+
+    def inverse_kinematics(self, frame: str, target, q0=None, position_only: bool = False, **options):
+        """q (nq,) with frame_pose(q, frame) = target, base pose included: damped least squares whose steps
+        go through :meth:`integrate`, the joints within their limits, random restarts; an
+        :class:`~composedyn.ik.IKResult`.  Options as for :meth:`composedyn.Robot.inverse_kinematics`."""
+        from composedyn.ik import inverse_kinematics
+
+        return inverse_kinematics(self, frame, target, q0, position_only, **options)
 
     def task_inertia(self, q, frame: str, reference: str = "world", translational: bool = False,
                      damping: float = 0.0) -> np.ndarray:

@@ -101,7 +101,8 @@ def inverse_kinematics(robot, frame: str, target, q0=None, position_only: bool =
         random restarts (starts drawn from ``numpy.random.default_rng(seed)``;
         ``seed`` may be a Generator).
     """
-    own_spaces = getattr(robot, "array_model", None) is not None  # joints with configuration spaces of their own
+    # joints with configuration spaces of their own (a TreeRobot, a floating base): q (nq,) moved by integrate
+    own_spaces = getattr(robot, "array_model", None) is not None or int(getattr(robot, "nq", robot.dof)) != robot.dof
     if own_spaces:
         robot.frame_pose(robot.neutral(), frame)  # an unknown frame: its named error
     else:

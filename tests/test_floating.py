@@ -207,7 +207,7 @@ def test_bad_input_one_clear_line():
     with pytest.raises(ValueError, match="unknown frame 'l9'.*close names"):
         robot.jacobian(q, "l9")
     with pytest.raises(cd.ModelError, match="not available for a floating base"):
-        robot.inverse_kinematics(robot.frame_names[-1], np.eye(4))
+        robot.mimic_torques(q)
     with pytest.raises(ValueError, match="floating must be"):
         cd.from_urdf(random_urdf(2, 4), floating="yes")
 
@@ -333,3 +333,20 @@ def test_vendor_floating_robot_with_external_wrenches_equals_pinocchio():
     path = erd_urdf("solo12")
     robot = _load(path)
     _check_external_wrenches(robot, FreeFlyerPair(robot, path, pin.JointModelFreeFlyer()), open(path).read(), 5)
+
+
+@pytest.mark.parametrize("planar", [False, True])
+def test_inverse_kinematics_moves_the_base_and_the_joints(planar):
+    xml = random_urdf(4, 6, p_fixed=0.2)
+    robot = cd.from_urdf(xml, floating="planar" if planar else True)
+    frame = robot.frame_names[-1]
+    goal = robot.random_configuration(seed=2)
+    target = robot.frame_pose(goal, frame)
+    res = robot.inverse_kinematics(frame, target)
+    assert res.success and res.q.shape == (robot.nq,)
+    assert np.abs(robot.frame_pose(res.q, frame) - target).max() < 1e-8
+    nb = robot.base.nq
+    k = slice(3, 7) if not planar else slice(2, 4)
+    assert abs(np.linalg.norm(res.q[k]) - 1.0) < 1e-12
+    lo, hi = robot.limits["lower"][robot.base.nv:], robot.limits["upper"][robot.base.nv:]
+    assert np.all(res.q[nb:] >= lo) and np.all(res.q[nb:] <= hi)
