@@ -27,6 +27,18 @@ def joint_records(robot) -> tuple:
     return from_robot(robot).coordinate_joints
 
 
+def refuse_several_coordinates(robot, what: str) -> None:
+    """ModelError when ``robot`` has joints of several coordinates (a ``TreeRobot``): ``what`` takes
+    robots whose joints have one coordinate each (joint logs, trajectories of joint angles)."""
+    if getattr(robot, "array_model", None) is None:
+        return
+    from composedyn.dynamics.errors import ModelError
+
+    several = [f"{j.name!r} ({j.kind})" for j in robot.joints if (j.nq, j.nv) != (1, 1)]
+    raise ModelError(f"{what}: robot {robot.name!r} has joints of several coordinates ({', '.join(several[:3])}"
+                     f"{', ...' if len(several) > 3 else ''}); it takes robots whose joints have one coordinate each")
+
+
 def time_step(dt) -> float:
     """``dt`` as a finite number of seconds; ValueError naming it otherwise."""
     try:

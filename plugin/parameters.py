@@ -34,7 +34,11 @@ BASE_SAMPLES = 60  # random states stacked for the base parameters (x dof rows, 
 
 
 def refuse_floating(robot, what: str) -> None:
-    """ValueError when ``robot`` has a floating base: ``what`` reads joint logs, which carry no base motion."""
+    """ValueError when ``robot`` has a floating base: ``what`` reads joint logs, which carry no base motion
+    (ModelError for joints of several coordinates)."""
+    from composedyn.joint_space import refuse_several_coordinates
+
+    refuse_several_coordinates(robot, what)
     if getattr(robot, "floating", False):
         raise ValueError(f"{what}: {robot.name!r} has a floating base and joint logs carry no base motion; "
                          "build the regressor from base-and-joint states with robot.regressor(q, v, a)")

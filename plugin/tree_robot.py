@@ -24,7 +24,7 @@ import numpy as np
 
 from composedyn.checks import joint_array, output_array, random_generator, smooth_width, wrenches
 from composedyn.dynamics import dispatch as _dispatch
-from composedyn.dynamics.array_api.joints import moves_freely, unit_part
+from composedyn.dynamics.array_api.joints import moves_freely, scalar, unit_part
 from composedyn.dynamics.data import ThreadData
 from composedyn.dynamics.errors import ModelError
 from composedyn.dynamics.frozen_graph import frozen_graph
@@ -38,8 +38,7 @@ QUANTITIES = frozenset({"inverse_dynamics", "forward_dynamics", "mass_matrix", "
                         "frame_velocity", "frame_acceleration"})
 
 # Robot methods not available with joints of several coordinates: a one-line error naming the robot.
-_NOT_YET = {"inverse_dynamics_derivatives": "analytic derivatives", "forward_dynamics_derivatives":
-            "analytic derivatives", "linearize": "analytic derivatives",
+_NOT_YET = {"linearize": "linearisation",
             "composed_vectors": "the composed vectors", "to_urdf": "URDF export (URDF has no such joints)",
             "base_parameters": "base parameters"}
 
@@ -366,6 +365,44 @@ class TreeRobot:
     def inertial_parameters(self) -> np.ndarray:
         """Standard inertial parameters (10 bodies,) in the regressor's column order."""
         return self.array_model.inertia.reshape(-1).copy()
+
+    # ---- derivatives ----
+    def _derivatives(self, name: str, q, v, x, f_ext, friction: bool, smooth_friction):
+        """The compiled derivatives ``name`` (one sample or a batch), or ModelError naming what the
+        kernels do not take: joints of several coordinates other than a free-flyer, planar or spherical
+        root, external wrenches, the NumPy backend."""
+        if f_ext is not None:
+            raise ModelError(f"robot {self.name!r}: {name} with f_ext is not available for joints of several "
+                             "coordinates (differentiate without f_ext, or load the robot without them)")
+        if smooth_friction is not None:
+            smooth_friction = smooth_width(smooth_friction)
+        if (res := self.data[name](q, v, x, smooth_friction or 0.0, friction)) is not None:
+            return res
+        q, v, x = self._state(q, v, x, names=("v", "tau" if name.startswith("forward") else "a"))
+        if _dispatch.backend() != "numpy":
+            res = _dispatch.call(name, self, self._threads.arrays, q, v, x, refuse=True, friction=friction,
+                                 smooth_friction=smooth_friction or 0.0)
+            if res is not None:
+                return res
+            self._check_units(q)
+        other = [j for k, j in enumerate(self.joints) if not scalar(j) and not (k == 0 and unit_part(j) is not None)]
+        what = (f"joint {other[0].name!r} ({other[0].kind})" if other else
+                "the NumPy backend" if _dispatch.backend() == "numpy" else "a singular mass matrix at q")
+        raise ModelError(f"robot {self.name!r}: {name} takes revolute and prismatic joints after a free-flyer, "
+                         f"planar or spherical root joint (compiled); not {what}")
+
+    def inverse_dynamics_derivatives(self, q, v, a, f_ext: Mapping | None = None, friction: bool = True,
+                                     smooth_friction: float | None = None):
+        """(dtau/dq, dtau/dv) (..., nv, nv) of :meth:`inverse_dynamics`, q perturbed on the configuration
+        space (q ⊕ dq = integrate(q, dq), Pinocchio's ``computeRNEADerivatives``).  Trees whose joints of
+        several coordinates are a free-flyer, planar or spherical root joint only; others raise ModelError."""
+        return self._derivatives("inverse_dynamics_derivatives", q, v, a, f_ext, friction, smooth_friction)
+
+    def forward_dynamics_derivatives(self, q, v, tau, f_ext: Mapping | None = None, friction: bool = True,
+                                     smooth_friction: float | None = None):
+        """(da/dq, da/dv, M⁻¹) (..., nv, nv) of :meth:`forward_dynamics` (Pinocchio's
+        ``computeABADerivatives``); the trees of :meth:`inverse_dynamics_derivatives`."""
+        return self._derivatives("forward_dynamics_derivatives", q, v, tau, f_ext, friction, smooth_friction)
 
     # ---- energy and momentum ----
     def kinetic_energy(self, q, v) -> np.ndarray:

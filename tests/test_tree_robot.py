@@ -345,7 +345,7 @@ def test_errors_name_the_joint(tmp_path):
     nan[0] = np.nan
     with pytest.raises(ValueError, match="q contains NaN"):  # as for every robot: refused by name
         r.mass_matrix(nan)
-    for name in ("inverse_dynamics_derivatives", "linearize", "to_urdf", "composed_vectors"):
+    for name in ("linearize", "to_urdf", "composed_vectors"):
         with pytest.raises(cd.ModelError, match="joints of several coordinates"):
             getattr(r, name)
     with pytest.raises(ValueError, match=r"q has shape \(22,\)|q has shape"):
@@ -537,3 +537,51 @@ def test_controllers_track_on_the_configuration_space():
     T = r.frame_pose(q, "c")
     tau = osc(q, v, T, np.zeros(6), np.zeros(6))
     assert tau.shape == (r.nv,) and np.isfinite(tau).all()
+
+
+def test_derivatives_of_a_spherical_root_equal_pinocchio_and_others_are_refused():
+    import networkx as nx
+
+    from composedyn.dynamics.schema import add_joint, add_link
+
+    rng = np.random.default_rng(0)
+    g = nx.DiGraph(name="ball arm", gravity=np.array([0.0, 0.0, -9.81]))
+    add_link(g, "base")
+    parent = "base"
+    for k, kind in enumerate(["spherical", "revolute", "prismatic", "revolute", "revolute"]):
+        add_link(g, f"l{k}", mass=1.0 + k, com=0.1 * rng.normal(size=3), inertia=np.diag([0.1, 0.2, 0.15]))
+        T = np.eye(4)
+        T[:3, 3] = 0.3 * rng.normal(size=3)
+        add_joint(g, f"j{k}", parent, f"l{k}", type=kind, origin=T, axis=rng.normal(size=3), damping=0.1)
+        parent = f"l{k}"
+    pair = Pair(g)
+    r, m, d = pair.robot, pair.model, pair.data
+    for seed in range(3):
+        q, v, a = _state(r, seed)
+        dq, dv = r.inverse_dynamics_derivatives(q, v, a, friction=False)
+        pin.computeRNEADerivatives(m, d, pair.q(q), pair.v(v), pair.v(a))
+        assert _err(dq, pair.rows(d.dtau_dq)) < TOL and _err(dv, pair.rows(d.dtau_dv)) < TOL
+        tau = r.inverse_dynamics(q, v, a, friction=False)
+        da, dva, Minv = r.forward_dynamics_derivatives(q, v, tau, friction=False)
+        pin.computeABADerivatives(m, d, pair.q(q), pair.v(v), pair.v(tau))
+        assert _err(da, pair.rows(d.ddq_dq)) < TOL and _err(dva, pair.rows(d.ddq_dv)) < TOL
+        assert _err(Minv, np.linalg.inv(r.mass_matrix(q))) < TOL
+        # with friction: the damping enters d tau / d v on the diagonal
+        assert _err(r.inverse_dynamics_derivatives(q, v, a)[1] - dv, np.diag(r.array_model.damping)) < TOL
+    batch = r.inverse_dynamics_derivatives(r.random_configuration(size=3, seed=1), np.zeros(r.nv), np.zeros(r.nv))
+    assert batch[0].shape == (3, r.nv, r.nv)
+    humanoid = cd.from_mjcf(HUMANOID)
+    q = humanoid.neutral()
+    with pytest.raises(cd.ModelError, match="not joint 'hip' \\(spherical\\)"):
+        humanoid.inverse_dynamics_derivatives(q, np.zeros(humanoid.nv), np.zeros(humanoid.nv))
+
+
+def test_joint_log_jobs_refuse_in_one_line():
+    r = cd.from_mjcf(MJCF)
+    t = np.linspace(0.0, 1.0, 5)
+    for call, what in ((lambda: cd.check_trajectory(r, t, np.tile(r.neutral(), (5, 1))), "check_trajectory"),
+                       (lambda: cd.check_many(r, []), "check_many"),
+                       (lambda: cd.excitation_trajectory(r, 1.0), "excitation_trajectory")):
+        with pytest.raises(cd.ModelError, match=rf"^{what}: robot .* has joints of several coordinates \('ja' "
+                                                r"\(spherical\)"):
+            call()

@@ -170,6 +170,15 @@ def unit_part(joint: Joint) -> slice | None:
     return _UNIT_PARTS.get(joint.kind)
 
 
+def scalar(joint: Joint) -> bool:
+    """Whether the joint is revolute, continuous or prismatic: one coordinate along or about one axis
+    (the kernels' scalar joint model)."""
+    return joint.kind in _SCALAR_KINDS
+
+
+_SCALAR_KINDS = frozenset({"revolute", "continuous", "prismatic"})
+
+
 def moves_freely(joint: Joint) -> bool:
     """Whether the joint is a free-flyer or planar joint: unactuated (no damping, Coulomb friction or
     armature of its own) and, at the root of a tree, a floating base."""

@@ -453,6 +453,8 @@ def derivative_pairs_root(im, fm, qd, grav, fric, smooth, ext, dq, dqd, w):
             s, alpha, dadv = root_column(im, w, d, g0, g1, g2)
             dq[c, d] = _dot(rc, alpha) + (ec[0] * s[0] + ec[1] * s[1] + ec[2] * s[2])
             dqd[c, d] = _dot(rc, dadv) + _dot(rbc, s)
+        if fric:  # the root's coordinates' friction (a spherical root may have some; a free flyer has none)
+            _friction_diagonal(fm, qd, c, smooth, dqd)
 
 
 @njit(cache=True, fastmath={"contract"})

@@ -9,7 +9,8 @@ joints in ``model.joint_names`` order (for a ``Robot`` with mimic joints that is
 (``smooth_friction``) and its integer options (``friction``; a frame's index in
 ``model.link_names`` and ``local`` 0 or 1), positional or by keyword.  A floating
 robot's ``robot.fast`` has the quantities it computes on its tree
-(``floating_robot.ON_TREE``): q has nq entries (base pose with its quaternion, then the
+(``floating_robot.FAST``: ``ON_TREE`` and the derivatives of inverse and forward dynamics;
+a ``TreeRobot``'s, ``tree_robot.QUANTITIES``): q has nq entries (base pose with its quaternion, then the
 joints) and the rates nv, in the robot's coordinates, a frame is its index in
 ``robot.frame_names``, and a sample the kernel refuses (a zero quaternion, a singular
 mass matrix) raises its named error.  The results

@@ -63,6 +63,9 @@ def check_many(robot, paths, client=None, plot: bool = False, errors: str = "rai
         import composedyn as cd
 
         robot = cd.load(robot)
+    from composedyn.joint_space import refuse_several_coordinates
+
+    refuse_several_coordinates(robot, "check_many")
     if getattr(robot, "floating", False):
         raise ValueError(f"check_many: robot {robot.name!r} has a floating base; joint-state logs carry no base "
                          "motion (check legged trajectories with composedyn.check_trajectory)")

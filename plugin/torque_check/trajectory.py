@@ -58,8 +58,10 @@ def check_trajectory(robot: DynamicsModel, t, q, qd=None, qdd=None, smoothing: f
         jerk (when limited) and effort, and the samples.  Computed by
         :func:`composedyn.torque_check.chunked.check_chunks` (one pass over windows of the arrays).
     """
+    from composedyn.joint_space import refuse_several_coordinates
     from composedyn.torque_check.chunked import check_chunks
 
+    refuse_several_coordinates(robot, "check_trajectory")
     if getattr(robot, "floating", False):
         if f_ext is not None:
             raise ValueError("f_ext: a floating-base check takes the contact wrenches from the stance frames")
