@@ -45,6 +45,28 @@ except ImportError:  # the first compiled call reports it (composedyn.dynamics.c
     Method = None
 
 
+def perturbed_graph(graph: nx.DiGraph, name: str, scale: float, seed) -> nx.DiGraph:
+    """A copy of ``graph`` whose links' masses and inertias are each multiplied by one factor drawn
+    uniformly from [1 - scale, 1 + scale] (``numpy.random.default_rng(seed)``), named
+    ``"{name} (perturbed {scale})"`` (see :meth:`Robot.perturbed`)."""
+    try:
+        ok = 0.0 <= float(scale) < 1.0
+    except (TypeError, ValueError, OverflowError):
+        ok = False
+    if not ok:
+        raise ValueError(f"perturbed: scale must be a number in [0, 1), got {repr(scale)[:40]}")
+    g = graph.copy()
+    rng = random_generator(seed, "perturbed")
+    for link in g.nodes:
+        f = 1.0 + float(scale) * rng.uniform(-1.0, 1.0)
+        d = g.nodes[link]
+        d["mass"] = f * float(d.get("mass", 0.0))
+        if d.get("inertia") is not None:
+            d["inertia"] = f * np.asarray(d["inertia"], dtype=float)
+    g.graph["name"] = f"{name} (perturbed {scale:g})"
+    return g
+
+
 def direct_call(name: str, inputs: int, keywords: tuple = (), frame: int = 0):
     """Decorator: plain calls of the method -- ``inputs`` positional arrays, keywords among
     ``keywords`` (with ``frame``: the frame name and reference after the arrays) -- go from C
@@ -378,22 +400,7 @@ class Robot:
         which keeps every link physically consistent.  For studying how a
         model-based controller copes with a wrong model.
         """
-        try:
-            ok = 0.0 <= float(scale) < 1.0
-        except (TypeError, ValueError, OverflowError):
-            ok = False
-        if not ok:
-            raise ValueError(f"perturbed: scale must be a number in [0, 1), got {repr(scale)[:40]}")
-        g = self.graph.copy()
-        rng = random_generator(seed, "perturbed")
-        for link in g.nodes:
-            f = 1.0 + float(scale) * rng.uniform(-1.0, 1.0)
-            d = g.nodes[link]
-            d["mass"] = f * float(d.get("mass", 0.0))
-            if d.get("inertia") is not None:
-                d["inertia"] = f * np.asarray(d["inertia"], dtype=float)
-        g.graph["name"] = f"{self.name} (perturbed {scale:g})"
-        return type(self)(g, mimic=self._mimic_mode)
+        return type(self)(perturbed_graph(self.graph, self.name, scale, seed), mimic=self._mimic_mode)
 
     # ---- export --------------------------------------------------------
     def to_urdf(self, path) -> "Path":

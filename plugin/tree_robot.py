@@ -39,8 +39,7 @@ QUANTITIES = frozenset({"inverse_dynamics", "forward_dynamics", "mass_matrix", "
 
 # Robot methods not available with joints of several coordinates: a one-line error naming the robot.
 _NOT_YET = {"linearize": "linearisation",
-            "composed_vectors": "the composed vectors", "to_urdf": "URDF export (URDF has no such joints)",
-            "base_parameters": "base parameters"}
+            "composed_vectors": "the composed vectors", "to_urdf": "URDF export (URDF has no such joints)"}
 
 
 class TreeRobot:
@@ -365,6 +364,32 @@ class TreeRobot:
     def inertial_parameters(self) -> np.ndarray:
         """Standard inertial parameters (10 bodies,) in the regressor's column order."""
         return self.array_model.inertia.reshape(-1).copy()
+
+    def parameter_names(self) -> tuple:
+        """Names of the regressor's columns: ``"m1", "mx1", ..., "Izz1", "m2", ...`` (bodies in joint order)."""
+        from composedyn.dynamics.reference.regressor import PARAM_NAMES
+
+        return tuple(f"{p}{i + 1}" for i in range(len(self.joints)) for p in PARAM_NAMES)
+
+    def base_parameters(self, samples: int = 60, seed: int | None = 0):
+        """Identifiable parameter combinations (:class:`composedyn.dynamics.reference.base_parameters.BaseParameters`):
+        Gautier's QR on the regressor at ``samples`` random states (configurations of
+        :meth:`random_configuration`, standard-normal rates)."""
+        from composedyn.dynamics.reference.base_parameters import base_parameters
+        from composedyn.parameters import sample_count
+
+        count = sample_count(samples)
+        rng = random_generator(seed, "base_parameters")
+        q = self.random_configuration(size=count, seed=rng)
+        v, a = rng.normal(size=(2, count, self.nv))
+        Y = self.regressor(q, v, a)
+        return base_parameters(Y.reshape(-1, Y.shape[-1]), self.parameter_names())
+
+    def perturbed(self, scale: float = 0.1, seed: int | None = 0) -> "TreeRobot":
+        """A copy whose link masses and inertias are off by up to ``scale`` (see :meth:`composedyn.Robot.perturbed`)."""
+        from composedyn.robot import perturbed_graph
+
+        return TreeRobot(perturbed_graph(self.graph, self.name, scale, seed))
 
     # ---- derivatives ----
     def _derivatives(self, name: str, q, v, x, f_ext, friction: bool, smooth_friction):

@@ -585,3 +585,19 @@ def test_joint_log_jobs_refuse_in_one_line():
         with pytest.raises(cd.ModelError, match=rf"^{what}: robot .* has joints of several coordinates \('ja' "
                                                 r"\(spherical\)"):
             call()
+
+
+def test_base_parameters_and_a_perturbed_copy():
+    r = cd.from_graph(random_graph(2))
+    bp = r.base_parameters(samples=40)
+    assert len(bp.names) == 10 * len(r.joints) == r.regressor(r.neutral(), np.zeros(r.nv), np.zeros(r.nv)).shape[1]
+    assert 0 < bp.rank < len(bp.names)
+    q = r.random_configuration(size=5, seed=9)
+    v, a = np.random.default_rng(9).normal(size=(2, 5, r.nv))
+    # the base regressor times the base parameters is the inverse dynamics without friction and armature
+    tau = r.inverse_dynamics(q, v, a, friction=False) - r.array_model.armature * a
+    assert _err(bp.base_regressor(r.regressor(q, v, a)) @ bp.base(r.inertial_parameters()), tau) < 1e-8
+    p = r.perturbed(0.2, seed=1)
+    assert isinstance(p, TreeRobot) and [j.kind for j in p.joints] == [j.kind for j in r.joints]
+    ratio = p.inertial_parameters()[::10] / r.inertial_parameters()[::10]
+    assert np.all((ratio >= 0.8 - 1e-12) & (ratio <= 1.2 + 1e-12)) and not np.allclose(ratio, 1.0)
