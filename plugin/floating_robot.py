@@ -8,17 +8,17 @@ are the wrench on the base (force, moment about the base origin) in base
 axes.  A planar base has ``q = (x, y, cos θ, sin θ, joints...)`` and
 ``v = (vx, vy, w, joints...)``.
 
-Inverse and forward dynamics (external wrenches included), the mass matrix, gravity and
-bias torques, the Coriolis matrix, the centre of mass, its Jacobian, the regressor and the
-frame quantities (pose, Jacobian, twist, classical acceleration), one sample or a batch, run
-the kernels of any tree on the robot as a tree whose root joint is the base's free-flyer
-(or planar) joint (:data:`ON_TREE`); the energies and the centroidal momentum matrix are
-built on them; so do the derivatives of inverse and forward dynamics.  Every other quantity
-(composed vectors, a planar base's centroidal matrix) is the
-fixed-base engine's at the chart coordinates of
-:mod:`composedyn.dynamics.floating.base` (a fixed-base ``Robot`` on the virtual chain,
-``self.chart``), mapped back to these coordinates and to world axes there; nothing is
-computed twice.
+Every quantity (inverse and forward dynamics with external wrenches, the mass matrix, gravity
+and bias torques, the Coriolis matrix, the centre of mass, its Jacobian, the regressor, the frame
+quantities, the centroidal momentum matrix, the derivatives of inverse and forward dynamics), one
+sample or a batch, runs the kernels of any tree on the robot as a tree whose root joint is the
+base's free-flyer (or planar) joint (:data:`ON_TREE`; dependent mimic joints on the tree's
+coordinates, reduced by Kolev's projection); under ``COMPOSEDYN_BACKEND=numpy`` the array-API
+algorithms run on NumPy (:attr:`FloatingRobot.numpy`), the source ``to_torch`` and ``to_jax`` share.
+The fixed-base chart of :mod:`composedyn.dynamics.floating.base` (a fixed-base ``Robot`` with
+six virtual joints, ``self.chart``) holds the description (model, names, limits, parameters) and
+serves the composed vectors, the regressor's joint terms of dependent mimic joints and the
+derivatives under the NumPy backend or with dependent mimic joints.
 """
 
 from __future__ import annotations
@@ -43,11 +43,10 @@ from composedyn.dynamics.floating.lie import (
     se3_rate,
     unit_and_norm,
 )
-from composedyn.dynamics.floating.lie import skew as _skew
 from composedyn.dynamics.frozen_graph import frozen_graph
 from composedyn.joint_space import joint_records, random_joints, sample_shape, time_step
 from composedyn.robot import Robot, direct_call
-from composedyn.task_space import REFERENCES
+from composedyn.task_space import local_flag
 
 # The declared quantities a floating robot computes on its tree (whose root joint is the base's joint) and
 # offers through robot.fast; its derivatives run there too (the others: on the base's chart,
@@ -98,14 +97,12 @@ class FloatingRobot:
     def _threads(self) -> ThreadData:
         """This robot's compiled state per thread (``.data``: its quantities' C callers, see
         :mod:`composedyn.dynamics.data`) on the robot as a tree whose root joint is the base's
-        free-flyer (or planar) joint (:func:`composedyn.dynamics.compiled.layout.pack_tree`);
-        callers that return None with dependent mimic joints."""
-        if self.chart.data.arrays is None:
-            return ThreadData(None)
-        from composedyn.dynamics.array_api.model import from_robot
+        free-flyer (or planar) joint (:func:`composedyn.dynamics.compiled.layout.pack_tree` of
+        :attr:`_tree`); with dependent mimic joints the callers return None (the tree's coordinates
+        are every joint's: :meth:`_compute` maps them)."""
         from composedyn.dynamics.compiled.layout import packed_tree
 
-        return ThreadData(packed_tree(from_robot(self)))
+        return ThreadData(packed_tree(self._tree), direct=self._tree.Gv is None)
 
     data = Robot.data  # this thread's compiled data: the floating quantities' C callers
 
@@ -115,7 +112,7 @@ class FloatingRobot:
         the general path: q (nq,) or (N, nq), rates (nv,) or (N, nv) as float64 arrays, a frame by
         its index in :attr:`frame_names`; see :mod:`composedyn.dynamics.compiled.fast`."""
         threads = self._threads
-        if threads.arrays is None:
+        if self._tree.Gv is not None:
             raise ModelError(f"robot {self.name!r}: fast is not available with dependent mimic joints "
                              "(load with mimic='independent')")
         fd = threads.fast
@@ -186,28 +183,93 @@ class FloatingRobot:
             raise ModelError(f"robot {self.name!r}: {name} is not available for a floating base")
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
-    def _batch(self, name: str, *arrays, out: np.ndarray | None = None, **arguments):
-        """A batch (..., k) of the quantity ``name`` through the general path's compiled loop on the
-        tree (:func:`composedyn.dynamics.dispatch.call`), into ``out`` when given, or None: NumPy
-        backend, dependent mimic joints, or a sample the loop refuses (zero quaternion, singular
-        M), which the general path then names."""
-        if self._threads.arrays is None or _dispatch.reference(self.model):
-            return None
-        return _dispatch.call(name, self.model, self._threads.arrays, *arrays, out=out, refuse=True, **arguments)
+    @cached_property
+    def _tree(self):
+        """The robot as a tree whose root joint is the base's free-flyer (or planar) joint
+        (:class:`composedyn.dynamics.array_api.model.ArrayModel`; its joints cover every coordinate,
+        dependent mimic joints included, with the mimic map ``Gq``, ``bq``, ``Gv``)."""
+        from composedyn.dynamics.array_api.model import from_robot
 
-    def _frame_batch(self, name: str, frame: str, reference, *arrays):
-        """A batch of the frame quantity ``name`` of ``frame`` (one of :attr:`frame_names`) on the
-        tree (:meth:`_batch`), or None (then the chart's path computes it or names the error, as
-        for a reference other than "world" or "local")."""
-        local = REFERENCES.get(reference) if isinstance(reference, str) else None
-        if local is None:
-            return None
-        options = {} if name == "frame_pose" else {"local": local}
-        return self._batch(name, *arrays, frame=self._frame_index[frame], **options)
+        return from_robot(self)
 
-    def _destination(self, out, shape: tuple, *inputs):
-        """``out`` checked for a result of ``shape`` (see ``checks.output_array``), or None."""
-        return None if out is None else output_array(out, shape, *inputs)
+    @cached_property
+    def numpy(self):
+        """The array-API algorithms on NumPy arrays (:class:`composedyn.tensors.arrays.NumpyDynamics`):
+        this robot's NumPy backend (``COMPOSEDYN_BACKEND=numpy``)."""
+        from composedyn.tensors.arrays import NumpyDynamics
+
+        return NumpyDynamics(self, self._tree)
+
+    def _expand(self, q, *rates) -> tuple:
+        """Coordinates -> the tree's (every joint's) with dependent mimic joints: q_full = Gq q + bq,
+        rates Gv x; unchanged without them."""
+        t = self._tree
+        if t.Gv is None:
+            return (q, *rates)
+        return (q @ t.Gq.T + t.bq, *(x @ t.Gv.T for x in rates))
+
+    def _reduce(self, name: str, x: np.ndarray) -> np.ndarray:
+        """A result of the quantity ``name`` on the tree's coordinates -> these coordinates: G^T tau,
+        G^T A G, J G, G^T Y (by the declared result's shape); identity without dependent mimic joints."""
+        G = self._tree.Gv
+        if G is None:
+            return x
+        rows, cols = {"inverse_dynamics": (1, 0), "forward_dynamics": (1, 0), "gravity_torques": (1, 0),
+                      "bias_torques": (1, 0), "mass_matrix": (1, 1), "coriolis_matrix": (1, 1),
+                      "regressor": (1, 0), "jacobian": (0, 1), "com_jacobian": (0, 1)}.get(name, (0, 0))
+        if rows and cols:
+            return np.swapaxes(G, 0, 1) @ x @ G
+        if rows:
+            return np.einsum("ij,...i->...j", G, x) if name != "regressor" else np.swapaxes(G, 0, 1) @ x
+        return x @ G if cols else x
+
+    def _compute(self, name: str, inputs: tuple, numpy_call, out=None, f_ext: dict | None = None, **options):
+        """The declared quantity ``name`` at checked ``inputs`` (q (..., nq), rates (..., nv)): the
+        compiled batch loop on the tree (one sample as a batch of one; dependent mimic joints on the
+        tree's coordinates, :meth:`_expand` / :meth:`_reduce`), or ``numpy_call()`` under the NumPy
+        backend (the array-API algorithms).  ``f_ext``: checked link wrenches (world axes, at the
+        links' centres of mass) or None; ``numpy_call`` applies them itself.  A sample the loop
+        refuses raises its named error (a zero quaternion; a singular mass matrix)."""
+        if out is not None:
+            out = output_array(out, inputs[0].shape[:-1] + self._result_shape(name), *inputs)
+        if _dispatch.backend() == "numpy":
+            chart.base_pose(self.base, inputs[0])  # refuses zero-norm quaternions
+            from composedyn.tensors.arrays import numpy_result
+
+            return _dispatch.deliver(numpy_result(self.name, name, numpy_call), out)
+        mimic = self._tree.Gv is not None
+        full = self._expand(*inputs)
+        extra = {"f_world": chart.tree_forces(self.base, self.model, full[0], f_ext)} if f_ext else {}
+        res = _dispatch.call(name, self.model, self._threads.arrays, *full, out=None if mimic else out, refuse=True,
+                             **extra, **options)
+        if res is None:
+            chart.base_pose(self.base, inputs[0])  # refuses zero-norm quaternions
+            raise ModelError(f"robot {self.name!r}: {name}: the mass matrix is singular at q (a massless body "
+                             "moved by a joint)")
+        return _dispatch.deliver(self._reduce(name, res), out) if mimic else res
+
+    def _result_shape(self, name: str) -> tuple:
+        return self._nn if name in ("mass_matrix", "coriolis_matrix") else self._n1
+
+    def _wrench_forces(self, q: np.ndarray, f: dict | None):
+        """The generalised forces (..., nv) of link wrenches ``f`` (link name -> (..., 6), world axes, at
+        the link's centre of mass): the sum of J_cᵀ w over the links, J_c the world Jacobian of the
+        link's centre of mass (:func:`composedyn.task_space.wrench_forces`); 0 without wrenches."""
+        from composedyn.task_space import wrench_forces
+
+        return wrench_forces(self, q, f, self._link_com) if f else 0.0
+
+    @cached_property
+    def _link_com(self) -> dict:
+        m = self.model
+        return {name: np.asarray(m.link_com[k], float) for k, name in enumerate(m.link_names)}
+
+    def _frame_compute(self, name: str, frame: str, reference, inputs: tuple, numpy_call):
+        """The frame quantity ``name`` of ``frame`` (one of :attr:`frame_names`) through :meth:`_compute`."""
+        options = {"frame": self._frame_index[frame]}
+        if name != "frame_pose":
+            options["local"] = local_flag(reference)
+        return self._compute(name, inputs, numpy_call, **options)
 
     # ---- configuration space ----
     @cached_property
@@ -291,13 +353,6 @@ class FloatingRobot:
         R0, p0 = chart.base_pose(self.base, q)
         return R0, p0, chart.chart_positions(self.base, q)
 
-    def _tree_forces(self, q: np.ndarray, f_ext: Mapping | None) -> np.ndarray | None:
-        """The wrenches ``f_ext`` (link name -> (..., 6) in world axes at the link's centre of mass)
-        as the tree's body forces (..., n, 6) (:func:`composedyn.dynamics.floating.base.tree_forces`);
-        None without wrenches."""
-        f = wrenches(f_ext, self._frames)
-        return chart.tree_forces(self.base, self.model, q, f) if f else None
-
     def _wrenches(self, f_ext: Mapping | None, R0: np.ndarray):
         """f_ext (world axes) in the chart's axes (the base axes): R0ᵀ on force and moment."""
         if f_ext is None:
@@ -324,14 +379,10 @@ class FloatingRobot:
         if f_ext is None and (res := self._threads.data["inverse_dynamics"](q, v, a, friction, out=out)) is not None:
             return res
         q, v, a = self._state(q, v, a)
-        out = self._destination(out, v.shape, q, v, a)
-        if (res := self._batch("inverse_dynamics", q, v, a, friction=friction, f_world=self._tree_forces(q, f_ext),
-                               out=out)) is not None:
-            return res
-        R0, _, x = self._chart(q)
-        xdd = chart.chart_acceleration(self.base, v, a, R0)
-        tau = self.chart.inverse_dynamics(x, v, xdd, f_ext=self._wrenches(f_ext, R0), friction=friction)
-        return _dispatch.deliver(tau, out)
+        f = wrenches(f_ext, self._frames)
+        return self._compute("inverse_dynamics", (q, v, a),
+                             lambda: self.numpy.inverse_dynamics(q, v, a, friction) - self._wrench_forces(q, f),
+                             out=out, f_ext=f, friction=friction)
 
     @direct_call("forward_dynamics", 3, ("friction", "out"))
     def forward_dynamics(self, q, v, tau, f_ext: Mapping | None = None, friction: bool = True,
@@ -345,14 +396,30 @@ class FloatingRobot:
                 q, v, tau, smooth_friction or 0.0, friction, out=out)) is not None:
             return res
         q, v, tau = self._state(q, v, tau, names=("v", "tau"))
-        out = self._destination(out, v.shape, q, v, tau)
-        if (res := self._batch("forward_dynamics", q, v, tau, friction=friction, smooth_friction=smooth_friction,
-                               f_world=self._tree_forces(q, f_ext), out=out)) is not None:
-            return res
-        R0, _, x = self._chart(q)
-        xdd = self.chart.forward_dynamics(x, v, tau, f_ext=self._wrenches(f_ext, R0), friction=friction,
-                                          smooth_friction=smooth_friction)
-        return _dispatch.deliver(chart.base_acceleration(self.base, v, xdd, R0), out)
+        f = wrenches(f_ext, self._frames)
+        if self._tree.Gv is not None and _dispatch.backend() != "numpy":  # M a = tau - h on the coordinates
+            if out is not None:
+                out = output_array(out, v.shape, q, v, tau)
+            return _dispatch.deliver(self._mimic_forward(q, v, tau, f, friction, smooth_friction), out)
+        return self._compute("forward_dynamics", (q, v, tau),
+                             lambda: self.numpy.forward_dynamics(q, v, tau + self._wrench_forces(q, f), friction,
+                                                                 smooth_friction),
+                             out=out, f_ext=f, friction=friction, smooth_friction=smooth_friction)
+
+    def _mimic_forward(self, q, v, tau, f: dict, friction: bool, smooth_friction) -> np.ndarray:
+        """Forward dynamics with dependent mimic joints: M a = tau - G^T h(q_full, v_full), M = G^T M_full G
+        (Kolev's projection), solved with the joints named when M is singular."""
+        from types import SimpleNamespace
+
+        from composedyn.dynamics.reference.forward import solve_mass
+        from composedyn.dynamics.reference.friction import friction_torques
+
+        h = self._compute("inverse_dynamics", (q, v, np.zeros(v.shape)), None, f_ext=f, friction=False)
+        if friction:  # the chart's coordinates are the tree's velocity coordinates: base, then every joint
+            h = h + self._reduce("inverse_dynamics", friction_torques(self.model, self._expand(q, v)[1],
+                                                                      smooth=smooth_friction))
+        names = SimpleNamespace(n=self.nv, joint_names=self.chart.joint_names, source=self.model.source)
+        return solve_mass(names, self.mass_matrix(q), tau - h)
 
     @direct_call("mass_matrix", 1, ("out",))
     def mass_matrix(self, q, out: np.ndarray | None = None) -> np.ndarray:
@@ -361,10 +428,7 @@ class FloatingRobot:
         if (res := self._threads.data["mass_matrix"](q, out=out)) is not None:
             return res
         (q,) = self._state(q)
-        out = self._destination(out, q.shape[:-1] + self._nn, q)
-        if (res := self._batch("mass_matrix", q, out=out)) is not None:
-            return res
-        return _dispatch.deliver(self.chart.mass_matrix(self._chart(q)[2]), out)
+        return self._compute("mass_matrix", (q,), lambda: self.numpy.mass_matrix(q), out=out)
 
     @direct_call("coriolis_matrix", 2)
     def coriolis_matrix(self, q, v) -> np.ndarray:
@@ -373,11 +437,7 @@ class FloatingRobot:
         if (res := self._threads.data["coriolis_matrix"](q, v)) is not None:
             return res
         q, v = self._state(q, v)
-        if (res := self._batch("coriolis_matrix", q, v)) is not None:
-            return res
-        x = self._chart(q)[2]
-        M = self.chart.mass_matrix(x)
-        return self.chart.coriolis_matrix(x, v) + chart.coriolis_correction(self.base, M, v)
+        return self._compute("coriolis_matrix", (q, v), lambda: self.numpy.coriolis_matrix(q, v))
 
     def composed_vectors(self, q):
         """The composed vectors of Giacaglia & Lamas in free-flyer coordinates, world axes, for
@@ -400,12 +460,7 @@ class FloatingRobot:
         if (res := self._threads.data["gravity_torques"](q)) is not None:
             return res
         (q,) = self._state(q)
-        if (res := self._batch("gravity_torques", q)) is not None:
-            return res
-        R0, _, x = self._chart(q)
-        xdd = np.zeros(x.shape)
-        xdd[..., :self.base.nv] = -chart.gravity_coordinates(self.base, R0)
-        return self.chart.inverse_dynamics(x, np.zeros(x.shape), xdd, friction=False)
+        return self._compute("gravity_torques", (q,), lambda: self.numpy.gravity_torques(q))
 
     @direct_call("bias_torques", 2)
     def bias_torques(self, q, v) -> np.ndarray:
@@ -413,9 +468,7 @@ class FloatingRobot:
         if (res := self._threads.data["bias_torques"](q, v)) is not None:
             return res
         q, v = self._state(q, v)
-        if (res := self._batch("bias_torques", q, v)) is not None:
-            return res
-        return self.inverse_dynamics(q, v, np.zeros(v.shape), friction=False)
+        return self._compute("bias_torques", (q, v), lambda: self.numpy.bias_torques(q, v))
 
     # ---- energy and momentum ----
     def kinetic_energy(self, q, v) -> np.ndarray:
@@ -445,31 +498,17 @@ class FloatingRobot:
         (M[:6] v = Σ Iᵢ vᵢ); moving it to the COM and rotating it gives A_G.  A planar base
         takes them from a chart with six virtual joints (its motions are three of them)."""
         (q,) = self._state(q)
-        if self.base.kind == "free":  # M's base rows and the COM in base axes, from the base origin
-            R0, p0 = chart.base_pose(self.base, q)
-            M = self.mass_matrix(q)[..., :6, :]
-            c = np.einsum("...ji,...j->...i", R0, self.center_of_mass(q) - p0)[..., :, None]
-            L = M[..., :3, :]  # angular momentum about the COM: M[3:6] - c x L, column by column
-            cL = np.stack([c[..., 1, :] * L[..., 2, :] - c[..., 2, :] * L[..., 1, :],
-                           c[..., 2, :] * L[..., 0, :] - c[..., 0, :] * L[..., 2, :],
-                           c[..., 0, :] * L[..., 1, :] - c[..., 1, :] * L[..., 0, :]], -2)
-            return _rotate_rows(R0, np.concatenate([L, M[..., 3:, :] - cL], -2))
-        R0, _, x = self._chart(q)
-        free, nb = self._free_chart, self.base.nv
-        if nb != 6:
-            x = np.concatenate([np.zeros(x.shape[:-1] + (6,)), x[..., nb:]], -1)
-        M = free.mass_matrix(x)[..., :6, :]
-        c = free.center_of_mass(x)  # base axes, from the base origin
-        ang = M[..., 3:, :] - _skew(c) @ M[..., :3, :]
-        A = _rotate_rows(R0, np.concatenate([M[..., :3, :], ang], -2))
-        return A if nb == 6 else A[..., np.r_[chart.IN_FREE[self.base.kind], 6:A.shape[-1]]]
-
-    @cached_property
-    def _free_chart(self) -> Robot:
-        """The chart with a free flyer's six virtual joints (``chart`` itself for a free flyer)."""
-        if self.base.kind == "free":
-            return self.chart
-        return Robot(chart.virtual_graph(self.graph, chart.as_free_flyer(self.base)), mimic=self._mimic_mode)
+        if self.base.kind != "free" or _dispatch.backend() == "numpy":  # the array-API algorithm
+            chart.base_pose(self.base, q)  # refuses zero-norm quaternions
+            return np.asarray(self.numpy.centroidal_momentum_matrix(q), float)
+        R0, p0 = chart.base_pose(self.base, q)  # M's base rows and the COM in base axes, from the base origin
+        M = self.mass_matrix(q)[..., :6, :]
+        c = np.einsum("...ji,...j->...i", R0, self.center_of_mass(q) - p0)[..., :, None]
+        L = M[..., :3, :]  # angular momentum about the COM: M[3:6] - c x L, column by column
+        cL = np.stack([c[..., 1, :] * L[..., 2, :] - c[..., 2, :] * L[..., 1, :],
+                       c[..., 2, :] * L[..., 0, :] - c[..., 0, :] * L[..., 2, :],
+                       c[..., 0, :] * L[..., 1, :] - c[..., 1, :] * L[..., 0, :]], -2)
+        return _rotate_rows(R0, np.concatenate([L, M[..., 3:, :] - cL], -2))
 
     def centroidal_momentum(self, q, v) -> np.ndarray:
         """h_G (..., 6) = A_G v: linear momentum (kg m/s), angular momentum about the COM (kg m²/s), world axes."""
@@ -479,10 +518,7 @@ class FloatingRobot:
     # ---- kinematics and task space ----
     def link_poses(self, q) -> dict:
         """World pose (..., 4, 4) of every link frame, keyed by link name."""
-        (q,) = self._state(q)
-        T0 = self._base_transform(q)
-        poses = self.chart.link_poses(self._chart(q)[2])
-        return {k: T0 @ poses[k] for k in self._frames}
+        return {f: self.frame_pose(q, f) for f in self._frames}
 
     def _base_transform(self, q) -> np.ndarray:
         R0, p0 = chart.base_pose(self.base, q)
@@ -504,9 +540,7 @@ class FloatingRobot:
             return out
         frame = self._frame(frame)
         (q,) = self._state(q)
-        if (res := self._frame_batch("frame_pose", frame, "world", q)) is not None:
-            return res
-        return self._base_transform(q) @ self.chart.frame_pose(self._chart(q)[2], frame)
+        return self._frame_compute("frame_pose", frame, "world", (q,), lambda: self.numpy.frame_pose(q, frame))
 
     @direct_call("jacobian", 1, ("frame", "reference"), frame=1)
     def jacobian(self, q, frame: str, reference: str = "world") -> np.ndarray:
@@ -516,11 +550,8 @@ class FloatingRobot:
             return out
         frame = self._frame(frame)
         (q,) = self._state(q)
-        if (res := self._frame_batch("jacobian", frame, reference, q)) is not None:
-            return res
-        R0, _, x = self._chart(q)
-        J = self.chart.jacobian(x, frame, reference)
-        return _rotate_rows(R0, J) if reference == "world" else J
+        return self._frame_compute("jacobian", frame, reference, (q,),
+                                   lambda: self.numpy.jacobian(q, frame, reference))
 
     @direct_call("frame_velocity", 2, ("frame", "reference"), frame=1)
     def frame_velocity(self, q, v, frame: str, reference: str = "world") -> np.ndarray:
@@ -529,11 +560,8 @@ class FloatingRobot:
             return out
         frame = self._frame(frame)
         q, v = self._state(q, v)
-        if (res := self._frame_batch("frame_velocity", frame, reference, q, v)) is not None:
-            return res
-        R0, _, x = self._chart(q)
-        t = self.chart.frame_velocity(x, v, frame, reference)
-        return _rotate_rows(R0, t[..., None])[..., 0] if reference == "world" else t
+        return self._frame_compute("frame_velocity", frame, reference, (q, v),
+                                   lambda: self.numpy.frame_velocity(q, v, frame, reference))
 
     @direct_call("frame_acceleration", 3, ("frame", "reference"), frame=1)
     def frame_acceleration(self, q, v, a, frame: str, reference: str = "world") -> np.ndarray:
@@ -542,33 +570,22 @@ class FloatingRobot:
             return out
         frame = self._frame(frame)
         q, v, a = self._state(q, v, a)
-        if (res := self._frame_batch("frame_acceleration", frame, reference, q, v, a)) is not None:
-            return res
-        R0, _, x = self._chart(q)
-        xdd = a.copy()
-        xdd[..., :self.base.nv] -= chart.velocity_bias(self.base, v)
-        t = self.chart.frame_acceleration(x, v, xdd, frame, reference)
-        return _rotate_rows(R0, t[..., None])[..., 0] if reference == "world" else t
+        return self._frame_compute("frame_acceleration", frame, reference, (q, v, a),
+                                   lambda: self.numpy.frame_acceleration(q, v, a, frame, reference))
 
     def center_of_mass(self, q) -> np.ndarray:
         """Centre of mass (..., 3) of the whole robot (base included), world coordinates."""
         if (res := self._threads.data["center_of_mass"](q)) is not None:
             return res
         (q,) = self._state(q)
-        if (res := self._batch("center_of_mass", q)) is not None:
-            return res
-        R0, p0, x = self._chart(q)
-        return p0 + np.einsum("...ij,...j->...i", R0, self.chart.center_of_mass(x))
+        return self._compute("center_of_mass", (q,), lambda: self.numpy.center_of_mass(q))
 
     def com_jacobian(self, q) -> np.ndarray:
         """d com / d v (..., 3, nv): COM velocity in world axes."""
         if (res := self._threads.data["com_jacobian"](q)) is not None:
             return res
         (q,) = self._state(q)
-        if (res := self._batch("com_jacobian", q)) is not None:
-            return res
-        R0, _, x = self._chart(q)
-        return R0 @ self.chart.com_jacobian(x)
+        return self._compute("com_jacobian", (q,), lambda: self.numpy.com_jacobian(q))
 
     def inverse_kinematics(self, frame: str, target, q0=None, position_only: bool = False, **options):
         """q (nq,) with frame_pose(q, frame) = target, base pose included: damped least squares whose steps
@@ -639,14 +656,16 @@ class FloatingRobot:
         body first (Pinocchio's ``computeJointTorqueRegressor`` with a free flyer), then the
         joints' bodies; ``joint_terms`` / ``offset`` as for :meth:`Robot.regressor`, for the
         joints only (see :mod:`composedyn.parameters`)."""
-        from composedyn.parameters import floating_joint_terms, floating_regressor
+        from composedyn.parameters import floating_joint_terms
 
         if not joint_terms and (res := self._threads.data["regressor"](q, v, a)) is not None:
             return res
         q, v, a = self._state(q, v, a)
-        if (Y := self._batch("regressor", q, v, a)) is None:
-            return floating_regressor(self, q, v, a, joint_terms=joint_terms, offset=offset)
-        return np.concatenate([Y, floating_joint_terms(self, v, a, offset)], -1) if joint_terms else Y
+        Y = self._compute("regressor", (q, v, a), lambda: self.numpy.regressor(q, v, a))
+        if not joint_terms:
+            return Y
+        _, vf, af = self._expand(q, v, a)  # every joint's terms (mimic joints' too), then reduced
+        return np.concatenate([Y, self._reduce("regressor", floating_joint_terms(self, vf, af, offset))], -1)
 
     def inertial_parameters(self) -> np.ndarray:
         """Standard inertial parameters (10 bodies,) in the regressor's column order, base first."""
@@ -679,6 +698,8 @@ class FloatingRobot:
         """(dtau/dq, dtau/dv) (..., nv, nv) of :meth:`inverse_dynamics`, q perturbed on the group
         (q ⊕ dq = integrate(q, dq), Pinocchio's convention); ``f_ext`` held fixed in world axes.
         See :mod:`composedyn.floating_derivatives`."""
+        if self._tree.Gv is not None and _dispatch.backend() != "numpy":
+            return self._mimic_derivatives(False, q, v, a, f_ext, friction, smooth_friction)
         from composedyn.floating_derivatives import inverse_dynamics_derivatives
 
         return inverse_dynamics_derivatives(self, q, v, a, f_ext, friction, smooth_friction)
@@ -687,9 +708,32 @@ class FloatingRobot:
                                      smooth_friction: float | None = None):
         """(da/dq, da/dv, M⁻¹) (..., nv, nv) of :meth:`forward_dynamics`, q perturbed on the group.
         See :mod:`composedyn.floating_derivatives`."""
+        if self._tree.Gv is not None and _dispatch.backend() != "numpy":
+            return self._mimic_derivatives(True, q, v, tau, f_ext, friction, smooth_friction)
         from composedyn.floating_derivatives import forward_dynamics_derivatives
 
         return forward_dynamics_derivatives(self, q, v, tau, f_ext, friction, smooth_friction)
+
+    def _mimic_derivatives(self, forward: bool, q, v, x, f_ext, friction: bool, smooth_friction):
+        """The derivatives with dependent mimic joints on the tree: those of inverse dynamics at the
+        tree's coordinates (q_full = Gq q + bq moves by Gv dq on the group; wrenches with their lever
+        arms) reduced as Gvᵀ D Gv, at a = forward dynamics for the forward ones (-M⁻¹ dτ, M⁻¹)."""
+        from composedyn.derivatives import forward_from_inverse
+
+        q, v, x = self._state(q, v, x, names=("v", "tau" if forward else "a"))
+        a = self.forward_dynamics(q, v, x, f_ext=f_ext, friction=friction, smooth_friction=smooth_friction) \
+            if forward else x
+        f = wrenches(f_ext, self._frames)
+        full = self._expand(q, v, a)
+        fw, P = chart.tree_forces(self.base, self.model, full[0], f, lever_arms=True) if f else (None, None)
+        smooth = 0.0 if smooth_friction is None else smooth_width(smooth_friction)
+        res = _dispatch.call("inverse_dynamics_derivatives", self.model, self._threads.arrays, *full, refuse=True,
+                             friction=friction, smooth_friction=smooth, f_world=fw, P=P)
+        if res is None:
+            chart.base_pose(self.base, q)  # refuses zero-norm quaternions
+            raise ModelError(f"robot {self.name!r}: the derivatives: the mass matrix is singular at q")
+        dq, dv = (self._reduce("mass_matrix", d) for d in res)
+        return forward_from_inverse(dq, dv, self.mass_matrix(q)) if forward else (dq, dv)
 
     def linearize(self, q, v, tau, dt: float | None = None, f_ext: Mapping | None = None, friction: bool = True,
                   smooth_friction: float | None = None):

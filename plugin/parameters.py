@@ -14,10 +14,10 @@ A floating robot (:class:`composedyn.floating_robot.FloatingRobot`) has the
 rows of its nv generalised forces (base wrench in base axes first) and the
 columns of its bodies: the base first (body 1, as Pinocchio's free-flyer joint
 1), then the joints' bodies; joint terms for its joints only (numbered by their
-bodies, from 2).  It is the regressor of its chart (the fixed-base model with
-the base's virtual joints, see :mod:`composedyn.dynamics.floating.base`) at the
-chart's state, without the virtual joints' massless placeholder bodies and
-without joint terms of the virtual joints.
+bodies, from 2), computed on its free-flyer tree.  Its parameters are those of
+its chart (the fixed-base model with the base's virtual joints, see
+:mod:`composedyn.dynamics.floating.base`) without the virtual joints' massless
+placeholder bodies and without joint terms of the virtual joints.
 """
 
 from __future__ import annotations
@@ -90,16 +90,6 @@ def floating_columns(robot, joint_terms: bool = False, offset: bool = False) -> 
         k = 4 if offset else 3
         cols += [10 * B + k * j + c for j in range(nb, B) for c in range(k)]
     return np.array(cols, dtype=np.intp)
-
-
-def floating_regressor(robot, q, v, a, joint_terms: bool = False, offset: bool = False) -> np.ndarray:
-    """Y (..., nv, P) of a floating robot at free-flyer coordinates: tau = Y @ parameters."""
-    from composedyn.dynamics.floating import base as chart
-
-    q, v, a = robot._state(q, v, a)
-    R0, _, x = robot._chart(q)
-    Y = robot.chart.regressor(x, v, chart.chart_acceleration(robot.base, v, a, R0), joint_terms, offset)
-    return Y[..., floating_columns(robot, joint_terms, offset)]
 
 
 def floating_joint_terms(robot, v, a, offset: bool = False) -> np.ndarray:

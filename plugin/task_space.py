@@ -110,3 +110,20 @@ def inertia_of(J: np.ndarray, M: np.ndarray, frame: str, translational: bool, da
     if not lam >= 0.0:
         raise ValueError(f"damping must be a number >= 0, got {damping!r}")
     return _lambda(J[..., :3, :] if translational else J, M, frame, lam)
+
+
+def wrench_forces(robot, q: np.ndarray, f: dict, link_com: dict) -> np.ndarray:
+    """The generalised forces (..., nv) of link wrenches: Σ J_cᵀ w over ``f`` (link name -> w (..., 6) =
+    (force, moment) in world axes, applied at the link's centre of mass ``link_com[link]`` (3,), link
+    frame), J_c the world-axes Jacobian of that point: linear rows J_v - [c - p]× J_ω of the link
+    frame's world Jacobian (origin p, :meth:`jacobian`).  For robots whose algorithms take no
+    wrenches of their own (the NumPy backend of joints with several coordinates)."""
+    out = 0.0
+    for link, w in f.items():
+        T, J = robot.frame_pose(q, link), robot.jacobian(q, link, "world")
+        r = np.einsum("...ij,j->...i", T[..., :3, :3], link_com[link])  # c - p, world axes
+        Jv, Jw = J[..., :3, :], J[..., 3:, :]
+        # Jcᵀ f = Jvᵀ f + Jωᵀ (r × f): the force's moment about the frame origin
+        moment = w[..., 3:] + np.cross(r, np.broadcast_to(w[..., :3], r.shape))
+        out = out + np.einsum("...ij,...i->...j", Jv, w[..., :3]) + np.einsum("...ij,...i->...j", Jw, moment)
+    return out

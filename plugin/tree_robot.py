@@ -207,17 +207,26 @@ class TreeRobot:
         if _dispatch.backend() != "numpy":
             raise ModelError(f"robot {self.name!r}: {name}: the mass matrix is singular at q (a massless body "
                              "moved by a joint)")
-        return _dispatch.deliver(np.asarray(numpy_call(), float), out)
+        from composedyn.tensors.arrays import numpy_result
+
+        return _dispatch.deliver(numpy_result(self.name, name, numpy_call), out)
+
+    def _wrench_forces(self, q: np.ndarray, f: dict):
+        """The generalised forces (..., nv) of checked link wrenches ``f`` for the NumPy backend
+        (:func:`composedyn.task_space.wrench_forces`); 0 without wrenches."""
+        from composedyn.task_space import wrench_forces
+
+        return wrench_forces(self, q, f, self._link_com) if f else 0.0
 
     def _shape(self, name: str, lead: tuple) -> tuple:
         nv = self.nv
         return lead + {"mass_matrix": (nv, nv), "coriolis_matrix": (nv, nv)}.get(name, (nv,))
 
-    def _body_forces(self, q: np.ndarray, f_ext: Mapping | None) -> np.ndarray | None:
-        """Link wrenches (link name -> (..., 6) in world axes at the link's centre of mass) as the
-        bodies' spatial forces (..., n, 6): moment about the world origin, then force."""
-        f = wrenches(f_ext, self.frame_names)
-        if not f:
+    def _body_forces(self, q: np.ndarray, f: dict) -> np.ndarray | None:
+        """Checked link wrenches ``f`` (link name -> (..., 6) in world axes at the link's centre of mass)
+        as the bodies' spatial forces (..., n, 6) of the compiled kernels: moment about the world
+        origin, then force; None without wrenches or under the NumPy backend."""
+        if not f or _dispatch.backend() == "numpy":
             return None
         out = np.zeros(q.shape[:-1] + (len(self.joints), 6))
         for link, w in f.items():
@@ -295,12 +304,10 @@ class TreeRobot:
         if f_ext is None and (res := self.data["inverse_dynamics"](q, v, a, friction, out=out)) is not None:
             return res
         q, v, a = self._state(q, v, a)
-        f = self._body_forces(q, f_ext)
-        if f is not None and _dispatch.backend() == "numpy":
-            raise ModelError(f"robot {self.name!r}: f_ext needs the compiled backend for joints of several "
-                             "coordinates")
-        return self._compute("inverse_dynamics", (q, v, a), lambda: self.numpy.inverse_dynamics(q, v, a, friction),
-                             out=out, extra=f, friction=friction)
+        f = wrenches(f_ext, self.frame_names)
+        return self._compute("inverse_dynamics", (q, v, a),
+                             lambda: self.numpy.inverse_dynamics(q, v, a, friction) - self._wrench_forces(q, f),
+                             out=out, extra=self._body_forces(q, f), friction=friction)
 
     @direct_call("forward_dynamics", 3, ("friction", "out"))
     def forward_dynamics(self, q, v, tau, f_ext: Mapping | None = None, friction: bool = True,
@@ -313,13 +320,12 @@ class TreeRobot:
                 q, v, tau, smooth_friction or 0.0, friction, out=out)) is not None:
             return res
         q, v, tau = self._state(q, v, tau, names=("v", "tau"))
-        f = self._body_forces(q, f_ext)
-        if f is not None and _dispatch.backend() == "numpy":
-            raise ModelError(f"robot {self.name!r}: f_ext needs the compiled backend for joints of several "
-                             "coordinates")
+        f = wrenches(f_ext, self.frame_names)
         return self._compute("forward_dynamics", (q, v, tau),
-                             lambda: self.numpy.forward_dynamics(q, v, tau, friction, smooth_friction),
-                             out=out, extra=f, friction=friction, smooth_friction=smooth_friction)
+                             lambda: self.numpy.forward_dynamics(q, v, tau + self._wrench_forces(q, f), friction,
+                                                                 smooth_friction),
+                             out=out, extra=self._body_forces(q, f), friction=friction,
+                             smooth_friction=smooth_friction)
 
     @direct_call("mass_matrix", 1, ("out",))
     def mass_matrix(self, q, out: np.ndarray | None = None) -> np.ndarray:

@@ -48,9 +48,7 @@ ALLOWED: set[tuple[str, str]] = {
     ("plugin/floating_derivatives.py", "robot._wrenches"),
     ("plugin/floating_robot.py", "self.chart._mimic"),
     ("plugin/ik.py", "robot._mimic"),
-    ("plugin/parameters.py", "robot._chart"),
     ("plugin/parameters.py", "robot._expand"),
-    ("plugin/parameters.py", "robot._state"),
     ("plugin/task_space.py", "robot._expand"),
     ("plugin/task_space.py", "robot._mimic"),
 }

@@ -46,7 +46,7 @@ configuration and tangent conventions used here).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import networkx as nx
 import numpy as np
@@ -100,15 +100,6 @@ def _axes(kind: str) -> np.ndarray:
     lin = [np.r_[np.zeros(3), _E[k]] for k in range(3 if kind == "free" else 2)]
     ang = [np.r_[_E[k], np.zeros(3)] for k in (range(3) if kind == "free" else (2,))]
     return np.array(lin + ang)
-
-
-def as_free_flyer(base: Base) -> Base:
-    """The same base joint with six virtual joints: its chart's base rows of M are the whole
-    spatial momentum, also for a planar base (whose motions are the coordinates ``IN_FREE``)."""
-    return replace(base, kind="free", axes=_axes("free"))
-
-
-IN_FREE = {"free": (0, 1, 2, 3, 4, 5), "planar": (0, 1, 5)}  # base coordinates among a free flyer's
 
 
 def split_base(graph: nx.DiGraph, floating) -> tuple[nx.DiGraph, Base | None]:
