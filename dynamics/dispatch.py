@@ -119,13 +119,14 @@ def call(name: str, model, arrays: Arrays | None, *inputs, out: np.ndarray | Non
     """The declared quantity ``name`` of ``model`` at the inputs (..., length), broadcast over
     their leading axes: the NumPy reference or the compiled batch loop (module docstring).
 
-    ``arrays``: the robot's packed model arrays (:func:`.compiled.layout.packed`, made once per
-    robot; None packs them for this call); ``arguments``: the declaration's options (ints; a
-    flag may be any truth value), its number and its extras ((..., nv, columns) arrays, or
-    None) by keyword, defaults for the rest; ``out``: C-contiguous float64 of the result's
-    shape (one result), written and returned.  Returns the result, a tuple for several;
-    ``refuse``: None instead of the declaration's fallback for a sample the loop refuses (a
-    floating robot's general path names the input); ``data``: this
+    ``model``: the ``Model`` (None: a tree of joint models, which has no NumPy reference: the
+    compiled loop with ``refuse``); ``arrays``: the robot's packed model arrays
+    (:func:`.compiled.layout.packed`, made once per robot; None packs them for this call);
+    ``arguments``: the declaration's options (ints; a flag may be any truth value), its number
+    and its extras ((..., nv, columns) arrays, or None) by keyword, defaults for the rest;
+    ``out``: C-contiguous float64 of the result's shape (one result), written and returned.
+    Returns the result, a tuple for several; ``refuse``: None instead of the declaration's
+    fallback for a sample the loop refuses (the caller names the input); ``data``: this
     thread's :class:`composedyn.dynamics.data.Data` over ``arrays``, whose C caller serves one
     sample of vectors without extras (what it declines takes the batch loop).
     """
@@ -142,7 +143,7 @@ def call(name: str, model, arrays: Arrays | None, *inputs, out: np.ndarray | Non
             raise TypeError(f"{name}: unexpected arguments {sorted(arguments)}")
     else:
         options, number = tuple(d for _, d in q.options), None
-    if reference(model):
+    if model is not None and reference(model):
         return deliver(q.reference(model, *inputs, *extras, *options, *((number,) if q.number else ())), out)
     inputs = [np.asarray(x, float) for x in inputs]
     single = all([x.ndim == 1 for x in inputs])

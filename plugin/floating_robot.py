@@ -29,9 +29,9 @@ from typing import Mapping
 import networkx as nx
 import numpy as np
 
-from composedyn.checks import joint_array, output_array, random_generator, smooth_width, wrenches
+from composedyn.checks import joint_array, random_generator, smooth_width, wrenches
 from composedyn.dynamics import dispatch as _dispatch
-from composedyn.dynamics.data import Data, ThreadData
+from composedyn.dynamics.data import Data
 from composedyn.dynamics.errors import ModelError
 from composedyn.dynamics.floating import base as chart
 from composedyn.dynamics.floating.lie import (
@@ -45,8 +45,8 @@ from composedyn.dynamics.floating.lie import (
 )
 from composedyn.dynamics.frozen_graph import frozen_graph
 from composedyn.joint_space import joint_records, random_joints, sample_shape, time_step
-from composedyn.robot import Robot, direct_call
-from composedyn.task_space import local_flag
+from composedyn.robot import Robot
+from composedyn.tree_dynamics import TreeDynamics
 
 # The declared quantities a floating robot computes on its tree (whose root joint is the base's joint) and
 # offers through robot.fast; its derivatives run there too (the others: on the base's chart,
@@ -67,7 +67,7 @@ def _rotate_rows(R: np.ndarray, X: np.ndarray) -> np.ndarray:
     return np.concatenate([R @ X[..., :3, :], R @ X[..., 3:, :]], -2)
 
 
-class FloatingRobot:
+class FloatingRobot(TreeDynamics):
     """A robot with a floating base: kinematic graph + base + dynamics in free-flyer coordinates.
 
     Build one with ``composedyn.load(path, floating=True)`` (or ``from_urdf``,
@@ -89,22 +89,7 @@ class FloatingRobot:
         nb = base.nv
         self._what_q = f"(nq = {base.nq} base + {self.chart.dof - nb} joints)"
         self._what_v = f"(nv = {nb} base + {self.chart.dof - nb} joints)"
-        nv = self.chart.dof
-        self._n1, self._nn = (nv,), (nv, nv)
         chart.check_base_inertia(base, self.model, strict)
-
-    @cached_property
-    def _threads(self) -> ThreadData:
-        """This robot's compiled state per thread (``.data``: its quantities' C callers, see
-        :mod:`composedyn.dynamics.data`) on the robot as a tree whose root joint is the base's
-        free-flyer (or planar) joint (:func:`composedyn.dynamics.compiled.layout.pack_tree` of
-        :attr:`_tree`); with dependent mimic joints the callers return None (the tree's coordinates
-        are every joint's: :meth:`_compute` maps them)."""
-        from composedyn.dynamics.compiled.layout import packed_tree
-
-        return ThreadData(packed_tree(self._tree), direct=self._tree.Gv is None)
-
-    data = Robot.data  # this thread's compiled data: the floating quantities' C callers
 
     @property
     def fast(self):
@@ -121,16 +106,7 @@ class FloatingRobot:
 
             fd = threads.fast = FastDynamics(None, Data(threads.arrays), names=FAST, name=self.name)
         return fd
-    __getstate__ = Robot.__getstate__  # pickled without the compiled state
-    __setstate__ = Robot.__setstate__
 
-    @cached_property
-    def _frame_index(self) -> dict:
-        """Frame name -> its index in :attr:`frame_names`, the order of the tree's frames (the frame
-        quantities run on the tree, :data:`ON_TREE`)."""
-        return {name: k for k, name in enumerate(self._frames)}
-
-    _frame_path = Robot._frame_path  # the same compiled path for one frame
 
     # ---- description ----
     @property
@@ -193,83 +169,18 @@ class FloatingRobot:
         return from_robot(self)
 
     @cached_property
-    def numpy(self):
-        """The array-API algorithms on NumPy arrays (:class:`composedyn.tensors.arrays.NumpyDynamics`):
-        this robot's NumPy backend (``COMPOSEDYN_BACKEND=numpy``)."""
-        from composedyn.tensors.arrays import NumpyDynamics
-
-        return NumpyDynamics(self, self._tree)
-
-    def _expand(self, q, *rates) -> tuple:
-        """Coordinates -> the tree's (every joint's) with dependent mimic joints: q_full = Gq q + bq,
-        rates Gv x; unchanged without them."""
-        t = self._tree
-        if t.Gv is None:
-            return (q, *rates)
-        return (q @ t.Gq.T + t.bq, *(x @ t.Gv.T for x in rates))
-
-    def _reduce(self, name: str, x: np.ndarray) -> np.ndarray:
-        """A result of the quantity ``name`` on the tree's coordinates -> these coordinates: G^T tau,
-        G^T A G, J G, G^T Y (by the declared result's shape); identity without dependent mimic joints."""
-        G = self._tree.Gv
-        if G is None:
-            return x
-        rows, cols = {"inverse_dynamics": (1, 0), "forward_dynamics": (1, 0), "gravity_torques": (1, 0),
-                      "bias_torques": (1, 0), "mass_matrix": (1, 1), "coriolis_matrix": (1, 1),
-                      "regressor": (1, 0), "jacobian": (0, 1), "com_jacobian": (0, 1)}.get(name, (0, 0))
-        if rows and cols:
-            return np.swapaxes(G, 0, 1) @ x @ G
-        if rows:
-            return np.einsum("ij,...i->...j", G, x) if name != "regressor" else np.swapaxes(G, 0, 1) @ x
-        return x @ G if cols else x
-
-    def _compute(self, name: str, inputs: tuple, numpy_call, out=None, f_ext: dict | None = None, **options):
-        """The declared quantity ``name`` at checked ``inputs`` (q (..., nq), rates (..., nv)): the
-        compiled batch loop on the tree (one sample as a batch of one; dependent mimic joints on the
-        tree's coordinates, :meth:`_expand` / :meth:`_reduce`), or ``numpy_call()`` under the NumPy
-        backend (the array-API algorithms).  ``f_ext``: checked link wrenches (world axes, at the
-        links' centres of mass) or None; ``numpy_call`` applies them itself.  A sample the loop
-        refuses raises its named error (a zero quaternion; a singular mass matrix)."""
-        if out is not None:
-            out = output_array(out, inputs[0].shape[:-1] + self._result_shape(name), *inputs)
-        if _dispatch.backend() == "numpy":
-            chart.base_pose(self.base, inputs[0])  # refuses zero-norm quaternions
-            from composedyn.tensors.arrays import numpy_result
-
-            return _dispatch.deliver(numpy_result(self.name, name, numpy_call), out)
-        mimic = self._tree.Gv is not None
-        full = self._expand(*inputs)
-        extra = {"f_world": chart.tree_forces(self.base, self.model, full[0], f_ext)} if f_ext else {}
-        res = _dispatch.call(name, self.model, self._threads.arrays, *full, out=None if mimic else out, refuse=True,
-                             **extra, **options)
-        if res is None:
-            chart.base_pose(self.base, inputs[0])  # refuses zero-norm quaternions
-            raise ModelError(f"robot {self.name!r}: {name}: the mass matrix is singular at q (a massless body "
-                             "moved by a joint)")
-        return _dispatch.deliver(self._reduce(name, res), out) if mimic else res
-
-    def _result_shape(self, name: str) -> tuple:
-        return self._nn if name in ("mass_matrix", "coriolis_matrix") else self._n1
-
-    def _wrench_forces(self, q: np.ndarray, f: dict | None):
-        """The generalised forces (..., nv) of link wrenches ``f`` (link name -> (..., 6), world axes, at
-        the link's centre of mass): the sum of J_cᵀ w over the links, J_c the world Jacobian of the
-        link's centre of mass (:func:`composedyn.task_space.wrench_forces`); 0 without wrenches."""
-        from composedyn.task_space import wrench_forces
-
-        return wrench_forces(self, q, f, self._link_com) if f else 0.0
-
-    @cached_property
     def _link_com(self) -> dict:
+        """Link -> its centre of mass (3,) in the link frame, m."""
         m = self.model
         return {name: np.asarray(m.link_com[k], float) for k, name in enumerate(m.link_names)}
 
-    def _frame_compute(self, name: str, frame: str, reference, inputs: tuple, numpy_call):
-        """The frame quantity ``name`` of ``frame`` (one of :attr:`frame_names`) through :meth:`_compute`."""
-        options = {"frame": self._frame_index[frame]}
-        if name != "frame_pose":
-            options["local"] = local_flag(reference)
-        return self._compute(name, inputs, numpy_call, **options)
+    @cached_property
+    def _link_body(self) -> dict:
+        """Link -> its body of the tree (the base's body 0)."""
+        return dict(zip(self._tree.frame_names, self._tree.frame_body))
+
+    def _check_units(self, q: np.ndarray) -> None:
+        chart.base_pose(self.base, q)  # ValueError naming the base joint for a zero-norm quaternion
 
     # ---- configuration space ----
     @cached_property
@@ -368,77 +279,6 @@ class FloatingRobot:
         return out
 
     # ---- dynamics ----
-    @direct_call("inverse_dynamics", 3, ("friction", "out"))
-    def inverse_dynamics(self, q, v, a, f_ext: Mapping | None = None, friction: bool = True,
-                         out: np.ndarray | None = None) -> np.ndarray:
-        """Generalised forces (..., nv) = M a + C v + g + friction - J^T f_ext: base wrench (force,
-        moment in base axes; zero for a free body), then joint torques.  ``f_ext``: link name ->
-        wrench (..., 6) in world axes at the link's centre of mass.  ``out``: a float64
-        C-contiguous array of the result's shape to write into and return (as for
-        :meth:`forward_dynamics` and :meth:`mass_matrix`)."""
-        if f_ext is None and (res := self._threads.data["inverse_dynamics"](q, v, a, friction, out=out)) is not None:
-            return res
-        q, v, a = self._state(q, v, a)
-        f = wrenches(f_ext, self._frames)
-        return self._compute("inverse_dynamics", (q, v, a),
-                             lambda: self.numpy.inverse_dynamics(q, v, a, friction) - self._wrench_forces(q, f),
-                             out=out, f_ext=f, friction=friction)
-
-    @direct_call("forward_dynamics", 3, ("friction", "out"))
-    def forward_dynamics(self, q, v, tau, f_ext: Mapping | None = None, friction: bool = True,
-                         smooth_friction: float | None = None, out: np.ndarray | None = None) -> np.ndarray:
-        """Accelerations a (..., nv) (base: derivative of the body twist) under the generalised
-        forces tau (..., nv) (tau[:6] = base wrench, zero in flight); ``out`` as in
-        :meth:`inverse_dynamics`."""
-        if smooth_friction is not None:
-            smooth_friction = smooth_width(smooth_friction)
-        if f_ext is None and (res := self._threads.data["forward_dynamics"](
-                q, v, tau, smooth_friction or 0.0, friction, out=out)) is not None:
-            return res
-        q, v, tau = self._state(q, v, tau, names=("v", "tau"))
-        f = wrenches(f_ext, self._frames)
-        if self._tree.Gv is not None and _dispatch.backend() != "numpy":  # M a = tau - h on the coordinates
-            if out is not None:
-                out = output_array(out, v.shape, q, v, tau)
-            return _dispatch.deliver(self._mimic_forward(q, v, tau, f, friction, smooth_friction), out)
-        return self._compute("forward_dynamics", (q, v, tau),
-                             lambda: self.numpy.forward_dynamics(q, v, tau + self._wrench_forces(q, f), friction,
-                                                                 smooth_friction),
-                             out=out, f_ext=f, friction=friction, smooth_friction=smooth_friction)
-
-    def _mimic_forward(self, q, v, tau, f: dict, friction: bool, smooth_friction) -> np.ndarray:
-        """Forward dynamics with dependent mimic joints: M a = tau - G^T h(q_full, v_full), M = G^T M_full G
-        (Kolev's projection), solved with the joints named when M is singular."""
-        from types import SimpleNamespace
-
-        from composedyn.dynamics.reference.forward import solve_mass
-        from composedyn.dynamics.reference.friction import friction_torques
-
-        h = self._compute("inverse_dynamics", (q, v, np.zeros(v.shape)), None, f_ext=f, friction=False)
-        if friction:  # the chart's coordinates are the tree's velocity coordinates: base, then every joint
-            h = h + self._reduce("inverse_dynamics", friction_torques(self.model, self._expand(q, v)[1],
-                                                                      smooth=smooth_friction))
-        names = SimpleNamespace(n=self.nv, joint_names=self.chart.joint_names, source=self.model.source)
-        return solve_mass(names, self.mass_matrix(q), tau - h)
-
-    @direct_call("mass_matrix", 1, ("out",))
-    def mass_matrix(self, q, out: np.ndarray | None = None) -> np.ndarray:
-        """M(q) (..., nv, nv) in free-flyer coordinates (depends on the joints only); ``out`` as
-        in :meth:`inverse_dynamics`."""
-        if (res := self._threads.data["mass_matrix"](q, out=out)) is not None:
-            return res
-        (q,) = self._state(q)
-        return self._compute("mass_matrix", (q,), lambda: self.numpy.mass_matrix(q), out=out)
-
-    @direct_call("coriolis_matrix", 2)
-    def coriolis_matrix(self, q, v) -> np.ndarray:
-        """C(q, v) (..., nv, nv) with C v + g = bias forces and Ṁ - 2C skew-symmetric
-        (Pinocchio's ``computeCoriolisMatrix`` for a free flyer)."""
-        if (res := self._threads.data["coriolis_matrix"](q, v)) is not None:
-            return res
-        q, v = self._state(q, v)
-        return self._compute("coriolis_matrix", (q, v), lambda: self.numpy.coriolis_matrix(q, v))
-
     def composed_vectors(self, q):
         """The composed vectors of Giacaglia & Lamas in free-flyer coordinates, world axes, for
         the base and the joints' bodies: vω_α, PL_α, XY_βγ (the chart's), a_γα (no armature) and
@@ -454,36 +294,7 @@ class FloatingRobot:
         R0, p0, x = self._chart(q)
         return floating_composed_vectors(self.base, self.model, R0, p0, x)
 
-    @direct_call("gravity_torques", 1)
-    def gravity_torques(self, q) -> np.ndarray:
-        """g(q) (..., nv): the generalised forces holding the robot still against gravity."""
-        if (res := self._threads.data["gravity_torques"](q)) is not None:
-            return res
-        (q,) = self._state(q)
-        return self._compute("gravity_torques", (q,), lambda: self.numpy.gravity_torques(q))
-
-    @direct_call("bias_torques", 2)
-    def bias_torques(self, q, v) -> np.ndarray:
-        """C(q, v) v + g(q) (..., nv), friction not included."""
-        if (res := self._threads.data["bias_torques"](q, v)) is not None:
-            return res
-        q, v = self._state(q, v)
-        return self._compute("bias_torques", (q, v), lambda: self.numpy.bias_torques(q, v))
-
     # ---- energy and momentum ----
-    def kinetic_energy(self, q, v) -> np.ndarray:
-        """1/2 vᵀ M v (...,) in J (armature included, as :meth:`mass_matrix`)."""
-        q, v = self._state(q, v)
-        return 0.5 * (v[..., None, :] @ self.mass_matrix(q) @ v[..., :, None])[..., 0, 0]
-
-    def potential_energy(self, q) -> np.ndarray:
-        """-m g . c (...,) in J: total mass m (base included), centre of mass c in the world."""
-        return -self.mass * (self.center_of_mass(q) @ self.base.gravity)
-
-    def energy(self, q, v) -> np.ndarray:
-        """Total mechanical energy T + V (...,) in J."""
-        return self.kinetic_energy(q, v) + self.potential_energy(q)
-
     @property
     def mass(self) -> float:
         """Total mass of the moving bodies (base included), kg."""
@@ -514,93 +325,6 @@ class FloatingRobot:
         """h_G (..., 6) = A_G v: linear momentum (kg m/s), angular momentum about the COM (kg m²/s), world axes."""
         q, v = self._state(q, v)
         return np.einsum("...ij,...j->...i", self.centroidal_momentum_matrix(q), v)
-
-    # ---- kinematics and task space ----
-    def link_poses(self, q) -> dict:
-        """World pose (..., 4, 4) of every link frame, keyed by link name."""
-        return {f: self.frame_pose(q, f) for f in self._frames}
-
-    def _base_transform(self, q) -> np.ndarray:
-        R0, p0 = chart.base_pose(self.base, q)
-        T = np.zeros(R0.shape[:-2] + (4, 4))
-        T[..., :3, :3], T[..., :3, 3], T[..., 3, 3] = R0, p0, 1.0
-        return T
-
-    def _frame(self, frame) -> str:
-        if isinstance(frame, str) and frame in self._frames:
-            return frame
-        from composedyn.dynamics.reference.frames import unknown_frame
-
-        raise unknown_frame(self.name, frame, self._frames)
-
-    @direct_call("frame_pose", 1, ("frame",), frame=2)
-    def frame_pose(self, q, frame: str) -> np.ndarray:
-        """World <- ``frame`` transform (..., 4, 4)."""
-        if (out := self._frame_path("frame_pose", q, frame, "world")) is not None:
-            return out
-        frame = self._frame(frame)
-        (q,) = self._state(q)
-        return self._frame_compute("frame_pose", frame, "world", (q,), lambda: self.numpy.frame_pose(q, frame))
-
-    @direct_call("jacobian", 1, ("frame", "reference"), frame=1)
-    def jacobian(self, q, frame: str, reference: str = "world") -> np.ndarray:
-        """Frame Jacobian (..., 6, nv), linear rows first (``"world"``: origin velocity and angular
-        velocity in world axes; ``"local"``: frame axes); base columns map the base twist."""
-        if (out := self._frame_path("jacobian", q, frame, reference)) is not None:
-            return out
-        frame = self._frame(frame)
-        (q,) = self._state(q)
-        return self._frame_compute("jacobian", frame, reference, (q,),
-                                   lambda: self.numpy.jacobian(q, frame, reference))
-
-    @direct_call("frame_velocity", 2, ("frame", "reference"), frame=1)
-    def frame_velocity(self, q, v, frame: str, reference: str = "world") -> np.ndarray:
-        """Frame twist (..., 6) = J v, linear first."""
-        if (out := self._frame_path("frame_velocity", q, frame, reference, v)) is not None:
-            return out
-        frame = self._frame(frame)
-        q, v = self._state(q, v)
-        return self._frame_compute("frame_velocity", frame, reference, (q, v),
-                                   lambda: self.numpy.frame_velocity(q, v, frame, reference))
-
-    @direct_call("frame_acceleration", 3, ("frame", "reference"), frame=1)
-    def frame_acceleration(self, q, v, a, frame: str, reference: str = "world") -> np.ndarray:
-        """Classical acceleration (..., 6) of the frame origin and angular acceleration: J a + J̇ v."""
-        if (out := self._frame_path("frame_acceleration", q, frame, reference, v, a)) is not None:
-            return out
-        frame = self._frame(frame)
-        q, v, a = self._state(q, v, a)
-        return self._frame_compute("frame_acceleration", frame, reference, (q, v, a),
-                                   lambda: self.numpy.frame_acceleration(q, v, a, frame, reference))
-
-    def center_of_mass(self, q) -> np.ndarray:
-        """Centre of mass (..., 3) of the whole robot (base included), world coordinates."""
-        if (res := self._threads.data["center_of_mass"](q)) is not None:
-            return res
-        (q,) = self._state(q)
-        return self._compute("center_of_mass", (q,), lambda: self.numpy.center_of_mass(q))
-
-    def com_jacobian(self, q) -> np.ndarray:
-        """d com / d v (..., 3, nv): COM velocity in world axes."""
-        if (res := self._threads.data["com_jacobian"](q)) is not None:
-            return res
-        (q,) = self._state(q)
-        return self._compute("com_jacobian", (q,), lambda: self.numpy.com_jacobian(q))
-
-    def inverse_kinematics(self, frame: str, target, q0=None, position_only: bool = False, **options):
-        """q (nq,) with frame_pose(q, frame) = target, base pose included: damped least squares whose steps
-        go through :meth:`integrate`, the joints within their limits, random restarts; an
-        :class:`~composedyn.ik.IKResult`.  Options as for :meth:`composedyn.Robot.inverse_kinematics`."""
-        from composedyn.ik import inverse_kinematics
-
-        return inverse_kinematics(self, frame, target, q0, position_only, **options)
-
-    def task_inertia(self, q, frame: str, reference: str = "world", translational: bool = False,
-                     damping: float = 0.0) -> np.ndarray:
-        """Λ = (J M⁻¹ Jᵀ)⁻¹ (..., 6, 6), or (..., 3, 3) with ``translational``."""
-        from composedyn.task_space import inertia_of
-
-        return inertia_of(self.jacobian(q, frame, reference), self.mass_matrix(q), frame, translational, damping)
 
     # ---- model mismatch, export, speed ----
     def perturbed(self, scale: float = 0.1, seed: int | None = 0) -> "FloatingRobot":
@@ -727,7 +451,7 @@ class FloatingRobot:
         full = self._expand(q, v, a)
         fw, P = chart.tree_forces(self.base, self.model, full[0], f, lever_arms=True) if f else (None, None)
         smooth = 0.0 if smooth_friction is None else smooth_width(smooth_friction)
-        res = _dispatch.call("inverse_dynamics_derivatives", self.model, self._threads.arrays, *full, refuse=True,
+        res = _dispatch.call("inverse_dynamics_derivatives", None, self._threads.arrays, *full, refuse=True,
                              friction=friction, smooth_friction=smooth, f_world=fw, P=P)
         if res is None:
             chart.base_pose(self.base, q)  # refuses zero-norm quaternions
@@ -749,24 +473,3 @@ class FloatingRobot:
         """How mimic joints are handled, as given to the constructor: ``"dependent"`` or ``"independent"``
         (see :class:`composedyn.Robot`)."""
         return self._mimic_mode
-
-    def check_state(self, q, *rates, names: tuple = ("v", "a")) -> tuple:
-        """``(q, *rates)`` checked and broadcast to one batch shape: q (..., nq) with the base quaternion,
-        each rate (..., nv) in the body frame of the base; ValueError naming the argument (``names`` for the
-        rates) and the expected length.  For functions built on the robot that take a state."""
-        return self._state(q, *rates, names=names)
-
-    # ---- tensors ----
-    def to_torch(self, device=None, dtype=None):
-        """This robot's dynamics on torch tensors (``device``: default torch's; ``dtype``: ``torch.float64``
-        (default) or ``torch.float32``), batched and differentiable, with ``integrate``, ``difference`` and
-        ``centroidal_momentum_matrix``; see :mod:`composedyn.tensors`."""
-        from composedyn.tensors import to_torch
-
-        return to_torch(self, device, dtype)
-
-    def to_jax(self):
-        """This robot's dynamics as pure JAX functions (jit, vmap, grad); see :mod:`composedyn.tensors`."""
-        from composedyn.tensors import to_jax
-
-        return to_jax(self)

@@ -1,0 +1,366 @@
+"""``TreeDynamics``: the methods of a robot computed on its tree of joint models.
+
+The quantities of :class:`composedyn.tree_robot.TreeRobot` (joints of several coordinates anywhere)
+and of :class:`composedyn.floating_robot.FloatingRobot` (the base's free-flyer or planar joint at the
+root) are one code: every declared quantity runs the compiled kernels of any tree on the robot's
+:class:`composedyn.dynamics.array_api.model.ArrayModel` (``robot._tree``, packed by
+:func:`composedyn.dynamics.compiled.layout.packed_tree`): one sample through its C caller
+(:func:`composedyn.robot.direct_call`), a batch through the declaration's batch loop.  Dependent mimic
+joints run on the tree's coordinates (every joint: q_full = Gq q + bq, rates Gv x) and their results are
+reduced (Gvᵀ τ, Gvᵀ A Gv, J Gv; Kolev's projection).  Under ``COMPOSEDYN_BACKEND=numpy`` the array-API
+algorithms run on NumPy (:mod:`composedyn.tensors.arrays`, the same source as ``to_torch`` and
+``to_jax``), link wrenches entering as Σ J_cᵀ w (:func:`composedyn.task_space.wrench_forces`).
+
+Array shapes: q (..., nq); v, a and generalised forces (..., nv); leading batch axes broadcast.  A
+class using this sets ``_tree``, ``_link_body`` (link -> its tree body, -1 welded to the world) and
+``_link_com`` (link -> centre of mass (3,), link frame, m), and has ``name``, ``nq``, ``nv``,
+``frame_names``, ``mass`` and ``_state`` (the checked arguments).
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Mapping
+
+import numpy as np
+
+from composedyn.checks import output_array, smooth_width, wrenches
+from composedyn.dynamics import dispatch as _dispatch
+from composedyn.dynamics.array_api.joints import unit_part
+from composedyn.dynamics.data import ThreadData
+from composedyn.dynamics.errors import ModelError
+from composedyn.robot import direct_call
+from composedyn.task_space import local_flag
+
+# The result of each declared quantity that has generalised-force rows or velocity columns: (rows, columns)
+_REDUCED = {"inverse_dynamics": (1, 0), "forward_dynamics": (1, 0), "gravity_torques": (1, 0),
+            "bias_torques": (1, 0), "mass_matrix": (1, 1), "coriolis_matrix": (1, 1), "regressor": (1, 0),
+            "jacobian": (0, 1), "com_jacobian": (0, 1), "inverse_dynamics_derivatives": (1, 1)}
+
+
+class TreeDynamics:
+    """The dynamics and task-space methods of a robot computed on its tree (module docstring)."""
+
+    # ---- compiled state ----
+    @cached_property
+    def _threads(self) -> ThreadData:
+        """This robot's compiled state per thread (``.data``: its quantities' C callers, see
+        :mod:`composedyn.dynamics.data`) on its tree; with dependent mimic joints the callers return
+        None (the tree's coordinates are every joint's: :meth:`_compute` maps them)."""
+        from composedyn.dynamics.compiled.layout import packed_tree
+
+        return ThreadData(packed_tree(self._tree), direct=self._tree.Gv is None)
+
+    @property
+    def data(self):
+        """This thread's compiled data: ``data[name]`` the C caller of a declared quantity on this robot."""
+        return self._threads.data
+
+    @cached_property
+    def numpy(self):
+        """The array-API algorithms on NumPy arrays (:class:`composedyn.tensors.arrays.NumpyDynamics`):
+        this robot's NumPy backend (``COMPOSEDYN_BACKEND=numpy``)."""
+        from composedyn.tensors.arrays import NumpyDynamics
+
+        return NumpyDynamics(self, self._tree)
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k not in ("_threads", "numpy")}  # pickled without them
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+
+    # ---- the general path ----
+    def _check_units(self, q: np.ndarray) -> None:
+        """ValueError naming the joint whose quaternion (or planar (cos, sin)) has a norm below 1e-12."""
+        for j in self._tree.coordinate_joints:
+            part = unit_part(j)
+            if part is not None:
+                x = q[..., j.idx_q:j.idx_q + j.nq][..., part]
+                if np.any(np.linalg.norm(x, axis=-1) < 1e-12):
+                    what = "quaternion" if part.stop - part.start == 4 else "(cos, sin) pair"
+                    raise ValueError(f"q: the {what} of joint {j.name!r} (q[{j.idx_q + part.start}:"
+                                     f"{j.idx_q + part.stop}]) has zero norm")
+
+    def _expand(self, q, *rates) -> tuple:
+        """Coordinates -> the tree's (every joint's) with dependent mimic joints: q_full = Gq q + bq,
+        rates Gv x; unchanged without them."""
+        t = self._tree
+        if t.Gv is None:
+            return (q, *rates)
+        return (q @ t.Gq.T + t.bq, *(x @ t.Gv.T for x in rates))
+
+    def _reduce(self, name: str, x: np.ndarray) -> np.ndarray:
+        """A result of the quantity ``name`` on the tree's coordinates -> these coordinates: Gᵀ τ,
+        Gᵀ A G, J G, Gᵀ Y (by the declared result's shape); unchanged without dependent mimic joints."""
+        G = self._tree.Gv
+        if G is None:
+            return x
+        rows, cols = _REDUCED.get(name, (0, 0))
+        if rows and cols:
+            return np.swapaxes(G, 0, 1) @ x @ G
+        if rows:
+            return np.swapaxes(G, 0, 1) @ x if x.ndim >= 2 and name == "regressor" else x @ G
+        return x @ G if cols else x
+
+    def _compute(self, name: str, inputs: tuple, numpy_call, out=None, f_ext: dict | None = None, **options):
+        """The declared quantity ``name`` at checked ``inputs`` (q (..., nq), rates (..., nv)): the
+        compiled batch loop on the tree (one sample as a batch of one; dependent mimic joints through
+        :meth:`_expand` / :meth:`_reduce`), or ``numpy_call()`` under the NumPy backend (which applies
+        the wrenches itself).  ``f_ext``: checked link wrenches or None.  A sample the loop refuses
+        raises its named error (a zero quaternion; a singular mass matrix)."""
+        if out is not None:
+            out = output_array(out, inputs[0].shape[:-1] + self._result_shape(name), *inputs)
+        if _dispatch.backend() == "numpy":
+            from composedyn.tensors.arrays import numpy_result
+
+            self._check_units(inputs[0])
+            return _dispatch.deliver(numpy_result(self.name, name, numpy_call), out)
+        mimic = self._tree.Gv is not None
+        full = self._expand(*inputs)
+        extra = {"f_world": self._body_forces(inputs[0], f_ext)} if f_ext else {}
+        res = _dispatch.call(name, None, self._threads.arrays, *full, out=None if mimic else out, refuse=True,
+                             **extra, **options)
+        if res is None:
+            self._check_units(inputs[0])
+            raise ModelError(f"robot {self.name!r}: {name}: the mass matrix is singular at q (a massless body "
+                             "moved by a joint)")
+        return _dispatch.deliver(self._reduce(name, res), out) if mimic else res
+
+    def _result_shape(self, name: str) -> tuple:
+        nv = self.nv
+        return (nv, nv) if name in ("mass_matrix", "coriolis_matrix") else (nv,)
+
+    def _body_forces(self, q: np.ndarray, f: dict) -> np.ndarray:
+        """Checked link wrenches ``f`` (link name -> (..., 6) in world axes at the link's centre of mass)
+        as the tree bodies' spatial forces (..., n, 6) of the compiled kernels: moment about the world
+        origin, then force."""
+        out = np.zeros(q.shape[:-1] + (len(self._tree.joints), 6))
+        for link, w in f.items():
+            b = self._link_body[link]
+            if b < 0:  # welded to the world: the world takes it
+                continue
+            T = self.frame_pose(q, link)
+            c = T[..., :3, 3] + np.einsum("...ij,j->...i", T[..., :3, :3], self._link_com[link])
+            force = np.broadcast_to(w[..., :3], c.shape)
+            out[..., b, :3] += w[..., 3:] + np.cross(c, force)
+            out[..., b, 3:] += force
+        return out
+
+    def _wrench_forces(self, q: np.ndarray, f: dict):
+        """The generalised forces (..., nv) of checked link wrenches ``f`` for the NumPy backend
+        (:func:`composedyn.task_space.wrench_forces`); 0 without wrenches."""
+        from composedyn.task_space import wrench_forces
+
+        return wrench_forces(self, q, f, self._link_com) if f else 0.0
+
+    def _mimic_forward(self, q, v, tau, f: dict, friction: bool, smooth_friction) -> np.ndarray:
+        """Forward dynamics with dependent mimic joints: M a = tau - Gᵀ h(q_full, v_full), M = Gᵀ M_full G
+        (Kolev's projection), solved with the joints named when M is singular."""
+        from types import SimpleNamespace
+
+        from composedyn.dynamics.reference.forward import solve_mass
+        from composedyn.dynamics.reference.friction import friction_torques
+
+        t = self._tree
+        h = self._compute("inverse_dynamics", (q, v, np.zeros(v.shape)), None, f_ext=f, friction=False)
+        if friction:  # the law of the kernels on every joint's rate, then reduced
+            terms = SimpleNamespace(damping=t.damping, friction=t.coulomb)
+            h = h + self._reduce("inverse_dynamics", friction_torques(terms, self._expand(q, v)[1], smooth_friction))
+        names = SimpleNamespace(n=self.nv, joint_names=tuple(j.name for j in t.coordinate_joints), source=t.source)
+        return solve_mass(names, self.mass_matrix(q), tau - h)
+
+    # ---- dynamics ----
+    @direct_call("inverse_dynamics", 3, ("friction", "out"))
+    def inverse_dynamics(self, q, v, a, f_ext: Mapping | None = None, friction: bool = True,
+                         out: np.ndarray | None = None) -> np.ndarray:
+        """Generalised forces (..., nv) = M a + C v + g + friction - J^T f_ext (a floating base's
+        wrench first: force, moment in base axes).  ``f_ext``: link name -> wrench (..., 6) in world
+        axes at the link's centre of mass; ``out``: a float64 C-contiguous array of the result's shape
+        to write into and return (as for :meth:`forward_dynamics` and :meth:`mass_matrix`)."""
+        if f_ext is None and (res := self.data["inverse_dynamics"](q, v, a, friction, out=out)) is not None:
+            return res
+        q, v, a = self._state(q, v, a)
+        f = wrenches(f_ext, self.frame_names)
+        return self._compute("inverse_dynamics", (q, v, a),
+                             lambda: self.numpy.inverse_dynamics(q, v, a, friction) - self._wrench_forces(q, f),
+                             out=out, f_ext=f, friction=friction)
+
+    @direct_call("forward_dynamics", 3, ("friction", "out"))
+    def forward_dynamics(self, q, v, tau, f_ext: Mapping | None = None, friction: bool = True,
+                         smooth_friction: float | None = None, out: np.ndarray | None = None) -> np.ndarray:
+        """Accelerations a (..., nv) under the generalised forces tau (..., nv) (a floating base's: the
+        derivative of its body twist; its wrench zero in flight); ``smooth_friction`` (rad/s): tanh(v /
+        width) in place of sgn(v); ``f_ext`` and ``out`` as in :meth:`inverse_dynamics`."""
+        if smooth_friction is not None:
+            smooth_friction = smooth_width(smooth_friction)
+        if f_ext is None and (res := self.data["forward_dynamics"](
+                q, v, tau, smooth_friction or 0.0, friction, out=out)) is not None:
+            return res
+        q, v, tau = self._state(q, v, tau, names=("v", "tau"))
+        f = wrenches(f_ext, self.frame_names)
+        if self._tree.Gv is not None and _dispatch.backend() != "numpy":  # M a = tau - h on the coordinates
+            if out is not None:
+                out = output_array(out, v.shape, q, v, tau)
+            return _dispatch.deliver(self._mimic_forward(q, v, tau, f, friction, smooth_friction), out)
+        return self._compute("forward_dynamics", (q, v, tau),
+                             lambda: self.numpy.forward_dynamics(q, v, tau + self._wrench_forces(q, f), friction,
+                                                                 smooth_friction),
+                             out=out, f_ext=f, friction=friction, smooth_friction=smooth_friction)
+
+    @direct_call("mass_matrix", 1, ("out",))
+    def mass_matrix(self, q, out: np.ndarray | None = None) -> np.ndarray:
+        """M(q) (..., nv, nv), armature on the diagonal; ``out`` as in :meth:`inverse_dynamics`."""
+        if (res := self.data["mass_matrix"](q, out=out)) is not None:
+            return res
+        (q,) = self._state(q)
+        return self._compute("mass_matrix", (q,), lambda: self.numpy.mass_matrix(q), out=out)
+
+    @direct_call("gravity_torques", 1)
+    def gravity_torques(self, q) -> np.ndarray:
+        """g(q) (..., nv): the generalised forces holding the robot still against gravity."""
+        if (res := self.data["gravity_torques"](q)) is not None:
+            return res
+        (q,) = self._state(q)
+        return self._compute("gravity_torques", (q,), lambda: self.numpy.gravity_torques(q))
+
+    @direct_call("bias_torques", 2)
+    def bias_torques(self, q, v) -> np.ndarray:
+        """C(q, v) v + g(q) (..., nv), friction not included."""
+        if (res := self.data["bias_torques"](q, v)) is not None:
+            return res
+        q, v = self._state(q, v)
+        return self._compute("bias_torques", (q, v), lambda: self.numpy.bias_torques(q, v))
+
+    @direct_call("coriolis_matrix", 2)
+    def coriolis_matrix(self, q, v) -> np.ndarray:
+        """C(q, v) (..., nv, nv) with C v + g = bias forces and Ṁ - 2C skew-symmetric (Pinocchio's
+        ``computeCoriolisMatrix``)."""
+        if (res := self.data["coriolis_matrix"](q, v)) is not None:
+            return res
+        q, v = self._state(q, v)
+        return self._compute("coriolis_matrix", (q, v), lambda: self.numpy.coriolis_matrix(q, v))
+
+    # ---- energy ----
+    def kinetic_energy(self, q, v) -> np.ndarray:
+        """1/2 vᵀ M v (...,) in J (armature included, as :meth:`mass_matrix`)."""
+        q, v = self._state(q, v)
+        return 0.5 * (v[..., None, :] @ self.mass_matrix(q) @ v[..., :, None])[..., 0, 0]
+
+    def potential_energy(self, q) -> np.ndarray:
+        """-m g . c (...,) in J: total mass m, centre of mass c in the world."""
+        return -self.mass * (self.center_of_mass(q) @ self._tree.gravity)
+
+    def energy(self, q, v) -> np.ndarray:
+        """Total mechanical energy T + V (...,) in J."""
+        return self.kinetic_energy(q, v) + self.potential_energy(q)
+
+    # ---- kinematics and task space ----
+    def _frame(self, frame) -> int:
+        """The index of ``frame`` in :attr:`frame_names` (the tree's frame order); ValueError naming
+        close frames otherwise."""
+        try:
+            return self._frame_index[frame]
+        except (KeyError, TypeError):
+            from composedyn.dynamics.reference.frames import unknown_frame
+
+            raise unknown_frame(self.name, frame, self.frame_names) from None
+
+    @cached_property
+    def _frame_index(self) -> dict:
+        return {name: k for k, name in enumerate(self.frame_names)}
+
+    @direct_call("frame_pose", 1, ("frame",), frame=2)
+    def frame_pose(self, q, frame: str) -> np.ndarray:
+        """World <- ``frame`` transform (..., 4, 4)."""
+        k = self._frame(frame)
+        if (res := self.data["frame_pose"](q, k)) is not None:
+            return res
+        (q,) = self._state(q)
+        return self._compute("frame_pose", (q,), lambda: self.numpy.frame_pose(q, frame), frame=k)
+
+    @direct_call("jacobian", 1, ("frame", "reference"), frame=1)
+    def jacobian(self, q, frame: str, reference: str = "world") -> np.ndarray:
+        """Frame Jacobian (..., 6, nv), linear rows first (``"world"``: origin velocity and angular
+        velocity in world axes; ``"local"``: frame axes); a floating base's columns map its twist."""
+        k, local = self._frame(frame), local_flag(reference)
+        if (res := self.data["jacobian"](q, k, local)) is not None:
+            return res
+        (q,) = self._state(q)
+        return self._compute("jacobian", (q,), lambda: self.numpy.jacobian(q, frame, reference), frame=k,
+                             local=local)
+
+    @direct_call("frame_velocity", 2, ("frame", "reference"), frame=1)
+    def frame_velocity(self, q, v, frame: str, reference: str = "world") -> np.ndarray:
+        """Frame twist (..., 6) = J v, linear first."""
+        k, local = self._frame(frame), local_flag(reference)
+        if (res := self.data["frame_velocity"](q, v, k, local)) is not None:
+            return res
+        q, v = self._state(q, v)
+        return self._compute("frame_velocity", (q, v), lambda: self.numpy.frame_velocity(q, v, frame, reference),
+                             frame=k, local=local)
+
+    @direct_call("frame_acceleration", 3, ("frame", "reference"), frame=1)
+    def frame_acceleration(self, q, v, a, frame: str, reference: str = "world") -> np.ndarray:
+        """Classical acceleration (..., 6) of the frame origin and angular acceleration: J a + J̇ v."""
+        k, local = self._frame(frame), local_flag(reference)
+        if (res := self.data["frame_acceleration"](q, v, a, k, local)) is not None:
+            return res
+        q, v, a = self._state(q, v, a)
+        return self._compute("frame_acceleration", (q, v, a),
+                             lambda: self.numpy.frame_acceleration(q, v, a, frame, reference), frame=k, local=local)
+
+    def link_poses(self, q) -> dict:
+        """World pose (..., 4, 4) of every link frame, keyed by link name."""
+        return {f: self.frame_pose(q, f) for f in self.frame_names}
+
+    def center_of_mass(self, q) -> np.ndarray:
+        """Centre of mass (..., 3) of the whole robot, world coordinates."""
+        if (res := self.data["center_of_mass"](q)) is not None:
+            return res
+        (q,) = self._state(q)
+        return self._compute("center_of_mass", (q,), lambda: self.numpy.center_of_mass(q))
+
+    def com_jacobian(self, q) -> np.ndarray:
+        """d com / d v (..., 3, nv): COM velocity in world axes."""
+        if (res := self.data["com_jacobian"](q)) is not None:
+            return res
+        (q,) = self._state(q)
+        return self._compute("com_jacobian", (q,), lambda: self.numpy.com_jacobian(q))
+
+    def task_inertia(self, q, frame: str, reference: str = "world", translational: bool = False,
+                     damping: float = 0.0) -> np.ndarray:
+        """Λ = (J M⁻¹ Jᵀ)⁻¹ (..., 6, 6), or (..., 3, 3) with ``translational``."""
+        from composedyn.task_space import inertia_of
+
+        return inertia_of(self.jacobian(q, frame, reference), self.mass_matrix(q), frame, translational, damping)
+
+    def inverse_kinematics(self, frame: str, target, q0=None, position_only: bool = False, **options):
+        """q (nq,) with frame_pose(q, frame) = target: damped least squares on the configuration space
+        (each step through ``integrate``; a floating base moves too), one-coordinate joints within
+        their limits, random restarts; an :class:`~composedyn.ik.IKResult`.  Options as for
+        :meth:`composedyn.Robot.inverse_kinematics`."""
+        from composedyn.ik import inverse_kinematics
+
+        return inverse_kinematics(self, frame, target, q0, position_only, **options)
+
+    # ---- for functions built on the robot ----
+    def check_state(self, q, *rates, names: tuple = ("v", "a")) -> tuple:
+        """``(q, *rates)`` checked and broadcast to one batch shape: q (..., nq), each rate (..., nv);
+        ValueError naming the argument and the expected length."""
+        return self._state(q, *rates, names=names)
+
+    # ---- tensors ----
+    def to_torch(self, device=None, dtype=None):
+        """This robot's dynamics on torch tensors (``device``: default torch's; ``dtype``:
+        ``torch.float64`` (default) or ``torch.float32``), batched and differentiable; see
+        :mod:`composedyn.tensors`."""
+        from composedyn.tensors import to_torch
+
+        return to_torch(self, device, dtype)
+
+    def to_jax(self):
+        """This robot's dynamics as pure JAX functions (jit, vmap, grad); see :mod:`composedyn.tensors`."""
+        from composedyn.tensors import to_jax
+
+        return to_jax(self)
