@@ -329,7 +329,7 @@ class FloatingRobot(TreeDynamics):
     # ---- model mismatch, export, speed ----
     def perturbed(self, scale: float = 0.1, seed: int | None = 0) -> "FloatingRobot":
         """A copy with link masses and inertias off by up to ``scale`` (see :meth:`Robot.perturbed`)."""
-        g = Robot.perturbed(self.chart, scale, seed).graph.copy()
+        g = self.chart.perturbed(scale, seed).graph.copy()
         g.remove_nodes_from([n for n in g if n not in self.graph])
         g.graph["root"] = self.graph.graph.get("root")
         return FloatingRobot(g, self.base, mimic=self._mimic_mode)
@@ -403,7 +403,14 @@ class FloatingRobot(TreeDynamics):
 
         return parameter_names(self, joint_terms=joint_terms, offset=offset)
 
-    base_parameters = Robot.base_parameters  # Gautier's QR on the regressor at random states
+    def base_parameters(self, joint_terms: bool = False, offset: bool = False, samples: int = 60,
+                        seed: int | None = 0):
+        """Identifiable parameter combinations (Gautier's QR on the regressor at ``samples`` random states,
+        :class:`composedyn.dynamics.reference.base_parameters.BaseParameters`); computed once per set of
+        arguments."""
+        from composedyn.parameters import cached_base_parameters
+
+        return cached_base_parameters(self, joint_terms, offset, samples, seed)
 
     # ---- contact inverse dynamics ----
     def contact_inverse_dynamics(self, q, v, a, contacts, friction_coefficient: float | None = None, **options):

@@ -127,6 +127,16 @@ def sample_count(samples) -> int:
     return count
 
 
+def cached_base_parameters(robot, joint_terms: bool, offset: bool, samples, seed):
+    """:func:`robot_base_parameters`, computed once per robot and set of arguments (a ``seed`` of None:
+    every time); what ``robot.base_parameters`` returns."""
+    key = (bool(joint_terms), bool(offset), sample_count(samples), seed)
+    cache = robot.__dict__.setdefault("_base_parameters", {})
+    if key not in cache or seed is None:
+        cache[key] = robot_base_parameters(robot, joint_terms=joint_terms, offset=offset, samples=samples, seed=seed)
+    return cache[key]
+
+
 def robot_base_parameters(robot, joint_terms: bool = False, offset: bool = False,
                           samples: int = BASE_SAMPLES, seed: int | None = 0) -> BaseParameters:
     """Base parameters of ``robot`` (Gautier's QR on the regressor at ``samples`` random states)."""

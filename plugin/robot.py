@@ -562,14 +562,9 @@ class Robot:
                         seed: int | None = 0):
         """Identifiable parameter combinations (:class:`composedyn.dynamics.reference.base_parameters.BaseParameters`),
         from the regressor at ``samples`` random states; computed once per set of arguments."""
-        from composedyn.parameters import robot_base_parameters, sample_count
+        from composedyn.parameters import cached_base_parameters
 
-        key = (bool(joint_terms), bool(offset), sample_count(samples), seed)
-        cache = self.__dict__.setdefault("_base_parameters", {})
-        if key not in cache or seed is None:
-            cache[key] = robot_base_parameters(self, joint_terms=joint_terms, offset=offset, samples=samples,
-                                               seed=seed)
-        return cache[key]
+        return cached_base_parameters(self, joint_terms, offset, samples, seed)
 
     # ---- derivatives ----
     def inverse_dynamics_derivatives(self, q, qd, qdd, f_ext: Mapping | None = None, friction: bool = True,
