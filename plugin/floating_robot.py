@@ -17,8 +17,9 @@ coordinates, reduced by Kolev's projection); under ``COMPOSEDYN_BACKEND=numpy`` 
 algorithms run on NumPy (:attr:`FloatingRobot.numpy`), the source ``to_torch`` and ``to_jax`` share.
 The fixed-base chart of :mod:`composedyn.dynamics.floating.base` (a fixed-base ``Robot`` with
 six virtual joints, ``self.chart``) holds the description (model, names, limits, parameters) and
-serves the composed vectors, the regressor's joint terms of dependent mimic joints and the
-derivatives under the NumPy backend or with dependent mimic joints.
+serves the composed vectors and the derivatives under the NumPy backend.
+The dynamics and task-space methods are :class:`composedyn.tree_dynamics.TreeDynamics`'s, which
+:class:`composedyn.tree_robot.TreeRobot` shares.
 """
 
 from __future__ import annotations
