@@ -30,7 +30,7 @@ from typing import Mapping
 import networkx as nx
 import numpy as np
 
-from composedyn.checks import joint_array, random_generator, smooth_width, wrenches
+from composedyn.checks import joint_array, random_generator, wrenches
 from composedyn.dynamics import dispatch as _dispatch
 from composedyn.dynamics.data import Data
 from composedyn.dynamics.errors import ModelError
@@ -447,25 +447,16 @@ class FloatingRobot(TreeDynamics):
         return forward_dynamics_derivatives(self, q, v, tau, f_ext, friction, smooth_friction)
 
     def _mimic_derivatives(self, forward: bool, q, v, x, f_ext, friction: bool, smooth_friction):
-        """The derivatives with dependent mimic joints on the tree: those of inverse dynamics at the
-        tree's coordinates (q_full = Gq q + bq moves by Gv dq on the group; wrenches with their lever
-        arms) reduced as Gvᵀ D Gv, at a = forward dynamics for the forward ones (-M⁻¹ dτ, M⁻¹)."""
-        from composedyn.derivatives import forward_from_inverse
-
+        """:meth:`TreeDynamics.tree_derivatives` with the wrenches' body forces and lever arms; the named
+        error for a sample the kernels refuse."""
         q, v, x = self._state(q, v, x, names=("v", "tau" if forward else "a"))
-        a = self.forward_dynamics(q, v, x, f_ext=f_ext, friction=friction, smooth_friction=smooth_friction) \
-            if forward else x
         f = wrenches(f_ext, self._frames)
-        full = self._expand(q, v, a)
-        fw, P = chart.tree_forces(self.base, self.model, full[0], f, lever_arms=True) if f else (None, None)
-        smooth = 0.0 if smooth_friction is None else smooth_width(smooth_friction)
-        res = _dispatch.call("inverse_dynamics_derivatives", None, self._threads.arrays, *full, refuse=True,
-                             friction=friction, smooth_friction=smooth, f_world=fw, P=P)
+        res = self.tree_derivatives(forward, q, v, x, friction, smooth_friction, f_ext=f_ext, wrench_terms=(
+            (lambda q_full: chart.tree_forces(self.base, self.model, q_full, f, lever_arms=True)) if f else None))
         if res is None:
             chart.base_pose(self.base, q)  # refuses zero-norm quaternions
             raise ModelError(f"robot {self.name!r}: the derivatives: the mass matrix is singular at q")
-        dq, dv = (self._reduce("mass_matrix", d) for d in res)
-        return forward_from_inverse(dq, dv, self.mass_matrix(q)) if forward else (dq, dv)
+        return res
 
     def linearize(self, q, v, tau, dt: float | None = None, f_ext: Mapping | None = None, friction: bool = True,
                   smooth_friction: float | None = None):

@@ -32,14 +32,11 @@ def tree_robot(graph: nx.DiGraph, strict: bool, mimic: str, floating):
     ``floating`` False welds a floating (planar) root joint, True / "free" / "planar" adds one at the
     root link when the graph has none (a ``world`` link, joint ``root_joint``)."""
     from composedyn.dynamics.floating.base import KINDS
-    from composedyn.dynamics.schema import find_root, source_of
+    from composedyn.dynamics.schema import find_root
     from composedyn.tree_robot import TreeRobot
 
     if floating not in (None, True, False) + KINDS:
         raise ValueError(f"floating must be None, True, False, 'free' or 'planar', got {floating!r}")
-    if mimic == "dependent" and any(d.get("mimic") is not None for _, _, d in graph.edges(data=True)):
-        raise ModelError(f"{source_of(graph)}: mimic joints in a robot with joints of several coordinates are "
-                         "not supported as dependent coordinates; load with mimic='independent'")
     root = find_root(graph)
     loose = [(u, v) for u, v, d in graph.edges(data=True) if u == root and d.get("type") in ("floating", "planar")]
     graph = graph.copy()
@@ -57,7 +54,7 @@ def tree_robot(graph: nx.DiGraph, strict: bool, mimic: str, floating):
             add_link(graph, world)
             add_joint(graph, "root_joint", world, root, type=kind)
             graph.graph["root"] = world
-    return TreeRobot(graph, strict=strict)
+    return TreeRobot(graph, strict=strict, mimic=mimic)
 
 
 def from_graph(graph: nx.DiGraph, strict: bool = False, mimic: str = "dependent", floating=None) -> Robot:

@@ -170,6 +170,35 @@ class TreeDynamics:
         names = SimpleNamespace(n=self.nv, joint_names=tuple(j.name for j in t.coordinate_joints), source=t.source)
         return solve_mass(names, self.mass_matrix(q), tau - h)
 
+    def tree_derivatives(self, forward: bool, q, v, x, friction: bool, smooth_friction, f_ext=None,
+                         wrench_terms=None):
+        """The derivatives of inverse dynamics (dtau/dq, dtau/dv) at checked (q, v, a = x), or of forward
+        dynamics (da/dq, da/dv, M⁻¹) at (q, v, tau = x) with ``forward``, on the tree; None for a sample
+        the kernels refuse.  With dependent mimic joints: those of inverse dynamics at the tree's
+        coordinates (q_full = Gq q + bq moves by Gv dq on the configuration space) reduced as Gvᵀ D Gv,
+        at a = forward dynamics for the forward ones (-M⁻¹ dτ, M⁻¹: Carpentier and Mansard, "Analytical
+        derivatives of rigid body dynamics algorithms", RSS 2018, Sec. V).  ``wrench_terms(q_full)``: the
+        body forces and lever arms of ``f_ext`` (its link wrenches, held in world axes), or None."""
+        from composedyn.derivatives import forward_from_inverse
+
+        smooth = 0.0 if smooth_friction is None else smooth_width(smooth_friction)
+        mimic = self._tree.Gv is not None
+        if mimic or wrench_terms is not None:  # inverse-dynamics derivatives at the accelerations
+            name = "inverse_dynamics_derivatives"
+            a = self.forward_dynamics(q, v, x, f_ext=f_ext, friction=friction, smooth_friction=smooth_friction) \
+                if forward else x
+            full = self._expand(q, v, a)
+        else:
+            name = f"{'forward' if forward else 'inverse'}_dynamics_derivatives"
+            full = (q, v, x)
+        fw, P = wrench_terms(full[0]) if wrench_terms is not None else (None, None)
+        res = _dispatch.call(name, None, self._threads.arrays, *full, refuse=True, friction=friction,
+                             smooth_friction=smooth, f_world=fw, P=P)
+        if res is None or name != "inverse_dynamics_derivatives" or not (mimic or forward):
+            return res
+        dq, dv = (self._reduce(name, d) for d in res)
+        return forward_from_inverse(dq, dv, self.mass_matrix(q)) if forward else (dq, dv)
+
     # ---- dynamics ----
     @direct_call("inverse_dynamics", 3, ("friction", "out"))
     def inverse_dynamics(self, q, v, a, f_ext: Mapping | None = None, friction: bool = True,

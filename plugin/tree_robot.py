@@ -48,13 +48,17 @@ class TreeRobot(TreeDynamics):
     planar joint (a URDF ``floating`` root with such joints below it).
     """
 
-    def __init__(self, graph: nx.DiGraph, strict: bool = False):
+    def __init__(self, graph: nx.DiGraph, strict: bool = False, mimic: str = "dependent"):
+        """``mimic="dependent"``: mimic joints (one-coordinate joints mimicking one-coordinate joints) are
+        dependent coordinates, as for :class:`composedyn.Robot`; ``"independent"``: every joint is a
+        coordinate of its own."""
         from composedyn.dynamics.array_api.graph_model import graph_model
 
-        self.array_model, stand_in = graph_model(graph, strict=strict)
+        self.array_model, stand_in = graph_model(graph, strict=strict, mimic=mimic)
         self.graph = frozen_graph(graph)  # read-only: results always match the graph shown
+        self.mimic_mode = mimic
         am = self.array_model
-        self._per_coordinate = np.repeat([j.nq == 1 for j in am.joints], [j.nv for j in am.joints])
+        self._body = {j.name: c for c, j in enumerate(am.joints)}  # joint -> its body (stand-in coordinate)
         self._limits = {k: self._spread(getattr(stand_in, k), np.inf if k in ("upper", "velocity", "effort")
                                         else -np.inf) for k in ("lower", "upper", "velocity", "effort")}
         self._link_com = dict(zip(stand_in.link_names, np.asarray(stand_in.link_com, float)))
@@ -62,11 +66,10 @@ class TreeRobot(TreeDynamics):
         self.floating = moves_freely(am.joints[0]) and list(am.parent).count(-1) == 1
 
     def _spread(self, per_body: np.ndarray, missing: float) -> np.ndarray:
-        """A per-body array of the stand-in model over the velocity coordinates: the value of a
-        one-coordinate joint, ``missing`` for the others."""
-        am = self.array_model
-        x = np.repeat(np.asarray(per_body, float), [j.nv for j in am.joints])
-        out = np.where(self._per_coordinate, x, missing)
+        """A per-body array of the stand-in model over the robot's velocity coordinates: the value of a
+        one-coordinate joint, ``missing`` for the coordinates of the other joints."""
+        x = [np.full(j.nv, float(per_body[self._body[j.name]]) if j.nq == 1 else missing) for j in self.joints]
+        out = np.concatenate(x) if x else np.zeros(0)
         out.setflags(write=False)
         return out
 
@@ -92,17 +95,25 @@ class TreeRobot(TreeDynamics):
 
     @property
     def joints(self) -> tuple:
-        """The joint records (name, kind, nq, nv, idx_q, idx_v, axis, axis2, pitch) in array order."""
-        return self.array_model.joints
+        """The joint records (name, kind, nq, nv, idx_q, idx_v, axis, axis2, pitch) of the coordinates
+        (dependent mimic joints left out), in array order."""
+        return self.array_model.coordinate_joints
 
     @property
     def joint_names(self) -> tuple:
         """The joints in array order (without the floating base's joint)."""
         return tuple(j.name for j in self.joints[int(self.floating):])
 
-    all_joint_names = joint_names
-    mimic_joint_names = ()
-    mimic_mode = "independent"
+    @property
+    def all_joint_names(self) -> tuple:
+        """Every joint with coordinates in the model (dependent mimic joints included), in model order."""
+        return tuple(j.name for j in self.array_model.joints[int(self.floating):])
+
+    @property
+    def mimic_joint_names(self) -> tuple:
+        """The dependent mimic joints (``mimic="dependent"``), in model order."""
+        coordinates = {j.name for j in self.joints}
+        return tuple(j.name for j in self.array_model.joints if j.name not in coordinates)
 
     @property
     def frame_names(self) -> tuple:
@@ -144,6 +155,9 @@ class TreeRobot(TreeDynamics):
         general path: q (nq,) or (N, nq), rates (nv,) or (N, nv) as float64 arrays, a frame by its
         index in :attr:`frame_names`; see :mod:`composedyn.dynamics.compiled.fast`."""
         threads = self._threads
+        if self.array_model.Gv is not None:
+            raise ModelError(f"robot {self.name!r}: fast is not available with dependent mimic joints "
+                             "(load with mimic='independent')")
         if threads.fast is None:
             from composedyn.dynamics.compiled.fast import FastDynamics
             from composedyn.dynamics.data import Data
@@ -231,7 +245,7 @@ class TreeRobot(TreeDynamics):
         """Names of the regressor's columns: ``"m1", "mx1", ..., "Izz1", "m2", ...`` (bodies in joint order)."""
         from composedyn.dynamics.reference.regressor import PARAM_NAMES
 
-        return tuple(f"{p}{i + 1}" for i in range(len(self.joints)) for p in PARAM_NAMES)
+        return tuple(f"{p}{i + 1}" for i in range(len(self.array_model.joints)) for p in PARAM_NAMES)
 
     def base_parameters(self, samples: int = 60, seed: int | None = 0):
         """Identifiable parameter combinations (:class:`composedyn.dynamics.reference.base_parameters.BaseParameters`):
@@ -251,7 +265,7 @@ class TreeRobot(TreeDynamics):
         """A copy whose link masses and inertias are off by up to ``scale`` (see :meth:`composedyn.Robot.perturbed`)."""
         from composedyn.robot import perturbed_graph
 
-        return TreeRobot(perturbed_graph(self.graph, self.name, scale, seed))
+        return TreeRobot(perturbed_graph(self.graph, self.name, scale, seed), mimic=self.mimic_mode)
 
     # ---- derivatives ----
     def _derivatives(self, name: str, q, v, x, f_ext, friction: bool, smooth_friction):
@@ -265,11 +279,10 @@ class TreeRobot(TreeDynamics):
             smooth_friction = smooth_width(smooth_friction)
         if (res := self.data[name](q, v, x, smooth_friction or 0.0, friction)) is not None:
             return res
-        q, v, x = self._state(q, v, x, names=("v", "tau" if name.startswith("forward") else "a"))
+        forward = name.startswith("forward")
+        q, v, x = self._state(q, v, x, names=("v", "tau" if forward else "a"))
         if _dispatch.backend() != "numpy":
-            res = _dispatch.call(name, None, self._threads.arrays, q, v, x, refuse=True, friction=friction,
-                                 smooth_friction=smooth_friction or 0.0)
-            if res is not None:
+            if (res := self.tree_derivatives(forward, q, v, x, friction, smooth_friction)) is not None:
                 return res
             self._check_units(q)
         other = [j for k, j in enumerate(self.joints) if not scalar(j) and not (k == 0 and unit_part(j) is not None)]

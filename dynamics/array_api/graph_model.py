@@ -9,6 +9,8 @@ does not depend on the joint kind (fixed joints merged into their bodies, the de
 merged inertias, placements, link frames, the numeric checks) is the fixed-base compile's
 (:func:`composedyn.dynamics.model.compile_graph`) on the graph with each such joint standing as a
 one-coordinate joint; the joint kinds, their coordinates and their per-coordinate terms are then put back.
+Mimic joints (``mimic="dependent"``; one-coordinate joints mimicking one-coordinate joints) become the
+model's mimic map (``Gq``, ``bq``, ``Gv``: Kolev's projection, :mod:`composedyn.dynamics.constraints.mimic`).
 """
 
 from __future__ import annotations
@@ -38,8 +40,9 @@ def own_space_joints(graph: nx.DiGraph) -> list[str]:
             or (d.get("type") in ("floating", "planar") and u != root)]
 
 
-def graph_model(graph: nx.DiGraph, strict: bool = False) -> tuple[ArrayModel, Model]:
-    """(``ArrayModel``, the compiled ``Model`` of the one-coordinate stand-in graph) of ``graph``.
+def graph_model(graph: nx.DiGraph, strict: bool = False, mimic: str = "independent") -> tuple[ArrayModel, Model]:
+    """(``ArrayModel``, the compiled ``Model`` of the one-coordinate stand-in graph) of ``graph``;
+    ``mimic="dependent"``: its mimic joints are dependent coordinates (:func:`with_mimic_map`).
 
     ModelError naming the file and the joint: a bad ``axis2`` or ``pitch``, parallel universal axes, a
     mimic relation from or to a joint of several coordinates; everything the fixed-base compile checks.
@@ -60,9 +63,9 @@ def graph_model(graph: nx.DiGraph, strict: bool = False) -> tuple[ArrayModel, Mo
         limits = d.get("limits") if own[name].nq == 1 else None  # a helical joint's
         stand_in.edges[u, v].update(type="revolute", axis=np.array([0.0, 0.0, 1.0]), limits=limits)
     for _, _, d in graph.edges(data=True):
-        mimic = d.get("mimic")
-        if mimic is not None and (d.get("name") in own or mimic[0] in own):
-            raise ModelError(f"{src}: joint {d.get('name')!r} mimics {mimic[0]!r}; mimic joints of several "
+        relation = d.get("mimic")
+        if relation is not None and (d.get("name") in own or relation[0] in own):
+            raise ModelError(f"{src}: joint {d.get('name')!r} mimics {relation[0]!r}; mimic joints of several "
                              "coordinates (spherical, universal, helical, free-flyer, planar) are not supported")
     model = compile_graph(stand_in, strict=strict)
     joints, iq, iv = [], 0, 0
@@ -74,5 +77,35 @@ def graph_model(graph: nx.DiGraph, strict: bool = False) -> tuple[ArrayModel, Mo
             joint = make_joint(name, kind, iq, iv, axis=tuple(float(a) for a in model.axis[c]))
         joints.append(joint)
         iq, iv = iq + joint.nq, iv + joint.nv
-    return array_model_of(model, joints), model
+    return with_mimic_map(array_model_of(model, joints), model, mimic), model
+
+
+def with_mimic_map(am: ArrayModel, model: Model, mimic: str) -> ArrayModel:
+    """``am`` (joint ``c`` on body ``c`` of ``model``, the one-coordinate stand-in) with the dependent mimic
+    joints of ``model`` as its mimic map: q_full = Gq q + bq, v_full = Gv v, the coordinates those of the
+    other joints (``coordinate_joints``, renumbered); ``am`` itself without dependent mimic joints."""
+    from composedyn.dynamics.constraints.mimic import select_mimic
+
+    mm = select_mimic(model, mimic)
+    if mm is None:
+        return am
+    dependent = {int(c) for c in mm.dependent}
+    kept, at = [], {}
+    iq = iv = 0
+    for c, j in enumerate(am.joints):
+        if c not in dependent:
+            kept.append(replace(j, idx_q=iq, idx_v=iv))
+            at[c] = (iq, iv)
+            iq, iv = iq + j.nq, iv + j.nv
+    Gq, Gv, bq = np.zeros((am.nq_full, iq)), np.zeros((am.nv_full, iv)), np.zeros(am.nq_full)
+    for c, j in enumerate(am.joints):
+        if c in dependent:  # q_c = Σ_r G[c, r] q_r + b_c over independent one-coordinate joints r
+            for k, r in enumerate(mm.independent):
+                Gq[j.idx_q, at[int(r)][0]] = Gv[j.idx_v, at[int(r)][1]] = mm.G[c, k]
+            bq[j.idx_q] = mm.b[c]
+        else:
+            rq, rv = at[c]
+            Gq[j.idx_q:j.idx_q + j.nq, rq:rq + j.nq] = np.eye(j.nq)
+            Gv[j.idx_v:j.idx_v + j.nv, rv:rv + j.nv] = np.eye(j.nv)
+    return replace(am, Gq=Gq, bq=bq, Gv=Gv, nq=iq, nv=iv, coordinate_joints=tuple(kept))
 

@@ -1,0 +1,174 @@
+"""Dependent mimic joints in a robot whose joints have configuration spaces of their own (a ``TreeRobot``).
+
+Oracle: Pinocchio built edge by edge from the same graph with its own joint models
+(``testing.pinocchio_trees.graph_pinocchio``; the mimic relations ignored, every joint a coordinate),
+reduced by the mimic map built here from the graph's ``mimic`` attributes (q_r = k q_s + o):
+generalised forces Gᵀ τ, matrices Gᵀ A G, Jacobians J G.  Identities: τ = M a + h, FD(ID) = a,
+regressor @ parameters = ID, the derivatives against central differences along ``integrate``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import composedyn as cd
+from composedyn.dynamics.errors import ModelError
+from composedyn.testing.pinocchio_trees import graph_pinocchio, random_joint_graph
+from pin_oracle import pin, rel_err
+
+TOL = 1e-10
+ONE = ("revolute", "prismatic", "continuous")
+
+
+def mimic_graph(seed: int, bodies: int = 16):
+    """``random_joint_graph`` with two one-coordinate joints mimicking earlier one-coordinate ones (one a chain)."""
+    rng = np.random.default_rng(seed + 100)
+    g = random_joint_graph(seed, bodies)
+    one = [d for _, _, d in g.edges(data=True) if d["type"] in ONE]
+    assert len(one) >= 4, "the case needs four one-coordinate joints"
+    src, dep, src2, dep2 = one[:4]
+    dep["mimic"] = (src["name"], float(rng.uniform(-2, 2)), float(rng.uniform(-0.5, 0.5)))
+    dep2["mimic"] = (dep["name"], float(rng.uniform(-2, 2)), float(rng.uniform(-0.5, 0.5)))  # a chain
+    return g
+
+
+class Projection:
+    """Pinocchio's model of the graph (every joint a coordinate) and the map from the robot's coordinates."""
+
+    def __init__(self, g, robot):
+        self.model, self.where = graph_pinocchio(g)
+        self.data = self.model.createData()
+        m = self.model
+        mimic = {d["name"]: d["mimic"] for _, _, d in g.edges(data=True) if d.get("mimic") is not None}
+        edges = {d["name"]: d for _, _, d in g.edges(data=True)}
+        self.armature = np.zeros(m.nv)  # rotor inertia per velocity coordinate (none on free/planar joints)
+        mine = {j.name: j for j in robot.joints}
+        self.G = np.zeros((m.nv, robot.nv))
+        self.rows = []  # (pin idx_q, nq, robot idx_q or None, (k, o, source) for a mimic joint)
+        for jid in range(1, m.njoints):
+            name, jm = m.names[jid], m.joints[jid]
+            if edges[name]["type"] not in ("floating", "planar"):
+                self.armature[jm.idx_v:jm.idx_v + jm.nv] = edges[name]["armature"]
+            k, o, src = 1.0, 0.0, name
+            while src in mimic:  # resolve a chain of mimic joints to its independent joint
+                s, kk, oo = mimic[src]
+                k, o, src = k * kk, k * oo + o, s
+            j = mine[src]
+            if name in mimic:
+                self.G[jm.idx_v, j.idx_v] = k
+                self.rows.append((jm.idx_q, 1, j.idx_q, (k, o)))
+            else:
+                self.G[jm.idx_v:jm.idx_v + jm.nv, j.idx_v:j.idx_v + j.nv] = np.eye(jm.nv)
+                self.rows.append((jm.idx_q, jm.nq, j.idx_q, None))
+
+    def q(self, q):
+        out = np.zeros(self.model.nq)
+        for iq, nq, jq, mimic in self.rows:
+            out[iq:iq + nq] = q[jq:jq + nq] if mimic is None else mimic[0] * q[jq] + mimic[1]
+        return out
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_mimic_tree_against_pinocchio(seed):
+    g = mimic_graph(seed)
+    robot = cd.from_graph(g)
+    assert type(robot).__name__ == "TreeRobot" and len(robot.mimic_joint_names) == 2
+    assert robot.nv == sum(j.nv for j in robot.joints) == robot.array_model.nv_full - 2
+    o = Projection(g, robot)
+    m, d = o.model, o.data
+    rng = np.random.default_rng(seed)
+    for s in range(3):
+        q = robot.random_configuration(seed=10 * seed + s)
+        v, a = rng.normal(size=(2, robot.nv))
+        qf, vf, af = o.q(q), o.G @ v, o.G @ a
+        tau = o.G.T @ (pin.rnea(m, d, qf, vf, af) + o.armature * af)  # Pinocchio's, plus the rotor inertia
+        assert rel_err(robot.inverse_dynamics(q, v, a, friction=False), tau) < TOL
+        M = pin.crba(m, d, qf)
+        M = o.G.T @ (np.triu(M) + np.triu(M, 1).T + np.diag(o.armature)) @ o.G
+        assert rel_err(robot.mass_matrix(q), M) < TOL
+        h = o.G.T @ pin.nonLinearEffects(m, d, qf, vf)
+        assert rel_err(robot.bias_torques(q, v), h) < TOL
+        assert rel_err(robot.gravity_torques(q), o.G.T @ pin.computeGeneralizedGravity(m, d, qf)) < TOL
+        assert rel_err(robot.forward_dynamics(q, v, tau, friction=False), np.linalg.solve(M, tau - h)) < 1e-9
+        assert rel_err(robot.center_of_mass(q), pin.centerOfMass(m, d, qf)) < TOL
+        assert rel_err(robot.com_jacobian(q), pin.jacobianCenterOfMass(m, d, qf) @ o.G) < TOL
+        assert rel_err(robot.centroidal_momentum_matrix(q), pin.computeCentroidalMap(m, d, qf) @ o.G) < TOL
+        pin.forwardKinematics(m, d, qf)
+        pin.computeJointJacobians(m, d, qf)
+        for link, (jid, X) in list(o.where.items())[1:]:
+            T = (d.oMi[jid] * X).homogeneous
+            assert rel_err(robot.frame_pose(q, link), T) < TOL
+            J = pin.getFrameJacobian(m, d, jid, X, pin.LOCAL)
+            assert rel_err(robot.jacobian(q, link, "local"), J @ o.G) < TOL
+        rigid = o.G.T @ pin.rnea(m, d, qf, vf, af)  # the regressor leaves out friction and armature
+        assert rel_err(robot.regressor(q, v, a) @ robot.inertial_parameters(), rigid) < TOL
+
+
+def test_mimic_tree_identities_batches_and_derivatives():
+    robot = cd.from_graph(mimic_graph(2))
+    rng = np.random.default_rng(0)
+    q = robot.random_configuration(size=4, seed=0)
+    v, a = rng.normal(size=(2, 4, robot.nv))
+    tau = robot.inverse_dynamics(q, v, a)
+    assert rel_err(robot.forward_dynamics(q, v, tau), a) < 1e-9
+    h = robot.inverse_dynamics(q, v, np.zeros_like(a))
+    assert rel_err(np.einsum("kij,kj->ki", robot.mass_matrix(q), a) + h, tau) < 1e-10
+    assert rel_err(robot.inverse_dynamics(q[1], v[1], a[1]), tau[1]) < 1e-13
+    f = {robot.frame_names[-1]: rng.normal(size=(4, 6))}
+    assert rel_err(robot.forward_dynamics(q, v, robot.inverse_dynamics(q, v, a, f_ext=f), f_ext=f), a) < 1e-9
+    # integrate / difference on the robot's coordinates
+    dq = robot.difference(q[0], q[1])
+    assert np.max(np.abs(robot.difference(q[1], robot.integrate(q[0], dq)))) < 1e-9  # (a quaternion or its negative)
+    with pytest.raises(ModelError, match="mimic"):
+        robot.fast  # noqa: B018
+
+
+def test_mimic_tree_derivatives_with_a_spherical_root():
+    """The derivative kernels take a spherical root and one-coordinate joints after it: a mimic pair among
+    them, against central differences along ``integrate``."""
+    import networkx as nx
+
+    from composedyn.dynamics.schema import add_joint, add_link
+
+    rng = np.random.default_rng(5)
+    g = nx.DiGraph(name="ball_arm", gravity=np.array([0.0, 0.0, -9.81]))
+    add_link(g, "world")
+    parent = "world"
+    for k, kind in enumerate(["spherical", "revolute", "prismatic", "revolute", "revolute"]):
+        add_link(g, f"l{k}", mass=rng.uniform(0.5, 2), com=0.1 * rng.normal(size=3),
+                 inertia=np.diag(rng.uniform(0.01, 0.05, 3)))
+        T = np.eye(4)
+        T[:3, 3] = 0.3 * rng.normal(size=3)
+        add_joint(g, f"j{k}", parent, f"l{k}", type=kind, origin=T, axis=rng.normal(size=3),
+                  damping=0.1, friction=0.05)
+        parent = f"l{k}"
+    g.edges["l2", "l3"]["mimic"] = ("j1", 0.7, 0.2)
+    robot = cd.from_graph(g)
+    assert robot.mimic_joint_names == ("j3",)
+    q = robot.random_configuration(seed=1)
+    v, a = rng.normal(size=(2, robot.nv))
+    tau = robot.inverse_dynamics(q, v, a)
+    dq, dv = robot.inverse_dynamics_derivatives(q, v, a)
+    aq, av, Minv = robot.forward_dynamics_derivatives(q, v, tau)
+    eps, n = 1e-6, robot.nv
+    E = np.eye(n) * eps
+
+    def central(f, x, step):
+        return np.stack([(f(step(x, E[k])) - f(step(x, -E[k]))) / (2 * eps) for k in range(n)], -1)
+
+    assert rel_err(dq, central(lambda x: robot.inverse_dynamics(x, v, a), q, robot.integrate)) < 1e-6
+    assert rel_err(dv, central(lambda x: robot.inverse_dynamics(q, x, a), v, np.add)) < 1e-6
+    assert rel_err(aq, central(lambda x: robot.forward_dynamics(x, v, tau), q, robot.integrate)) < 1e-6
+    assert rel_err(av, central(lambda x: robot.forward_dynamics(q, x, tau), v, np.add)) < 1e-6
+    assert rel_err(Minv, np.linalg.inv(robot.mass_matrix(q))) < 1e-10
+
+
+def test_independent_mode_and_refusals():
+    g = mimic_graph(1)
+    robot = cd.from_graph(g, mimic="independent")
+    assert robot.mimic_joint_names == () and robot.nv == robot.array_model.nv_full
+    spherical = next(d["name"] for _, _, d in g.edges(data=True) if d["type"] == "spherical")
+    g.edges[next((u, v) for u, v, d in g.edges(data=True) if d["type"] in ONE)]["mimic"] = (spherical, 1.0, 0.0)
+    with pytest.raises(ModelError, match=f"mimics {spherical!r}"):
+        cd.from_graph(g)
