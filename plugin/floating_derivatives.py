@@ -12,9 +12,10 @@ tree whose root joint is the base's free-flyer or planar joint (the algorithms
 of :mod:`composedyn.dynamics.compiled.derivatives` and
 :mod:`composedyn.dynamics.compiled.fd_derivatives` with the root's columns, as
 Pinocchio's ``computeRNEADerivatives`` and ``computeABADerivatives`` take a
-``JointModelFreeFlyer`` or ``JointModelPlanar``; with external wrenches, those
-of inverse dynamics with the wrenches' lever arms at the forward dynamics'
-accelerations).  The derivation below, on the chart, serves the NumPy backend.
+``JointModelFreeFlyer`` or ``JointModelPlanar``; with external wrenches or dependent
+mimic joints, those of inverse dynamics, with the wrenches' lever arms, at the forward
+dynamics' accelerations: :meth:`composedyn.tree_dynamics.TreeDynamics.tree_derivatives`).
+The derivation below, on the chart, serves the NumPy backend.
 
 The dynamics is the fixed-base engine's on the chart (see
 :mod:`composedyn.dynamics.floating.base`): with the virtual base joints at
@@ -79,8 +80,8 @@ from typing import TYPE_CHECKING, Mapping
 
 import numpy as np
 
-from composedyn.checks import smooth_width, wrenches
-from composedyn.derivatives import discretize, forward_from_inverse
+from composedyn.checks import smooth_width
+from composedyn.derivatives import discretize
 from composedyn.dynamics import dispatch
 from composedyn.dynamics.floating import base as chart
 
@@ -149,29 +150,6 @@ def _compiled(robot: "FloatingRobot", forward: bool, q, v, x, friction: bool, sm
                          friction=friction, smooth_friction=sm)
 
 
-def _tree_wrenches(robot: "FloatingRobot", forward: bool, q, v, x, f_ext: Mapping, friction: bool,
-                   smooth_friction: float | None):
-    """The derivatives under external wrenches ``f_ext`` on the robot's tree: those of inverse
-    dynamics with the wrenches' body forces and lever arms (:func:`composedyn.dynamics.floating.base.tree_forces`), at
-    a = forward dynamics for the forward ones (-M^-1 d tau / d x).  None for the NumPy backend,
-    dependent mimic joints or a sample the kernels refuse (the chart's general path
-    then raises the named error)."""
-    if robot.data.arrays is None or dispatch.reference(robot.model):
-        return None
-    q, v, x = robot._state(q, v, x, names=("v", "tau" if forward else "a"))
-    a = robot.forward_dynamics(q, v, x, f_ext=f_ext, friction=friction, smooth_friction=smooth_friction) \
-        if forward else x
-    f = wrenches(f_ext, robot.frame_names)
-    fw, P = chart.tree_forces(robot.base, robot.model, q, f, lever_arms=True) if f else (None, None)
-    name = "inverse_dynamics_derivatives"
-    smooth = 0.0 if smooth_friction is None else smooth_width(smooth_friction)
-    res = dispatch.call(name, robot.model, robot.data.arrays, q, v, a, refuse=True, friction=friction,
-                        smooth_friction=smooth, f_world=fw, P=P)
-    if res is None or not forward:
-        return res
-    return forward_from_inverse(*res, robot.mass_matrix(q))
-
-
 def _wrench_columns(robot: "FloatingRobot", x: np.ndarray, fc: dict) -> np.ndarray:
     """d(-Σ Jᵀ f)/d dq_base (..., nv, nvb) of the external wrenches fc (chart axes = base axes):
     turning the base by dθ turns them by exp(dθ)ᵀ in base axes, f + f × dθ for the force and
@@ -197,9 +175,6 @@ def inverse_dynamics_derivatives(robot: "FloatingRobot", q, v, a, f_ext: Mapping
     smooth = None if smooth_friction is None else smooth_width(smooth_friction)
     if f_ext is None and (out := _compiled(robot, False, q, v, a, friction, smooth)) is not None:
         return out
-    if f_ext is not None and (out := _tree_wrenches(robot, False, q, v, a, f_ext, friction,
-                                                    smooth_friction)) is not None:
-        return out
     q, v, a = robot._state(q, v, a)
     base, nb = robot.base, robot.base.nv
     R0, _, x = robot._chart(q)
@@ -222,9 +197,6 @@ def forward_dynamics_derivatives(robot: "FloatingRobot", q, v, tau, f_ext: Mappi
     q perturbed on the group (see the module docstring)."""
     smooth = None if smooth_friction is None else smooth_width(smooth_friction)
     if f_ext is None and (out := _compiled(robot, True, q, v, tau, friction, smooth)) is not None:
-        return out
-    if f_ext is not None and (out := _tree_wrenches(robot, True, q, v, tau, f_ext, friction,
-                                                    smooth_friction)) is not None:
         return out
     q, v, tau = robot._state(q, v, tau, names=("v", "tau"))
     base, nb = robot.base, robot.base.nv

@@ -430,8 +430,8 @@ class FloatingRobot(TreeDynamics):
         """(dtau/dq, dtau/dv) (..., nv, nv) of :meth:`inverse_dynamics`, q perturbed on the group
         (q ⊕ dq = integrate(q, dq), Pinocchio's convention); ``f_ext`` held fixed in world axes.
         See :mod:`composedyn.floating_derivatives`."""
-        if self._tree.Gv is not None and _dispatch.backend() != "numpy":
-            return self._mimic_derivatives(False, q, v, a, f_ext, friction, smooth_friction)
+        if (self._tree.Gv is not None or f_ext is not None) and _dispatch.backend() != "numpy":
+            return self._derivatives_on_tree(False, q, v, a, f_ext, friction, smooth_friction)
         from composedyn.floating_derivatives import inverse_dynamics_derivatives
 
         return inverse_dynamics_derivatives(self, q, v, a, f_ext, friction, smooth_friction)
@@ -440,15 +440,15 @@ class FloatingRobot(TreeDynamics):
                                      smooth_friction: float | None = None):
         """(da/dq, da/dv, M⁻¹) (..., nv, nv) of :meth:`forward_dynamics`, q perturbed on the group.
         See :mod:`composedyn.floating_derivatives`."""
-        if self._tree.Gv is not None and _dispatch.backend() != "numpy":
-            return self._mimic_derivatives(True, q, v, tau, f_ext, friction, smooth_friction)
+        if (self._tree.Gv is not None or f_ext is not None) and _dispatch.backend() != "numpy":
+            return self._derivatives_on_tree(True, q, v, tau, f_ext, friction, smooth_friction)
         from composedyn.floating_derivatives import forward_dynamics_derivatives
 
         return forward_dynamics_derivatives(self, q, v, tau, f_ext, friction, smooth_friction)
 
-    def _mimic_derivatives(self, forward: bool, q, v, x, f_ext, friction: bool, smooth_friction):
-        """:meth:`TreeDynamics.tree_derivatives` with the wrenches' body forces and lever arms; the named
-        error for a sample the kernels refuse."""
+    def _derivatives_on_tree(self, forward: bool, q, v, x, f_ext, friction: bool, smooth_friction):
+        """:meth:`TreeDynamics.tree_derivatives` (dependent mimic joints, external wrenches: their body forces
+        and lever arms); the named error for a sample the kernels refuse."""
         q, v, x = self._state(q, v, x, names=("v", "tau" if forward else "a"))
         f = wrenches(f_ext, self._frames)
         res = self.tree_derivatives(forward, q, v, x, friction, smooth_friction, f_ext=f_ext, wrench_terms=(
