@@ -450,9 +450,7 @@ class FloatingRobot(TreeDynamics):
         """:meth:`TreeDynamics.tree_derivatives` (dependent mimic joints, external wrenches: their body forces
         and lever arms); the named error for a sample the kernels refuse."""
         q, v, x = self._state(q, v, x, names=("v", "tau" if forward else "a"))
-        f = wrenches(f_ext, self._frames)
-        res = self.tree_derivatives(forward, q, v, x, friction, smooth_friction, f_ext=f_ext, wrench_terms=(
-            (lambda q_full: chart.tree_forces(self.base, self.model, q_full, f, lever_arms=True)) if f else None))
+        res = self.tree_derivatives(forward, q, v, x, friction, smooth_friction, wrenches(f_ext, self._frames))
         if res is None:
             chart.base_pose(self.base, q)  # refuses zero-norm quaternions
             raise ModelError(f"robot {self.name!r}: the derivatives: the mass matrix is singular at q")

@@ -131,11 +131,16 @@ class TreeDynamics:
         nv = self.nv
         return (nv, nv) if name in ("mass_matrix", "coriolis_matrix") else (nv,)
 
-    def _body_forces(self, q: np.ndarray, f: dict) -> np.ndarray:
+    def _body_forces(self, q: np.ndarray, f: dict, lever_arms: bool = False):
         """Checked link wrenches ``f`` (link name -> (..., 6) in world axes at the link's centre of mass)
         as the tree bodies' spatial forces (..., n, 6) of the compiled kernels: moment about the world
-        origin, then force."""
-        out = np.zeros(q.shape[:-1] + (len(self._tree.joints), 6))
+        origin, then force.  ``lever_arms``: (forces, P) with P (..., n, 9) the derivative kernels'
+        lever-arm matrices (row-major): per body the sum over its wrenches of (c · F) 1 - c Fᵀ, c the
+        link's centre of mass in the world, F the force (the term the motion of the application point
+        adds to the derivatives of inverse dynamics)."""
+        n = len(self._tree.joints)
+        out = np.zeros(q.shape[:-1] + (n, 6))
+        P = np.zeros(q.shape[:-1] + (n, 3, 3)) if lever_arms else None
         for link, w in f.items():
             b = self._link_body[link]
             if b < 0:  # welded to the world: the world takes it
@@ -145,7 +150,10 @@ class TreeDynamics:
             force = np.broadcast_to(w[..., :3], c.shape)
             out[..., b, :3] += w[..., 3:] + np.cross(c, force)
             out[..., b, 3:] += force
-        return out
+            if lever_arms:
+                P[..., b, :, :] += (np.einsum("...i,...i->...", c, force)[..., None, None] * np.eye(3)
+                                    - c[..., :, None] * force[..., None, :])
+        return out if P is None else (out, P.reshape(q.shape[:-1] + (n, 9)))
 
     def _wrench_forces(self, q: np.ndarray, f: dict):
         """The generalised forces (..., nv) of checked link wrenches ``f`` for the NumPy backend
@@ -170,28 +178,27 @@ class TreeDynamics:
         names = SimpleNamespace(n=self.nv, joint_names=tuple(j.name for j in t.coordinate_joints), source=t.source)
         return solve_mass(names, self.mass_matrix(q), tau - h)
 
-    def tree_derivatives(self, forward: bool, q, v, x, friction: bool, smooth_friction, f_ext=None,
-                         wrench_terms=None):
+    def tree_derivatives(self, forward: bool, q, v, x, friction: bool, smooth_friction, f: dict | None = None):
         """The derivatives of inverse dynamics (dtau/dq, dtau/dv) at checked (q, v, a = x), or of forward
         dynamics (da/dq, da/dv, M⁻¹) at (q, v, tau = x) with ``forward``, on the tree; None for a sample
         the kernels refuse.  With dependent mimic joints: those of inverse dynamics at the tree's
         coordinates (q_full = Gq q + bq moves by Gv dq on the configuration space) reduced as Gvᵀ D Gv,
         at a = forward dynamics for the forward ones (-M⁻¹ dτ, M⁻¹: Carpentier and Mansard, "Analytical
-        derivatives of rigid body dynamics algorithms", RSS 2018, Sec. V).  ``wrench_terms(q_full)``: the
-        body forces and lever arms of ``f_ext`` (its link wrenches, held in world axes), or None."""
+        derivatives of rigid body dynamics algorithms", RSS 2018, Sec. V).  ``f``: checked link wrenches
+        (held in world axes), or None."""
         from composedyn.derivatives import forward_from_inverse
 
         smooth = 0.0 if smooth_friction is None else smooth_width(smooth_friction)
         mimic = self._tree.Gv is not None
-        if mimic or wrench_terms is not None:  # inverse-dynamics derivatives at the accelerations
+        if mimic or f:  # inverse-dynamics derivatives at the accelerations
             name = "inverse_dynamics_derivatives"
-            a = self.forward_dynamics(q, v, x, f_ext=f_ext, friction=friction, smooth_friction=smooth_friction) \
+            a = self.forward_dynamics(q, v, x, f_ext=f or None, friction=friction, smooth_friction=smooth_friction) \
                 if forward else x
             full = self._expand(q, v, a)
         else:
             name = f"{'forward' if forward else 'inverse'}_dynamics_derivatives"
             full = (q, v, x)
-        fw, P = wrench_terms(full[0]) if wrench_terms is not None else (None, None)
+        fw, P = self._body_forces(q, f, lever_arms=True) if f else (None, None)
         res = _dispatch.call(name, None, self._threads.arrays, *full, refuse=True, friction=friction,
                              smooth_friction=smooth, f_world=fw, P=P)
         if res is None or name != "inverse_dynamics_derivatives" or not (mimic or forward):

@@ -22,7 +22,7 @@ from typing import Mapping
 import networkx as nx
 import numpy as np
 
-from composedyn.checks import joint_array, random_generator, smooth_width
+from composedyn.checks import joint_array, random_generator, smooth_width, wrenches
 from composedyn.dynamics import dispatch as _dispatch
 from composedyn.dynamics.array_api.joints import moves_freely, scalar, unit_part
 from composedyn.dynamics.errors import ModelError
@@ -269,20 +269,18 @@ class TreeRobot(TreeDynamics):
 
     # ---- derivatives ----
     def _derivatives(self, name: str, q, v, x, f_ext, friction: bool, smooth_friction):
-        """The compiled derivatives ``name`` (one sample or a batch), or ModelError naming what the
-        kernels do not take: joints of several coordinates other than a free-flyer, planar or spherical
-        root, external wrenches, the NumPy backend."""
-        if f_ext is not None:
-            raise ModelError(f"robot {self.name!r}: {name} with f_ext is not available for joints of several "
-                             "coordinates (differentiate without f_ext, or load the robot without them)")
+        """The compiled derivatives ``name`` (one sample or a batch; link wrenches ``f_ext`` held in world
+        axes), or ModelError naming what the kernels do not take: joints of several coordinates other than
+        a free-flyer, planar or spherical root, the NumPy backend."""
         if smooth_friction is not None:
             smooth_friction = smooth_width(smooth_friction)
-        if (res := self.data[name](q, v, x, smooth_friction or 0.0, friction)) is not None:
+        if f_ext is None and (res := self.data[name](q, v, x, smooth_friction or 0.0, friction)) is not None:
             return res
         forward = name.startswith("forward")
         q, v, x = self._state(q, v, x, names=("v", "tau" if forward else "a"))
+        f = wrenches(f_ext, self.frame_names)
         if _dispatch.backend() != "numpy":
-            if (res := self.tree_derivatives(forward, q, v, x, friction, smooth_friction)) is not None:
+            if (res := self.tree_derivatives(forward, q, v, x, friction, smooth_friction, f)) is not None:
                 return res
             self._check_units(q)
         other = [j for k, j in enumerate(self.joints) if not scalar(j) and not (k == 0 and unit_part(j) is not None)]

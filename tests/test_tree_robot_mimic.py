@@ -124,9 +124,8 @@ def test_mimic_tree_identities_batches_and_derivatives():
         robot.fast  # noqa: B018
 
 
-def test_mimic_tree_derivatives_with_a_spherical_root():
-    """The derivative kernels take a spherical root and one-coordinate joints after it: a mimic pair among
-    them, against central differences along ``integrate``."""
+def _ball_arm():
+    """A spherical root, then revolute and prismatic joints; j3 mimics j1 (0.7 q + 0.2)."""
     import networkx as nx
 
     from composedyn.dynamics.schema import add_joint, add_link
@@ -144,6 +143,14 @@ def test_mimic_tree_derivatives_with_a_spherical_root():
                   damping=0.1, friction=0.05)
         parent = f"l{k}"
     g.edges["l2", "l3"]["mimic"] = ("j1", 0.7, 0.2)
+    return g
+
+
+def test_mimic_tree_derivatives_with_a_spherical_root():
+    """The derivative kernels take a spherical root and one-coordinate joints after it: a mimic pair among
+    them, against central differences along ``integrate``."""
+    rng = np.random.default_rng(5)
+    g = _ball_arm()
     robot = cd.from_graph(g)
     assert robot.mimic_joint_names == ("j3",)
     q = robot.random_configuration(seed=1)
@@ -172,3 +179,29 @@ def test_independent_mode_and_refusals():
     g.edges[next((u, v) for u, v, d in g.edges(data=True) if d["type"] in ONE)]["mimic"] = (spherical, 1.0, 0.0)
     with pytest.raises(ModelError, match=f"mimics {spherical!r}"):
         cd.from_graph(g)
+
+
+@pytest.mark.parametrize("mimic", ["dependent", "independent"])
+def test_derivatives_with_link_wrenches_on_the_tree(mimic):
+    """Link wrenches held in world axes: the lever arms of their application points, against central
+    differences along ``integrate`` (a spherical root, one-coordinate joints, a mimic pair)."""
+    robot = cd.from_graph(_ball_arm(), mimic=mimic)
+    rng = np.random.default_rng(7)
+    q = robot.random_configuration(seed=2)
+    v, a = rng.normal(size=(2, robot.nv))
+    f = {"l4": rng.normal(size=6), "l1": rng.normal(size=6)}
+    tau = robot.inverse_dynamics(q, v, a, f_ext=f)
+    dq, dv = robot.inverse_dynamics_derivatives(q, v, a, f_ext=f)
+    aq, av, _ = robot.forward_dynamics_derivatives(q, v, tau, f_ext=f)
+    n, eps = robot.nv, 1e-6
+    E = np.eye(n) * eps
+
+    def central(fn, x, step):
+        return np.stack([(fn(step(x, E[k])) - fn(step(x, -E[k]))) / (2 * eps) for k in range(n)], -1)
+
+    assert rel_err(dq, central(lambda x: robot.inverse_dynamics(x, v, a, f_ext=f), q, robot.integrate)) < 1e-6
+    assert rel_err(dv, central(lambda x: robot.inverse_dynamics(q, x, a, f_ext=f), v, np.add)) < 1e-6
+    assert rel_err(aq, central(lambda x: robot.forward_dynamics(x, v, tau, f_ext=f), q, robot.integrate)) < 1e-6
+    assert rel_err(av, central(lambda x: robot.forward_dynamics(q, x, tau, f_ext=f), v, np.add)) < 1e-6
+    batch = robot.inverse_dynamics_derivatives(np.stack([q, q]), v, a, f_ext={k: w[None] for k, w in f.items()})
+    assert rel_err(batch[0][1], dq) < 1e-12

@@ -227,28 +227,6 @@ def base_pose(base: Base, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return Ro @ R, po + np.einsum("ij,...j->...i", Ro, p)
 
 
-def tree_forces(base: Base, model, q: np.ndarray, f: dict, lever_arms: bool = False):
-    """Link wrenches ``f`` (link name -> (..., 6) in world axes at the link's centre of mass) on the
-    floating robot of ``base`` (``model``: its chart's) at q (..., nq) as the body forces (..., n, 6)
-    of the robot as a tree whose root joint is the base's (moment about the world origin, then
-    force, per tree body, base body first; :func:`composedyn.dynamics.reference.external.body_forces`).
-    ``lever_arms``: (forces, P) with P (..., n, 9) the lever-arm matrices (row-major) of the
-    derivative kernels (:func:`composedyn.dynamics.reference.derivatives.external_terms`)."""
-    from composedyn.dynamics.reference.derivatives import external_terms
-    from composedyn.dynamics.reference.external import body_forces
-    from composedyn.dynamics.reference.kinematics import body_poses
-
-    R0, p0 = base_pose(base, q)
-    R, p = body_poses(model, chart_positions(base, q))  # in the chart's frame: the base's joint frame at neutral
-    R = R0[..., None, :, :] @ R
-    p = np.einsum("...ij,...kj->...ki", R0, p) + p0[..., None, :]
-    tree = slice(base.nv - 1, None)  # the chart's first bodies are virtual
-    if not lever_arms:
-        return body_forces(model, R, p, f)[..., tree, :]
-    fw, P = external_terms(model, R, p, f)
-    return fw[..., tree, :], P[..., tree, :, :].reshape(P.shape[:-3] + (-1, 9))
-
-
 def chart_positions(base: Base, q: np.ndarray) -> np.ndarray:
     """Chart coordinates x (..., nv) = (0 for the base, joints) of configurations q (..., nq)."""
     return np.concatenate([np.zeros(q.shape[:-1] + (base.nv,)), q[..., base.nq:]], -1)
