@@ -30,6 +30,7 @@ from typing import Mapping
 import networkx as nx
 import numpy as np
 
+from composedyn import tree_dynamics
 from composedyn.checks import joint_array, random_generator, wrenches
 from composedyn.dynamics import dispatch as _dispatch
 from composedyn.dynamics.data import Data
@@ -50,11 +51,8 @@ from composedyn.robot import Robot
 from composedyn.tree_dynamics import TreeDynamics
 
 # The declared quantities a floating robot computes on its tree (whose root joint is the base's joint) and
-# offers through robot.fast; its derivatives run there too (the others: on the base's chart,
-# dynamics/floating/base.py)
-ON_TREE = frozenset({"inverse_dynamics", "forward_dynamics", "mass_matrix", "gravity_torques", "bias_torques",
-                     "coriolis_matrix", "center_of_mass", "com_jacobian", "regressor", "frame_pose", "jacobian",
-                     "frame_velocity", "frame_acceleration"})
+# offers through robot.fast; its derivatives run there too
+ON_TREE = tree_dynamics.QUANTITIES
 
 # What robot.fast offers: those, and the derivatives of inverse and forward dynamics (on the tree too)
 FAST = ON_TREE | {"inverse_dynamics_derivatives", "forward_dynamics_derivatives"}
@@ -107,7 +105,6 @@ class FloatingRobot(TreeDynamics):
 
             fd = threads.fast = FastDynamics(None, Data(threads.arrays), names=FAST, name=self.name)
         return fd
-
 
     # ---- description ----
     @property

@@ -32,6 +32,12 @@ from composedyn.dynamics.errors import ModelError
 from composedyn.robot import direct_call
 from composedyn.task_space import local_flag
 
+# The declared quantities the methods compute on the tree (what robot.fast offers, with the derivatives
+# where the kernels take the tree)
+QUANTITIES = frozenset({"inverse_dynamics", "forward_dynamics", "mass_matrix", "gravity_torques", "bias_torques",
+                        "coriolis_matrix", "center_of_mass", "com_jacobian", "regressor", "frame_pose", "jacobian",
+                        "frame_velocity", "frame_acceleration"})
+
 # The result of each declared quantity that has generalised-force rows or velocity columns: (rows, columns)
 _REDUCED = {"inverse_dynamics": (1, 0), "forward_dynamics": (1, 0), "gravity_torques": (1, 0),
             "bias_torques": (1, 0), "mass_matrix": (1, 1), "coriolis_matrix": (1, 1), "regressor": (1, 0),

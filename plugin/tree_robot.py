@@ -22,6 +22,7 @@ from typing import Mapping
 import networkx as nx
 import numpy as np
 
+from composedyn import tree_dynamics
 from composedyn.checks import joint_array, random_generator, smooth_width, wrenches
 from composedyn.dynamics import dispatch as _dispatch
 from composedyn.dynamics.array_api.joints import moves_freely, scalar, unit_part
@@ -30,10 +31,7 @@ from composedyn.dynamics.frozen_graph import frozen_graph
 from composedyn.joint_space import sample_shape, time_step
 from composedyn.tree_dynamics import TreeDynamics
 
-# The declared quantities a TreeRobot computes (what robot.fast offers)
-QUANTITIES = frozenset({"inverse_dynamics", "forward_dynamics", "mass_matrix", "gravity_torques", "bias_torques",
-                        "coriolis_matrix", "center_of_mass", "com_jacobian", "regressor", "frame_pose", "jacobian",
-                        "frame_velocity", "frame_acceleration"})
+QUANTITIES = tree_dynamics.QUANTITIES  # the declared quantities a TreeRobot computes (what robot.fast offers)
 
 # Robot methods not available with joints of several coordinates: a one-line error naming the robot.
 _NOT_YET = {"linearize": "linearisation",
