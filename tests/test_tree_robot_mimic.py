@@ -205,3 +205,51 @@ def test_derivatives_with_link_wrenches_on_the_tree(mimic):
     assert rel_err(av, central(lambda x: robot.forward_dynamics(q, x, tau, f_ext=f), v, np.add)) < 1e-6
     batch = robot.inverse_dynamics_derivatives(np.stack([q, q]), v, a, f_ext={k: w[None] for k, w in f.items()})
     assert rel_err(batch[0][1], dq) < 1e-12
+
+
+URDF = """<robot name="gripper_on_a_ball">
+  <link name="base"/>
+  <link name="post"><inertial><mass value="2"/><inertia ixx="0.02" iyy="0.02" izz="0.01" ixy="0" ixz="0" iyz="0"/>
+  </inertial></link>
+  <link name="hand"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/>
+  </inertial></link>
+  <link name="left"><inertial><mass value="0.2"/><inertia ixx="0.001" iyy="0.001" izz="0.001" ixy="0" ixz="0" iyz="0"/>
+  </inertial></link>
+  <link name="right"><inertial><mass value="0.2"/><inertia ixx="0.001" iyy="0.001" izz="0.001" ixy="0" ixz="0"
+  iyz="0"/></inertial></link>
+  <joint name="turn" type="continuous"><parent link="base"/><child link="post"/><axis xyz="0 0 1"/></joint>
+  <joint name="wrist" type="floating"><parent link="post"/><child link="hand"/><origin xyz="0 0 0.5"/></joint>
+  <joint name="finger_l" type="prismatic"><parent link="hand"/><child link="left"/><origin xyz="0 0.05 0.1"/>
+    <axis xyz="0 1 0"/><limit lower="0" upper="0.04" effort="10" velocity="1"/></joint>
+  <joint name="finger_r" type="prismatic"><parent link="hand"/><child link="right"/><origin xyz="0 -0.05 0.1"/>
+    <axis xyz="0 1 0"/><limit lower="-0.04" upper="0" effort="10" velocity="1"/>
+    <mimic joint="finger_l" multiplier="-1" offset="0"/></joint>
+</robot>"""
+
+
+def test_urdf_free_flyer_below_the_root_with_a_mimic_gripper(tmp_path, capsys):
+    from composedyn.cli import main
+
+    path = tmp_path / "gripper.urdf"
+    path.write_text(URDF)
+    robot = cd.load(path)
+    assert type(robot).__name__ == "TreeRobot"
+    assert (robot.nq, robot.nv, robot.mimic_joint_names) == (9, 8, ("finger_r",))
+    assert robot.joint_names == ("turn", "wrist", "finger_l")
+    q = robot.random_configuration(seed=0)
+    v = np.random.default_rng(0).normal(size=8)
+    M = robot.mass_matrix(q)
+    # against the same robot with every joint a coordinate: q_r = -q_l
+    full = cd.load(path, mimic="independent")
+    at = {j.name: j for j in full.joints}
+    G, qf = np.zeros((9, 8)), np.zeros(10)
+    for j in robot.joints:
+        G[at[j.name].idx_v:at[j.name].idx_v + j.nv, j.idx_v:j.idx_v + j.nv] = np.eye(j.nv)
+        qf[at[j.name].idx_q:at[j.name].idx_q + j.nq] = q[j.idx_q:j.idx_q + j.nq]
+    G[at["finger_r"].idx_v, next(j.idx_v for j in robot.joints if j.name == "finger_l")] = -1.0
+    qf[at["finger_r"].idx_q] = -qf[at["finger_l"].idx_q]
+    assert rel_err(M, G.T @ full.mass_matrix(qf) @ G) < 1e-12
+    assert rel_err(robot.inverse_dynamics(q, v, v), G.T @ full.inverse_dynamics(qf, G @ v, G @ v)) < 1e-12
+    assert main(["info", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "joint finger_r (prismatic): mimics finger_l (q = -1 q_finger_l + 0)" in out

@@ -97,14 +97,22 @@ def _tree_info(robot) -> int:
     print(f"  {len(robot.joints)} joints with nq = {robot.nq}, nv = {robot.nv}, {len(robot.frame_names)} links, "
           f"total mass {robot.mass:.4g} kg")
     print(f"  gravity {[float(x) for x in am.gravity]} m/s²")
-    for j in robot.joints:
-        parent = am.parent[robot.joints.index(j)]
-        after = "the world" if parent < 0 else f"joint {robot.joints[parent].name}"
-        print(f"  joint {j.name} ({j.kind}): q[{j.idx_q}:{j.idx_q + j.nq}], v[{j.idx_v}:{j.idx_v + j.nv}], "
-              f"after {after}")
+    coordinates = {j.name: j for j in robot.joints}
+    mimic = {d["name"]: d["mimic"] for _, _, d in robot.graph.edges(data=True) if d.get("mimic") is not None}
+    for body, j in enumerate(am.joints):  # body order; a dependent mimic joint has no coordinates of its own
+        parent = am.parent[body]
+        after = "the world" if parent < 0 else f"joint {am.joints[parent].name}"
+        if j.name in coordinates:
+            c = coordinates[j.name]
+            print(f"  joint {j.name} ({j.kind}): q[{c.idx_q}:{c.idx_q + c.nq}], v[{c.idx_v}:{c.idx_v + c.nv}], "
+                  f"after {after}")
+        else:
+            src, k, offset = mimic[j.name]
+            print(f"  joint {j.name} ({j.kind}): mimics {src} (q = {float(k):g} q_{src} + {float(offset):g}), "
+                  f"after {after}")
     print(f"  frames ({len(robot.frame_names)}; frame_pose / jacobian take these names):")
     for name, body in zip(robot.frame_names, am.frame_body):
-        print(f"    {name}  ({'fixed base' if body < 0 else f'body of joint {robot.joints[body].name}'})")
+        print(f"    {name}  ({'fixed base' if body < 0 else f'body of joint {am.joints[body].name}'})")
     return 0
 
 
