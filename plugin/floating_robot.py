@@ -410,17 +410,6 @@ class FloatingRobot(TreeDynamics):
 
         return cached_base_parameters(self, joint_terms, offset, samples, seed)
 
-    # ---- contact inverse dynamics ----
-    def contact_inverse_dynamics(self, q, v, a, contacts, friction_coefficient: float | None = None, **options):
-        """Joint torques and contact wrenches realising the motion (q, v, a) with the given contacts:
-        ``inverse_dynamics(q, v, a) = Sᵀ tau + Σ J_cᵀ f_c`` (world-axes Jacobians, no base actuation).
-        Least-norm wrenches without ``friction_coefficient``, Coulomb cones with it; options
-        ``normal``, ``objective``, ``friction``, ``tolerance``.  See
-        :func:`composedyn.floating.contact.contact_inverse_dynamics`; returns a :class:`ContactResult`."""
-        from composedyn.floating.contact import contact_inverse_dynamics
-
-        return contact_inverse_dynamics(self, q, v, a, contacts, friction_coefficient, **options)
-
     # ---- derivatives ----
     def inverse_dynamics_derivatives(self, q, v, a, f_ext: Mapping | None = None, friction: bool = True,
                                      smooth_friction: float | None = None):

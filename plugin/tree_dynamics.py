@@ -386,6 +386,17 @@ class TreeDynamics:
 
         return inverse_kinematics(self, frame, target, q0, position_only, **options)
 
+    def contact_inverse_dynamics(self, q, v, a, contacts, friction_coefficient: float | None = None, **options):
+        """Joint torques and contact wrenches realising the motion (q, v, a) of a robot whose root joint
+        moves freely (a floating base) with the given contacts: ``inverse_dynamics(q, v, a) = Sᵀ tau +
+        Σ J_cᵀ f_c`` (world-axes Jacobians, no actuation of the root joint).  Least-norm wrenches without
+        ``friction_coefficient``, Coulomb cones with it; options ``normal``, ``objective``, ``friction``,
+        ``tolerance``.  See :func:`composedyn.floating.contact.contact_inverse_dynamics`; returns a
+        :class:`~composedyn.floating.contact.ContactResult`."""
+        from composedyn.floating.contact import contact_inverse_dynamics
+
+        return contact_inverse_dynamics(self, q, v, a, contacts, friction_coefficient, **options)
+
     # ---- for functions built on the robot ----
     def check_state(self, q, *rates, names: tuple = ("v", "a")) -> tuple:
         """``(q, *rates)`` checked and broadcast to one batch shape: q (..., nq), each rate (..., nv);

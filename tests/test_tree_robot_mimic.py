@@ -253,3 +253,39 @@ def test_urdf_free_flyer_below_the_root_with_a_mimic_gripper(tmp_path, capsys):
     assert main(["info", str(path)]) == 0
     out = capsys.readouterr().out
     assert "joint finger_r (prismatic): mimics finger_l (q = -1 q_finger_l + 0)" in out
+
+
+def test_contact_inverse_dynamics_of_a_free_tree_with_ball_hips():
+    """A free torso, ball hips, knees: b = Sᵀ tau + Σ J_cᵀ f with the robot's own dynamics and Jacobians
+    (each checked against Pinocchio elsewhere); a fixed-base tree is refused."""
+    import networkx as nx
+
+    from composedyn.dynamics.schema import add_joint, add_link
+
+    rng = np.random.default_rng(3)
+    g = nx.DiGraph(name="ball_legs", gravity=np.array([0.0, 0.0, -9.81]))
+    add_link(g, "world")
+    add_link(g, "torso", mass=10.0, com=np.zeros(3), inertia=np.diag([0.3, 0.3, 0.1]))
+    add_joint(g, "root", "world", "torso", type="floating")
+    for side, y in (("l", 0.1), ("r", -0.1)):
+        for link, parent, kind, z in ((f"{side}_thigh", "torso", "spherical", 0.0),
+                                      (f"{side}_shin", f"{side}_thigh", "revolute", -0.4),
+                                      (f"{side}_foot", f"{side}_shin", "revolute", -0.4)):
+            add_link(g, link, mass=rng.uniform(0.5, 2), com=np.array([0, 0, -0.2]),
+                     inertia=np.diag([0.03, 0.03, 0.01]))
+            T = np.eye(4)
+            T[:3, 3] = (0.0, y if kind == "spherical" else 0.0, z)
+            add_joint(g, f"{link}_joint", parent, link, type=kind, origin=T, axis=np.array([0.0, 1.0, 0.0]))
+    robot = cd.from_graph(g)
+    assert type(robot).__name__ == "TreeRobot" and robot.floating
+    q = robot.neutral()
+    q[2] = 0.9
+    v, a = 0.1 * rng.normal(size=(2, robot.nv))
+    res = robot.contact_inverse_dynamics(q, v, a, {"l_foot": "surface", "r_foot": "surface"})
+    assert res.feasible and res.tau.shape == (robot.nv - 6,)
+    b = robot.inverse_dynamics(q, v, a)
+    JT = sum(robot.jacobian(q, f, "world").T @ res.forces[f] for f in ("l_foot", "r_foot"))
+    assert rel_err(np.concatenate([np.zeros(6), res.tau]) + JT, b) < 1e-9
+    fixed = cd.from_graph(_ball_arm())
+    with pytest.raises(ValueError, match="needs a floating base"):
+        fixed.contact_inverse_dynamics(fixed.neutral(), np.zeros(fixed.nv), np.zeros(fixed.nv), ["l4"])

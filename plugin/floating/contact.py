@@ -79,7 +79,8 @@ _LOCK = threading.Lock()  # the cached programs' parameters are set, then solved
 class ContactResult:
     """Contact inverse dynamics of one motion sample (or a batch: leading axes ``...``).
 
-    tau : (..., n) joint torques (N m or N), in ``robot.joint_names`` order.
+    tau : (..., nv - root) generalised forces of the joints after the root (N m or N): one per joint in
+        ``robot.joint_names`` order, a joint of several coordinates (a ball joint) one per coordinate.
     forces : frame -> (..., 3) force (point contact) or (..., 6) force and moment
         about the frame origin (surface contact), world axes, on the robot.
     feasible : bool, or (...) bool array: the wrenches realise the motion (and lie in the cones).
@@ -186,12 +187,13 @@ def contact_inverse_dynamics(robot, q, v, a, contacts, friction_coefficient: flo
     normals = _normals(contacts, normal)
     feet = _feet(contacts, foot, mu)
     q, v, a = robot.check_state(q, v, a)
-    nb = robot.base.nv
+    nb = robot.joints[0].nv  # the root joint's (a floating base's) velocity coordinates
     b = robot.inverse_dynamics(q, v, a, friction=friction)
     JT = [np.swapaxes(robot.jacobian(q, f, "world")[..., :KINDS[k], :], -1, -2) for f, k in contacts.items()]
     JT = np.concatenate(JT, -1) if JT else np.zeros(b.shape + (0,))
     A, B = JT[..., :nb, :], JT[..., nb:, :]  # (..., nb, k), (..., n, k)
-    scale = robot.mass * max(float(np.linalg.norm(robot.base.gravity)), 1.0)
+    gravity = robot.base.gravity if hasattr(robot, "base") else robot.array_model.gravity  # a TreeRobot's
+    scale = robot.mass * max(float(np.linalg.norm(gravity)), 1.0)
     shape = b.shape[:-1]
     f = np.zeros(shape + (A.shape[-1],))
     status = np.full(shape, OK, dtype=object)
