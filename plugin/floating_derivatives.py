@@ -1,4 +1,4 @@
-"""Derivatives and linearisation of a ``FloatingRobot``'s dynamics (the methods delegate here).
+"""Derivatives of a ``FloatingRobot``'s dynamics (the methods delegate here).
 
 Configurations move on the group: a perturbation ``dq`` (nv,) of q is
 ``q ⊕ dq = robot.integrate(q, dq)`` (the base moved by exp(dq_base) on the
@@ -48,18 +48,8 @@ the chart sees them in base axes, so moving the joints is the chart's own
 derivative and turning the base turns them (:func:`_wrench_columns`); the
 compiled path serves calls without them.
 
-``linearize``: state x = (q, v) perturbed as (q ⊕ δq, v + δv) about the
-reference motion, δq in the tangent space at the current reference
-configuration (the error state of a Lie-group Kalman filter or iLQR).  The flow
-q̇ = q v (body twist) gives δq̇ = δv - ad_v δq on the base (ad_v the twist
-cross product v ×, linear first: ad_(u,w)(p, θ) = (w × p + u × θ, w × θ)),
-δq̇ = δv on the joints, so
-
-    A = [[-ad_v ⊕ 0, 1], [da/dq, da/dv]],   B = [[0], [M⁻¹]],
-
-and with ``dt`` the zero-order-hold pair expm of the augmented matrix, as for
-a fixed base; it maps (δq, δv) at t to (δq, δv) at t + dt, δq(t + dt) =
-difference(q_ref(t + dt), q(t + dt)).
+``linearize`` (the error-state flow of every joint, the base's included) is
+:meth:`composedyn.tree_dynamics.TreeDynamics.linearize`.
 
 References
 ----------
@@ -81,7 +71,6 @@ from typing import TYPE_CHECKING, Mapping
 import numpy as np
 
 from composedyn.checks import smooth_width
-from composedyn.derivatives import discretize
 from composedyn.dynamics import dispatch
 from composedyn.dynamics.floating import base as chart
 
@@ -113,13 +102,6 @@ def gravity_jacobian(base: chart.Base, R0: np.ndarray) -> np.ndarray:
     g = np.einsum("...ji,j->...i", R0, base.gravity)
     cols = [chart.coordinates(base, np.concatenate([np.zeros(g.shape), np.cross(g, S[:3])], -1)) for S in base.axes]
     return np.stack(cols, -1)
-
-
-def twist_adjoint(base: chart.Base, v: np.ndarray) -> np.ndarray:
-    """ad_v (..., nvb, nvb): the base twist's cross product v × (.) in base coordinates."""
-    S = base.axes
-    V = np.einsum("...k,ki->...i", v[..., :base.nv], S)
-    return np.stack([chart.coordinates(base, chart._cross(V, s)) for s in S], -1)
 
 
 _ND, _F64 = np.ndarray, np.dtype(np.float64)
@@ -212,21 +194,3 @@ def forward_dynamics_derivatives(robot: "FloatingRobot", q, v, tau, f_ext: Mappi
     av = np.array(av, copy=True)
     av[..., :nb, :nb] += bias_jacobian(base, v)
     return aq, av, Minv
-
-
-def linearize(robot: "FloatingRobot", q, v, tau, dt: float | None = None, f_ext: Mapping | None = None,
-              friction: bool = True, smooth_friction: float | None = None):
-    """(A, B), (..., 2 nv, 2 nv) and (..., 2 nv, nv): the linearisation of the flow in the error
-    state (δq, δv) (see the module docstring); with ``dt`` (s) the zero-order-hold pair."""
-    aq, av, Minv = forward_dynamics_derivatives(robot, q, v, tau, f_ext=f_ext, friction=friction,
-                                                smooth_friction=smooth_friction)
-    n, nb = robot.nv, robot.base.nv
-    q, v = robot._state(q, v)
-    batch = Minv.shape[:-2]
-    A = np.zeros(batch + (2 * n, 2 * n))
-    A[..., :n, n:] = np.eye(n)
-    A[..., :nb, :nb] = -np.broadcast_to(twist_adjoint(robot.base, v), batch + (nb, nb))
-    A[..., n:, :n], A[..., n:, n:] = aq, av
-    B = np.zeros(batch + (2 * n, n))
-    B[..., n:, :] = Minv
-    return (A, B) if dt is None else discretize(A, B, dt)

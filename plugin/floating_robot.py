@@ -442,14 +442,6 @@ class FloatingRobot(TreeDynamics):
             raise ModelError(f"robot {self.name!r}: the derivatives: the mass matrix is singular at q")
         return res
 
-    def linearize(self, q, v, tau, dt: float | None = None, f_ext: Mapping | None = None, friction: bool = True,
-                  smooth_friction: float | None = None):
-        """(A, B) of the flow in the error state (q ⊕ δq, v + δv), (..., 2 nv, 2 nv) and (..., 2 nv, nv);
-        with ``dt`` (s) the zero-order-hold pair.  See :func:`composedyn.floating_derivatives.linearize`."""
-        from composedyn.floating_derivatives import linearize
-
-        return linearize(self, q, v, tau, dt, f_ext, friction, smooth_friction)
-
     # ---- for functions built on the robot ----
     @property
     def mimic_mode(self) -> str:

@@ -44,6 +44,13 @@ _REDUCED = {"inverse_dynamics": (1, 0), "forward_dynamics": (1, 0), "gravity_tor
             "jacobian": (0, 1), "com_jacobian": (0, 1), "inverse_dynamics_derivatives": (1, 1)}
 
 
+def _skew(w: np.ndarray) -> np.ndarray:
+    """[w]× (..., 3, 3) of vectors w (..., 3)."""
+    z = np.zeros(w.shape[:-1])
+    return np.stack([np.stack([z, -w[..., 2], w[..., 1]], -1), np.stack([w[..., 2], z, -w[..., 0]], -1),
+                     np.stack([-w[..., 1], w[..., 0], z], -1)], -2)
+
+
 class TreeDynamics:
     """The dynamics and task-space methods of a robot computed on its tree (module docstring)."""
 
@@ -211,6 +218,52 @@ class TreeDynamics:
             return res
         dq, dv = (self._reduce(name, d) for d in res)
         return forward_from_inverse(dq, dv, self.mass_matrix(q)) if forward else (dq, dv)
+
+    def linearize(self, q, v, tau, dt: float | None = None, f_ext: Mapping | None = None, friction: bool = True,
+                  smooth_friction: float | None = None):
+        """(A, B), (..., 2 nv, 2 nv) and (..., 2 nv, nv): the linearisation of the flow in the error state
+        (q ⊕ δq, v + δv), δq in the tangent space at q (the error state of a Lie-group Kalman filter or
+        iLQR).  Each joint's configuration moves as q̇ = q v on its own space, so δq̇ = δv - ad_v δq
+        per joint (ad_v: v × on a free-flyer joint's twist, linear first, ad_(u,ω)(p, θ) = (ω × p + u × θ,
+        ω × θ); ω × on a spherical joint's; the planar analogue; 0 on joints whose configuration adds):
+        A = [[-ad_v, 1], [da/dq, da/dv]], B = [[0], [M⁻¹]] (Solà, Deray, Atchuthan, "A micro Lie theory
+        for state estimation in robotics", 2018).  With ``dt`` (s) the zero-order-hold pair
+        (:func:`composedyn.derivatives.discretize`): it maps (δq, δv) at t to (δq, δv) at t + dt,
+        δq(t + dt) = difference(q_ref(t + dt), q(t + dt))."""
+        from composedyn.derivatives import discretize
+
+        aq, av, Minv = self.forward_dynamics_derivatives(q, v, tau, f_ext=f_ext, friction=friction,
+                                                         smooth_friction=smooth_friction)
+        q, v = self._state(q, v)
+        n, batch = self.nv, Minv.shape[:-2]
+        A = np.zeros(batch + (2 * n, 2 * n))
+        A[..., :n, n:] = np.eye(n)
+        A[..., :n, :n] = -np.broadcast_to(self._error_adjoint(v), batch + (n, n))
+        A[..., n:, :n], A[..., n:, n:] = aq, av
+        B = np.zeros(batch + (2 * n, n))
+        B[..., n:, :] = Minv
+        return (A, B) if dt is None else discretize(A, B, dt)
+
+    def _error_adjoint(self, v: np.ndarray) -> np.ndarray:
+        """ad_v (..., nv, nv), block-diagonal over the joints (:meth:`linearize`)."""
+        out = np.zeros(v.shape[:-1] + (self.nv, self.nv))
+        for j in self._tree.coordinate_joints:
+            if j.kind not in ("spherical", "free_flyer", "planar"):
+                continue
+            x, k = v[..., j.idx_v:j.idx_v + j.nv], slice(j.idx_v, j.idx_v + j.nv)
+            if j.kind == "spherical":
+                out[..., k, k] = _skew(x)
+            elif j.kind == "free_flyer":  # (u, ω), linear first
+                block = np.zeros(v.shape[:-1] + (6, 6))
+                block[..., :3, :3] = block[..., 3:, 3:] = _skew(x[..., 3:])
+                block[..., :3, 3:] = _skew(x[..., :3])
+                out[..., k, k] = block
+            else:  # planar (vx, vy, ω): (ω ẑ × p + u × θ ẑ, 0)
+                z = np.zeros(x.shape[:-1])
+                vx, vy, w = x[..., 0], x[..., 1], x[..., 2]
+                out[..., k, k] = np.stack([np.stack([z, -w, vy], -1), np.stack([w, z, -vx], -1),
+                                           np.stack([z, z, z], -1)], -2)
+        return out
 
     # ---- dynamics ----
     @direct_call("inverse_dynamics", 3, ("friction", "out"))

@@ -345,7 +345,7 @@ def test_errors_name_the_joint(tmp_path):
     nan[0] = np.nan
     with pytest.raises(ValueError, match="q contains NaN"):  # as for every robot: refused by name
         r.mass_matrix(nan)
-    for name in ("linearize", "to_urdf", "composed_vectors"):
+    for name in ("to_urdf", "composed_vectors"):
         with pytest.raises(cd.ModelError, match="joints of several coordinates"):
             getattr(r, name)
     with pytest.raises(ValueError, match=r"q has shape \(22,\)|q has shape"):

@@ -16,6 +16,7 @@ import composedyn as cd
 from composedyn.dynamics.errors import ModelError
 from composedyn.testing.pinocchio_trees import graph_pinocchio, random_joint_graph
 from pin_oracle import pin, rel_err
+from test_floating_derivatives import _flow_jacobian
 
 TOL = 1e-10
 ONE = ("revolute", "prismatic", "continuous")
@@ -124,7 +125,7 @@ def test_mimic_tree_identities_batches_and_derivatives():
         robot.fast  # noqa: B018
 
 
-def _ball_arm():
+def _ball_arm(coulomb: float = 0.05):
     """A spherical root, then revolute and prismatic joints; j3 mimics j1 (0.7 q + 0.2)."""
     import networkx as nx
 
@@ -140,7 +141,7 @@ def _ball_arm():
         T = np.eye(4)
         T[:3, 3] = 0.3 * rng.normal(size=3)
         add_joint(g, f"j{k}", parent, f"l{k}", type=kind, origin=T, axis=rng.normal(size=3),
-                  damping=0.1, friction=0.05)
+                  damping=0.1, friction=coulomb)
         parent = f"l{k}"
     g.edges["l2", "l3"]["mimic"] = ("j1", 0.7, 0.2)
     return g
@@ -289,3 +290,18 @@ def test_contact_inverse_dynamics_of_a_free_tree_with_ball_hips():
     fixed = cd.from_graph(_ball_arm())
     with pytest.raises(ValueError, match="needs a floating base"):
         fixed.contact_inverse_dynamics(fixed.neutral(), np.zeros(fixed.nv), np.zeros(fixed.nv), ["l4"])
+
+
+def test_linearize_a_ball_joint_against_the_simulated_flow():
+    """At an equilibrium the zero-order-hold pair is the flow's Jacobian in the error state; spinning
+    about the ball joint it differs by O(dt²) (halving dt divides the error by about 4): the -ω× block."""
+    robot = cd.from_graph(_ball_arm(coulomb=0.0))  # (Coulomb friction chatters at rest)
+    q = robot.random_configuration(seed=4)
+    Ad, _ = robot.linearize(q, np.zeros(robot.nv), robot.gravity_torques(q), dt=0.05)
+    assert rel_err(Ad, _flow_jacobian(robot, q, np.zeros(robot.nv), robot.gravity_torques(q), 0.05)) < 1e-6
+    v = np.random.default_rng(1).normal(size=robot.nv)
+    v[:3] = (2.0, -1.5, 3.0)
+    tau = np.random.default_rng(2).normal(size=robot.nv)
+    errs = [np.abs(robot.linearize(q, v, tau, dt=dt)[0] - _flow_jacobian(robot, q, v, tau, dt)).max()
+            for dt in (0.02, 0.01)]
+    assert 3.0 < errs[0] / errs[1] < 5.0, errs
