@@ -57,8 +57,6 @@ ON_TREE = tree_dynamics.QUANTITIES
 # What robot.fast offers: those, and the derivatives of inverse and forward dynamics (on the tree too)
 FAST = ON_TREE | {"inverse_dynamics_derivatives", "forward_dynamics_derivatives"}
 
-# Robot methods that have no floating-base form yet: they raise a one-line error naming the robot.
-_NOT_YET = ("mimic_torques", "full_positions", "mimic_jacobian")
 
 
 def _rotate_rows(R: np.ndarray, X: np.ndarray) -> np.ndarray:
@@ -151,11 +149,6 @@ class FloatingRobot(TreeDynamics):
 
     def __repr__(self) -> str:
         return f"FloatingRobot({self.name!r}, base={self.base.kind!r}, nq={self.nq}, nv={self.nv})"
-
-    def __getattr__(self, name: str):
-        if name in _NOT_YET:
-            raise ModelError(f"robot {self.name!r}: {name} is not available for a floating base")
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @cached_property
     def _tree(self):

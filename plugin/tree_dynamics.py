@@ -265,6 +265,39 @@ class TreeDynamics:
                                            np.stack([z, z, z], -1)], -2)
         return out
 
+    # ---- mimic joints ----
+    @property
+    def mimic_jacobian(self) -> np.ndarray:
+        """Gv (nv_full, nv): the tree's velocity coordinates (every joint's, dependent mimic joints included,
+        in ``all_joint_names`` order after a floating base's) from the robot's, v_full = Gv v; identity
+        without dependent mimic joints."""
+        t = self._tree
+        return np.eye(t.nv_full) if t.Gv is None else t.Gv.copy()
+
+    def full_positions(self, q) -> np.ndarray:
+        """The tree's configuration (..., nq_full) (every joint's coordinates) from q (..., nq): Gq q + bq."""
+        (q,) = self._state(q)
+        return np.array(self._expand(q)[0], float)
+
+    def mimic_torques(self, q, v, a, f_ext: Mapping | None = None, friction: bool = True) -> np.ndarray:
+        """Generalised force (..., n_dep) each dependent mimic joint must carry (``mimic_joint_names``
+        order): the tree's inverse dynamics (every joint a coordinate) at its coordinate, what the
+        coupling transmits to it; empty (..., 0) without dependent mimic joints.  Same arguments as
+        :meth:`inverse_dynamics` (the compiled kernels under either backend)."""
+        q, v, a = self._state(q, v, a)
+        t = self._tree
+        if t.Gv is None:
+            return np.zeros(v.shape[:-1] + (0,))
+        f = wrenches(f_ext, self.frame_names)
+        extra = {"f_world": self._body_forces(q, f)} if f else {}
+        tau = _dispatch.call("inverse_dynamics", None, self._threads.arrays, *self._expand(q, v, a), refuse=True,
+                             friction=friction, **extra)
+        if tau is None:
+            self._check_units(q)
+            raise ModelError(f"robot {self.name!r}: mimic_torques: a sample the kernels refuse")
+        at = {j.name: j.idx_v for j in t.joints}
+        return tau[..., [at[name] for name in self.mimic_joint_names]]
+
     # ---- dynamics ----
     @direct_call("inverse_dynamics", 3, ("friction", "out"))
     def inverse_dynamics(self, q, v, a, f_ext: Mapping | None = None, friction: bool = True,

@@ -118,6 +118,12 @@ def test_dependent_mimic_floating_robot_against_pinocchio(seed):
         assert rel_err(robot.jacobian(q, link, "local"), J @ o.G) < TOL
         Y = robot.regressor(q, v, a)
         assert rel_err(Y @ robot.inertial_parameters(), tau) < TOL
+        # what the coupling carries: the unreduced inverse dynamics at the dependent joints
+        full = pin.rnea(m, d, qf, vf, af)
+        dep = [m.joints[m.getJointId(name)].idx_v for name in robot.mimic_joint_names]
+        assert rel_err(robot.mimic_torques(q, v, a, friction=False), full[dep]) < TOL
+        assert rel_err(robot.mimic_jacobian, o.G[np.r_[0:6, [m.joints[m.getJointId(n)].idx_v for n in
+                                                          robot.all_joint_names]]]) < 1e-15
 
 
 @pytest.mark.parametrize("seed", [6, 11])
