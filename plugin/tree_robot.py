@@ -226,25 +226,60 @@ class TreeRobot(TreeDynamics):
         return q
 
     # ---- identification ----
-    def regressor(self, q, v, a) -> np.ndarray:
-        """Y (..., nv, 10 bodies) with ``regressor(q, v, a) @ inertial_parameters()`` = the inverse
-        dynamics without friction and armature (Pinocchio's ``computeJointTorqueRegressor``)."""
-        if (res := self.data["regressor"](q, v, a)) is not None:
+    def regressor(self, q, v, a, joint_terms: bool = False, offset: bool = False) -> np.ndarray:
+        """Y (..., nv, P) with ``regressor(q, v, a) @ inertial_parameters()`` = the inverse dynamics
+        without friction and armature (Pinocchio's ``computeJointTorqueRegressor``): 10 columns per body.
+        ``joint_terms``: then per joint with terms (every joint but a free-flyer or planar one; mimic
+        joints included) ``[fv, fc, Ia]`` acting on each of its velocity coordinates (viscous v, Coulomb
+        sgn v, armature a, as the kernels' law), so that Y @ parameters = :meth:`inverse_dynamics`;
+        ``offset``: a fourth column ``off`` (a constant generalised force on each coordinate)."""
+        if not joint_terms and (res := self.data["regressor"](q, v, a)) is not None:
             return res
         q, v, a = self._state(q, v, a)
-        return self._compute("regressor", (q, v, a), lambda: self.numpy.regressor(q, v, a))
+        Y = self._compute("regressor", (q, v, a), lambda: self.numpy.regressor(q, v, a))
+        if not joint_terms:
+            return Y
+        _, vf, af = self._expand(q, v, a)
+        k, terms = (4 if offset else 3), self._term_joints
+        cols = np.zeros(vf.shape[:-1] + (vf.shape[-1], k * len(terms)))
+        for t, j in enumerate(terms):
+            rows = slice(j.idx_v, j.idx_v + j.nv)
+            cols[..., rows, k * t], cols[..., rows, k * t + 1] = vf[..., rows], np.sign(vf[..., rows])
+            cols[..., rows, k * t + 2] = af[..., rows]
+            if offset:
+                cols[..., rows, k * t + 3] = 1.0
+        return np.concatenate([Y, self._reduce("regressor", cols)], -1)
 
-    def inertial_parameters(self) -> np.ndarray:
-        """Standard inertial parameters (10 bodies,) in the regressor's column order."""
-        return self.array_model.inertia.reshape(-1).copy()
+    @property
+    def _term_joints(self) -> list:
+        """The joints with regressor joint terms (all but free-flyer and planar ones), in body order."""
+        return [j for j in self.array_model.joints if not moves_freely(j)]
 
-    def parameter_names(self) -> tuple:
-        """Names of the regressor's columns: ``"m1", "mx1", ..., "Izz1", "m2", ...`` (bodies in joint order)."""
-        from composedyn.dynamics.reference.regressor import PARAM_NAMES
+    def inertial_parameters(self, joint_terms: bool = False, offset: bool = False) -> np.ndarray:
+        """The parameters (P,) in the regressor's column order: standard inertial parameters (10 per
+        body), then with ``joint_terms`` each joint's [damping, Coulomb friction, armature(, 0)]."""
+        pi = self.array_model.inertia.reshape(-1)
+        if not joint_terms:
+            return pi.copy()
+        am, k = self.array_model, (4 if offset else 3)
+        terms = [[am.damping[j.idx_v], am.coulomb[j.idx_v], am.armature[j.idx_v], 0.0][:k] for j in self._term_joints]
+        return np.concatenate([pi, np.ravel(terms)])
 
-        return tuple(f"{p}{i + 1}" for i in range(len(self.array_model.joints)) for p in PARAM_NAMES)
+    def parameter_names(self, joint_terms: bool = False, offset: bool = False) -> tuple:
+        """Names of the regressor's columns: ``"m1", "mx1", ..., "Izz1", "m2", ...`` (bodies in joint order),
+        then with ``joint_terms`` ``"fv<b>", "fc<b>", "Ia<b>"`` (``"off<b>"``) of the joint moving body b."""
+        from composedyn.dynamics.reference.regressor import JOINT_TERM_NAMES, PARAM_NAMES
 
-    def base_parameters(self, samples: int = 60, seed: int | None = 0):
+        joints = self.array_model.joints
+        names = [f"{p}{i + 1}" for i in range(len(joints)) for p in PARAM_NAMES]
+        if joint_terms:
+            body = {j.name: b for b, j in enumerate(joints)}
+            names += [f"{p}{body[j.name] + 1}" for j in self._term_joints
+                      for p in JOINT_TERM_NAMES[:4 if offset else 3]]
+        return tuple(names)
+
+    def base_parameters(self, joint_terms: bool = False, offset: bool = False, samples: int = 60,
+                        seed: int | None = 0):
         """Identifiable parameter combinations (:class:`composedyn.dynamics.reference.base_parameters.BaseParameters`):
         Gautier's QR on the regressor at ``samples`` random states (configurations of
         :meth:`random_configuration`, standard-normal rates)."""
@@ -255,8 +290,8 @@ class TreeRobot(TreeDynamics):
         rng = random_generator(seed, "base_parameters")
         q = self.random_configuration(size=count, seed=rng)
         v, a = rng.normal(size=(2, count, self.nv))
-        Y = self.regressor(q, v, a)
-        return base_parameters(Y.reshape(-1, Y.shape[-1]), self.parameter_names())
+        Y = self.regressor(q, v, a, joint_terms=joint_terms, offset=offset)
+        return base_parameters(Y.reshape(-1, Y.shape[-1]), self.parameter_names(joint_terms, offset))
 
     def perturbed(self, scale: float = 0.1, seed: int | None = 0) -> "TreeRobot":
         """A copy whose link masses and inertias are off by up to ``scale`` (see :meth:`composedyn.Robot.perturbed`)."""

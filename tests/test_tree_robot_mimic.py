@@ -305,3 +305,30 @@ def test_linearize_a_ball_joint_against_the_simulated_flow():
     errs = [np.abs(robot.linearize(q, v, tau, dt=dt)[0] - _flow_jacobian(robot, q, v, tau, dt)).max()
             for dt in (0.02, 0.01)]
     assert 3.0 < errs[0] / errs[1] < 5.0, errs
+
+
+@pytest.mark.parametrize("mimic", ["dependent", "independent"])
+def test_regressor_joint_terms_reproduce_inverse_dynamics(mimic):
+    """Y @ parameters = inverse dynamics with friction and armature (damping, Coulomb friction and armature on
+    each coordinate of a ball joint); the NumPy backend gives the same columns."""
+    from composedyn.dynamics import dispatch
+
+    robot = cd.from_graph(mimic_graph(2), mimic=mimic)
+    rng = np.random.default_rng(4)
+    q = robot.random_configuration(size=3, seed=4)
+    v, a = rng.normal(size=(2, 3, robot.nv))
+    for offset in (False, True):
+        Y = robot.regressor(q, v, a, joint_terms=True, offset=offset)
+        p = robot.inertial_parameters(joint_terms=True, offset=offset)
+        assert Y.shape[-1] == p.shape[0] == len(robot.parameter_names(joint_terms=True, offset=offset))
+        assert rel_err(Y @ p, robot.inverse_dynamics(q, v, a)) < 1e-10
+    before = dispatch.backend()
+    dispatch.set_backend("numpy")
+    try:
+        assert rel_err(robot.regressor(q, v, a, joint_terms=True, offset=True), Y) < 1e-10
+    finally:
+        dispatch.set_backend(before)
+    bp = robot.base_parameters(joint_terms=True, samples=30)
+    Y = robot.regressor(q, v, a, joint_terms=True)
+    assert rel_err(bp.base_regressor(Y) @ bp.base(robot.inertial_parameters(joint_terms=True)),
+                   robot.inverse_dynamics(q, v, a)) < 1e-8
