@@ -29,6 +29,7 @@ from composedyn.dynamics import dispatch as _dispatch
 from composedyn.dynamics.array_api.joints import unit_part
 from composedyn.dynamics.data import ThreadData
 from composedyn.dynamics.errors import ModelError
+from composedyn.dynamics.reference.spatial import cross
 from composedyn.robot import direct_call
 from composedyn.task_space import local_flag
 
@@ -42,19 +43,6 @@ QUANTITIES = frozenset({"inverse_dynamics", "forward_dynamics", "mass_matrix", "
 _REDUCED = {"inverse_dynamics": (1, 0), "forward_dynamics": (1, 0), "gravity_torques": (1, 0),
             "bias_torques": (1, 0), "mass_matrix": (1, 1), "coriolis_matrix": (1, 1), "regressor": (1, 0),
             "jacobian": (0, 1), "com_jacobian": (0, 1), "inverse_dynamics_derivatives": (1, 1)}
-
-
-def _skew(w: np.ndarray) -> np.ndarray:
-    """[w]× (..., 3, 3) of vectors w (..., 3)."""
-    z = np.zeros(w.shape[:-1])
-    return np.stack([np.stack([z, -w[..., 2], w[..., 1]], -1), np.stack([w[..., 2], z, -w[..., 0]], -1),
-                     np.stack([-w[..., 1], w[..., 0], z], -1)], -2)
-
-
-def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """a × b (..., 3) (NumPy's ``cross`` costs several times more on small arrays)."""
-    a0, a1, a2, b0, b1, b2 = a[..., 0], a[..., 1], a[..., 2], b[..., 0], b[..., 1], b[..., 2]
-    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], -1)
 
 
 class TreeDynamics:
@@ -118,8 +106,8 @@ class TreeDynamics:
         rows, cols = _REDUCED.get(name, (0, 0))
         if rows and cols:
             return np.swapaxes(G, 0, 1) @ x @ G
-        if rows:
-            return np.swapaxes(G, 0, 1) @ x if x.ndim >= 2 and name == "regressor" else x @ G
+        if rows:  # a regressor's rows, or a vector of generalised forces
+            return np.swapaxes(G, 0, 1) @ x if name == "regressor" else x @ G
         return x @ G if cols else x
 
     def _compute(self, name: str, inputs: tuple, numpy_call, out=None, f_ext: dict | None = None, **options):
@@ -167,7 +155,7 @@ class TreeDynamics:
             T = self.frame_pose(q, link)
             c = T[..., :3, 3] + (T[..., :3, :3] @ self._link_com[link])
             force = w[..., :3]  # broadcasts with c
-            out[..., b, :3] += w[..., 3:] + _cross(c, force)
+            out[..., b, :3] += w[..., 3:] + cross(c, force)
             out[..., b, 3:] += force
             if lever_arms:
                 P[..., b, :, :] += (np.sum(c * force, -1)[..., None, None] * np.eye(3)
@@ -251,24 +239,16 @@ class TreeDynamics:
         return (A, B) if dt is None else discretize(A, B, dt)
 
     def _error_adjoint(self, v: np.ndarray) -> np.ndarray:
-        """ad_v (..., nv, nv), block-diagonal over the joints (:meth:`linearize`)."""
+        """ad_v (..., nv, nv), block-diagonal over the joints (:meth:`linearize`;
+        :func:`composedyn.dynamics.array_api.joints.velocity_adjoint`)."""
+        from composedyn.dynamics.array_api.joints import velocity_adjoint
+
         out = np.zeros(v.shape[:-1] + (self.nv, self.nv))
         for j in self._tree.coordinate_joints:
-            if j.kind not in ("spherical", "free_flyer", "planar"):
-                continue
-            x, k = v[..., j.idx_v:j.idx_v + j.nv], slice(j.idx_v, j.idx_v + j.nv)
-            if j.kind == "spherical":
-                out[..., k, k] = _skew(x)
-            elif j.kind == "free_flyer":  # (u, ω), linear first
-                block = np.zeros(v.shape[:-1] + (6, 6))
-                block[..., :3, :3] = block[..., 3:, 3:] = _skew(x[..., 3:])
-                block[..., :3, 3:] = _skew(x[..., :3])
+            k = slice(j.idx_v, j.idx_v + j.nv)
+            block = velocity_adjoint(j, v[..., k])
+            if block is not None:
                 out[..., k, k] = block
-            else:  # planar (vx, vy, ω): (ω ẑ × p + u × θ ẑ, 0)
-                z = np.zeros(x.shape[:-1])
-                vx, vy, w = x[..., 0], x[..., 1], x[..., 2]
-                out[..., k, k] = np.stack([np.stack([z, -w, vy], -1), np.stack([w, z, -vx], -1),
-                                           np.stack([z, z, z], -1)], -2)
         return out
 
     # ---- mimic joints ----

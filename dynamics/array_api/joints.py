@@ -201,6 +201,29 @@ def configuration_rate(joint: Joint, qj: np.ndarray, vj: np.ndarray) -> np.ndarr
     return np.array(vj, dtype=float)
 
 
+def velocity_adjoint(joint: Joint, vj: np.ndarray) -> np.ndarray | None:
+    """ad_v (..., nv, nv) of the joint's velocity ``vj`` (..., nv), NumPy arrays, or None where the
+    configuration adds (revolute, prismatic, helical, universal): a right perturbation q ⊕ δ moving with
+    the joint obeys δ̇ = δv - ad_v δ (Solà, Deray, Atchuthan, "A micro Lie theory for state estimation
+    in robotics", 2018).  Spherical: ω×; free flyer (u, ω), linear first: ad_(u,ω)(p, θ) = (ω × p +
+    u × θ, ω × θ); planar (vx, vy, ω): (ω ẑ × p + u × θ ẑ, 0)."""
+    from composedyn.dynamics.reference.spatial import skew
+
+    if joint.kind == "spherical":
+        return skew(vj)
+    if joint.kind == "free_flyer":
+        out = np.zeros(vj.shape[:-1] + (6, 6))
+        out[..., :3, :3] = out[..., 3:, 3:] = skew(vj[..., 3:])
+        out[..., :3, 3:] = skew(vj[..., :3])
+        return out
+    if joint.kind == "planar":
+        out = np.zeros(vj.shape[:-1] + (3, 3))
+        out[..., 0, 1], out[..., 1, 0] = -vj[..., 2], vj[..., 2]
+        out[..., 0, 2], out[..., 1, 2] = vj[..., 1], -vj[..., 0]
+        return out
+    return None
+
+
 def random_configuration(joint: Joint, rng: np.random.Generator, lower: Any = None, upper: Any = None) -> np.ndarray:
     """A random configuration (nq,) as a NumPy array.
 

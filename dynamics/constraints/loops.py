@@ -29,6 +29,7 @@ import numpy as np
 from composedyn.dynamics.errors import ModelError
 from composedyn.dynamics.model import Model
 from composedyn.dynamics.reference.kinematics import body_poses, body_velocities, motion_derivatives, motion_subspaces
+from composedyn.dynamics.reference.spatial import cross
 
 KINDS = {"position": 3, "planar": 2, "pose": 6, "planar_pose": 3}
 PLANES = {"xy": (0, 1), "xz": (0, 2), "yz": (1, 2)}
@@ -73,13 +74,6 @@ class LoopClosure:
         return KINDS[self.kind]
 
 
-def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """a x b over the last axis, broadcast (numpy's cross is slow on small arrays)."""
-    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
-    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=-1)
-
-
 def _rpy(rpy) -> np.ndarray:
     from scipy.spatial.transform import Rotation  # lazy: scipy.spatial costs 0.25 s at import
 
@@ -121,7 +115,7 @@ def _frame_jacobians(model: Model, body: int, x, S):
     if body >= 0:
         anc = model.ancestors(body)
         Jw[..., :, anc] = np.swapaxes(S[..., anc, :3], -1, -2)
-        Jx[..., :, anc] = np.swapaxes(S[..., anc, 3:] + _cross(S[..., anc, :3], x[..., None, :]), -1, -2)
+        Jx[..., :, anc] = np.swapaxes(S[..., anc, 3:] + cross(S[..., anc, :3], x[..., None, :]), -1, -2)
     return Jx, Jw
 
 
@@ -190,9 +184,9 @@ def loop_jacobian_rate(model: Model, loops, kin, qd):
             Jx, Jw = _frame_jacobians(model, body, x, Sd)  # dv_j + dw_j x x, dw_j
             if body >= 0:
                 w = v[..., body, :3]
-                xdot = v[..., body, 3:] + _cross(w, x)
+                xdot = v[..., body, 3:] + cross(w, x)
                 anc = model.ancestors(body)
-                Jx[..., :, anc] += np.swapaxes(_cross(S[..., anc, :3], xdot[..., None, :]), -1, -2)
+                Jx[..., :, anc] += np.swapaxes(cross(S[..., anc, :3], xdot[..., None, :]), -1, -2)
             parts.append((Jx, Jw))
         (Jxa, Jwa), (Jxb, Jwb) = parts
         Jds.append(np.concatenate([Jxa - Jxb, Jwa - Jwb], axis=-2)[..., loop_rows(lp), :])
