@@ -180,6 +180,7 @@ def test_independent_mode_and_refusals():
     g.edges[next((u, v) for u, v, d in g.edges(data=True) if d["type"] in ONE)]["mimic"] = (spherical, 1.0, 0.0)
     with pytest.raises(ModelError, match=f"mimics {spherical!r}"):
         cd.from_graph(g)
+    assert cd.from_graph(g, mimic="independent").mimic_joint_names == ()  # the relations are ignored
 
 
 @pytest.mark.parametrize("mimic", ["dependent", "independent"])

@@ -45,7 +45,8 @@ def graph_model(graph: nx.DiGraph, strict: bool = False, mimic: str = "independe
     ``mimic="dependent"``: its mimic joints are dependent coordinates (:func:`with_mimic_map`).
 
     ModelError naming the file and the joint: a bad ``axis2`` or ``pitch``, parallel universal axes, a
-    mimic relation from or to a joint of several coordinates; everything the fixed-base compile checks.
+    dependent mimic relation from or to a joint of several coordinates; everything the fixed-base compile
+    checks.
     """
     src = source_of(graph)
     stand_in = graph.copy()
@@ -63,7 +64,7 @@ def graph_model(graph: nx.DiGraph, strict: bool = False, mimic: str = "independe
         limits = d.get("limits") if own[name].nq == 1 else None  # a helical joint's
         stand_in.edges[u, v].update(type="revolute", axis=np.array([0.0, 0.0, 1.0]), limits=limits)
     for _, _, d in graph.edges(data=True):
-        relation = d.get("mimic")
+        relation = d.get("mimic") if mimic == "dependent" else None  # "independent": the relations are ignored
         if relation is not None and (d.get("name") in own or relation[0] in own):
             raise ModelError(f"{src}: joint {d.get('name')!r} mimics {relation[0]!r}; mimic joints of several "
                              "coordinates (spherical, universal, helical, free-flyer, planar) are not supported")
