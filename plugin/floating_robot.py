@@ -297,12 +297,11 @@ class FloatingRobot(TreeDynamics):
         robot", Auton. Robots 2013, eq. (13)); Pinocchio's ``ccrba``.
 
         The base rows of M are the spatial momentum about the base origin in base axes
-        (M[:6] v = Σ Iᵢ vᵢ); moving it to the COM and rotating it gives A_G.  A planar base
-        takes them from a chart with six virtual joints (its motions are three of them)."""
+        (M[:6] v = Σ Iᵢ vᵢ); moving it to the COM and rotating it gives A_G.  A planar base (and
+        the NumPy backend) take :meth:`TreeDynamics.centroidal_momentum_matrix`'s sum over the bodies."""
+        if self.base.kind != "free" or _dispatch.backend() == "numpy":
+            return TreeDynamics.centroidal_momentum_matrix(self, q)
         (q,) = self._state(q)
-        if self.base.kind != "free" or _dispatch.backend() == "numpy":  # the array-API algorithm
-            chart.base_pose(self.base, q)  # refuses zero-norm quaternions
-            return np.asarray(self.numpy.centroidal_momentum_matrix(q), float)
         R0, p0 = chart.base_pose(self.base, q)  # M's base rows and the COM in base axes, from the base origin
         M = self.mass_matrix(q)[..., :6, :]
         c = np.einsum("...ji,...j->...i", R0, self.center_of_mass(q) - p0)[..., :, None]

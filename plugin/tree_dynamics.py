@@ -29,7 +29,7 @@ from composedyn.dynamics import dispatch as _dispatch
 from composedyn.dynamics.array_api.joints import unit_part
 from composedyn.dynamics.data import ThreadData
 from composedyn.dynamics.errors import ModelError
-from composedyn.dynamics.reference.spatial import cross
+from composedyn.dynamics.reference.spatial import cross, skew
 from composedyn.robot import direct_call
 from composedyn.task_space import local_flag
 
@@ -368,6 +368,52 @@ class TreeDynamics:
     def energy(self, q, v) -> np.ndarray:
         """Total mechanical energy T + V (...,) in J."""
         return self.kinetic_energy(q, v) + self.potential_energy(q)
+
+    # ---- momentum ----
+    def centroidal_momentum_matrix(self, q) -> np.ndarray:
+        """A_G(q) (..., 6, nv): centroidal momentum (linear, then angular about the centre of mass), world
+        axes, h_G = A_G v (Orin, Goswami, Lee, "Centroidal dynamics of a humanoid robot", Auton. Robots
+        2013, eq. (13); Pinocchio's ``ccrba``): the sum over the bodies of m J_c (linear) and
+        I_c J_ω + m (c - c_G) × J_c (angular), J_c the world Jacobian of the body's centre of mass c,
+        J_ω of its angular velocity, I_c its inertia about c in world axes (the compiled frame
+        Jacobians and poses, for one sample; a batch, and the NumPy backend, take the array-API algorithm,
+        which is faster on many samples at once)."""
+        (q,) = self._state(q)
+        self._check_units(q)
+        if q.ndim > 1 or _dispatch.backend() == "numpy":
+            return np.asarray(self.numpy.centroidal_momentum_matrix(q), float)
+        names, R_fb, p_fb, m, c_b, I_b = self._bodies
+        T = np.stack([self.frame_pose(q, k) for k in names], -3)  # (..., n, 4, 4): a frame on each body
+        J = np.stack([self.jacobian(q, k, "world") for k in names], -3)  # (..., n, 6, nv), at that frame
+        R = T[..., :3, :3] @ np.swapaxes(R_fb, -1, -2)  # the bodies' axes
+        c = T[..., :3, 3] + np.einsum("...ij,...j->...i", R, c_b - p_fb)  # their centres of mass, world
+        Jc = J[..., :3, :] - skew(c - T[..., :3, 3]) @ J[..., 3:, :]  # d c / d v
+        mJc = m[:, None, None] * Jc
+        total = float(np.sum(m))
+        cG = np.einsum("i,...ij->...j", m, c) / total
+        lin = np.sum(mJc, -3)
+        ang = np.sum(R @ I_b @ np.swapaxes(R, -1, -2) @ J[..., 3:, :] + skew(c - cG[..., None, :]) @ mJc, -3)
+        return np.concatenate([lin, ang], -2)
+
+    @cached_property
+    def _bodies(self) -> tuple:
+        """Per body of the tree: a frame on it (its name), that frame's pose in the body frame (R (n, 3, 3),
+        p (n, 3)), the mass m (n,), the centre of mass c (n, 3) and the inertia about it (n, 3, 3) in body
+        axes (massless bodies: c = 0, I = 0)."""
+        t = self._tree
+        first = {}
+        for k, b in enumerate(t.frame_body):
+            first.setdefault(int(b), k)
+        idx = [first[b] for b in range(len(t.joints))]
+        m = np.asarray(t.inertia[:, 0], float)
+        h = np.asarray(t.inertia[:, 1:4], float)
+        c = np.divide(h, m[:, None], out=np.zeros_like(h), where=m[:, None] > 0)
+        xx, xy, yy, xz, yz, zz = np.asarray(t.inertia[:, 4:], float).T
+        I_o = np.stack([np.stack([xx, xy, xz], -1), np.stack([xy, yy, yz], -1), np.stack([xz, yz, zz], -1)], -2)
+        cc = np.einsum("ni,nj->nij", c, c)
+        I_c = I_o - m[:, None, None] * (np.einsum("ni,ni->n", c, c)[:, None, None] * np.eye(3) - cc)
+        return (tuple(t.frame_names[k] for k in idx), np.asarray(t.frame_R, float)[idx],
+                np.asarray(t.frame_p, float)[idx], m, c, I_c)
 
     # ---- kinematics and task space ----
     def _frame(self, frame) -> int:

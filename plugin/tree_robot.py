@@ -334,14 +334,6 @@ class TreeRobot(TreeDynamics):
         ``computeABADerivatives``); the trees of :meth:`inverse_dynamics_derivatives`."""
         return self._derivatives("forward_dynamics_derivatives", q, v, tau, f_ext, friction, smooth_friction)
 
-    # ---- momentum ----
-    def centroidal_momentum_matrix(self, q) -> np.ndarray:
-        """A_G(q) (..., 6, nv): centroidal momentum (linear, then angular about the centre of mass),
-        world axes, h_G = A_G v (Pinocchio's ``ccrba``)."""
-        (q,) = self._state(q)
-        self._check_units(q)
-        return np.asarray(self.numpy.centroidal_momentum_matrix(q))
-
     # ---- speed ----
     def warm_up(self, batch: bool = False) -> dict:
         """Load (or compile) the kernels of :data:`QUANTITIES` now; returns the seconds each first call took."""

@@ -176,6 +176,7 @@ def test_numpy_backend_equals_the_compiled_kernels(case):
         "twist": lambda: robot.frame_velocity(q, v, frame),
         "acc": lambda: robot.frame_acceleration(q, v, a, frame, "local"),
         "one sample": lambda: robot.inverse_dynamics(q[0], v[0], a[0], f_ext={links[-1]: f[links[-1]][0]}),
+        "A_G one sample": lambda: robot.centroidal_momentum_matrix(q[0]),
     }
     compiled = {k: c() for k, c in calls.items()}
     with numpy_backend():
