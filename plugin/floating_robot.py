@@ -171,7 +171,10 @@ class FloatingRobot(TreeDynamics):
         return dict(zip(self._tree.frame_names, self._tree.frame_body))
 
     def _check_units(self, q: np.ndarray) -> None:
-        chart.base_pose(self.base, q)  # ValueError naming the base joint for a zero-norm quaternion
+        """ValueError naming the base joint when its quaternion (or planar (cos, sin)) has zero norm."""
+        unit = q[..., 3:7] if self.base.kind == "free" else q[..., 2:4]
+        if not np.all(np.linalg.norm(unit, axis=-1) >= 1e-12):  # (a tiny or NaN norm: base_pose decides)
+            chart.base_pose(self.base, q)
 
     # ---- configuration space ----
     @cached_property
