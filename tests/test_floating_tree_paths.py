@@ -20,22 +20,12 @@ import numpy as np
 import pytest
 
 import composedyn as cd
-from composedyn.dynamics import dispatch
 from composedyn.testing.pinocchio_trees import random_joint_graph
 from pin_oracle import pin, rel_err
 from tensor_cases import mimic_urdf
+from test_closed_compiled import numpy_backend
 
 TOL = 1e-10
-
-
-@contextlib.contextmanager
-def numpy_backend():
-    before = dispatch.backend()
-    dispatch.set_backend("numpy")
-    try:
-        yield
-    finally:
-        dispatch.set_backend(before)
 
 
 def _load(xml: str, **options):

@@ -16,6 +16,7 @@ import composedyn as cd
 from composedyn.dynamics.errors import ModelError
 from composedyn.testing.pinocchio_trees import graph_pinocchio, random_joint_graph
 from pin_oracle import pin, rel_err
+from test_closed_compiled import numpy_backend
 from test_floating_derivatives import _flow_jacobian
 
 TOL = 1e-10
@@ -312,8 +313,6 @@ def test_linearize_a_ball_joint_against_the_simulated_flow():
 def test_regressor_joint_terms_reproduce_inverse_dynamics(mimic):
     """Y @ parameters = inverse dynamics with friction and armature (damping, Coulomb friction and armature on
     each coordinate of a ball joint); the NumPy backend gives the same columns."""
-    from composedyn.dynamics import dispatch
-
     robot = cd.from_graph(mimic_graph(2), mimic=mimic)
     rng = np.random.default_rng(4)
     q = robot.random_configuration(size=3, seed=4)
@@ -323,12 +322,8 @@ def test_regressor_joint_terms_reproduce_inverse_dynamics(mimic):
         p = robot.inertial_parameters(joint_terms=True, offset=offset)
         assert Y.shape[-1] == p.shape[0] == len(robot.parameter_names(joint_terms=True, offset=offset))
         assert rel_err(Y @ p, robot.inverse_dynamics(q, v, a)) < 1e-10
-    before = dispatch.backend()
-    dispatch.set_backend("numpy")
-    try:
+    with numpy_backend():
         assert rel_err(robot.regressor(q, v, a, joint_terms=True, offset=True), Y) < 1e-10
-    finally:
-        dispatch.set_backend(before)
     bp = robot.base_parameters(joint_terms=True, samples=30)
     Y = robot.regressor(q, v, a, joint_terms=True)
     assert rel_err(bp.base_regressor(Y) @ bp.base(robot.inertial_parameters(joint_terms=True)),
