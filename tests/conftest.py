@@ -7,6 +7,10 @@ the oracle are then skipped and counted in the summary.  The summary always
 says how many tests compared against Pinocchio, and how many GPU tests (marked ``gpu``: CUDA
 for PyTorch, a GPU device for JAX) ran; a GPU test skipped for want of a device is counted as
 skipped, never as passed.
+
+The suite runs in parallel processes (pytest-xdist, options in pyproject.toml; ``-n 0`` runs it in
+one).  What a test observes travels on its report (``user_properties``), so the counts are the
+same whichever process ran it.
 """
 
 import os
@@ -20,9 +24,10 @@ sys.path.insert(0, os.path.dirname(__file__))
 os.environ.setdefault("COMPOSEDYN_COMPILE_NOTICE", "0")
 
 NO_ORACLE = "COMPOSEDYN_NO_ORACLE"
-_used_oracle: set[str] = set()  # node ids whose call looked up anything in pinocchio
-_passed_oracle: set[str] = set()
+_passed_oracle: set[str] = set()  # node ids of passed tests that looked up anything in pinocchio
 _gpu: dict[str, set[str]] = {"passed": set(), "failed": set(), "skipped": set()}  # outcome -> node ids
+_robustness: list[str] = []  # the lines of the fuzz and corpus runs (tests/fuzz/report.py)
+ORACLE, ROBUSTNESS = "composedyn-oracle", "composedyn-robustness"  # user_properties keys
 
 
 def _missing_oracle() -> str | None:
@@ -55,17 +60,36 @@ def _oracle_uses() -> int:
     return 0 if module is None or not hasattr(module, "pin") else module.pin.uses
 
 
+def _robustness_lines() -> list[str]:
+    module = sys.modules.get("fuzz.report")
+    return module.LINES if module is not None else []
+
+
+def _observe(item, oracle: bool):
+    """Around a test's setup or call: record on the item (hence on its reports) the robustness lines
+    it printed and (``oracle``) whether it looked anything up in Pinocchio."""
+    uses, lines = _oracle_uses(), len(_robustness_lines())
+    yield
+    if oracle and _oracle_uses() > uses:
+        item.user_properties.append((ORACLE, True))
+    item.user_properties.extend((ROBUSTNESS, line) for line in _robustness_lines()[lines:])
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item):
+    yield from _observe(item, oracle=False)  # a fixture's lookups count for no test
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item):
-    before = _oracle_uses()
-    yield
-    if _oracle_uses() > before:
-        _used_oracle.add(item.nodeid)
+    yield from _observe(item, oracle=True)
 
 
 def pytest_runtest_logreport(report):
-    if report.when == "call" and report.passed and report.nodeid in _used_oracle:
+    if report.when == "call" and report.passed and (ORACLE, True) in report.user_properties:
         _passed_oracle.add(report.nodeid)
+    if report.when == "teardown":  # the last report of a test carries every property it gathered
+        _robustness.extend(line for key, line in report.user_properties if key == ROBUSTNESS)
     if "gpu" in report.keywords and (report.when == "call" or report.skipped):
         _gpu[report.outcome].add(report.nodeid)
 
@@ -79,6 +103,5 @@ def pytest_terminal_summary(terminalreporter):
     ran = len(_gpu["passed"]) + len(_gpu["failed"])
     terminalreporter.write_sep("-", f"GPU tests: {ran} ran ({len(_gpu['passed'])} passed, {len(_gpu['failed'])} "
                                     f"failed); {len(_gpu['skipped'])} skipped (no GPU device)")
-    robustness = sys.modules.get("fuzz.report")
-    for line in robustness.LINES if robustness is not None else ():
+    for line in _robustness:
         terminalreporter.write_line(line)
