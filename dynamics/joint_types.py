@@ -66,3 +66,20 @@ def angular(jtype) -> np.ndarray:
     """True where the joint's coordinate is an angle (rad, rad/s; a torque in N m), False where it
     is a length (m, m/s; a force in N).  ``jtype`` (n,) codes -> (n,) bool."""
     return np.isin(np.asarray(jtype, dtype=int), list(ANGULAR))
+
+
+_MOTION_NORMS = {REVOLUTE: ((1.0, 0.0),), PRISMATIC: ((0.0, 1.0),), HELICAL: ((1.0, None),),
+                 UNIVERSAL: ((1.0, 0.0),) * 2, SPHERICAL: ((1.0, 0.0),) * 3,
+                 PLANAR: ((0.0, 1.0), (0.0, 1.0), (1.0, 0.0)), FREE_FLYER: ((0.0, 1.0),) * 3 + ((1.0, 0.0),) * 3}
+
+
+def motion_norms(jtype, pitch=None) -> tuple[np.ndarray, np.ndarray]:
+    """Per velocity coordinate (the joints' in order): the norms |w| (1/s per unit rate) and |v| (m/s per
+    unit rate) of the angular and linear parts of its motion-subspace column at the origin of the joint's
+    child frame (a helical joint's |v| is its ``pitch``, m/rad; ``pitch`` (n,) or None).  ``jtype`` (n,)
+    codes -> two (nv,) arrays."""
+    codes = np.asarray(jtype, dtype=int).reshape(-1)
+    pitch = np.zeros(len(codes)) if pitch is None else np.asarray(pitch, dtype=float).reshape(-1)
+    rows = [(w, abs(pitch[i]) if v is None else v) for i, t in enumerate(codes) for w, v in _MOTION_NORMS[int(t)]]
+    out = np.array(rows, dtype=float).reshape(-1, 2)
+    return out[:, 0], out[:, 1]

@@ -318,9 +318,24 @@ class TreeDynamics:
                 out = output_array(out, v.shape, q, v, tau)
             return _dispatch.deliver(self._mimic_forward(q, v, tau, f, friction, smooth_friction), out)
         return self._compute("forward_dynamics", (q, v, tau),
-                             lambda: self.numpy.forward_dynamics(q, v, tau + self._wrench_forces(q, f), friction,
-                                                                 smooth_friction),
+                             lambda: self._numpy_forward(q, v, tau + self._wrench_forces(q, f), friction,
+                                                         smooth_friction),
                              out=out, f_ext=f, friction=friction, smooth_friction=smooth_friction)
+
+    def _numpy_forward(self, q, v, tau, friction: bool, smooth_friction) -> np.ndarray:
+        """Forward dynamics under the NumPy backend, refusing as the compiled kernels do a mass matrix
+        with a pivot at or below its floor (:mod:`composedyn.dynamics.pivots`; dependent mimic joints:
+        the reduced matrix, which has no floors, is refused only where it is not positive definite)."""
+        if self._tree.Gv is None:
+            from composedyn.dynamics.compiled.layout import PIVOT
+            from composedyn.dynamics.pivots import low_pivots, singular_at
+
+            floors = self._threads.arrays.bodies[1][:self.nv, PIVOT]
+            low = np.nonzero(low_pivots(self.numpy.mass_matrix(q), floors).reshape(-1, self.nv).any(axis=0))[0]
+            if low.size:
+                names = dict.fromkeys(j.name for j in self._tree.joints for k in low if j.idx_v <= k < j.idx_v + j.nv)
+                raise ModelError(f"robot {self.name!r}: forward_dynamics: {singular_at(names)}")
+        return self.numpy.forward_dynamics(q, v, tau, friction, smooth_friction)
 
     @direct_call("mass_matrix", 1, ("out",))
     def mass_matrix(self, q, out: np.ndarray | None = None) -> np.ndarray:

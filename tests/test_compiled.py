@@ -21,6 +21,7 @@ import pytest
 import composedyn as cd
 from composedyn.dynamics import dispatch
 from composedyn.dynamics.compiled import parallel
+from composedyn.dynamics.pivots import model_pivot_floors
 from composedyn.dynamics.reference import coriolis, crba, forward, rnea
 from composedyn.dynamics.schema import add_joint, add_link, new_graph
 from random_robots import FIXED_SEEDS, random_urdf
@@ -203,7 +204,7 @@ def test_singular_mass_matrix_raises_model_error(numpy_backend):
         robot.forward_dynamics(z, z, z)
     M = crba.crba(robot.model, z)
     with pytest.raises(cd.ModelError) as ref:
-        forward.solve_mass(robot.model, M, z)
+        forward.solve_mass(robot.model, M, z, model_pivot_floors(robot.model))
     for q in (z, np.zeros((3, 2))):
         with pytest.raises(cd.ModelError, match="j2"):
             robot.forward_dynamics(q, z, z)

@@ -43,8 +43,11 @@ The armature enters D_i only (a rotor spinning with the joint, as in
 Pinocchio and :func:`composedyn.dynamics.reference.aba.aba`).  The pivots of
 the D_i (D_i itself for one coordinate, the squares of L's diagonal for
 several) are the pivots of a factorisation of M, so M is positive definite
-iff every pivot is > 0: the kernel returns status 1 as soon as one is not (or
-is not finite), leaving ``out`` incomplete, and the caller raises ``ModelError``.
+iff every pivot is > 0.  Where M is singular a computed pivot is round-off, so
+each must exceed its coordinate's floor (``PIVOT``, a small fraction of a bound
+of M_kk: :mod:`composedyn.dynamics.pivots`): the kernel returns status 1 as soon
+as one does not (or is not finite), leaving ``out`` incomplete, and the caller
+raises ``ModelError``.
 
 Implementation: one scratch row of ``w`` per body and every helper addressed
 by (w, row, column) rather than by row views: a view handed to a function
@@ -82,7 +85,8 @@ from composedyn.dynamics.compiled.joint import (
     joint_velocity_product,
     joint_velocity_product_of,
 )
-from composedyn.dynamics.compiled.layout import ARM, GRAV, IO, IQ, IV, MASS, NV, PARENT, H
+from composedyn.dynamics.compiled.layout import ARM, GRAV, IO, IQ, IV, MASS, NV, PARENT, PIVOT, H
+from composedyn.dynamics.pivots import model_pivot_floors
 from composedyn.dynamics.reference import forward
 from composedyn.dynamics.reference.crba import crba
 from composedyn.dynamics.reference.friction import friction_torques
@@ -370,7 +374,8 @@ def _articulate(im, fm, i, d, ui, w, root):
     """Pass 2 at body i, a joint with one coordinate (velocity coordinate d): U = IA S,
     D = S . U + armature, u = ui - S . pA; stores U / D and u / D; then, unless the body is a
     root, in place Ia = IA - U U^T / D and pa = pA + Ia c + U u / D.  ui = tau_d - friction_d.
-    Returns D (nothing is stored when D is not > 0).
+    Returns D, or -1 (nothing stored) when D is not above the coordinate's pivot floor
+    (``PIVOT``, :mod:`composedyn.dynamics.pivots`) or not finite.
 
     IA is symmetric, so U_k = S . (column k of IA) = :func:`.joint.joint_component` of that
     column (:func:`.joint.joint_force_of`); with IA = [[A, B], [B^T, C]] column k < 3 is (A[:, k], B[k, :]) and column
@@ -388,8 +393,8 @@ def _articulate(im, fm, i, d, ui, w, root):
     U5 = joint_force_of(im, fm, i, B02, B12, B22, C02, C12, C22)
     D = joint_force_of(im, fm, i, U0, U1, U2, U3, U4, U5) + fm[d, ARM]
     ui -= joint_force_of(im, fm, i, w[i, PA], w[i, PA + 1], w[i, PA + 2], w[i, PA + 3], w[i, PA + 4], w[i, PA + 5])
-    if not (D > 0.0 and D < math.inf):
-        return D
+    if not (D > fm[d, PIVOT] and D < math.inf):
+        return -1.0
     d = 1.0 / D
     Ud0, Ud1, Ud2, Ud3, Ud4, Ud5 = U0 * d, U1 * d, U2 * d, U3 * d, U4 * d, U5 * d  # U / D
     g = ui * d  # u / D
@@ -438,7 +443,8 @@ def _articulate_joint(im, fm, i, q, qd, tau, fric, smooth, w, root):
     D = S^T U + armature, u = tau - friction - S^T pA; factorises D = L L^T and stores, in row d,
     row e of L (columns L:L+e+1), of Y = U L^-T (Y:Y+6, Y's column e) and z_e of z = L^-1 u (Z);
     then, unless the body is a root, in place Ia = IA - Y Y^T and pa = pA + Ia c + Y z.  Returns
-    False, or True (Ia and pa untouched) when a pivot of D is not > 0 or not finite."""
+    False, or True (Ia and pa untouched) when a pivot of D is not above its coordinate's floor
+    (``PIVOT``) or not finite."""
     iv, m = im[i, IV], im[i, NV]
     for e in range(m):  # U's column e (IA S_e), D's row e up to the diagonal, u_e
         d = iv + e
@@ -465,7 +471,7 @@ def _articulate_joint(im, fm, i, q, qd, tau, fric, smooth, w, root):
                 x -= w[d, L + t] * w[r, L + t]
             if f < e:
                 w[d, L + f] = x / w[r, L + f]
-            elif not (x > 0.0 and x < math.inf):
+            elif not (x > fm[d, PIVOT] and x < math.inf):
                 return True
             else:
                 w[d, L + e] = math.sqrt(x)
@@ -526,7 +532,7 @@ def _articulate_free_root(fm, qd, tau, fric, smooth, w):
     """Pass 2 at body 0, a free flyer at the root (S the identity up to order,
     :func:`.joint.free_root_axis`): D = S^T IA S + armature is IA reordered, factorised D = L L^T in
     rows 0..5 (columns L:L+6), u = tau - friction - S^T pA in their column Z.  Returns True when a
-    pivot of D is not > 0 or not finite."""
+    pivot of D is not above its coordinate's floor (``PIVOT``) or not finite."""
     for e in range(6):
         r = free_root_axis(e)
         for f in range(e + 1):
@@ -543,7 +549,7 @@ def _articulate_free_root(fm, qd, tau, fric, smooth, w):
                 x -= w[e, L + t] * w[f, L + t]
             if f < e:
                 w[e, L + f] = x / w[f, L + f]
-            elif not (x > 0.0 and x < math.inf):
+            elif not (x > fm[e, PIVOT] and x < math.inf):
                 return True
             else:
                 w[e, L + e] = math.sqrt(x)
@@ -665,12 +671,12 @@ def _reference(model, q, v, tau, f_world, friction, smooth=None):
 
 
 def _solved(model, q, v, tau, f_world, friction, smooth=None):
-    """Where the kernel found no positive pivot: CRBA + Cholesky in NumPy, which raises the ModelError
-    naming the joints (or, at the edge of positive definiteness, solves)."""
+    """Where the kernel found a pivot below its floor: CRBA + Cholesky in NumPy with the same floors,
+    which raises the ModelError naming the joints (or, at the edge, solves)."""
     h = rnea(model, q, v, np.zeros_like(q), f_world=f_world)
     if friction:
         h = h + friction_torques(model, v, smooth=smooth)
-    return forward.solve_mass(model, crba(model, q) + np.diag(model.armature), tau - h)
+    return forward.solve_mass(model, crba(model, q) + np.diag(model.armature), tau - h, model_pivot_floors(model))
 
 
 FORWARD_DYNAMICS = Quantity("forward_dynamics", forward_dynamics, inputs=(("q", "nq"), ("v", "nv"), ("tau", "nv")),

@@ -84,7 +84,7 @@ def fd_derivatives_into(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, qdd, wa
     derivative_passes(im, fm, q, qd, qdd, NO_FW, _NO_P, 1, wd)
     for i in range(n):  # the lower triangle of M (ltl_factor reads no other entry), tau - h
         _mass_row(im, fm, qd, tau, fric, smooth, i, 0, -1, L, qdd, wd)
-    if ltl_factor(par, L):
+    if ltl_factor(par, L, fm):
         return 1
     ltl_solve_columns(par, L, qdd.reshape((n, 1)), 1.0)
     _correct(im, qdd, 0, 0, wa, wd)
@@ -188,7 +188,7 @@ def fd_derivatives_root(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, qdd, wa
             ri = _get(wd, i, RI)
             for c in range(nr):
                 L[i + nr - 1, c] = _dot(ri, root_column(im, wd, c, g0, g1, g2)[0])
-    if ltl_factor(par, L):
+    if ltl_factor(par, L, fm):
         return 1
     ltl_solve_columns(par, L, qdd.reshape((nv, 1)), 1.0)
     R0 = (wd[0, 0], wd[0, 1], wd[0, 2], wd[0, 3], wd[0, 4], wd[0, 5], wd[0, 6], wd[0, 7], wd[0, 8])

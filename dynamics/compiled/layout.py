@@ -12,7 +12,8 @@ for the joint rotation tree_R Rot(a, q) = cos q tree_R + sin q tree_R K(a) + (1 
 (tree_R a) a^T, the last three terms' factors), a universal joint's second axis ``AX2`` and a
 helical joint's ``PITCH`` (m/rad), the inertia as (mass, first moment h = m c, rotational
 inertia about the body origin, row-major), and the gravity vector (the same in every row).
-Velocity coordinate k's row (k < nv): its armature, damping and Coulomb friction.  With
+Velocity coordinate k's row (k < nv): its armature, damping and Coulomb friction, and ``PIVOT``, the
+smallest pivot of M at k that forward dynamics accepts (:func:`composedyn.dynamics.pivots.pivot_floors`).  With
 one-coordinate joints the two numberings coincide (nv = n).  Two arrays instead of thirteen
 keep the numba call overhead low (~50 ns per array argument).
 """
@@ -25,11 +26,13 @@ import numpy as np
 
 from composedyn.dynamics.joint_types import TREE_CODES, tree_form
 from composedyn.dynamics.model import Model, frozen_array
+from composedyn.dynamics.pivots import pivot_floors
 
 TR, TP, AX, MASS, H, IO, ARM, DAMP, FRIC, GRAV = 0, 9, 12, 15, 16, 19, 28, 29, 30, 31
 TK, TA, RA = 34, 43, 52  # tree_R K(axis), (tree_R axis) axis^T, tree_R axis (joint transform terms)
 AX2, PITCH = 55, 58
-NCOL = 59
+PIVOT = 59  # velocity coordinate k's row: the smallest pivot D_k a factorisation of M accepts
+NCOL = 60
 PARENT, JTYPE, IQ, IV, NQ, NV, FORM = range(7)  # columns of im
 IM_COLUMNS = 7
 BLOCKS = 64  # a batch loop cuts its samples into this many blocks (scratch reuse, thread balance)
@@ -94,6 +97,7 @@ def pack_bodies(parent, jtype, nq, nv, tree_R, tree_p, axis, mass, h, Io, gravit
         fm[:n, AX2:AX2 + 3] = axis2
     if pitch is not None:
         fm[:n, PITCH] = pitch
+    fm[:k, PIVOT] = pivot_floors(parent, jtype, nv, tree_p, mass, h, Io, armature, pitch)
     return frozen_array(im), frozen_array(fm)
 
 

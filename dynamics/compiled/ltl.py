@@ -24,17 +24,19 @@ from __future__ import annotations
 import math
 
 from composedyn.dynamics.compiled.jit import njit
+from composedyn.dynamics.compiled.layout import PIVOT
 
 
 @njit(cache=True)
-def ltl_factor(par, H):
+def ltl_factor(par, H, fm):
     """L with H = Lᵀ L, in place in the lower triangle of the symmetric H (n, n) (entries for
-    non-ancestor pairs are not read).  Returns 0, or 1 when a pivot is not positive and finite."""
+    non-ancestor pairs are not read).  Returns 0, or 1 when a pivot is not above coordinate k's floor
+    ``fm[k, PIVOT]`` (the packed model, :mod:`composedyn.dynamics.pivots`) or not finite."""
     n = H.shape[0]
     for jj in range(n):
         k = n - 1 - jj
         d = H[k, k]
-        if not (d > 0.0 and d < math.inf):
+        if not (d > fm[k, PIVOT] and d < math.inf):
             return 1
         d = math.sqrt(d)
         H[k, k] = d

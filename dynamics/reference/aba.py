@@ -13,6 +13,7 @@ import numpy as np
 
 from composedyn.dynamics.errors import ModelError
 from composedyn.dynamics.model import Model
+from composedyn.dynamics.pivots import model_pivot_floors, singular_at
 from composedyn.dynamics.reference.kinematics import body_inertias_world, body_poses, body_velocities, motion_subspaces
 from composedyn.dynamics.reference.spatial import crf_apply, crm_apply
 
@@ -25,7 +26,8 @@ def aba(model: Model, q, qd, tau, f_world=None, armature: bool = True) -> np.nda
     about the world origin, angular first).  Friction is not included:
     subtract it from ``tau``.  ``armature=False`` leaves out the rotor
     inertia.  Raises ModelError naming the joint whose articulated inertia
-    is not positive (a joint that moves no mass).
+    is not above its floor (:mod:`composedyn.dynamics.pivots`: a joint that moves no
+    mass, or a singular M where the pivot is round-off).
     """
     q, qd, tau = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (q, qd, tau)))
     n = model.n
@@ -37,16 +39,15 @@ def aba(model: Model, q, qd, tau, f_world=None, armature: bool = True) -> np.nda
     pA = crf_apply(v, np.einsum("...ij,...j->...i", IA, v))
     if f_world is not None:
         pA = pA - f_world
-    tol = 1e-12 * max(1.0, float(np.abs(model.I_body).max(initial=0.0)))  # as solve_mass's test
+    floor = model_pivot_floors(model)  # the compiled kernel's floors (composedyn.dynamics.pivots)
     U = np.empty(q.shape + (6,))
     D = np.empty(q.shape)
     u = np.empty(q.shape)
     for i in range(n - 1, -1, -1):  # articulated inertias, child -> parent
         U[..., i, :] = (IA[..., i, :, :] @ S[..., i, :, None])[..., 0]
         D[..., i] = (S[..., i, None, :] @ U[..., i, :, None])[..., 0, 0] + (model.armature[i] if armature else 0.0)
-        if not np.all(D[..., i] > tol):
-            raise ModelError(f"{model.source}: cannot solve forward dynamics: "
-                             f"joint {model.joint_names[i]!r} moves no mass")
+        if not np.all(D[..., i] > floor[i]):
+            raise ModelError(f"{model.source}: cannot solve forward dynamics, {singular_at([model.joint_names[i]])}")
         u[..., i] = tau[..., i] - (S[..., i, None, :] @ pA[..., i, :, None])[..., 0, 0]
         k = model.parent[i]
         if k >= 0:

@@ -15,6 +15,7 @@ import numpy as np
 
 from composedyn.dynamics.errors import ModelError
 from composedyn.dynamics.model import Model
+from composedyn.dynamics.pivots import low_pivots, singular_at
 from composedyn.dynamics.reference.aba import aba
 from composedyn.dynamics.reference.friction import friction_torques
 
@@ -32,14 +33,23 @@ def forward_dynamics(model: Model, q, qd, tau, f_world=None, friction: bool = Tr
     return aba(model, q, qd, tau, f_world=f_world)
 
 
-def solve_mass(model: Model, M: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+def solve_mass(model: Model, M: np.ndarray, rhs: np.ndarray, floors: np.ndarray | None = None) -> np.ndarray:
     """Solve M x = rhs for batched symmetric positive-definite M (..., n, n).
 
     Raises ModelError naming the joints with (near) zero inertia when M is
-    singular (e.g. massless links at the end of a chain).
+    singular (e.g. massless links at the end of a chain).  With ``floors`` (n,)
+    (:func:`composedyn.dynamics.pivots.model_pivot_floors`), M is factorised from
+    its last coordinate to the first, as the compiled kernels do, and a pivot at
+    or below its coordinate's floor is singular too (round-off, not inertia).
     """
+    order = slice(None, None, -1) if floors is not None else slice(None)
+    if floors is not None:
+        low = np.nonzero(low_pivots(M, floors).reshape(-1, model.n).any(axis=0))[0]
+        if low.size:
+            raise ModelError(f"{model.source}: cannot solve forward dynamics, "
+                             f"{singular_at([model.joint_names[j] for j in low])}")
     try:
-        L = np.linalg.cholesky(M)
+        L = np.linalg.cholesky(M[..., order, order])
     except np.linalg.LinAlgError:
         diag = np.diagonal(M, axis1=-2, axis2=-1).reshape(-1, model.n)
         scale = max(1.0, float(np.abs(diag).max()) if diag.size else 1.0)
@@ -48,5 +58,6 @@ def solve_mass(model: Model, M: np.ndarray, rhs: np.ndarray) -> np.ndarray:
                 "mass and inertia, or add armature" if bad else "it is not positive definite")
         raise ModelError(f"{model.source}: cannot solve forward dynamics, "
                          f"the mass matrix is singular: {hint}") from None
-    y = np.linalg.solve(L, rhs[..., None])
-    return np.linalg.solve(np.swapaxes(L, -1, -2), y)[..., 0]
+    y = np.linalg.solve(L, rhs[..., order, None])
+    return np.linalg.solve(np.swapaxes(L, -1, -2), y)[..., order, 0]
+
