@@ -7,13 +7,15 @@ import sys
 from pathlib import Path
 
 TESTS = Path(__file__).parent
+# in this one process ("-n 0"): the module hidden here would be importable in worker processes
 RUN_WITHOUT_PINOCCHIO = ("import sys; sys.modules['pinocchio'] = None; "
                          "import pytest; sys.exit(pytest.main(sys.argv[1:]))")
 
 
 def _pytest_without_pinocchio(*args: str, **env: str) -> subprocess.CompletedProcess:
     environ = {k: v for k, v in os.environ.items() if k != "COMPOSEDYN_NO_ORACLE"} | env
-    return subprocess.run([sys.executable, "-c", RUN_WITHOUT_PINOCCHIO, "-q", "-p", "no:cacheprovider", *args],
+    return subprocess.run([sys.executable, "-c", RUN_WITHOUT_PINOCCHIO, "-q", "-n", "0", "-p", "no:cacheprovider",
+                           *args],
                           cwd=TESTS.parent, env=environ, capture_output=True, text=True, timeout=600, check=False)
 
 
