@@ -22,11 +22,17 @@ import numpy as np
 from composedyn.dynamics import dispatch
 from composedyn.dynamics.compiled.layout import Arrays, model_dims, packed
 
-__all__ = ["NO_DATA", "Arrays", "Data", "ThreadData", "packed"]
+__all__ = ["NO_DATA", "WITH_EXTRAS", "Arrays", "Data", "ThreadData", "packed"]
 
 
 def _none(*args, **kwargs) -> None:
     return None
+
+
+WITH_EXTRAS = "+extras"
+"""``Data[name + WITH_EXTRAS]``: the C caller of quantity ``name`` that takes its extras (external
+wrenches: (bodies, 6) forces flattened to one vector) after its input vectors
+(:func:`composedyn.dynamics.compiled.declare.caller`); a caller returning None when it has none."""
 
 
 class Data(dict):
@@ -43,10 +49,14 @@ class Data(dict):
         if dispatch.backend() == "numpy":  # not kept: the callers are built once numba is back
             return _none
         from composedyn.dynamics.compiled import quantities
-        from composedyn.dynamics.compiled.declare import caller
+        from composedyn.dynamics.compiled.declare import caller, takes_extras
 
-        q = quantities.DECLARED[name]
-        c = self[name] = caller(q, self.arrays.of(q), self.scratch_of(q), dispatch.SWITCH)
+        extras = name.endswith(WITH_EXTRAS)
+        q = quantities.DECLARED[name.removesuffix(WITH_EXTRAS)]
+        if extras and not takes_extras(q):
+            c = self[name] = _none
+            return c
+        c = self[name] = caller(q, self.arrays.of(q), self.scratch_of(q), dispatch.SWITCH, extras=extras)
         return c
 
     def scratch_of(self, q) -> tuple:

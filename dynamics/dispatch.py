@@ -213,6 +213,8 @@ def warm_up(model, batch: bool = False, entries_too: bool = True, parallel: bool
     for q in quantities.DECLARED.values():
         if entries_too:
             declare.entry(q)
+            if declare.takes_extras(q):  # the one taking external wrenches
+                declare.entry(q, True)
         for samples in (1, 2) if batch else (1,):
             declare.warm(q, arrays.of(q), samples)
         if parallel and parallel_safe():

@@ -33,7 +33,6 @@ import numpy as np
 from composedyn import tree_dynamics
 from composedyn.checks import joint_array, random_generator, wrenches
 from composedyn.dynamics import dispatch as _dispatch
-from composedyn.dynamics.data import Data
 from composedyn.dynamics.errors import ModelError
 from composedyn.dynamics.floating import base as chart
 from composedyn.dynamics.floating.lie import (
@@ -74,6 +73,7 @@ class FloatingRobot(TreeDynamics):
     """
 
     floating = True
+    FAST_QUANTITIES = FAST
 
     def __init__(self, graph: nx.DiGraph, base: chart.Base, strict: bool = False, mimic: str = "dependent"):
         self.chart = Robot(chart.virtual_graph(graph, base), strict=strict, mimic=mimic)
@@ -87,22 +87,6 @@ class FloatingRobot(TreeDynamics):
         self._what_q = f"(nq = {base.nq} base + {self.chart.dof - nb} joints)"
         self._what_v = f"(nv = {nb} base + {self.chart.dof - nb} joints)"
         chart.check_base_inertia(base, self.model, strict)
-
-    @property
-    def fast(self):
-        """The compiled quantities of :data:`FAST` for control loops (this thread's), without
-        the general path: q (nq,) or (N, nq), rates (nv,) or (N, nv) as float64 arrays, a frame by
-        its index in :attr:`frame_names`; see :mod:`composedyn.dynamics.compiled.fast`."""
-        threads = self._threads
-        if self._tree.Gv is not None:
-            raise ModelError(f"robot {self.name!r}: fast is not available with dependent mimic joints "
-                             "(load with mimic='independent')")
-        fd = threads.fast
-        if fd is None:
-            from composedyn.dynamics.compiled.fast import FastDynamics
-
-            fd = threads.fast = FastDynamics(None, Data(threads.arrays), names=FAST, name=self.name)
-        return fd
 
     # ---- description ----
     @property

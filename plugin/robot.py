@@ -24,10 +24,10 @@ from composedyn.dynamics.dispatch import deliver
 from composedyn.dynamics.frozen_graph import frozen_graph
 from composedyn.dynamics.model import Model, compile_graph, frozen_array
 from composedyn.dynamics.reference.energy import kinetic_energy, potential_energy
-from composedyn.dynamics.reference.external import body_forces
 from composedyn.dynamics.reference.forward import solve_mass
 from composedyn.dynamics.reference.friction import friction_torques
 from composedyn.dynamics.reference.kinematics import body_poses, link_poses
+from composedyn.link_wrenches import body_forces, one_sample
 from composedyn.task_space import REFERENCES
 
 if TYPE_CHECKING:  # names in annotations only
@@ -282,6 +282,9 @@ class Robot:
         call = self._threads.data["inverse_dynamics"]
         if f_ext is None and (res := call(q, qd, qdd, friction, out=out)) is not None:
             return res
+        if f_ext is not None and (res := self._one_with_wrenches("inverse_dynamics", q, (qd, qdd), f_ext,
+                                                                  (friction,), out)) is not None:
+            return res
         q, qd, qdd = joint_arrays(self.dof, q=q, qd=qd, qdd=qdd)
         if out is not None:
             out = output_array(out, q.shape, q, qd, qdd)
@@ -302,6 +305,9 @@ class Robot:
             smooth_friction = smooth_width(smooth_friction)
         if f_ext is None and (res := self._threads.data["forward_dynamics"](
                 q, qd, tau, smooth_friction or 0.0, friction, out=out)) is not None:
+            return res
+        if f_ext is not None and (res := self._one_with_wrenches("forward_dynamics", q, (qd, tau), f_ext,
+                                                                  (smooth_friction or 0.0, friction), out)) is not None:
             return res
         q, qd, tau = joint_arrays(self.dof, q=q, qd=qd, tau=tau)
         if out is not None:
@@ -367,11 +373,33 @@ class Robot:
         (q,) = joint_arrays(self.dof, q=q)
         return composed_vectors(self.model, self._expand(q)[0])  # all joints, mimic included
 
-    def _body_forces(self, q: np.ndarray, f_ext: Mapping | None):
+    def _one_with_wrenches(self, name: str, q, rates: tuple, f_ext, options: tuple, out):
+        """One sample of ``name`` with link wrenches through C callers
+        (:func:`composedyn.link_wrenches.one_sample`), or None for the general path."""
+        if self._mimic is not None:
+            return None
         f = wrenches(f_ext, self.model.link_names)
         if not f:
             return None
-        return body_forces(self.model, *body_poses(self.model, q), f)
+        body_of, com_of = self._link_bodies
+        return one_sample(self._threads.data, name, q, rates, f, self._frame_index, body_of, com_of, self.model.n,
+                          options, out)
+
+    @cached_property
+    def _link_bodies(self) -> tuple:
+        """(link -> its body (-1: welded to the world), link -> its centre of mass in link axes (3,))."""
+        m = self.model
+        return dict(zip(m.link_names, (int(b) for b in m.link_body))), dict(zip(m.link_names, m.link_com))
+
+    def _body_forces(self, q: np.ndarray, f_ext: Mapping | None):
+        """The bodies' spatial forces (..., n, 6) of the link wrenches ``f_ext`` (checked here) at
+        all-joint q (:func:`composedyn.link_wrenches.body_forces`), or None without wrenches."""
+        f = wrenches(f_ext, self.model.link_names)
+        if not f:
+            return None
+        ids = self._frame_index
+        return body_forces(lambda q, link: self.compute("frame_pose", q, frame=ids[link]), q, f, *self._link_bodies,
+                           self.model.n)
 
     # ---- energy ------------------------------------------------------
     def kinetic_energy(self, q, qd) -> np.ndarray:

@@ -27,9 +27,10 @@ import numpy as np
 from composedyn.checks import output_array, smooth_width, wrenches
 from composedyn.dynamics import dispatch as _dispatch
 from composedyn.dynamics.array_api.joints import unit_part
-from composedyn.dynamics.data import ThreadData
+from composedyn.dynamics.data import Data, ThreadData
 from composedyn.dynamics.errors import ModelError
-from composedyn.dynamics.reference.spatial import cross, skew
+from composedyn.dynamics.reference.spatial import skew
+from composedyn.link_wrenches import body_forces, one_sample
 from composedyn.robot import direct_call
 from composedyn.task_space import local_flag
 
@@ -48,7 +49,24 @@ _REDUCED = {"inverse_dynamics": (1, 0), "forward_dynamics": (1, 0), "gravity_tor
 class TreeDynamics:
     """The dynamics and task-space methods of a robot computed on its tree (module docstring)."""
 
+    FAST_QUANTITIES = QUANTITIES  # what robot.fast offers (a subclass may add the derivatives)
+
     # ---- compiled state ----
+    @property
+    def fast(self):
+        """The compiled quantities of :attr:`FAST_QUANTITIES` for control loops (this thread's), without
+        the general path: q (nq,) or (N, nq), rates (nv,) or (N, nv) as float64 arrays, a frame by its
+        index in :attr:`frame_names`; see :mod:`composedyn.dynamics.compiled.fast`.  With dependent
+        mimic joints, on the tree's coordinates, every joint's, as a fixed-base ``Robot.fast``: q is
+        :meth:`full_positions` (q), rates are ``mimic_jacobian @ v``, and results are not reduced
+        (Gvᵀ τ, Gvᵀ M Gv give the robot's)."""
+        threads = self._threads
+        if threads.fast is None:
+            from composedyn.dynamics.compiled.fast import FastDynamics
+
+            threads.fast = FastDynamics(None, Data(threads.arrays), names=self.FAST_QUANTITIES, name=self.name)
+        return threads.fast
+
     @cached_property
     def _threads(self) -> ThreadData:
         """This robot's compiled state per thread (``.data``: its quantities' C callers, see
@@ -138,29 +156,18 @@ class TreeDynamics:
         nv = self.nv
         return (nv, nv) if name in ("mass_matrix", "coriolis_matrix") else (nv,)
 
+    def _one_with_wrenches(self, name: str, q, rates: tuple, f: dict, options: tuple, out):
+        """One sample of ``name`` with checked link wrenches ``f`` through C callers
+        (:func:`composedyn.link_wrenches.one_sample`; none with dependent mimic joints), or None."""
+        return one_sample(self.data, name, q, rates, f, self._frame_index, self._link_body, self._link_com,
+                          len(self._tree.joints), options, out)
+
     def _body_forces(self, q: np.ndarray, f: dict, lever_arms: bool = False):
-        """Checked link wrenches ``f`` (link name -> (..., 6) in world axes at the link's centre of mass)
-        as the tree bodies' spatial forces (..., n, 6) of the compiled kernels: moment about the world
-        origin, then force.  ``lever_arms``: (forces, P) with P (..., n, 9) the derivative kernels'
-        lever-arm matrices (row-major): per body the sum over its wrenches of (c · F) 1 - c Fᵀ, c the
-        link's centre of mass in the world, F the force (the term the motion of the application point
-        adds to the derivatives of inverse dynamics)."""
-        n = len(self._tree.joints)
-        out = np.zeros(q.shape[:-1] + (n, 6))
-        P = np.zeros(q.shape[:-1] + (n, 3, 3)) if lever_arms else None
-        for link, w in f.items():
-            b = self._link_body[link]
-            if b < 0:  # welded to the world: the world takes it
-                continue
-            T = self.frame_pose(q, link)
-            c = T[..., :3, 3] + (T[..., :3, :3] @ self._link_com[link])
-            force = w[..., :3]  # broadcasts with c
-            out[..., b, :3] += w[..., 3:] + cross(c, force)
-            out[..., b, 3:] += force
-            if lever_arms:
-                P[..., b, :, :] += (np.sum(c * force, -1)[..., None, None] * np.eye(3)
-                                    - c[..., :, None] * force[..., None, :])
-        return out if P is None else (out, P.reshape(q.shape[:-1] + (n, 9)))
+        """Checked link wrenches ``f`` as the tree bodies' spatial forces (..., n, 6) of the compiled
+        kernels, with the lever-arm matrices P (..., n, 9) of the derivative kernels when
+        ``lever_arms`` (:func:`composedyn.link_wrenches.body_forces`)."""
+        return body_forces(self.frame_pose, q, f, self._link_body, self._link_com, len(self._tree.joints),
+                           lever_arms)
 
     def _wrench_forces(self, q: np.ndarray, f: dict):
         """The generalised forces (..., nv) of checked link wrenches ``f`` for the NumPy backend
@@ -294,8 +301,10 @@ class TreeDynamics:
         to write into and return (as for :meth:`forward_dynamics` and :meth:`mass_matrix`)."""
         if f_ext is None and (res := self.data["inverse_dynamics"](q, v, a, friction, out=out)) is not None:
             return res
-        q, v, a = self._state(q, v, a)
         f = wrenches(f_ext, self.frame_names)
+        if f and (res := self._one_with_wrenches("inverse_dynamics", q, (v, a), f, (friction,), out)) is not None:
+            return res
+        q, v, a = self._state(q, v, a)
         return self._compute("inverse_dynamics", (q, v, a),
                              lambda: self.numpy.inverse_dynamics(q, v, a, friction) - self._wrench_forces(q, f),
                              out=out, f_ext=f, friction=friction)
@@ -311,8 +320,11 @@ class TreeDynamics:
         if f_ext is None and (res := self.data["forward_dynamics"](
                 q, v, tau, smooth_friction or 0.0, friction, out=out)) is not None:
             return res
-        q, v, tau = self._state(q, v, tau, names=("v", "tau"))
         f = wrenches(f_ext, self.frame_names)
+        if f and (res := self._one_with_wrenches("forward_dynamics", q, (v, tau), f, (smooth_friction or 0.0, friction),
+                                                 out)) is not None:
+            return res
+        q, v, tau = self._state(q, v, tau, names=("v", "tau"))
         if self._tree.Gv is not None and _dispatch.backend() != "numpy":  # M a = tau - h on the coordinates
             if out is not None:
                 out = output_array(out, v.shape, q, v, tau)

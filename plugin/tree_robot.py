@@ -145,23 +145,6 @@ class TreeRobot(TreeDynamics):
         computes."""
         return self.array_model
 
-    # ---- compiled state ----
-    @property
-    def fast(self):
-        """The compiled quantities of :data:`QUANTITIES` for control loops (this thread's), without the
-        general path: q (nq,) or (N, nq), rates (nv,) or (N, nv) as float64 arrays, a frame by its
-        index in :attr:`frame_names`; see :mod:`composedyn.dynamics.compiled.fast`."""
-        threads = self._threads
-        if self.array_model.Gv is not None:
-            raise ModelError(f"robot {self.name!r}: fast is not available with dependent mimic joints "
-                             "(load with mimic='independent')")
-        if threads.fast is None:
-            from composedyn.dynamics.compiled.fast import FastDynamics
-            from composedyn.dynamics.data import Data
-
-            threads.fast = FastDynamics(None, Data(threads.arrays), names=QUANTITIES, name=self.name)
-        return threads.fast
-
     # ---- argument handling ----
     def _state(self, q, *rates, names=("v", "a")):
         """Checked q (..., nq) and rates (..., nv), broadcast to one batch shape."""

@@ -141,3 +141,41 @@ def test_fast_derivatives_equal_the_methods(key):
             assert len(got) == len(expected)
             for g, e in zip(got, expected):
                 assert g.shape == e.shape and rel_err(g, e) < 1e-13, name
+
+
+def test_fast_with_dependent_mimic_joints_runs_on_the_tree_coordinates():
+    """With dependent mimic joints robot.fast computes on the tree's coordinates (every joint's), as a
+    fixed-base Robot.fast does: at q_full = full_positions(q), rates G v (G = mimic_jacobian), its
+    results reduced by G (Gᵀ τ, Gᵀ M G, J G) equal the robot's methods (compared with Pinocchio in
+    test_floating_tree_paths); its forward dynamics is the tree's, every joint free."""
+    from tensor_cases import mimic_urdf
+
+    robot = cd.from_urdf(mimic_urdf(6, 8, p_fixed=0.3, damping=True, friction=True), floating=True)
+    assert robot.mimic_joint_names
+    fast, rng, G = robot.fast, np.random.default_rng(5), robot.mimic_jacobian
+    assert fast.n == G.shape[0] > robot.nv
+    q = robot.random_configuration(seed=5)
+    v, a = rng.normal(size=(2, robot.nv))
+    qf, vf, af = robot.full_positions(q), G @ v, G @ a
+    k, frame = len(robot.frame_names) - 1, robot.frame_names[-1]
+    pairs = {
+        "inverse_dynamics": (G.T @ fast.inverse_dynamics(qf, vf, af), robot.inverse_dynamics(q, v, a)),
+        "mass_matrix": (G.T @ fast.mass_matrix(qf) @ G, robot.mass_matrix(q)),
+        "gravity_torques": (G.T @ fast.gravity_torques(qf), robot.gravity_torques(q)),
+        "bias_torques": (G.T @ fast.bias_torques(qf, vf), robot.bias_torques(q, v)),
+        "coriolis_matrix": (G.T @ fast.coriolis_matrix(qf, vf) @ G, robot.coriolis_matrix(q, v)),
+        "center_of_mass": (fast.center_of_mass(qf), robot.center_of_mass(q)),
+        "com_jacobian": (fast.com_jacobian(qf) @ G, robot.com_jacobian(q)),
+        "regressor": (G.T @ fast.regressor(qf, vf, af), robot.regressor(q, v, a)),
+        "frame_pose": (fast.frame_pose(qf, k), robot.frame_pose(q, frame)),
+        "jacobian": (fast.jacobian(qf, k, 1) @ G, robot.jacobian(q, frame, "local")),
+        "frame_velocity": (fast.frame_velocity(qf, vf, k, 0), robot.frame_velocity(q, v, frame)),
+        "frame_acceleration": (fast.frame_acceleration(qf, vf, af, k, 0), robot.frame_acceleration(q, v, a, frame)),
+    }
+    for name, (got, want) in pairs.items():
+        assert got.shape == want.shape and rel_err(got, want) < 1e-12, name
+    dq, dv = fast.inverse_dynamics_derivatives(qf, vf, af)
+    want_q, want_v = robot.inverse_dynamics_derivatives(q, v, a)
+    assert rel_err(G.T @ dq @ G, want_q) < 1e-10 and rel_err(G.T @ dv @ G, want_v) < 1e-10
+    tau = rng.normal(size=G.shape[0])  # the tree's forward dynamics: every joint free
+    assert rel_err(fast.inverse_dynamics(qf, vf, fast.forward_dynamics(qf, vf, tau)), tau) < 1e-10

@@ -24,7 +24,8 @@ From a declaration this module makes, by generating their few lines of source:
 
 * :func:`entry` -- the checked single-sample C function (``numba.cfunc``): finite
   inputs, then the kernel on the caller's scratch; compiled once per process (and
-  kept in the package's disk cache);
+  kept in the package's disk cache); a second one takes the extras as more input
+  vectors (:func:`takes_extras`);
 * :func:`caller` -- that function's C caller (``_call.Caller``) over given model and
   scratch arrays (those of a robot's :class:`composedyn.dynamics.data.Data`): checks
   types and shapes in C and writes into a new array or ``out=``;
@@ -68,7 +69,7 @@ class Quantity:
 
     ``inputs``: (name, length) per input vector; ``extras``: (name, columns) per optional
     per-joint array (nv, columns) the kernel takes after the inputs ((0, columns) when
-    absent; the C caller never passes one: external wrenches); ``options``: (name, default)
+    absent: external wrenches; a second entry takes them, :func:`takes_extras`); ``options``: (name, default)
     per integer option; ``number``: the keyword of the one float argument, or None;
     ``results`` and ``scratch``: shapes; ``model``: ``"bodies"`` or ``"frames"``;
     ``fastmath``: compile the entry with numba's fastmath (as the kernel is);
@@ -111,8 +112,18 @@ def signature():
     return nb.int64(nb.CPointer(nb.voidptr), nb.CPointer(nb.int64), nb.CPointer(nb.int64), nb.float64)
 
 
-def _entry_source(q: Quantity, name: str) -> str:
-    """Source of the C function of ``q`` (see the module docstring and ``_call.c`` for p, d, o, s)."""
+MAX_ARRAYS = 4  # input vectors a C caller takes at most (MAXA in _call.c)
+
+
+def takes_extras(q: Quantity) -> bool:
+    """Whether ``q`` has an entry with its extras (:func:`entry`): it has extras, and its inputs and
+    extras fit the C caller's vectors."""
+    return bool(q.extras) and len(q.inputs) + len(q.extras) <= MAX_ARRAYS
+
+
+def _entry_source(q: Quantity, name: str, extras: bool = False) -> str:
+    """Source of the C function of ``q`` (see the module docstring and ``_call.c`` for p, d, o, s);
+    ``extras``: each extra (bodies, columns) is one more input vector, its rows one after the other."""
     lines = [f"def {name}(p, d, o, s):",
              f"    m0 = carray(p[0], (d[0], {IM_COLUMNS}), np.int64)",
              f"    m1 = carray(p[1], (d[1], {NCOL}), np.float64)"]
@@ -123,13 +134,18 @@ def _entry_source(q: Quantity, name: str) -> str:
         lines.append(f"    w{i} = carray(p[{k}], {dims}, np.float64)")
         scratch.append(f"w{i}")
         k, j = k + 1, j + 2
-    for i in range(len(q.inputs)):
+    given = []  # the extras as (bodies, columns) views of their input vectors
+    for i in range(len(q.inputs) + (len(q.extras) if extras else 0)):
         lines.append(f"    x{i} = carray(p[{k}], (d[{j}],), np.float64)")
-        inputs.append(f"x{i}")
+        if i < len(q.inputs):
+            inputs.append(f"x{i}")
+        else:
+            columns = q.extras[i - len(q.inputs)][1]
+            given.append(f"x{i}.reshape((d[{j}] // {columns}, {columns}))")
         k, j = k + 1, j + 1
-    lines.append(f"    if not ({' and '.join(f'all_finite({x})' for x in inputs)}):")
+    lines.append(f"    if not ({' and '.join(f'all_finite(x{i})' for i in range(len(inputs) + len(given)))}):")
     lines.append("        return 2")
-    inputs += [f"E{i}" for i in range(len(q.extras))]  # absent: the read-only (0, columns) constants
+    inputs += given or [f"E{i}" for i in range(len(q.extras))]  # absent: the read-only (0, columns) constants
     for i, shape in enumerate(q.results):
         dims = f"(d[{j}], d[{j + 1}])" if len(shape) == 2 else f"(d[{j}],)"
         lines.append(f"    r{i} = carray(p[{k}], {dims}, np.float64)")
@@ -161,23 +177,28 @@ def generated(source: str, name: str, q: Quantity) -> object:
 
 
 def caller(q: Quantity, model: tuple, scratch: tuple, switch: np.ndarray = ON, fallback=None,
-           nan_fill: bool = False) -> Caller:
+           nan_fill: bool = False, extras: bool = False) -> Caller:
     """A C caller of ``q`` over the packed ``model`` arrays and ``scratch`` arrays (see ``_call.c``):
     ``fallback`` gets the arguments it does not take (None: it returns None); ``nan_fill``: NaN or
-    inf in an input gives all-NaN results; ``switch``: int64 (1,), declines while it reads 0."""
+    inf in an input gives all-NaN results; ``switch``: int64 (1,), declines while it reads 0;
+    ``extras``: the entry with the extras (:func:`takes_extras`), each passed after the inputs as
+    one vector of (bodies x columns) numbers, C order."""
     n = model_dims(model[0])
-    return Caller(entry(q).address, model, scratch, tuple(q.size(length, n) for _, length in q.inputs),
+    lengths = tuple(q.size(length, n) for _, length in q.inputs)
+    lengths += tuple(n[2] * columns for _, columns in q.extras) if extras else ()
+    return Caller(entry(q, extras).address, model, scratch, lengths,
                   tuple((q.shape(r, n) + (0,))[:2] for r in q.results), tuple(name for name, _ in q.options),
                   tuple(default for _, default in q.options), q.number, nan_fill, switch, fallback)
 
 
 @functools.cache
-def entry(q: Quantity):
-    """The C function of ``q`` (compiled now or loaded from the disk cache; once per process).
-    The returned numba ``CFunc`` owns the machine code: it stays referenced here."""
-    name = q.name + "_entry"
+def entry(q: Quantity, extras: bool = False):
+    """The C function of ``q`` (compiled now or loaded from the disk cache; once per process);
+    ``extras``: the one that takes the extras as input vectors (:func:`caller`).  The returned
+    numba ``CFunc`` owns the machine code: it stays referenced here."""
+    name = q.name + ("_entry_with_extras" if extras else "_entry")
     t0 = time.perf_counter()
-    f = cfunc(signature(), cache=True, fastmath=q.fastmath)(generated(_entry_source(q, name), name, q))
+    f = cfunc(signature(), cache=True, fastmath=q.fastmath)(generated(_entry_source(q, name, extras), name, q))
     COMPILE_SECONDS[name] = time.perf_counter() - t0
     return f
 

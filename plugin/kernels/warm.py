@@ -95,7 +95,8 @@ def groups() -> list[tuple[str, Callable[[], object]]]:
     return [
         ("dynamics and task space, one sample", lambda: (fixed.warm_up(), exercise(fixed))),
         ("C entries of the Robot methods",
-         lambda: [declare.entry(q) for q in quantities.DECLARED.values()]),
+         lambda: [declare.entry(q, extras) for q in quantities.DECLARED.values()
+                  for extras in (False, True)[:1 + declare.takes_extras(q)]]),
         ("trajectory loops", lambda: (fixed.warm_up(batch=True), exercise(fixed, 2))),
         ("parallel trajectory loops",  # every declared quantity's, the methods' on large batches
          lambda: (dispatch.warm_up(fixed.model, batch=True, entries_too=False, parallel=True), exercise(fixed, big))),
