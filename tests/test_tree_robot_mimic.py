@@ -122,8 +122,10 @@ def test_mimic_tree_identities_batches_and_derivatives():
     # integrate / difference on the robot's coordinates
     dq = robot.difference(q[0], q[1])
     assert np.max(np.abs(robot.difference(q[1], robot.integrate(q[0], dq)))) < 1e-9  # (a quaternion or its negative)
-    with pytest.raises(ModelError, match="mimic"):
-        robot.fast  # noqa: B018
+    # robot.fast runs on the tree's coordinates, every joint's (the robot's reduced by G, as Robot.fast)
+    G, qf = robot.mimic_jacobian, robot.full_positions(q[0])
+    assert rel_err(G.T @ robot.fast.inverse_dynamics(qf, G @ v[0], G @ a[0]), tau[0]) < 1e-12
+    assert rel_err(G.T @ robot.fast.mass_matrix(qf) @ G, robot.mass_matrix(q[0])) < 1e-12
 
 
 def _ball_arm(coulomb: float = 0.05):
