@@ -31,7 +31,7 @@ import networkx as nx
 import numpy as np
 
 from composedyn import tree_dynamics
-from composedyn.checks import joint_array, random_generator, wrenches
+from composedyn.checks import joint_array, random_generator
 from composedyn.dynamics import dispatch as _dispatch
 from composedyn.dynamics.errors import ModelError
 from composedyn.dynamics.floating import base as chart
@@ -242,20 +242,6 @@ class FloatingRobot(TreeDynamics):
         R0, p0 = chart.base_pose(self.base, q)
         return R0, p0, chart.chart_positions(self.base, q)
 
-    def _wrenches(self, f_ext: Mapping | None, R0: np.ndarray):
-        """f_ext (world axes) in the chart's axes (the base axes): R0ᵀ on force and moment."""
-        if f_ext is None:
-            return None
-        if not isinstance(f_ext, Mapping):
-            raise ValueError("f_ext must map link names to 6-vectors (fx, fy, fz, tx, ty, tz)")
-        Rt = np.swapaxes(R0, -1, -2)
-        out = {}
-        for name, w in f_ext.items():
-            w = joint_array(f"f_ext[{name!r}]", w, 6, "(fx, fy, fz, tx, ty, tz)")
-            out[name] = np.concatenate([np.einsum("...ij,...j->...i", Rt, w[..., :3]),
-                                        np.einsum("...ij,...j->...i", Rt, w[..., 3:])], -1)
-        return out
-
     # ---- dynamics ----
     def composed_vectors(self, q):
         """The composed vectors of Giacaglia & Lamas in free-flyer coordinates, world axes, for
@@ -393,33 +379,17 @@ class FloatingRobot(TreeDynamics):
     def inverse_dynamics_derivatives(self, q, v, a, f_ext: Mapping | None = None, friction: bool = True,
                                      smooth_friction: float | None = None):
         """(dtau/dq, dtau/dv) (..., nv, nv) of :meth:`inverse_dynamics`, q perturbed on the group
-        (q ⊕ dq = integrate(q, dq), Pinocchio's convention); ``f_ext`` held fixed in world axes.
-        See :mod:`composedyn.floating_derivatives`."""
-        if (self._tree.Gv is not None or f_ext is not None) and _dispatch.backend() != "numpy":
-            return self._derivatives_on_tree(False, q, v, a, f_ext, friction, smooth_friction)
-        from composedyn.floating_derivatives import inverse_dynamics_derivatives
-
-        return inverse_dynamics_derivatives(self, q, v, a, f_ext, friction, smooth_friction)
+        (q ⊕ dq = integrate(q, dq), Pinocchio's ``computeRNEADerivatives``); ``f_ext`` held fixed in
+        world axes.  The compiled kernels on the robot's tree, the base's joint at its root
+        (:meth:`~composedyn.tree_dynamics.TreeDynamics.tree_derivatives`); under the NumPy backend, the
+        algorithm of any joints (:mod:`composedyn.dynamics.array_api.derivatives`)."""
+        return self._derivatives("inverse_dynamics_derivatives", q, v, a, f_ext, friction, smooth_friction)
 
     def forward_dynamics_derivatives(self, q, v, tau, f_ext: Mapping | None = None, friction: bool = True,
                                      smooth_friction: float | None = None):
-        """(da/dq, da/dv, M⁻¹) (..., nv, nv) of :meth:`forward_dynamics`, q perturbed on the group.
-        See :mod:`composedyn.floating_derivatives`."""
-        if (self._tree.Gv is not None or f_ext is not None) and _dispatch.backend() != "numpy":
-            return self._derivatives_on_tree(True, q, v, tau, f_ext, friction, smooth_friction)
-        from composedyn.floating_derivatives import forward_dynamics_derivatives
-
-        return forward_dynamics_derivatives(self, q, v, tau, f_ext, friction, smooth_friction)
-
-    def _derivatives_on_tree(self, forward: bool, q, v, x, f_ext, friction: bool, smooth_friction):
-        """:meth:`TreeDynamics.tree_derivatives` (dependent mimic joints, external wrenches: their body forces
-        and lever arms); the named error for a sample the kernels refuse."""
-        q, v, x = self._state(q, v, x, names=("v", "tau" if forward else "a"))
-        res = self.tree_derivatives(forward, q, v, x, friction, smooth_friction, wrenches(f_ext, self._frames))
-        if res is None:
-            chart.base_pose(self.base, q)  # refuses zero-norm quaternions
-            raise ModelError(f"robot {self.name!r}: the derivatives: the mass matrix is singular at q")
-        return res
+        """(da/dq, da/dv, M⁻¹) (..., nv, nv) of :meth:`forward_dynamics`, q perturbed on the group
+        (Pinocchio's ``computeABADerivatives``); as :meth:`inverse_dynamics_derivatives`."""
+        return self._derivatives("forward_dynamics_derivatives", q, v, tau, f_ext, friction, smooth_friction)
 
     # ---- for functions built on the robot ----
     @property

@@ -26,7 +26,7 @@ import numpy as np
 
 from composedyn.checks import output_array, smooth_width, wrenches
 from composedyn.dynamics import dispatch as _dispatch
-from composedyn.dynamics.array_api.joints import unit_part
+from composedyn.dynamics.array_api.joints import scalar, unit_part
 from composedyn.dynamics.data import Data, ThreadData
 from composedyn.dynamics.errors import ModelError
 from composedyn.dynamics.reference.spatial import skew
@@ -192,6 +192,33 @@ class TreeDynamics:
         names = SimpleNamespace(n=self.nv, joint_names=tuple(j.name for j in t.coordinate_joints), source=t.source)
         return solve_mass(names, self.mass_matrix(q), tau - h)
 
+    def _derivatives(self, name: str, q, v, x, f_ext, friction: bool, smooth_friction):
+        """The derivatives ``name`` (``inverse_dynamics_derivatives`` or ``forward_dynamics_derivatives``;
+        one sample or a batch; link wrenches ``f_ext`` held in world axes): the compiled kernels where
+        they take the tree (:attr:`_compiled_derivatives`), else, and under the NumPy backend, the
+        algorithm of any joints (:meth:`array_derivatives`)."""
+        if smooth_friction is not None:
+            smooth_friction = smooth_width(smooth_friction)
+        compiled = self._compiled_derivatives and _dispatch.backend() != "numpy"
+        if compiled and f_ext is None and \
+                (res := self.data[name](q, v, x, smooth_friction or 0.0, friction)) is not None:
+            return res
+        forward = name.startswith("forward")
+        q, v, x = self._state(q, v, x, names=("v", "tau" if forward else "a"))
+        f = wrenches(f_ext, self.frame_names)
+        if not compiled:
+            return self.array_derivatives(forward, q, v, x, friction, smooth_friction, f)
+        if (res := self.tree_derivatives(forward, q, v, x, friction, smooth_friction, f)) is not None:
+            return res
+        self._check_units(q)
+        raise ModelError(f"robot {self.name!r}: {name}: the mass matrix is singular at q")
+
+    @cached_property
+    def _compiled_derivatives(self) -> bool:
+        """Whether the compiled derivative kernels take this tree: revolute and prismatic joints after a
+        free-flyer, planar or spherical root joint."""
+        return all(scalar(j) or (k == 0 and unit_part(j) is not None) for k, j in enumerate(self._tree.joints))
+
     def tree_derivatives(self, forward: bool, q, v, x, friction: bool, smooth_friction, f: dict | None = None):
         """The derivatives of inverse dynamics (dtau/dq, dtau/dv) at checked (q, v, a = x), or of forward
         dynamics (da/dq, da/dv, M⁻¹) at (q, v, tau = x) with ``forward``, on the tree; None for a sample
@@ -212,12 +239,41 @@ class TreeDynamics:
         else:
             name = f"{'forward' if forward else 'inverse'}_dynamics_derivatives"
             full = (q, v, x)
-        fw, P = self._body_forces(q, f, lever_arms=True) if f else (None, None)
+        extras = dict(zip(("f_world", "P"), self._body_forces(q, f, lever_arms=True))) if f else {}
         res = _dispatch.call(name, None, self._threads.arrays, *full, refuse=True, friction=friction,
-                             smooth_friction=smooth, f_world=fw, P=P)
+                             smooth_friction=smooth, **extras)
         if res is None or name != "inverse_dynamics_derivatives" or not (mimic or forward):
             return res
         dq, dv = (self._reduce(name, d) for d in res)
+        return forward_from_inverse(dq, dv, self.mass_matrix(q)) if forward else (dq, dv)
+
+    def array_derivatives(self, forward: bool, q, v, x, friction: bool, smooth_friction, f: dict | None = None):
+        """:meth:`tree_derivatives` by the algorithm of any joints on NumPy arrays
+        (:func:`composedyn.dynamics.array_api.derivatives.rnea_derivatives`): the trees whose joints the
+        compiled kernels do not take, and the NumPy backend.  Same arguments and results; the forward
+        ones are -M⁻¹ dτ and M⁻¹ at a = forward dynamics (which refuses a singular mass matrix)."""
+        from composedyn.derivatives import forward_from_inverse
+        from composedyn.dynamics.array_api.derivatives import rnea_derivatives
+
+        self._check_units(q)
+        a = self.forward_dynamics(q, v, x, f_ext=f or None, friction=friction, smooth_friction=smooth_friction) \
+            if forward else x
+        t, batch = self._tree, q.shape[:-1]
+        full = self._expand(q, v, a)
+        fw, P = self._body_forces(q, f, lever_arms=True) if f else (None, None)
+
+        def rows(y):
+            return None if y is None else np.ascontiguousarray(y, dtype=float).reshape((-1,) + y.shape[len(batch):])
+
+        dq, dv = rnea_derivatives(t, *(rows(y) for y in full), rows(fw), rows(P))
+        if friction:
+            vf = rows(full[1])
+            d = np.broadcast_to(t.damping, vf.shape).copy()
+            if smooth_friction is not None and (w := smooth_width(smooth_friction)) > 0.0:
+                d += t.coulomb * (1.0 - np.tanh(vf / w) ** 2) / w
+            k = np.arange(t.nv_full)
+            dv[:, k, k] += d
+        dq, dv = (self._reduce("inverse_dynamics_derivatives", y.reshape(batch + y.shape[1:])) for y in (dq, dv))
         return forward_from_inverse(dq, dv, self.mass_matrix(q)) if forward else (dq, dv)
 
     def linearize(self, q, v, tau, dt: float | None = None, f_ext: Mapping | None = None, friction: bool = True,

@@ -23,9 +23,8 @@ import networkx as nx
 import numpy as np
 
 from composedyn import tree_dynamics
-from composedyn.checks import joint_array, random_generator, smooth_width, wrenches
-from composedyn.dynamics import dispatch as _dispatch
-from composedyn.dynamics.array_api.joints import moves_freely, scalar, unit_part
+from composedyn.checks import joint_array, random_generator
+from composedyn.dynamics.array_api.joints import moves_freely, unit_part
 from composedyn.dynamics.errors import ModelError
 from composedyn.dynamics.frozen_graph import frozen_graph
 from composedyn.joint_space import sample_shape, time_step
@@ -283,32 +282,11 @@ class TreeRobot(TreeDynamics):
         return TreeRobot(perturbed_graph(self.graph, self.name, scale, seed), mimic=self.mimic_mode)
 
     # ---- derivatives ----
-    def _derivatives(self, name: str, q, v, x, f_ext, friction: bool, smooth_friction):
-        """The compiled derivatives ``name`` (one sample or a batch; link wrenches ``f_ext`` held in world
-        axes), or ModelError naming what the kernels do not take: joints of several coordinates other than
-        a free-flyer, planar or spherical root, the NumPy backend."""
-        if smooth_friction is not None:
-            smooth_friction = smooth_width(smooth_friction)
-        if f_ext is None and (res := self.data[name](q, v, x, smooth_friction or 0.0, friction)) is not None:
-            return res
-        forward = name.startswith("forward")
-        q, v, x = self._state(q, v, x, names=("v", "tau" if forward else "a"))
-        f = wrenches(f_ext, self.frame_names)
-        if _dispatch.backend() != "numpy":
-            if (res := self.tree_derivatives(forward, q, v, x, friction, smooth_friction, f)) is not None:
-                return res
-            self._check_units(q)
-        other = [j for k, j in enumerate(self.joints) if not scalar(j) and not (k == 0 and unit_part(j) is not None)]
-        what = (f"joint {other[0].name!r} ({other[0].kind})" if other else
-                "the NumPy backend" if _dispatch.backend() == "numpy" else "a singular mass matrix at q")
-        raise ModelError(f"robot {self.name!r}: {name} takes revolute and prismatic joints after a free-flyer, "
-                         f"planar or spherical root joint (compiled); not {what}")
-
     def inverse_dynamics_derivatives(self, q, v, a, f_ext: Mapping | None = None, friction: bool = True,
                                      smooth_friction: float | None = None):
         """(dtau/dq, dtau/dv) (..., nv, nv) of :meth:`inverse_dynamics`, q perturbed on the configuration
-        space (q ⊕ dq = integrate(q, dq), Pinocchio's ``computeRNEADerivatives``).  Trees whose joints of
-        several coordinates are a free-flyer, planar or spherical root joint only; others raise ModelError."""
+        space (q ⊕ dq = integrate(q, dq), Pinocchio's ``computeRNEADerivatives``), on every joint type (a
+        universal joint's columns turn with its second angle: :mod:`composedyn.dynamics.array_api.derivatives`)."""
         return self._derivatives("inverse_dynamics_derivatives", q, v, a, f_ext, friction, smooth_friction)
 
     def forward_dynamics_derivatives(self, q, v, tau, f_ext: Mapping | None = None, friction: bool = True,

@@ -17,8 +17,6 @@ import numpy as np
 import pytest
 
 import composedyn as cd
-from composedyn.dynamics.floating import base as chart
-from composedyn.floating_derivatives import bias_jacobian
 from pin_oracle import FreeFlyerPair, erd_urdf, pin, rel_err
 from random_robots import random_urdf
 
@@ -134,23 +132,6 @@ def test_derivatives_match_group_finite_differences_with_friction(kind, smooth):
     assert rel_err(fq, _group_central(robot, lambda y: robot.forward_dynamics(y, v, tau, **kw), q)) < 1e-6
     assert rel_err(fv, _central(lambda w: robot.forward_dynamics(q, w, tau, **kw), v)) < 1e-6
     assert rel_err(Minv, _central(lambda t: robot.forward_dynamics(q, v, t, **kw), tau)) < 1e-6
-
-
-@pytest.mark.parametrize("kind", ["free", "planar"])
-def test_velocity_product_jacobian(kind):
-    """db/dv of the chart's velocity product against finite differences, and the free flyer's closed form."""
-    base = chart.Base(kind, "j", "b", np.eye(4), np.array([0.0, 0.0, -9.81]), chart._axes(kind))
-    v = np.random.default_rng(1).normal(size=base.nv)
-    J = bias_jacobian(base, v)
-    assert rel_err(J, _central(lambda w: chart.velocity_bias(base, w), v)) < 1e-8
-    if kind == "free":
-        (ux, uy, uz), (wx, wy, wz) = v[:3], v[3:]
-        skew = np.array  # [x]× u = x × u
-        closed = np.zeros((6, 6))
-        closed[:3, :3] = -skew([[0, -wz, wy], [wz, 0, -wx], [-wy, wx, 0]])
-        closed[:3, 3:] = skew([[0, -uz, uy], [uz, 0, -ux], [-uy, ux, 0]])
-        closed[3:, 3:] = [[0, wz, wy], [-wz, 0, -wx], [wy, wx, 0]]
-        assert rel_err(J, closed) < 1e-15
 
 
 def _flow(robot, q, v, tau, dt, **kw):

@@ -133,6 +133,14 @@ def motion_subspace_derivative(xp: Any, joint: Joint, qj: Array, vj: Array) -> A
     return _KIND_TABLE[joint.kind].subspace_rate(xp, joint, qj, vj)
 
 
+def subspace_variations(xp: Any, joint: Joint, qj: Array, vj: Array) -> tuple[Array, Array, Array] | None:
+    """How the joint's own child-frame terms move with its coordinates, for the analytical derivatives:
+    ``(G, dc_dq, dc_dv)`` with ``G`` (..., 6, nv, nv), ``G[..., :, c, d]`` the derivative of column ``c`` of
+    ``S`` along ``q ⊕ δ e_d``, and the derivatives (..., 6, nv) of the bias ``c`` along ``q ⊕ δ`` and in
+    ``vj``; None when ``S`` is constant in the child frame and ``c`` is zero (every kind but universal)."""
+    return _KIND_TABLE[joint.kind].variations(xp, joint, qj, vj)
+
+
 def bias(xp: Any, joint: Joint, qj: Array, vj: Array) -> Array:
     """The velocity-product acceleration ``c = dS/dt vj`` (..., 6) in the child frame (Pinocchio's ``jdata.c``)."""
     return _KIND_TABLE[joint.kind].bias(xp, joint, qj, vj)
@@ -592,6 +600,28 @@ def _universal_bias(xp: Any, joint: Joint, qj: Array, vj: Array) -> Array:
     return xp.concat((xp.zeros_like(angular), angular), axis=-1)
 
 
+def _universal_variations(xp: Any, joint: Joint, qj: Array, vj: Array) -> tuple[Array, Array, Array]:
+    """Only the first column moves, with the second angle: d(R2ᵀ axis)/dq2 = w = (R2ᵀ axis) × axis2, so
+    c = (0, w) q̇1 q̇2, dc/dq2 = (0, w × axis2) q̇1 q̇2, dc/dv = (0, w q̇2), (0, w q̇1)."""
+    a1 = _universal_first_axis(xp, joint, qj)
+    a2 = xp.broadcast_to(_like(xp, qj, joint.axis2), a1.shape)
+    w = _cross(xp, a1, a2)
+    v1, v2 = vj[..., 0:1], vj[..., 1:2]
+    zero = xp.zeros_like(w)
+
+    def six(x):
+        return xp.concat((xp.zeros_like(x), x), axis=-1)
+
+    G = xp.stack((xp.stack((six(zero), six(w)), axis=-1), xp.stack((six(zero), six(zero)), axis=-1)), axis=-2)
+    dc_dq = xp.stack((six(zero), six(_cross(xp, w, a2) * v1 * v2)), axis=-1)
+    dc_dv = xp.stack((six(w * v2), six(w * v1)), axis=-1)
+    return G, dc_dq, dc_dv
+
+
+def _no_variations(xp: Any, joint: Joint, qj: Array, vj: Array) -> None:
+    return None
+
+
 def _spherical_transform(xp: Any, joint: Joint, qj: Array) -> tuple[Array, Array]:
     return _quat_rotation(xp, _unit(xp, qj)), _zeros(xp, qj, _batch(qj) + (3,))
 
@@ -696,6 +726,7 @@ class _KindOps(NamedTuple):
     jacobian: Callable[[Any, Joint, Array, Array], Array]
     neutral: tuple[float, ...]
     random: Callable[[Joint, np.random.Generator, np.ndarray, np.ndarray], np.ndarray]
+    variations: Callable[[Any, Joint, Array, Array], Any] = _no_variations
 
 
 _VECTOR_SPACE = {"integrate": _add, "difference": _subtract, "jacobian": _identity_jacobian}
@@ -718,7 +749,8 @@ _KIND_TABLE: dict[str, _KindOps] = {
     ),
     "universal": _KindOps(
         nq=2, nv=2, transform=_universal_transform, subspace=_universal_subspace, subspace_rate=_universal_rate,
-        bias=_universal_bias, neutral=(0.0, 0.0), random=_random_angles, **_VECTOR_SPACE,
+        bias=_universal_bias, neutral=(0.0, 0.0), random=_random_angles, variations=_universal_variations,
+        **_VECTOR_SPACE,
     ),
     "spherical": _KindOps(
         nq=4, nv=3, transform=_spherical_transform,
