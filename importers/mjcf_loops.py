@@ -59,11 +59,12 @@ def actuated_joints(model, graph: nx.DiGraph | None) -> list[str]:
 
 
 def reference_guess(model, graph: nx.DiGraph) -> dict[str, float]:
-    """{joint: MuJoCo's qpos0} for the graph's hinge and slide joints: the configuration where the
-    compiler placed the loop anchors, so the loops close there."""
+    """{joint: MuJoCo's qpos0} for the graph's hinge and slide joints (``jnt_type`` 3 and 2; a ball joint's
+    qpos0 is the identity, its neutral configuration): the configuration where the compiler placed the
+    loop anchors, so the loops close there."""
     joints = {d["name"] for _, _, d in graph.edges(data=True) if d["type"] not in ("fixed", "floating")}
     return {name_of(model, "joint", j): float(model.qpos0[model.jnt_qposadr[j]])
-            for j in range(model.njnt) if name_of(model, "joint", j) in joints}
+            for j in range(model.njnt) if name_of(model, "joint", j) in joints and int(model.jnt_type[j]) in (2, 3)}
 
 
 def planar_loops(model, loops, q0: np.ndarray) -> list[LoopClosure]:

@@ -37,6 +37,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from composedyn.chain_dynamics import ChainDynamics
 from composedyn.checks import joint_array
 from composedyn.dynamics import dispatch
 from composedyn.dynamics.compiled.closed_layout import MODES, pack_closed
@@ -53,8 +54,6 @@ from composedyn.dynamics.constraints.loops import (
 )
 from composedyn.dynamics.constraints.reduced import (
     check_partition,
-    closure_forces,
-    dependent_part,
     newton_close,
     projection,
     rank_report,
@@ -67,7 +66,7 @@ from composedyn.robot import Robot
 _ND, _F64, _empty = np.ndarray, np.dtype(np.float64), np.empty
 
 
-class ClosedChain:
+class ClosedChain(ChainDynamics):
     """A closed kinematic chain: ``robot`` (spanning tree), ``loops``, actuated ``independent`` joints.
 
     ``guess``: {joint name: value} (rad or m) near the wanted assembly; joints
@@ -75,6 +74,17 @@ class ClosedChain:
     choice of independent joints that leaves the constraint Jacobian singular
     (naming the joints), or a guess from which the loops cannot close.
     """
+
+    def __new__(cls, robot, *args, **kwargs):
+        """A :class:`~composedyn.tree_closed_chain.TreeClosedChain` for a spanning tree whose joints may
+        have several coordinates (a ``TreeRobot``), else a ``ClosedChain``."""
+        from composedyn.tree_robot import TreeRobot
+
+        if cls is ClosedChain and isinstance(robot, TreeRobot):
+            from composedyn.tree_closed_chain import TreeClosedChain
+
+            return TreeClosedChain(robot, *args, **kwargs)
+        return super().__new__(cls)
 
     def __init__(self, robot: Robot, loops: Sequence[LoopClosure], independent: Sequence[str],
                  guess: Mapping[str, float] | None = None, tol: float = 1e-13):
@@ -173,35 +183,11 @@ class ClosedChain:
     # ---- description -------------------------------------------------
     name = property(lambda self: self.robot.name)
     dof = property(lambda self: len(self._ind), doc="Number of independent coordinates k.")
+    nq = dof
+    _ind_q = property(lambda self: self._ind)  # the independent joints' positions in every joint's
     joint_names = property(lambda self: tuple(self.robot.joint_names[i] for i in self._ind))
     dependent_names = property(lambda self: tuple(self.robot.joint_names[i] for i in self._dep))
     all_joint_names = property(lambda self: self.robot.joint_names)
-
-    @property
-    def limits(self) -> dict:
-        """Limits (k,) of the independent joints."""
-        return {k: v[self._ind] for k, v in self.robot.limits.items()}
-
-    @property
-    def assembly(self) -> np.ndarray:
-        """Every robot joint (n,), rad or m, of the last single-sample :meth:`assemble` (at first, the
-        assembly closed from ``guess``): where the next position closure starts, so it picks the branch.
-
-        Assigning a configuration that closes the loops (an earlier ``assembly``, or a row of
-        :meth:`assemble`) moves that start back, e.g. after closing a path sample by sample; a
-        configuration that does not close them raises ValueError.
-        """
-        return self._last.copy()
-
-    @assembly.setter
-    def assembly(self, q) -> None:
-        q = joint_array("q", q, self.robot.dof)
-        if q.ndim != 1:
-            raise ValueError(f"assembly must have shape ({self.robot.dof},), got {q.shape}")
-        gap = float(np.abs(self._residual(q)).max(initial=0.0))
-        if gap > 1e-8:
-            raise ValueError(f"{self.name}: the assembly does not close the loops (max |phi| = {gap:.3g})")
-        self._last = q
 
     def __repr__(self) -> str:
         return f"ClosedChain({self.name!r}, dof={self.dof}, loops={[lp.name for lp in self.loops]})"
@@ -286,41 +272,6 @@ class ClosedChain:
         acc[ind] = qi
         return acc
 
-    def assemble(self, q) -> np.ndarray:
-        """Position closure: all robot coordinates (..., n) from the independent ones (..., k).
-
-        Newton on the dependent joints; a batch is solved as a path from the
-        sample nearest the last assembled configuration.  ModelError when a
-        configuration is outside the assembly range.
-        """
-        if (out := self._fast("positions", q)) is not None:
-            return out
-        q = joint_array("q", q, self.dof)
-        flat = q.reshape(-1, self.dof)
-        out = np.empty((len(flat), self.robot.dof))
-        s0 = int(np.argmin(np.abs(flat - self._last[self._ind]).sum(axis=-1)))
-        out[s0] = self._close(flat[s0], self._last, "the given position")
-        for order in (range(s0 + 1, len(flat)), range(s0 - 1, -1, -1)):
-            prev = out[s0]
-            for s in order:
-                out[s] = prev = self._close(flat[s], prev, f"sample {s}")
-        if len(flat) == 1:
-            self._last = out[0]
-        return out.reshape(q.shape[:-1] + (self.robot.dof,))
-
-    def _positions(self, q) -> np.ndarray:
-        """All coordinates (..., n) from q given as (..., k) independent or (..., n) closed."""
-        if (out := self._fast("positions", q)) is not None:
-            return out
-        q = np.asarray(q, dtype=float)
-        if q.ndim and q.shape[-1] == self.robot.dof:
-            phi = self.constraint(q)
-            if np.abs(phi).max(initial=0.0) > 1e-8:
-                raise ValueError(f"q has {self.robot.dof} entries (all joints) but does not close the loops "
-                                 f"(max |phi| = {np.abs(phi).max():.3g}); pass the independent joints instead")
-            return q
-        return self.assemble(q)
-
     def _state(self, q, qd):
         """(q_all, qd_all, W, J, gamma) with qd (..., k)."""
         qa = self._positions(q)
@@ -337,24 +288,6 @@ class ClosedChain:
         qda = np.einsum("...ij,...j->...i", W, qd)
         return qa, qda, W, J, self._gamma(kin, qda)
 
-    def velocities(self, q, qd) -> np.ndarray:
-        """Velocity closure: qd_all (..., n) = W qd from independent qd (..., k)."""
-        if (out := self._fast("velocities", q, qd)) is not None:
-            return out
-        return self._state(q, qd)[1]
-
-    def accelerations(self, q, qd, qdd) -> np.ndarray:
-        """Acceleration closure: qdd_all (..., n) = W qdd + w, J qdd_all = gamma."""
-        if (out := self._fast("accelerations", q, qd, qdd)) is not None:
-            return out
-        qa, qda, W, J, gam = self._state(q, qd)
-        qdd = joint_array("qdd", qdd, self.dof)
-        return np.einsum("...ij,...j->...i", W, qdd) + dependent_part(J, self._dep, gam)
-
-    def project(self, q, qd):
-        """Identity: independent coordinates satisfy the closure by construction (simulate hook)."""
-        return q, qd
-
     # ---- dynamics ----------------------------------------------------
     def _tree_tau(self, q, qd, qdd, f_ext, friction: bool, smooth=None) -> np.ndarray:
         """Tree inverse dynamics (..., n), with (optionally smoothed) friction."""
@@ -364,37 +297,6 @@ class ClosedChain:
             G = r.mimic_jacobian
             tau = tau + friction_torques(r.model, np.asarray(qd) @ G.T, smooth=smooth) @ G
         return tau
-
-    def inverse_dynamics(self, q, qd, qdd, f_ext: Mapping | None = None, friction: bool = True) -> np.ndarray:
-        """Actuator torques (..., k) at the independent joints: W^T tau_tree(q, qd_all, qdd_all).
-
-        Kolev eq. (2.20) with unactuated dependent joints.  ``f_ext`` and
-        ``friction`` as in :meth:`Robot.inverse_dynamics` (friction of every joint counts).
-        """
-        if f_ext is None and (out := self._fast("inverse_dynamics", q, qd, qdd, friction)) is not None:
-            return out
-        qa, qda, W, J, gam = self._state(q, qd)
-        qdda = np.einsum("...ij,...j->...i", W, joint_array("qdd", qdd, self.dof)) + dependent_part(J, self._dep, gam)
-        return np.einsum("...ij,...i->...j", W, self._tree_tau(qa, qda, qdda, f_ext, friction))
-
-    def constraint_forces(self, q, qd, qdd, f_ext: Mapping | None = None, friction: bool = True) -> np.ndarray:
-        """Closure forces lambda (..., m), rows ``rows``: force (N) / torque (N m) that link b exerts on link a.
-
-        From the tree equations M qdd + h = B tau + J^T lambda at the dependent joints.
-        """
-        if f_ext is None and (out := self._fast("constraint_forces", q, qd, qdd, friction)) is not None:
-            return out
-        qa, qda, W, J, gam = self._state(q, qd)
-        qdda = np.einsum("...ij,...j->...i", W, joint_array("qdd", qdd, self.dof)) + dependent_part(J, self._dep, gam)
-        return closure_forces(J, self._dep, self._tree_tau(qa, qda, qdda, f_ext, friction))
-
-    def mass_matrix(self, q) -> np.ndarray:
-        """Reduced inertia W^T M W (..., k, k)."""
-        if (out := self._fast("mass_matrix", q)) is not None:
-            return out
-        qa = self._positions(q)
-        W = projection(self._terms(qa)[1], self._ind, self._dep)
-        return np.swapaxes(W, -1, -2) @ self.robot.mass_matrix(qa) @ W
 
     def coriolis_matrix(self, q, qd) -> np.ndarray:
         """Reduced Coriolis matrix (..., k, k) in Christoffel form: C_red = W^T C W + W^T M dW/dt.
@@ -415,45 +317,11 @@ class ClosedChain:
         Wt = np.swapaxes(W, -1, -2)
         return Wt @ (r.coriolis_matrix(qa, qda) @ W + r.mass_matrix(qa) @ Wd)
 
-    def bias_torques(self, q, qd) -> np.ndarray:
-        """Reduced velocity and gravity torques (..., k): inverse dynamics at qdd = 0, no friction."""
-        return self.inverse_dynamics(q, qd, np.zeros(np.shape(qd)), friction=False)
-
-    def gravity_torques(self, q) -> np.ndarray:
-        """Actuator torques (..., k) holding the mechanism still at q: W^T g."""
-        z = np.zeros(np.shape(q)[:-1] + (self.dof,))
-        return self.inverse_dynamics(q, z, z, friction=False)
-
-    def forward_dynamics(self, q, qd, tau, f_ext: Mapping | None = None, friction: bool = True,
-                         smooth_friction: float | None = None) -> np.ndarray:
-        """Independent accelerations (..., k): (W^T M W) qdd = tau - W^T tau_tree(q, qd_all, w)."""
-        if f_ext is None and smooth_friction is None and (
-                out := self._fast("forward_dynamics", q, qd, tau, friction)) is not None:
-            return out
-        qa, qda, W, J, gam = self._state(q, qd)
-        tau = joint_array("tau", tau, self.dof)
-        Wt = np.swapaxes(W, -1, -2)
-        h = np.einsum("...ij,...i->...j", W, self._tree_tau(qa, qda, dependent_part(J, self._dep, gam),
-                                                              f_ext, friction, smooth_friction))
-        return np.linalg.solve(Wt @ self.robot.mass_matrix(qa) @ W, (tau - h)[..., None])[..., 0]
-
     def perturbed(self, scale: float = 0.1, seed: int | None = 0) -> ClosedChain:
         """The same mechanism on :meth:`Robot.perturbed` (masses and inertias off by up to ``scale``);
         the loops, independent joints and assembly branch are kept."""
         guess = dict(zip(self.robot.joint_names, self._last.tolist()))
         return ClosedChain(self.robot.perturbed(scale, seed), self.loops, self.joint_names, guess=guess, tol=self.tol)
-
-    def kinetic_energy(self, q, qd) -> np.ndarray:
-        """Kinetic energy (...,) J of the whole mechanism."""
-        return self.robot.kinetic_energy(self._positions(q), self.velocities(q, qd))
-
-    def potential_energy(self, q) -> np.ndarray:
-        """Gravitational potential energy (...,) J of the whole mechanism."""
-        return self.robot.potential_energy(self._positions(q))
-
-    def energy(self, q, qd) -> np.ndarray:
-        """T + V (...,) J."""
-        return self.robot.energy(self._positions(q), self.velocities(q, qd))
 
 
 def load_closed_chain(name_or_path: str | os.PathLike, **kwargs) -> ClosedChain:
@@ -492,12 +360,17 @@ def _mjcf_closed_chain(source, root: str | None = None, **kwargs) -> ClosedChain
     from composedyn.importers.mjcf import load_mjcf_closed
     from composedyn.importers.mjcf_loops import planar_loops
     from composedyn.loading import make_robot
+    from composedyn.tree_robot import TreeRobot
 
     graph, loops, independent, guess = load_mjcf_closed(source, root=root)
     if not independent and "independent" not in kwargs:
         raise ModelError(f"{graph.graph['source']}: a closed chain needs its actuated joints, and no <actuator> "
                          "drives a joint; pass independent=[joint names]")
     robot = make_robot(graph, floating=False)
+    if isinstance(robot, TreeRobot):  # a tree of joint models (ball joints): the loops as MuJoCo states them
+        kwargs.setdefault("independent", independent)
+        kwargs.setdefault("guess", guess)
+        return ClosedChain(robot, loops, **kwargs)
     q0 = np.array([guess.get(name, 0.0) for name in robot.model.joint_names])
     kwargs.setdefault("independent", independent)
     kwargs.setdefault("guess", guess)

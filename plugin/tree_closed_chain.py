@@ -1,0 +1,225 @@
+"""``TreeClosedChain``: loop closures on a tree whose joints may have several coordinates.
+
+The closed chain of :class:`composedyn.closed_chain.ClosedChain` (Kolev's modified Lagrange equations by
+coordinate partitioning, :mod:`composedyn.dynamics.constraints.reduced`) on a
+:class:`composedyn.tree_robot.TreeRobot`: spherical, universal, helical joints (parallel mechanisms,
+MJCF ``ball`` joints closed by ``<equality connect>``) anywhere in the spanning tree.  The loop closures
+are the same :class:`~composedyn.dynamics.constraints.loops.LoopClosure` (kinds ``position``, ``planar``,
+``pose``, ``planar_pose``), evaluated from the robot's frame methods: a closure point ``c`` on a link whose
+world pose is (R, p) is at x = p + R c and moves with the rows J_x = J_v - [R c]× J_ω of the link's world
+Jacobian; its classical acceleration at q̈ = 0 is a_o + α × r + ω × (ω × r) (``frame_acceleration``), so
+γ = -(dJ/dt) v is minus the closure's relative acceleration there.
+
+Coordinates.  The independent (actuated) joints are chosen by name; each brings all its coordinates:
+positions (..., nq) in their order (``joint_names``), velocities, accelerations and torques (..., dof).
+The dependent joints' velocity coordinates must number the loop equations.  Positions may also be given
+as every joint's (..., robot.nq) when they close the loops.  The position closure moves the dependent
+joints on their own configuration spaces (Newton steps through ``robot.integrate``), continuing from the
+last assembled configuration in steps of at most ``STEP`` (rad or m) so that it stays on that assembly
+branch; a batch is closed as a path.  Arrays are NumPy; there are no compiled kernels for these chains.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from composedyn.chain_dynamics import ChainDynamics
+from composedyn.checks import joint_array, smooth_width
+from composedyn.dynamics.constraints.loops import LoopClosure, loop_rows, row_labels
+from composedyn.dynamics.constraints.reduced import projection, rank_report
+from composedyn.dynamics.errors import ModelError
+from composedyn.dynamics.reference.spatial import skew
+
+
+def _rpy(rpy) -> np.ndarray:
+    from scipy.spatial.transform import Rotation
+
+    return Rotation.from_euler("xyz", rpy).as_matrix()
+
+
+def _rotvec(R: np.ndarray) -> np.ndarray:
+    from scipy.spatial.transform import Rotation
+
+    return Rotation.from_matrix(R.reshape(-1, 3, 3)).as_rotvec().reshape(R.shape[:-1])
+
+
+class TreeClosedChain(ChainDynamics):
+    """A closed chain on a tree of joint models: ``robot`` (the spanning tree, a ``TreeRobot``),
+    ``loops``, actuated ``independent`` joints; ``guess`` {joint: its configuration ((nq,) or a number)}
+    near the wanted assembly (the other joints start neutral).  ModelError for a loop on an unknown link,
+    a partition whose dependent coordinates do not number the equations or leave their Jacobian
+    singular (naming the joints), or a guess from which the loops cannot close."""
+
+    STEP = 0.2  # continuation step of the position closure, rad or m
+
+    def __init__(self, robot, loops: Sequence[LoopClosure], independent: Sequence[str],
+                 guess: Mapping[str, object] | None = None, tol: float = 1e-13):
+        self.robot, self.loops, self.tol = robot, tuple(loops), float(tol)
+        src = robot.array_model.source
+        frames = set(robot.frame_names)
+        for lp in self.loops:
+            for link in (lp.link_a, lp.link_b):
+                if link not in frames:
+                    raise ModelError(f"{src}: loop {lp.name!r} names link {link!r}, which does not exist "
+                                     f"(links: {', '.join(robot.frame_names)})")
+            if lp.link_a == lp.link_b:
+                raise ModelError(f"{src}: loop {lp.name!r} closes link {lp.link_a!r} on itself")
+        self.rows = row_labels(self.loops)
+        self._source = src
+        joints = {j.name: j for j in robot.joints}
+        independent = [independent] if isinstance(independent, str) else list(independent)
+        unknown = [j for j in independent if j not in joints]
+        if unknown or len(set(independent)) != len(independent):
+            raise ModelError(f"{src}: independent joints {independent}: {unknown or 'a joint repeats'} "
+                             f"(joints: {', '.join(joints)})")
+        self._ind_joints = [joints[j] for j in independent]
+        self._dep_joints = [j for j in robot.joints if j.name not in independent]
+        span = lambda js, q: np.array([k for j in js for k in  # noqa: E731
+                                       range(j.idx_q if q else j.idx_v, (j.idx_q + j.nq) if q else (j.idx_v + j.nv))],
+                                      dtype=int)
+        self._ind, self._dep, self._ind_q = span(self._ind_joints, False), span(self._dep_joints, False), \
+            span(self._ind_joints, True)
+        if len(self._dep) != len(self.rows):
+            raise ModelError(f"{src}: the loops give {len(self.rows)} equations but the dependent joints "
+                             f"{[j.name for j in self._dep_joints]} have {len(self._dep)} velocity coordinates; "
+                             f"choose independent joints with {robot.nv - len(self.rows)} coordinates")
+        self._coordinate_names = tuple(j.name if j.nv == 1 else f"{j.name}[{k}]"
+                                       for j in robot.joints for k in range(j.nv))
+        self._ends = [[(link, np.asarray(point, float), _rpy(rpy)) for link, point, rpy in
+                       ((lp.link_a, lp.point_a, lp.rpy_a), (lp.link_b, lp.point_b, lp.rpy_b))] for lp in self.loops]
+        q0 = robot.neutral()
+        for name, value in (guess or {}).items():
+            if name not in joints:
+                raise ModelError(f"{src}: guess names {name!r}, which is not a joint of the robot")
+            j = joints[name]
+            q0[j.idx_q:j.idx_q + j.nq] = joint_array(f"guess[{name!r}]", np.atleast_1d(value), j.nq, f"nq of {name}")
+        q0 = robot.normalize(q0)
+        self._check_rank(q0)
+        self._last = self._close(q0[self._ind_q], q0, "the assembly guess")
+
+    # ---- description ----
+    name = property(lambda self: self.robot.name)
+    dof = property(lambda self: len(self._ind), doc="Number of independent velocity coordinates.")
+    nq = property(lambda self: len(self._ind_q), doc="Number of independent configuration coordinates.")
+    joint_names = property(lambda self: tuple(j.name for j in self._ind_joints))
+    dependent_names = property(lambda self: tuple(j.name for j in self._dep_joints))
+    all_joint_names = property(lambda self: self.robot.joint_names)
+
+    def __repr__(self) -> str:
+        return f"TreeClosedChain({self.name!r}, dof={self.dof}, loops={[lp.name for lp in self.loops]})"
+
+    # ---- constraints ----
+    def _terms(self, q, v=None):
+        """(phi (..., m), J (..., m, nv), gamma (..., m) or None) at every joint's q (..., nq) (and v)."""
+        r = self.robot
+        phis, Js, gams = [], [], []
+        for lp, ends in zip(self.loops, self._ends):
+            parts = []
+            for link, c, Rc in ends:
+                T = r.frame_pose(q, link)
+                R, p = T[..., :3, :3], T[..., :3, 3]
+                rc = R @ c
+                Jl = r.jacobian(q, link)
+                Jw = Jl[..., 3:, :]
+                Jx = Jl[..., :3, :] - skew(rc) @ Jw
+                acc = None
+                if v is not None:
+                    a = r.frame_acceleration(q, v, np.zeros(v.shape), link)
+                    w = np.einsum("...ij,...j->...i", Jw, v)
+                    alpha = a[..., 3:]
+                    acc = np.concatenate([a[..., :3] + np.cross(alpha, rc) + np.cross(w, np.cross(w, rc)), alpha], -1)
+                parts.append((p + rc, R @ Rc, Jx, Jw, acc))
+            (xa, Ra, Jxa, Jwa, aa), (xb, Rb, Jxb, Jwb, ab) = parts
+            rows = loop_rows(lp)
+            phi = np.concatenate([xa - xb, _rotvec(Ra @ np.swapaxes(Rb, -1, -2))], -1)
+            phis.append(phi[..., rows])
+            Js.append(np.concatenate([Jxa - Jxb, Jwa - Jwb], -2)[..., rows, :])
+            if v is not None:
+                gams.append(-(aa - ab)[..., rows])
+        return (np.concatenate(phis, -1), np.concatenate(Js, -2),
+                np.concatenate(gams, -1) if v is not None else None)
+
+    def constraint(self, q) -> np.ndarray:
+        """phi (..., m) at every joint's q (..., robot.nq); rows named by ``rows``."""
+        return self._terms(joint_array("q", q, self.robot.nq))[0]
+
+    def constraint_jacobian(self, q) -> np.ndarray:
+        """J (..., m, robot.nv): d phi along q ⊕ δ (exact where phi = 0), every velocity coordinate."""
+        return self._terms(joint_array("q", q, self.robot.nq))[1]
+
+    def _check_rank(self, q0: np.ndarray) -> None:
+        rng = np.random.default_rng(0)
+        for trial in range(4):
+            q = q0 if trial == 0 else self.robot.integrate(q0, rng.uniform(-0.5, 0.5, self.robot.nv))
+            msg = rank_report(self._terms(q)[1], self._coordinate_names, self._dep, self.rows)
+            if msg is None:
+                return
+        raise ModelError(f"{self._source}: independent joints {list(self.joint_names)}: {msg}")
+
+    def _scatter(self, idx, x) -> np.ndarray:
+        out = np.zeros(self.robot.nv)
+        out[idx] = x
+        return out
+
+    def _close(self, qi: np.ndarray, start: np.ndarray, what: str) -> np.ndarray:
+        """Close the loops at the independent configuration qi, continuing from the closed ``start``."""
+        r = self.robot
+        target = start.copy()
+        target[self._ind_q] = qi
+        delta = r.difference(start, target)
+        steps = max(1, int(np.ceil(np.abs(delta).max(initial=0.0) / self.STEP)))
+        q = start.copy()
+        res, it = 0.0, 0
+        for _ in range(steps):
+            q = r.integrate(q, delta / steps)
+            for it in range(60):
+                phi, J, _ = self._terms(q)
+                res = float(np.abs(phi).max(initial=0.0))
+                if res <= self.tol:
+                    break
+                try:
+                    d = -np.linalg.solve(J[:, self._dep], phi)
+                except np.linalg.LinAlgError:
+                    break
+                big = np.abs(d).max()
+                q = r.integrate(q, self._scatter(self._dep, d if big <= 0.5 else d * (0.5 / big)))
+            if res > self.tol:
+                worst = self.rows[int(np.argmax(np.abs(self._terms(q)[0])))]
+                raise ModelError(f"{self._source}: the loops cannot close at {what}: outside the assembly range or "
+                                 f"at a singular configuration (residual {res:.3g} in {worst} after {it} Newton "
+                                 "steps)")
+        q[self._ind_q] = qi
+        return q
+
+    def _state(self, q, qd):
+        """(q_all, qd_all, W, J, gamma) for independent velocities qd (..., dof)."""
+        qa = self._positions(q)
+        qd = joint_array("qd", qd, self.dof)
+        J = self._terms(qa)[1]
+        try:
+            W = projection(J, self._ind, self._dep)
+        except np.linalg.LinAlgError:
+            raise ModelError(f"{self._source}: singular configuration: the dependent joints "
+                             f"{list(self.dependent_names)} cannot follow the independent ones there") from None
+        qda = np.einsum("...ij,...j->...i", W, qd)
+        return qa, qda, W, J, self._terms(qa, qda)[2]
+
+    def _fast(self, mode: str, q, qd=None, x=None, friction: bool = True):
+        """No compiled kernel for these chains: the NumPy path of :class:`ChainDynamics`."""
+        return None
+
+    # ---- dynamics ----
+    def _tree_tau(self, q, qd, qdd, f_ext, friction: bool, smooth=None) -> np.ndarray:
+        """The tree's inverse dynamics (..., robot.nv), friction tanh-smoothed with ``smooth``."""
+        r = self.robot
+        if not (smooth is not None and smooth_width(smooth) > 0.0):  # None or 0: the exact sign
+            return r.inverse_dynamics(q, qd, qdd, f_ext=f_ext, friction=friction)
+        tau = r.inverse_dynamics(q, qd, qdd, f_ext=f_ext, friction=False)
+        if friction:
+            t = r.array_model
+            G = np.eye(r.nv) if t.Gv is None else t.Gv
+            w = np.asarray(qd) @ G.T
+            tau = tau + (t.damping * w + t.coulomb * np.tanh(w / smooth_width(smooth))) @ G
+        return tau

@@ -1,0 +1,131 @@
+"""Closed chains whose spanning tree has joints of several coordinates (``TreeClosedChain``): a spatial
+mechanism with a ball joint closed by an MJCF ``<equality weld>``.
+
+Oracles: MuJoCo on the same file: its weld residual and velocity (``efc_pos``, ``efc_vel``) are zero at
+composedyn's closed configurations and velocities, and its tree inverse dynamics with the constraint
+off (``mj_inverse``, joint damping included) projected onto the actuated joint is composedyn's actuator
+torque; central finite differences of the position closure along a motion give its velocity and
+acceleration closures; the identities forward(inverse) = qdd, bias = inverse at qdd = 0, and energy
+conserved by ``cd.simulate`` without friction.
+"""
+
+from __future__ import annotations
+
+import mujoco
+import numpy as np
+import pytest
+
+import composedyn as cd
+from composedyn.dynamics.constraints.loops import LoopClosure
+from composedyn.tree_closed_chain import TreeClosedChain
+from pin_oracle import rel_err
+
+XML = """<mujoco><option gravity="0 0 -9.81"/><worldbody>
+<body name="L1"><joint name="crank" type="hinge" axis="0 0 1" damping="0.1"/>
+ <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.02" mass="1"/>
+ <body name="coupler" pos="0.3 0 0"><joint name="s" type="ball" damping="0.05"/>
+  <geom type="capsule" fromto="0 0 0 0.396 -0.147 -0.254" size="0.02" mass="0.8"/></body></body>
+<body name="L2" pos="0.025 -0.738 -0.587"><joint name="h2" type="hinge" axis="0 0 1"/>
+ <geom type="capsule" fromto="0 0 0 0.304 0.25 0.134" size="0.02" mass="0.5"/>
+ <body name="L3" pos="0.304 0.25 0.134"><joint name="h3" type="hinge" axis="1 0 0" damping="0.02"/>
+  <geom type="capsule" fromto="0 0 0 0.367 0.341 0.199" size="0.02" mass="0.4"/>
+  <body name="L4" pos="0.367 0.341 0.199"><joint name="h4" type="hinge" axis="0 1 0"/>
+   <geom type="sphere" size="0.03" mass="0.2"/></body></body></body>
+</worldbody><equality><weld body1="coupler" body2="L4"/></equality>
+<actuator><motor joint="crank"/></actuator></mujoco>"""
+
+TOL = 1e-9
+
+
+@pytest.fixture(scope="module")
+def chain():
+    return cd.load_closed_chain(XML)
+
+
+def _mujoco_state(m, robot, q, v=None, a=None):
+    """MuJoCo's qpos (ball quaternions (w, x, y, z)) and qvel, qacc from composedyn's q, v, a."""
+    qm, vm, am = np.zeros(m.nq), np.zeros(m.nv), np.zeros(m.nv)
+    for j in robot.joints:
+        adr, dof = int(m.joint(j.name).qposadr[0]), int(m.joint(j.name).dofadr[0])
+        x = q[j.idx_q:j.idx_q + j.nq]
+        qm[adr:adr + j.nq] = np.r_[x[3], x[:3]] if j.kind == "spherical" else x
+        for src, dst in ((v, vm), (a, am)):
+            if src is not None:
+                dst[dof:dof + j.nv] = src[j.idx_v:j.idx_v + j.nv]
+    return qm, vm, am
+
+
+def test_loads_as_a_tree_closed_chain(chain):
+    assert isinstance(chain, TreeClosedChain)
+    assert chain.joint_names == ("crank",) and chain.dependent_names == ("s", "h2", "h3", "h4")
+    assert chain.dof == chain.nq == 1 and [lp.kind for lp in chain.loops] == ["pose"] and len(chain.rows) == 6
+    assert [j.kind for j in chain.robot.joints].count("spherical") == 1
+
+
+def test_closure_and_actuator_torques_equal_mujoco(chain):
+    robot = chain.robot
+    m = mujoco.MjModel.from_xml_string(XML)
+    d = mujoco.MjData(m)
+    tree = mujoco.MjModel.from_xml_string(XML)
+    tree.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
+    dt = mujoco.MjData(tree)
+    rng = np.random.default_rng(1)
+    for crank in (0.4, -0.5, 0.9):
+        q, qd, qdd = np.array([crank]), rng.uniform(-1, 1, 1), rng.uniform(-1, 1, 1)
+        qa, qda, qdda = chain.assemble(q), chain.velocities(q, qd), chain.accelerations(q, qd, qdd)
+        qm, vm, am = _mujoco_state(m, robot, qa, qda, qdda)
+        d.qpos[:], d.qvel[:] = qm, vm
+        mujoco.mj_forward(m, d)
+        eq = d.efc_type == int(mujoco.mjtConstraint.mjCNSTR_EQUALITY)
+        assert eq.sum() == 6
+        assert np.abs(d.efc_pos[eq]).max() < 1e-10 and np.abs(d.efc_vel[eq]).max() < 1e-10
+        dt.qpos[:], dt.qvel[:], dt.qacc[:] = qm, vm, am
+        mujoco.mj_forward(tree, dt)
+        dt.qacc[:] = am
+        mujoco.mj_inverse(tree, dt)
+        tau_tree = np.zeros(robot.nv)
+        for j in robot.joints:
+            dof = int(m.joint(j.name).dofadr[0])
+            tau_tree[j.idx_v:j.idx_v + j.nv] = dt.qfrc_inverse[dof:dof + j.nv]
+        W = chain.velocities(q, np.ones(1))[:, None]  # qd_all = W qd
+        assert rel_err(chain.inverse_dynamics(q, qd, qdd), W.T @ tau_tree) < TOL
+        assert rel_err(robot.inverse_dynamics(qa, qda, qdda), tau_tree) < TOL
+
+
+def test_velocity_and_acceleration_closures_equal_finite_differences(chain):
+    robot = chain.robot
+    q0, qd, qdd, h = np.array([0.3]), np.array([0.8]), np.array([-0.6]), 1e-4
+    path = chain.assemble(np.stack([q0 + qd * t + 0.5 * qdd * t * t for t in (-h, 0.0, h)]))
+    back, fwd = robot.difference(path[1], path[0]), robot.difference(path[1], path[2])
+    assert rel_err(chain.velocities(q0, qd), (fwd - back) / (2 * h)) < 1e-7
+    assert rel_err(chain.accelerations(q0, qd, qdd), (fwd + back) / h ** 2) < 1e-5
+
+
+def test_identities_batches_and_energy(chain):
+    rng = np.random.default_rng(2)
+    Q = np.array([[0.2], [0.5], [-0.3]])
+    QD, QDD = rng.uniform(-1, 1, (2, 3, 1))
+    tau = chain.inverse_dynamics(Q, QD, QDD)
+    assert rel_err(chain.forward_dynamics(Q, QD, tau), QDD) < 1e-10
+    assert rel_err(chain.bias_torques(Q, QD), chain.inverse_dynamics(Q, QD, 0 * QDD, friction=False)) < 1e-12
+    M = chain.mass_matrix(Q)
+    assert M.shape == (3, 1, 1) and np.all(M > 0)
+    one = [chain.inverse_dynamics(Q[k], QD[k], QDD[k]) for k in range(3)]
+    assert rel_err(np.stack(one), tau) < 1e-12  # batch = loop
+    qa = chain.assemble(Q[0])
+    assert rel_err(chain.inverse_dynamics(qa, QD[0], QDD[0]), tau[0]) < 1e-10  # every joint's closed q
+    sim = cd.simulate(chain, np.array([0.2]), np.array([0.5]), np.linspace(0.0, 0.5, 11), friction=False,
+                      rtol=1e-10, atol=1e-12)
+    E = chain.energy(sim.q, sim.qd)
+    assert np.ptp(E) < 1e-6 * max(1.0, np.abs(E).max())
+
+
+def test_errors_name_the_joints(chain):
+    robot = chain.robot
+    loop = chain.loops[0]
+    with pytest.raises(cd.ModelError, match="6 equations but the dependent joints"):
+        cd.ClosedChain(robot, [loop], ["crank", "h2"])
+    with pytest.raises(cd.ModelError, match="link 'nowhere'"):
+        cd.ClosedChain(robot, [LoopClosure("coupler", "nowhere", kind="pose")], ["crank"])
+    with pytest.raises(ValueError, match="does not close the loops"):
+        chain.inverse_dynamics(robot.neutral() + 0.1, np.ones(1), np.ones(1))
