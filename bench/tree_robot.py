@@ -11,7 +11,11 @@ coordinates", with the machine line):
    ``aba``, ``jacobian`` (world axes, last frame) / ``computeFrameJacobian`` (``LOCAL_WORLD_ALIGNED``);
    ratio < 1: composedyn faster.  Robots: a free-floating humanoid with ball hips, shoulders and ankles
    (MJCF, below) and a random tree over every joint kind (``random_joint_graph``);
-2. batches of ``--batch`` samples in one call (two cores) against a Pinocchio Python loop, as speed-ups.
+2. batches of ``--batch`` samples in one call (two cores) against a Pinocchio Python loop, as speed-ups;
+3. the derivatives of inverse and forward dynamics (``inverse_dynamics_derivatives``,
+   ``forward_dynamics_derivatives``: such trees take the NumPy recursion of any joints) against
+   ``computeRNEADerivatives`` / ``computeABADerivatives``: one sample per call, and a batch of
+   ``--derivative-batch`` samples in one call against a Pinocchio Python loop (µs per sample).
 
 Medians of interleaved repeats (the machine may be shared).  Speed is never asserted in tests.
 """
@@ -127,11 +131,35 @@ def batch(pp, rng, N, repeat):
     return out
 
 
+def derivatives(pp, rng, N, repeat):
+    """(composedyn, Pinocchio) seconds: d ID and d FD for one sample and for a batch of N."""
+    robot, m, d = pp.robot, pp.model, pp.data
+    out = {}
+    for n in (1, N):
+        q = robot.random_configuration(size=n, seed=int(rng.integers(1 << 30)))
+        v, a = rng.uniform(-1, 1, (2, n, robot.nv))
+        tau = robot.inverse_dynamics(q, v, a)
+        pq, pv, pa, pt = pp.q(q), pp.v(v), pp.v(a), pp.v(tau)
+
+        def loop(f, *arrays):
+            return lambda: [f(m, d, *row) for row in zip(*arrays)]
+
+        pairs = {"d ID": (lambda: robot.inverse_dynamics_derivatives(q, v, a),
+                          loop(pin.computeRNEADerivatives, pq, pv, pa)),
+                 "d FD": (lambda: robot.forward_dynamics_derivatives(q, v, tau),
+                          loop(pin.computeABADerivatives, pq, pv, pt))}
+        for k, (ours, theirs) in pairs.items():
+            t = interleaved({"ours": ours, "pin": theirs}, 1 if n > 1 else 20, repeat)
+            out[k, n] = (t["ours"] / n, t["pin"] / n)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--batch", type=int, default=10000)
     ap.add_argument("--repeat", type=int, default=15)
     ap.add_argument("--number", type=int, default=2000)
+    ap.add_argument("--derivative-batch", type=int, default=1000)
     args = ap.parse_args()
     rng = np.random.default_rng(0)
     print(machine())
@@ -139,7 +167,7 @@ def main() -> None:
         warnings.simplefilter("ignore")
         robots = {"humanoid, ball joints (MJCF)": humanoid(), "random tree, every kind": cd.from_graph(
             random_joint_graph(0, bodies=14))}
-    rows_call, rows_batch = [], []
+    rows_call, rows_batch, rows_der = [], [], []
     for label, robot in robots.items():
         pp = Pair(robot)
         robot.warm_up()
@@ -150,12 +178,19 @@ def main() -> None:
         bt = batch(pp, rng, args.batch, max(5, args.repeat // 3))
         rows_batch.append(f"| {name} | " + " | ".join(
             f"{bt[k][0] * 1e3:.1f} ms vs {bt[k][1] * 1e3:.1f} ms = **{bt[k][1] / bt[k][0]:.1f}x**" for k in bt) + " |")
+        dr = derivatives(pp, rng, args.derivative_batch, max(3, args.repeat // 5))
+        rows_der.append(f"| {name} | " + " | ".join(
+            f"{dr[k][0] * 1e6:.0f} µs / {dr[k][1] * 1e6:.1f} µs" for k in dr) + " |")
     print("\nPer call (composedyn / Pinocchio; < 1: composedyn faster)\n")
     print("| robot | ID (rnea) | M (crba) | FD (aba) | jacobian (last frame) |\n|---|---|---|---|---|")
     print("\n".join(rows_call))
     print(f"\nBatch of {args.batch} samples: one composedyn call (two cores) vs a Pinocchio Python loop (speed-up)\n")
     print("| robot | ID | M | FD |\n|---|---|---|---|")
     print("\n".join(rows_batch))
+    print("\nDerivatives, µs per sample (composedyn / Pinocchio): one sample per call; a batch of "
+          f"{args.derivative_batch} in one call vs a Pinocchio Python loop\n")
+    print("| robot | d ID, one sample | d FD, one sample | d ID, batch | d FD, batch |\n|---|---|---|---|---|")
+    print("\n".join(rows_der))
 
 
 if __name__ == "__main__":

@@ -44,7 +44,7 @@ def inverse_dynamics_derivatives(robot: "Robot", q, qd, qdd, f_ext: Mapping | No
         return res
     q, qd, qdd = joint_arrays(robot.dof, q=q, qd=qd, qdd=qdd)
     m = robot.model
-    qa, qda, qdda = robot._expand(q, qd, qdd)
+    qa, qda, qdda = robot.to_all_joints(q, qd, qdd)
     fx = wrenches(f_ext, m.link_names)
     fw = P = None
     if fx:
@@ -53,7 +53,7 @@ def inverse_dynamics_derivatives(robot: "Robot", q, qd, qdd, f_ext: Mapping | No
         P = P.reshape(P.shape[:-2] + (9,))
     dq, dqd = robot.compute("inverse_dynamics_derivatives", qa, qda, qdda, f_world=fw, P=P, friction=friction,
                             smooth_friction=smooth)
-    return robot._reduce(dq, matrix=True), robot._reduce(dqd, matrix=True)
+    return robot.to_coordinates(dq, matrix=True), robot.to_coordinates(dqd, matrix=True)
 
 
 def forward_dynamics_derivatives(robot: "Robot", q, qd, tau, f_ext: Mapping | None = None,
@@ -69,7 +69,7 @@ def forward_dynamics_derivatives(robot: "Robot", q, qd, tau, f_ext: Mapping | No
             q, qd, tau, smooth or 0.0, friction)) is not None:
         return res
     q, qd, tau = (np.ascontiguousarray(x) for x in joint_arrays(robot.dof, q=q, qd=qd, tau=tau))  # own memory
-    if robot._mimic is None and f_ext is None:  # compiled kernels (or the NumPy reference)
+    if robot.mimic_map is None and f_ext is None:  # compiled kernels (or the NumPy reference)
         return robot.compute("forward_dynamics_derivatives", q, qd, tau, friction=friction, smooth_friction=smooth)
     qdd = robot.forward_dynamics(q, qd, tau, f_ext=f_ext, friction=friction, smooth_friction=smooth_friction)
     dq, dqd = inverse_dynamics_derivatives(robot, q, qd, qdd, f_ext=f_ext, friction=friction,

@@ -251,7 +251,7 @@ class FloatingRobot(TreeDynamics):
         g = ``robot.base.gravity``: ``generalized_forces(FN)`` = -:meth:`gravity_torques`."""
         from composedyn.dynamics.floating.composed import floating_composed_vectors
 
-        if self.chart._mimic is not None:
+        if self.chart.mimic_map is not None:
             raise ModelError(f"robot {self.name!r}: composed vectors of a floating base with dependent mimic "
                              "joints are not available (load with mimic='independent')")
         (q,) = self._state(q)

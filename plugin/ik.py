@@ -139,7 +139,7 @@ def inverse_kinematics(robot, frame: str, target, q0=None, position_only: bool =
         from composedyn.dynamics.compiled.ik import solve
 
         im, fx = robot.arrays.frames
-        mm = robot._mimic
+        mm = robot.mimic_map
         G, b = (np.eye(n), np.zeros(n)) if mm is None else (np.array(mm.G, float), np.array(mm.b, float))
         q = np.empty(n)
         ok, it, ep, er = solve(

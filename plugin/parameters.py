@@ -52,7 +52,7 @@ def regressor(robot, q, qd, qdd, joint_terms: bool = False, offset: bool = False
     Dependent mimic joints: G^T Y over the all-joint state (Kolev eq. 2.20).
     """
     q, qd, qdd = joint_arrays(robot.dof, q=q, qd=qd, qdd=qdd)
-    q, qd, qdd = robot._expand(q, qd, qdd)
+    q, qd, qdd = robot.to_all_joints(q, qd, qdd)
     Y = robot.compute("regressor", q, qd, qdd)
     if joint_terms:
         Y = np.concatenate([Y, joint_regressor(qd, qdd, offset=offset)], axis=-1)

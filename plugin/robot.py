@@ -99,9 +99,9 @@ def declared(name: str, arguments: tuple, doc: str):
         except TypeError as exc:
             raise TypeError(f"{name}({', '.join(arguments)}): {exc}") from None
         arrays = joint_arrays(self.dof, **{a: bound[a] for a in arguments})
-        result, shape = self.compute(name, *self._expand(*arrays)), dispatch.quantity(name).results[0]
+        result, shape = self.compute(name, *self.to_all_joints(*arrays)), dispatch.quantity(name).results[0]
         if shape[-1] == "nv" and self._mimic is not None:
-            return self._reduce(result, matrix=len(shape) == 2 and shape[0] == "nv") if shape[0] == "nv" \
+            return self.to_coordinates(result, matrix=len(shape) == 2 and shape[0] == "nv") if shape[0] == "nv" \
                 else result @ self._mimic.G
         return result
 
@@ -126,13 +126,21 @@ class Robot:
         self._mimic_mode = mimic
         self._mimic = select_mimic(self.model, mimic)
 
-    def _expand(self, q, *rates):
-        """Independent -> all-joint positions (+ offset) and rates (identity without mimic)."""
+    @property
+    def mimic_map(self):
+        """The map of the dependent mimic joints (:class:`composedyn.dynamics.constraints.mimic.MimicMap`:
+        q_all = G q + b), or None when every joint is a coordinate."""
+        return self._mimic
+
+    def to_all_joints(self, q, *rates):
+        """Coordinates -> every joint's: positions (..., n_all) = G q + b and rates G x (unchanged
+        without dependent mimic joints); no argument checks."""
         mm = self._mimic
         return (q, *rates) if mm is None else (mm.full(q), *(mm.full(x, offset=False) for x in rates))
 
-    def _reduce(self, tau, matrix: bool = False):
-        """All-joint generalised forces (or matrices) -> independent: G^T tau (G^T A G)."""
+    def to_coordinates(self, tau, matrix: bool = False):
+        """Every joint's generalised forces (..., n_all) -> the coordinates': Gᵀ τ; with ``matrix``,
+        a matrix over every joint's velocities -> Gᵀ A G (unchanged without dependent mimic joints)."""
         mm = self._mimic
         if mm is None:
             return tau
@@ -221,7 +229,7 @@ class Robot:
     def full_positions(self, q) -> np.ndarray:
         """Positions of all joints (..., n_all) from the coordinates q (..., dof): G q + b."""
         (q,) = joint_arrays(self.dof, q=q)
-        return self._expand(q)[0]
+        return self.to_all_joints(q)[0]
 
     def mimic_torques(self, q, qd, qdd, f_ext: Mapping | None = None, friction: bool = True) -> np.ndarray:
         """Torque (or force) (..., n_dep) each mimic joint must carry, ``mimic_joint_names`` order.
@@ -231,7 +239,7 @@ class Robot:
         :meth:`inverse_dynamics`; empty (..., 0) without dependent mimic joints.
         """
         q, qd, qdd = joint_arrays(self.dof, q=q, qd=qd, qdd=qdd)
-        tau = self._full_inverse_dynamics(*self._expand(q, qd, qdd), f_ext, friction)
+        tau = self._full_inverse_dynamics(*self.to_all_joints(q, qd, qdd), f_ext, friction)
         return tau[..., self._mimic.dependent] if self._mimic is not None else tau[..., :0]
 
     def _full_inverse_dynamics(self, q, qd, qdd, f_ext, friction: bool, out: np.ndarray | None = None) -> np.ndarray:
@@ -257,7 +265,7 @@ class Robot:
     def link_poses(self, q) -> dict:
         """World pose (4x4, (..., 4, 4)) of every link frame, keyed by link name."""
         (q,) = joint_arrays(self.dof, q=q)
-        (q,) = self._expand(q)
+        (q,) = self.to_all_joints(q)
         Rl, pl = link_poses(self.model, *body_poses(self.model, q))
         T = np.zeros(q.shape[:-1] + (len(self.model.link_names), 4, 4))
         T[..., :3, :3], T[..., :3, 3], T[..., 3, 3] = Rl, pl, 1.0
@@ -290,7 +298,8 @@ class Robot:
             out = output_array(out, q.shape, q, qd, qdd)
         if self._mimic is None:
             return self._full_inverse_dynamics(q, qd, qdd, f_ext, friction, out)
-        return deliver(self._reduce(self._full_inverse_dynamics(*self._expand(q, qd, qdd), f_ext, friction)), out)
+        tau = self._full_inverse_dynamics(*self.to_all_joints(q, qd, qdd), f_ext, friction)
+        return deliver(self.to_coordinates(tau), out)
 
     @direct_call("forward_dynamics", 3, ("friction", "out"))
     def forward_dynamics(self, q, qd, tau, f_ext: Mapping | None = None, friction: bool = True,
@@ -317,11 +326,11 @@ class Robot:
                                 friction=friction, smooth_friction=smooth_friction, out=out)
         M = self.mass_matrix(q)
         m = self.model
-        q, qd = self._expand(q, qd)
+        q, qd = self.to_all_joints(q, qd)
         h = self.compute("inverse_dynamics", q, qd, np.zeros_like(q), f_world=self._body_forces(q, f_ext), friction=0)
         if friction:
             h = h + friction_torques(m, qd, smooth=smooth_friction)
-        return deliver(solve_mass(self._mimic.solve_view(m), M, tau - self._reduce(h)), out)
+        return deliver(solve_mass(self._mimic.solve_view(m), M, tau - self.to_coordinates(h)), out)
 
     @direct_call("mass_matrix", 1, ("out",))
     def mass_matrix(self, q, out: np.ndarray | None = None) -> np.ndarray:
@@ -334,7 +343,7 @@ class Robot:
             out = output_array(out, q.shape + (self.dof,), q)
         if self._mimic is None:
             return self.compute("mass_matrix", q, out=out)
-        return deliver(self._reduce(self.compute("mass_matrix", self._expand(q)[0]), matrix=True), out)
+        return deliver(self.to_coordinates(self.compute("mass_matrix", self.to_all_joints(q)[0]), matrix=True), out)
 
     @direct_call("coriolis_matrix", 2)
     def coriolis_matrix(self, q, qd) -> np.ndarray:
@@ -342,7 +351,7 @@ class Robot:
         if (out := self._threads.data["coriolis_matrix"](q, qd)) is not None:
             return out
         q, qd = joint_arrays(self.dof, q=q, qd=qd)
-        return self._reduce(self.compute("coriolis_matrix", *self._expand(q, qd)), matrix=True)
+        return self.to_coordinates(self.compute("coriolis_matrix", *self.to_all_joints(q, qd)), matrix=True)
 
     @direct_call("gravity_torques", 1)
     def gravity_torques(self, q) -> np.ndarray:
@@ -350,7 +359,7 @@ class Robot:
         if (out := self._threads.data["gravity_torques"](q)) is not None:
             return out
         (q,) = joint_arrays(self.dof, q=q)
-        return self._reduce(self.compute("gravity_torques", self._expand(q)[0]))
+        return self.to_coordinates(self.compute("gravity_torques", self.to_all_joints(q)[0]))
 
     @direct_call("bias_torques", 2)
     def bias_torques(self, q, qd) -> np.ndarray:
@@ -358,7 +367,7 @@ class Robot:
         if (out := self._threads.data["bias_torques"](q, qd)) is not None:
             return out
         q, qd = joint_arrays(self.dof, q=q, qd=qd)
-        return self._reduce(self.compute("bias_torques", *self._expand(q, qd)))
+        return self.to_coordinates(self.compute("bias_torques", *self.to_all_joints(q, qd)))
 
     def composed_vectors(self, q) -> "ComposedVectors":
         """The paper's composed vectors at q (..., n): vω_α, PL_α, XY_βγ, a_γα, brackets.
@@ -371,7 +380,7 @@ class Robot:
         from composedyn.dynamics.reference.composed import composed_vectors
 
         (q,) = joint_arrays(self.dof, q=q)
-        return composed_vectors(self.model, self._expand(q)[0])  # all joints, mimic included
+        return composed_vectors(self.model, self.to_all_joints(q)[0])  # all joints, mimic included
 
     def _one_with_wrenches(self, name: str, q, rates: tuple, f_ext, options: tuple, out):
         """One sample of ``name`` with link wrenches through C callers
@@ -405,18 +414,18 @@ class Robot:
     def kinetic_energy(self, q, qd) -> np.ndarray:
         """Kinetic energy T (...,) in J: 1/2 qd^T M(q) qd, armature included."""
         q, qd = joint_arrays(self.dof, q=q, qd=qd)
-        return kinetic_energy(self.model, *self._expand(q, qd))
+        return kinetic_energy(self.model, *self.to_all_joints(q, qd))
 
     def potential_energy(self, q) -> np.ndarray:
         """Gravitational potential energy V (...,) in J: -sum m_i g . c_i over moving bodies
         (links welded to the fixed base left out; zero at the world origin)."""
         (q,) = joint_arrays(self.dof, q=q)
-        return potential_energy(self.model, self._expand(q)[0])
+        return potential_energy(self.model, self.to_all_joints(q)[0])
 
     def energy(self, q, qd) -> np.ndarray:
         """Total mechanical energy T + V (...,) in J."""
         q, qd = joint_arrays(self.dof, q=q, qd=qd)
-        q, qd = self._expand(q, qd)
+        q, qd = self.to_all_joints(q, qd)
         return kinetic_energy(self.model, q, qd) + potential_energy(self.model, q)
 
     # ---- model mismatch ----------------------------------------------

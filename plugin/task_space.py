@@ -47,7 +47,7 @@ def local_flag(reference) -> int:
 
 def _columns(robot, J: np.ndarray) -> np.ndarray:
     """All-joint Jacobian (..., r, n_all) -> coordinates (..., r, dof): J G."""
-    mm = robot._mimic
+    mm = robot.mimic_map
     return J if mm is None else J @ mm.G
 
 
@@ -55,40 +55,40 @@ def frame_pose(robot, q, frame) -> np.ndarray:
     """World <- frame homogeneous transform (..., 4, 4)."""
     k = frame_id(robot, frame)
     (q,) = joint_arrays(robot.dof, q=q)
-    return robot.compute("frame_pose", robot._expand(q)[0], frame=k)
+    return robot.compute("frame_pose", robot.to_all_joints(q)[0], frame=k)
 
 
 def jacobian(robot, q, frame, reference: str = "world") -> np.ndarray:
     """Frame Jacobian (..., 6, dof), linear rows first."""
     k, local = frame_id(robot, frame), local_flag(reference)
     (q,) = joint_arrays(robot.dof, q=q)
-    return _columns(robot, robot.compute("jacobian", robot._expand(q)[0], frame=k, local=local))
+    return _columns(robot, robot.compute("jacobian", robot.to_all_joints(q)[0], frame=k, local=local))
 
 
 def frame_velocity(robot, q, qd, frame, reference: str = "world") -> np.ndarray:
     """Frame twist (..., 6): origin velocity then angular velocity."""
     k, local = frame_id(robot, frame), local_flag(reference)
     q, qd = joint_arrays(robot.dof, q=q, qd=qd)
-    return robot.compute("frame_velocity", *robot._expand(q, qd), frame=k, local=local)
+    return robot.compute("frame_velocity", *robot.to_all_joints(q, qd), frame=k, local=local)
 
 
 def frame_acceleration(robot, q, qd, qdd, frame, reference: str = "world") -> np.ndarray:
     """Classical acceleration (..., 6) of the frame origin and angular acceleration."""
     k, local = frame_id(robot, frame), local_flag(reference)
     q, qd, qdd = joint_arrays(robot.dof, q=q, qd=qd, qdd=qdd)
-    return robot.compute("frame_acceleration", *robot._expand(q, qd, qdd), frame=k, local=local)
+    return robot.compute("frame_acceleration", *robot.to_all_joints(q, qd, qdd), frame=k, local=local)
 
 
 def center_of_mass(robot, q) -> np.ndarray:
     """Centre of mass of the moving bodies (..., 3), world coordinates."""
     (q,) = joint_arrays(robot.dof, q=q)
-    return robot.compute("center_of_mass", robot._expand(q)[0])
+    return robot.compute("center_of_mass", robot.to_all_joints(q)[0])
 
 
 def com_jacobian(robot, q) -> np.ndarray:
     """d com / dq (..., 3, dof)."""
     (q,) = joint_arrays(robot.dof, q=q)
-    return _columns(robot, robot.compute("com_jacobian", robot._expand(q)[0]))
+    return _columns(robot, robot.compute("com_jacobian", robot.to_all_joints(q)[0]))
 
 
 def task_inertia(robot, q, frame, reference: str = "world", translational: bool = False,

@@ -27,25 +27,6 @@ ALLOWED: set[tuple[str, str]] = {
     ("dynamics/compiled/cache.py", "caching._CompileResultCacheImpl"),
     ("dynamics/compiled/jit.py", "compiled._cache"),
     ("dynamics/schema.py", "sys._getframe"),  # the stacklevel of warnings
-    # the compiled kernels' shared helpers
-    ("dynamics/compiled/fd_derivatives.py", "from composedyn.dynamics.compiled.derivatives import _add"),
-    ("dynamics/compiled/fd_derivatives.py", "from composedyn.dynamics.compiled.derivatives import _bmul"),
-    ("dynamics/compiled/fd_derivatives.py", "from composedyn.dynamics.compiled.derivatives import _dot"),
-    ("dynamics/compiled/fd_derivatives.py", "from composedyn.dynamics.compiled.derivatives import _fcross"),
-    ("dynamics/compiled/fd_derivatives.py", "from composedyn.dynamics.compiled.derivatives import _get"),
-    ("dynamics/compiled/fd_derivatives.py", "from composedyn.dynamics.compiled.derivatives import _inertia"),
-    ("dynamics/compiled/fd_derivatives.py", "from composedyn.dynamics.compiled.derivatives import _mcross"),
-    ("dynamics/compiled/fd_derivatives.py", "from composedyn.dynamics.compiled.derivatives import _put"),
-    ("dynamics/compiled/fd_derivatives.py", "from composedyn.dynamics.compiled.derivatives import _scale"),
-    # the facade modules and their routes
-    ("plugin/derivatives.py", "robot._expand"),
-    ("plugin/derivatives.py", "robot._mimic"),
-    ("plugin/derivatives.py", "robot._reduce"),
-    ("plugin/floating_robot.py", "self.chart._mimic"),
-    ("plugin/ik.py", "robot._mimic"),
-    ("plugin/parameters.py", "robot._expand"),
-    ("plugin/task_space.py", "robot._expand"),
-    ("plugin/task_space.py", "robot._mimic"),
 }
 
 

@@ -129,3 +129,14 @@ def test_errors_name_the_joints(chain):
         cd.ClosedChain(robot, [LoopClosure("coupler", "nowhere", kind="pose")], ["crank"])
     with pytest.raises(ValueError, match="does not close the loops"):
         chain.inverse_dynamics(robot.neutral() + 0.1, np.ones(1), np.ones(1))
+
+
+def test_cli_info_lists_the_loop_and_the_joints(tmp_path, capsys):
+    from composedyn.cli import main
+
+    path = tmp_path / "mechanism.xml"
+    path.write_text(XML)
+    assert main(["info", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "joint s (spherical)" in out and "actuated (independent): crank" in out
+    assert "dependent: s, h2, h3, h4" in out and "[pose; rows x, y, z, rx, ry, rz]" in out

@@ -21,7 +21,7 @@ Layout:
   NumPy reference);
 * :mod:`.declare` -- from a declaration, the generated checked
   single-sample C function, its C caller (``_call.c``) and the serial and
-  parallel batch loops (:mod:`.loops`: their finite-input check);
+  parallel batch loops (:mod:`.finite`: their finite-input check);
   :mod:`.quantities` finds the declarations;
   :mod:`.fast` -- ``robot.fast``, those callers with the batch loops as
   fallback; :mod:`.parallel` -- when a batch loop uses all cores.

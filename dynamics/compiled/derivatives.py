@@ -9,7 +9,7 @@ inertia in world axes as (m, h = m c, Io about the origin, 3x3).
 
 1. Forward, parent -> child: world pose, S_i, v_i, a_i (a_base = (0, -g)),
    world inertia, f_i = I_i a_i + v_i x* I_i v_i - fx_i, psi_i = v_p x S_i,
-   alpha_i = a_p x S_i + v_p x psi_i, and the blocks of B_i (B11 3x3 and l, see :func:`_bmul`).
+   alpha_i = a_p x S_i + v_p x psi_i, and the blocks of B_i (B11 3x3 and l, see :func:`bmul6`).
 2. Backward, child -> parent: with the subtree sums IC_i, BC_i, F_i (and the
    external ones) complete, the row vectors IC_i S_i, BC_i^T S_i, e_i and the
    column vectors Phi_i, Phid_i; then add the sums into the parent's.
@@ -49,19 +49,19 @@ SCRATCH = 115
 
 
 @njit(cache=True, inline="always")
-def _get(w, i, c):
+def row6(w, i, c):
     """The 6-vector w[i, c:c+6] as a tuple."""
     return w[i, c], w[i, c + 1], w[i, c + 2], w[i, c + 3], w[i, c + 4], w[i, c + 5]
 
 
 @njit(cache=True, inline="always")
-def _put(w, i, c, x):
+def set_row6(w, i, c, x):
     """w[i, c:c+6] = x."""
     w[i, c], w[i, c + 1], w[i, c + 2], w[i, c + 3], w[i, c + 4], w[i, c + 5] = x
 
 
 @njit(cache=True, fastmath={"contract"})
-def _mcross(v, s):
+def mcross6(v, s):
     """Motion cross product v x s = (w x s_w, w x s_u + u x s_w)."""
     a0, a1, a2 = cross(v[0], v[1], v[2], s[0], s[1], s[2])
     b0, b1, b2 = cross(v[0], v[1], v[2], s[3], s[4], s[5])
@@ -70,7 +70,7 @@ def _mcross(v, s):
 
 
 @njit(cache=True, fastmath={"contract"})
-def _fcross(v, f):
+def fcross6(v, f):
     """Force cross product v x* f = (w x n + u x f, w x f)."""
     a0, a1, a2 = cross(v[0], v[1], v[2], f[0], f[1], f[2])
     b0, b1, b2 = cross(v[3], v[4], v[5], f[3], f[4], f[5])
@@ -79,12 +79,12 @@ def _fcross(v, f):
 
 
 @njit(cache=True, fastmath={"contract"})
-def _add(x, y):
+def add6(x, y):
     return x[0] + y[0], x[1] + y[1], x[2] + y[2], x[3] + y[3], x[4] + y[4], x[5] + y[5]
 
 
 @njit(cache=True, fastmath={"contract"})
-def _scale(x, s):
+def scale6(x, s):
     return x[0] * s, x[1] * s, x[2] * s, x[3] * s, x[4] * s, x[5] * s
 
 
@@ -109,7 +109,7 @@ def _mul_t(A, B):
 
 
 @njit(cache=True, fastmath={"contract"})
-def _dot(x, y):
+def dot6(x, y):
     return x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3] + x[4] * y[4] + x[5] * y[5]
 
 
@@ -123,7 +123,7 @@ def _apply(m, h0, h1, h2, j00, j01, j02, j11, j12, j22, x):
 
 
 @njit(cache=True, inline="always")
-def _inertia(w, i, x):
+def inertia6(w, i, x):
     """I x = (Io w + h x u, m u - h x w) with body i's (m, h, Io) in w (or its subtree sum)."""
     m, h0, h1, h2 = w[i, M], w[i, HH], w[i, HH + 1], w[i, HH + 2]
     c0, c1, c2 = cross(h0, h1, h2, x[3], x[4], x[5])
@@ -135,7 +135,7 @@ def _inertia(w, i, x):
 
 
 @njit(cache=True, inline="always")
-def _bmul(w, i, x, transpose):
+def bmul6(w, i, x, transpose):
     """BC_i x = (B11 x_w, -2 l x x_w), or BC_i^T x = (B11^T x_w + 2 l x x_u, 0) with ``transpose``.
 
     B = v x* I - I v x + A(I v) has, for I = [[Io, [h]x], [-[h]x, m]], v = (w, u) and
@@ -173,16 +173,16 @@ def _forward(im, fm, qi, qdi, qddi, fw, P, grav, w, i):
         Rw = (c0[0], c1[0], c2[0], c0[1], c1[1], c2[1], c0[2], c1[2], c2[2])
         d = rot(Rk, p[0], p[1], p[2])
         pw = (w[k, PW] + d[0], w[k, PW + 1] + d[1], w[k, PW + 2] + d[2])
-        vp, ap = _get(w, k, V), _get(w, k, A)
+        vp, ap = row6(w, k, V), row6(w, k, A)
     s = joint_motion_world(im, fm, i, Rw, pw[0], pw[1], pw[2])
-    v = _add(vp, _scale(s, qdi))
-    a = _add(_add(ap, _scale(s, qddi)), _scale(_mcross(v, s), qdi))
-    psi = _mcross(vp, s)
-    alpha = _add(_mcross(ap, s), _mcross(vp, psi))
+    v = add6(vp, scale6(s, qdi))
+    a = add6(add6(ap, scale6(s, qddi)), scale6(mcross6(v, s), qdi))
+    psi = mcross6(vp, s)
+    alpha = add6(mcross6(ap, s), mcross6(vp, psi))
     _body_terms(fm, fw, P, w, i, Rw, pw, v, a)
-    _put(w, i, S, s)
-    _put(w, i, PSI, psi)
-    _put(w, i, ALPHA, alpha)
+    set_row6(w, i, S, s)
+    set_row6(w, i, PSI, psi)
+    set_row6(w, i, ALPHA, alpha)
 
 
 @njit(cache=True, inline="always")
@@ -209,13 +209,13 @@ def _body_terms(fm, fw, P, w, i, Rw, pw, v, a):
     h0, h1, h2 = m * p0 + g0, m * p1 + g1, m * p2 + g2
     w[i, M], w[i, HH], w[i, HH + 1], w[i, HH + 2] = m, h0, h1, h2
     hv = _apply(m, h0, h1, h2, j00, j01, j02, j11, j12, j22, v)
-    f = _add(_apply(m, h0, h1, h2, j00, j01, j02, j11, j12, j22, a), _fcross(v, hv))
+    f = add6(_apply(m, h0, h1, h2, j00, j01, j02, j11, j12, j22, a), fcross6(v, hv))
     if fw.shape[0] > 0:
-        f = _add(f, _scale(_get(fw, i, 0), -1.0))
-        _put(w, i, X, _get(fw, i, 0))
+        f = add6(f, scale6(row6(fw, i, 0), -1.0))
+        set_row6(w, i, X, row6(fw, i, 0))
         for c in range(9):
             w[i, PC + c] = P[i, c]
-    # B11 = [w]x Io - Io [w]x - h u^T - u h^T + 2 (u . h) 1 - [k]x (see _bmul), and l;
+    # B11 = [w]x Io - Io [w]x - h u^T - u h^T + 2 (u . h) 1 - [k]x (see bmul6), and l;
     # [w]x Io - Io [w]x = X + X^T with X = [w]x Io (Io symmetric), column c of X = w x Io[:, c]
     x00, x10, x20 = cross(v[0], v[1], v[2], j00, j01, j02)
     x01, x11, x21 = cross(v[0], v[1], v[2], j01, j11, j12)
@@ -235,16 +235,16 @@ def _body_terms(fm, fw, P, w, i, Rw, pw, v, a):
     w[i, BL], w[i, BL + 1], w[i, BL + 2] = hv[3], hv[4], hv[5]
     w[i, 0], w[i, 1], w[i, 2], w[i, 3], w[i, 4], w[i, 5], w[i, 6], w[i, 7], w[i, 8] = Rw
     w[i, PW], w[i, PW + 1], w[i, PW + 2] = pw
-    _put(w, i, V, v)
-    _put(w, i, A, a)
-    _put(w, i, F, f)
+    set_row6(w, i, V, v)
+    set_row6(w, i, A, a)
+    set_row6(w, i, F, f)
 
 
 @njit(cache=True, inline="always")
 def _external_e(w, i, s):
     """e = Xn x s_w + PC^T s_w + Xf x s_u for the column s, from body i's subtree sums of the
     external forces X and lever-arm matrices PC."""
-    x = _get(w, i, X)
+    x = row6(w, i, X)
     n0, n1, n2 = cross(x[0], x[1], x[2], s[0], s[1], s[2])
     f0, f1, f2 = cross(x[3], x[4], x[5], s[3], s[4], s[5])
     t0, t1, t2 = rot((w[i, PC], w[i, PC + 3], w[i, PC + 6], w[i, PC + 1], w[i, PC + 4], w[i, PC + 7],
@@ -255,14 +255,14 @@ def _external_e(w, i, s):
 @njit(cache=True, inline="always")
 def _backward(w, i, ext):
     """Row vectors and column vectors of body i from its complete subtree sums (step 2)."""
-    s, psi, alpha = _get(w, i, S), _get(w, i, PSI), _get(w, i, ALPHA)
-    _put(w, i, RI, _inertia(w, i, s))
-    _put(w, i, RB, _bmul(w, i, s, True))
-    phi = _add(_add(_fcross(s, _get(w, i, F)), _inertia(w, i, alpha)), _bmul(w, i, psi, False))
-    _put(w, i, PHID, _add(_inertia(w, i, _scale(psi, 2.0)), _bmul(w, i, s, False)))
+    s, psi, alpha = row6(w, i, S), row6(w, i, PSI), row6(w, i, ALPHA)
+    set_row6(w, i, RI, inertia6(w, i, s))
+    set_row6(w, i, RB, bmul6(w, i, s, True))
+    phi = add6(add6(fcross6(s, row6(w, i, F)), inertia6(w, i, alpha)), bmul6(w, i, psi, False))
+    set_row6(w, i, PHID, add6(inertia6(w, i, scale6(psi, 2.0)), bmul6(w, i, s, False)))
     e0 = e1 = e2 = 0.0
     if ext:  # e (see _external_e);  Phi += (s_w x Xn + PC s_w, s_w x Xf)
-        x = _get(w, i, X)
+        x = row6(w, i, X)
         n0, n1, n2 = cross(x[0], x[1], x[2], s[0], s[1], s[2])
         e0, e1, e2 = _external_e(w, i, s)
         u0, u1, u2 = rot((w[i, PC], w[i, PC + 1], w[i, PC + 2], w[i, PC + 3], w[i, PC + 4], w[i, PC + 5],
@@ -272,7 +272,7 @@ def _backward(w, i, ext):
                phi[4] - cross(x[3], x[4], x[5], s[0], s[1], s[2])[1],
                phi[5] - cross(x[3], x[4], x[5], s[0], s[1], s[2])[2])
     w[i, E], w[i, E + 1], w[i, E + 2] = e0, e1, e2
-    _put(w, i, PHI, phi)
+    set_row6(w, i, PHI, phi)
 
 
 @njit(cache=True, fastmath={"contract"})
@@ -341,18 +341,18 @@ def _chain_pairs(im, w, i, off, last, dq, dqd):
     """Step 3 for the one-coordinate joint of body i and its ancestors j down to (not including)
     body ``last``, at rows and columns body + ``off``; returns the body the walk stopped at."""
     r = i + off
-    ri, rb = _get(w, i, RI), _get(w, i, RB)
+    ri, rb = row6(w, i, RI), row6(w, i, RB)
     e0, e1, e2 = w[i, E], w[i, E + 1], w[i, E + 2]
-    phi, phid = _get(w, i, PHI), _get(w, i, PHID)
+    phi, phid = row6(w, i, PHI), row6(w, i, PHID)
     j = i
     while j > last:
-        s, psi = _get(w, j, S), _get(w, j, PSI)
+        s, psi = row6(w, j, S), row6(w, j, PSI)
         d = j + off
-        dq[r, d] = _dot(ri, _get(w, j, ALPHA)) + _dot(rb, psi) + (e0 * s[0] + e1 * s[1] + e2 * s[2])
-        dqd[r, d] = 2.0 * _dot(ri, psi) + _dot(rb, s)
+        dq[r, d] = dot6(ri, row6(w, j, ALPHA)) + dot6(rb, psi) + (e0 * s[0] + e1 * s[1] + e2 * s[2])
+        dqd[r, d] = 2.0 * dot6(ri, psi) + dot6(rb, s)
         if j != i:
-            dq[d, r] = _dot(s, phi)
-            dqd[d, r] = _dot(s, phid)
+            dq[d, r] = dot6(s, phi)
+            dqd[d, r] = dot6(s, phid)
         j = im[j, 0]
     return j
 
@@ -395,9 +395,9 @@ def _root_forward(im, fm, q, qd, qdd, fw, P, grav, w):
     g0, g1, g2 = grav * fm[0, GRAV], grav * fm[0, GRAV + 1], grav * fm[0, GRAV + 2]
     _body_terms(fm, fw, P, w, 0, R, p, v, (b[0], b[1], b[2], b[3] - g0, b[4] - g1, b[5] - g2))
     zero = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
-    _put(w, 0, S, zero)
-    _put(w, 0, PSI, zero)
-    _put(w, 0, ALPHA, zero)
+    set_row6(w, 0, S, zero)
+    set_row6(w, 0, PSI, zero)
+    set_row6(w, 0, ALPHA, zero)
 
 
 @njit(cache=True, inline="always")
@@ -406,7 +406,7 @@ def root_column(im, w, c, g0, g1, g2):
     R = (w[0, 0], w[0, 1], w[0, 2], w[0, 3], w[0, 4], w[0, 5], w[0, 6], w[0, 7], w[0, 8])
     s = free_root_world_column(rigid_root_column(im, c), R, w[0, PW], w[0, PW + 1], w[0, PW + 2])
     t0, t1, t2 = cross(-g0, -g1, -g2, s[0], s[1], s[2])
-    return s, (0.0, 0.0, 0.0, t0, t1, t2), _mcross(_get(w, 0, V), s)
+    return s, (0.0, 0.0, 0.0, t0, t1, t2), mcross6(row6(w, 0, V), s)
 
 
 @njit(cache=True, fastmath={"contract"})
@@ -434,25 +434,25 @@ def derivative_pairs_root(im, fm, qd, grav, fric, smooth, ext, dq, dqd, w):
     for i in range(1, n):
         r = i + nr - 1
         if _chain_pairs(im, w, i, nr - 1, 0, dq, dqd) == 0:  # the chain hangs from the root (else from the world:
-            ri, rb = _get(w, i, RI), _get(w, i, RB)  # another root of a forest)
+            ri, rb = row6(w, i, RI), row6(w, i, RB)  # another root of a forest)
             e0, e1, e2 = w[i, E], w[i, E + 1], w[i, E + 2]
-            phi, phid = _get(w, i, PHI), _get(w, i, PHID)
+            phi, phid = row6(w, i, PHI), row6(w, i, PHID)
             for c in range(nr):
                 s, alpha, dadv = root_column(im, w, c, g0, g1, g2)
-                dq[r, c] = _dot(ri, alpha) + (e0 * s[0] + e1 * s[1] + e2 * s[2])
-                dqd[r, c] = _dot(ri, dadv) + _dot(rb, s)
-                dq[c, r] = _dot(s, phi)
-                dqd[c, r] = _dot(s, phid)
+                dq[r, c] = dot6(ri, alpha) + (e0 * s[0] + e1 * s[1] + e2 * s[2])
+                dqd[r, c] = dot6(ri, dadv) + dot6(rb, s)
+                dq[c, r] = dot6(s, phi)
+                dqd[c, r] = dot6(s, phid)
         if fric:
             _friction_diagonal(fm, qd, r, smooth, dqd)
     for c in range(nr):  # the root's own block
         sc = root_column(im, w, c, g0, g1, g2)[0]
-        rc, rbc = _inertia(w, 0, sc), _bmul(w, 0, sc, True)
+        rc, rbc = inertia6(w, 0, sc), bmul6(w, 0, sc, True)
         ec = _external_e(w, 0, sc) if ext else (0.0, 0.0, 0.0)
         for d in range(nr):
             s, alpha, dadv = root_column(im, w, d, g0, g1, g2)
-            dq[c, d] = _dot(rc, alpha) + (ec[0] * s[0] + ec[1] * s[1] + ec[2] * s[2])
-            dqd[c, d] = _dot(rc, dadv) + _dot(rbc, s)
+            dq[c, d] = dot6(rc, alpha) + (ec[0] * s[0] + ec[1] * s[1] + ec[2] * s[2])
+            dqd[c, d] = dot6(rc, dadv) + dot6(rbc, s)
         if fric:  # the root's coordinates' friction (a spherical root may have some; a free flyer has none)
             _friction_diagonal(fm, qd, c, smooth, dqd)
 

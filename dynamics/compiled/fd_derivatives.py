@@ -27,22 +27,22 @@ from composedyn.dynamics.compiled.derivatives import (
     RI,
     F,
     S,
-    _add,
-    _bmul,
-    _dot,
-    _fcross,
-    _get,
-    _inertia,
-    _mcross,
-    _put,
-    _scale,
+    add6,
+    bmul6,
     derivative_pairs,
     derivative_pairs_root,
     derivative_passes,
     derivative_passes_root,
     derivatives_into,
     derivatives_root,
+    dot6,
+    fcross6,
+    inertia6,
+    mcross6,
     root_column,
+    row6,
+    scale6,
+    set_row6,
     world_twist,
 )
 from composedyn.dynamics.compiled.derivatives import SCRATCH as DER_SCRATCH
@@ -102,13 +102,13 @@ def _mass_row(im, fm, qd, tau, fric, smooth, i, off, last, L, qdd, wd):
     (not including) body ``last``, the armature on the diagonal; and qdd[r] = tau - h - friction
     there.  Returns the body the walk stopped at."""
     r = i + off
-    ri = _get(wd, i, RI)
+    ri = row6(wd, i, RI)
     j = i
     while j > last:
-        L[r, j + off] = _dot(ri, _get(wd, j, S))
+        L[r, j + off] = dot6(ri, row6(wd, j, S))
         j = im[j, 0]
     L[r, r] += fm[r, ARM]
-    qdd[r] = tau[r] - _dot(_get(wd, i, S), _get(wd, i, F))
+    qdd[r] = tau[r] - dot6(row6(wd, i, S), row6(wd, i, F))
     if fric:
         qdd[r] -= joint_friction(fm, r, qd[r], smooth)
     return j
@@ -125,28 +125,28 @@ def _correct(im, qdd, off, first, wa, wd):
     wa[i, 6:12] = the subtree sum."""
     n = im.shape[0]
     for i in range(first, n):
-        s = _get(wd, i, S)
+        s = row6(wd, i, S)
         k = im[i, 0]
-        da = _scale(s, qdd[i + off])
+        da = scale6(s, qdd[i + off])
         if k >= 0:
-            dap = _get(wa, k, 0)
-            _put(wd, i, ALPHA, _add(_get(wd, i, ALPHA), _mcross(dap, s)))
-            da = _add(da, dap)
-        _put(wa, i, 0, da)
-        _put(wa, i, 6, _scale(_get(wd, i, RI), qdd[i + off]))
+            dap = row6(wa, k, 0)
+            set_row6(wd, i, ALPHA, add6(row6(wd, i, ALPHA), mcross6(dap, s)))
+            da = add6(da, dap)
+        set_row6(wa, i, 0, da)
+        set_row6(wa, i, 6, scale6(row6(wd, i, RI), qdd[i + off]))
     for jj in range(n):
         i = n - 1 - jj
-        y = _get(wa, i, 6)
+        y = row6(wa, i, 6)
         k = im[i, 0]
         if k >= 0:
-            _put(wa, k, 6, _add(_get(wa, k, 6), y))
+            set_row6(wa, k, 6, add6(row6(wa, k, 6), y))
         x = qdd[i + off] if i >= first else 0.0
-        df = _add(_inertia(wd, i, _get(wa, i, 0)), _add(y, _scale(_get(wd, i, RI), -x)))
-        f = _add(_get(wd, i, F), df)
-        _put(wd, i, F, f)
-        s = _get(wd, i, S)
-        _put(wd, i, PHI, _add(_add(_fcross(s, f), _inertia(wd, i, _get(wd, i, ALPHA))),
-                              _bmul(wd, i, _get(wd, i, PSI), False)))
+        df = add6(inertia6(wd, i, row6(wa, i, 0)), add6(y, scale6(row6(wd, i, RI), -x)))
+        f = add6(row6(wd, i, F), df)
+        set_row6(wd, i, F, f)
+        s = row6(wd, i, S)
+        set_row6(wd, i, PHI, add6(add6(fcross6(s, f), inertia6(wd, i, row6(wd, i, ALPHA))),
+                              bmul6(wd, i, row6(wd, i, PSI), False)))
 
 
 @njit(cache=True)
@@ -179,20 +179,20 @@ def fd_derivatives_root(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, qdd, wa
     g0, g1, g2 = fm[0, GRAV], fm[0, GRAV + 1], fm[0, GRAV + 2]
     for c in range(nr):  # the root's block of M and its tau - h
         sc = root_column(im, wd, c, g0, g1, g2)[0]
-        rc = _inertia(wd, 0, sc)
+        rc = inertia6(wd, 0, sc)
         for d in range(c + 1):
-            L[c, d] = _dot(rc, root_column(im, wd, d, g0, g1, g2)[0])
-        qdd[c] = tau[c] - _dot(sc, _get(wd, 0, F))
+            L[c, d] = dot6(rc, root_column(im, wd, d, g0, g1, g2)[0])
+        qdd[c] = tau[c] - dot6(sc, row6(wd, 0, F))
     for i in range(1, n):
         if _mass_row(im, fm, qd, tau, fric, smooth, i, nr - 1, 0, L, qdd, wd) == 0:  # hangs from the root
-            ri = _get(wd, i, RI)
+            ri = row6(wd, i, RI)
             for c in range(nr):
-                L[i + nr - 1, c] = _dot(ri, root_column(im, wd, c, g0, g1, g2)[0])
+                L[i + nr - 1, c] = dot6(ri, root_column(im, wd, c, g0, g1, g2)[0])
     if ltl_factor(par, L, fm):
         return 1
     ltl_solve_columns(par, L, qdd.reshape((nv, 1)), 1.0)
     R0 = (wd[0, 0], wd[0, 1], wd[0, 2], wd[0, 3], wd[0, 4], wd[0, 5], wd[0, 6], wd[0, 7], wd[0, 8])
-    _put(wa, 0, 0, world_twist(R0, (wd[0, PW], wd[0, PW + 1], wd[0, PW + 2]), rigid_root_rates(im, qdd)))
+    set_row6(wa, 0, 0, world_twist(R0, (wd[0, PW], wd[0, PW + 1], wd[0, PW + 2]), rigid_root_rates(im, qdd)))
     _correct(im, qdd, nr - 1, 1, wa, wd)
     derivative_pairs_root(im, fm, qd, 1, fric, smooth, False, aq, aqd, wd)
     ltl_solve_columns(par, L, aq, -1.0)

@@ -63,7 +63,13 @@ def run(args) -> int:
         robot = load_robot(args.robot, load_options(args),
                            floating=True if getattr(args, "floating", False) else None)
     if getattr(robot, "array_model", None) is not None:
-        return _tree_info(robot)
+        status = _tree_info(robot)
+        if loops is not None and not getattr(args, "floating", False):
+            from composedyn.cli.closed_chain import closed_info_lines  # closed-chain hook
+
+            print(f"  closed chain: loop closures in {loops[0]}, actuated joints {loops[1]}")
+            print("\n".join(closed_info_lines(args.robot)))
+        return status
     g, m = robot.graph, robot.model
     print(f"robot {robot.name}  ({m.source})")
     if robot.floating:
