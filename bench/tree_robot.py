@@ -111,6 +111,11 @@ def per_call(pp, rng, number, repeat):
     return out
 
 
+def pin_loop(m, d):
+    """loop(f, *arrays): a callable running Pinocchio's ``f(m, d, *row)`` over the rows of the arrays."""
+    return lambda f, *arrays: (lambda: [f(m, d, *row) for row in zip(*arrays)])
+
+
 def batch(pp, rng, N, repeat):
     robot, m, d = pp.robot, pp.model, pp.data
     q = robot.random_configuration(size=N, seed=int(rng.integers(1 << 30)))
@@ -118,9 +123,7 @@ def batch(pp, rng, N, repeat):
     tau = robot.inverse_dynamics(q, v, a)
     pq, pv, pa, pt = pp.q(q), pp.v(v), pp.v(a), pp.v(tau)
 
-    def loop(f, *arrays):
-        return lambda: [f(m, d, *row) for row in zip(*arrays)]
-
+    loop = pin_loop(m, d)
     pairs = {"ID": (lambda: robot.inverse_dynamics(q, v, a), loop(pin.rnea, pq, pv, pa)),
              "M": (lambda: robot.mass_matrix(q), loop(pin.crba, pq)),
              "FD": (lambda: robot.forward_dynamics(q, v, tau), loop(pin.aba, pq, pv, pt))}
@@ -140,10 +143,7 @@ def derivatives(pp, rng, N, repeat):
         v, a = rng.uniform(-1, 1, (2, n, robot.nv))
         tau = robot.inverse_dynamics(q, v, a)
         pq, pv, pa, pt = pp.q(q), pp.v(v), pp.v(a), pp.v(tau)
-
-        def loop(f, *arrays):
-            return lambda: [f(m, d, *row) for row in zip(*arrays)]
-
+        loop = pin_loop(m, d)
         pairs = {"d ID": (lambda: robot.inverse_dynamics_derivatives(q, v, a),
                           loop(pin.computeRNEADerivatives, pq, pv, pa)),
                  "d FD": (lambda: robot.forward_dynamics_derivatives(q, v, tau),

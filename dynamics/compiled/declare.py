@@ -45,9 +45,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from composedyn.dynamics.compiled.finite import all_finite
 from composedyn.dynamics.compiled.jit import cfunc, njit, prange
 from composedyn.dynamics.compiled.layout import BLOCKS, IM_COLUMNS, IQ, IV, NCOL, NQ, NV, model_dims
-from composedyn.dynamics.compiled.finite import all_finite
 from composedyn.dynamics.compiled.parallel import use_parallel
 
 try:
