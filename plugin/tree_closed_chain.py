@@ -27,16 +27,10 @@ import numpy as np
 
 from composedyn.chain_dynamics import ChainDynamics
 from composedyn.checks import joint_array, smooth_width
-from composedyn.dynamics.constraints.loops import LoopClosure, loop_rows, row_labels
+from composedyn.dynamics.constraints.loops import LoopClosure, loop_rows, row_labels, rpy_matrix
 from composedyn.dynamics.constraints.reduced import projection, rank_report
 from composedyn.dynamics.errors import ModelError
 from composedyn.dynamics.reference.spatial import skew
-
-
-def _rpy(rpy) -> np.ndarray:
-    from scipy.spatial.transform import Rotation
-
-    return Rotation.from_euler("xyz", rpy).as_matrix()
 
 
 def _rotvec(R: np.ndarray) -> np.ndarray:
@@ -87,7 +81,7 @@ class TreeClosedChain(ChainDynamics):
                              f"choose independent joints with {robot.nv - len(self.rows)} coordinates")
         self._coordinate_names = tuple(j.name if j.nv == 1 else f"{j.name}[{k}]"
                                        for j in robot.joints for k in range(j.nv))
-        self._ends = [[(link, np.asarray(point, float), _rpy(rpy)) for link, point, rpy in
+        self._ends = [[(link, np.asarray(point, float), rpy_matrix(rpy)) for link, point, rpy in
                        ((lp.link_a, lp.point_a, lp.rpy_a), (lp.link_b, lp.point_b, lp.rpy_b))] for lp in self.loops]
         q0 = robot.neutral()
         for name, value in (guess or {}).items():

@@ -74,7 +74,8 @@ class LoopClosure:
         return KINDS[self.kind]
 
 
-def _rpy(rpy) -> np.ndarray:
+def rpy_matrix(rpy) -> np.ndarray:
+    """The rotation (3, 3) of URDF roll-pitch-yaw angles (3,) rad: Rz(yaw) Ry(pitch) Rx(roll)."""
     from scipy.spatial.transform import Rotation  # lazy: scipy.spatial costs 0.25 s at import
 
     return Rotation.from_euler("xyz", rpy).as_matrix()
@@ -96,7 +97,7 @@ def _endpoint(model: Model, link: str, point: tuple, rpy: tuple):
     """(body index, point (3,) and rotation (3, 3) in that body's frame)."""
     k = model.link_names.index(link)
     T = model.link_T[k]
-    return int(model.link_body[k]), T[:3, 3] + T[:3, :3] @ np.asarray(point), T[:3, :3] @ _rpy(rpy)
+    return int(model.link_body[k]), T[:3, 3] + T[:3, :3] @ np.asarray(point), T[:3, :3] @ rpy_matrix(rpy)
 
 
 def _frame(model: Model, body: int, c, Rc, R, p):
