@@ -16,8 +16,7 @@ base's free-flyer (or planar) joint (:data:`ON_TREE`; dependent mimic joints on 
 coordinates, reduced by Kolev's projection); under ``COMPOSEDYN_BACKEND=numpy`` the array-API
 algorithms run on NumPy (:attr:`FloatingRobot.numpy`), the source ``to_torch`` and ``to_jax`` share.
 The fixed-base chart of :mod:`composedyn.dynamics.floating.base` (a fixed-base ``Robot`` with
-six virtual joints, ``self.chart``) holds the description (model, names, limits, parameters) and
-serves the composed vectors and the derivatives under the NumPy backend.
+six virtual joints, ``self.chart``) holds the description (model, names, limits, parameters).
 The dynamics and task-space methods are :class:`composedyn.tree_dynamics.TreeDynamics`'s, which
 :class:`composedyn.tree_robot.TreeRobot` shares.
 """
@@ -33,7 +32,6 @@ import numpy as np
 from composedyn import tree_dynamics
 from composedyn.checks import joint_array, random_generator
 from composedyn.dynamics import dispatch as _dispatch
-from composedyn.dynamics.errors import ModelError
 from composedyn.dynamics.floating import base as chart
 from composedyn.dynamics.floating.lie import (
     se2_difference,
@@ -236,27 +234,6 @@ class FloatingRobot(TreeDynamics):
             return (q, *rates)
         return (np.broadcast_to(q, shape + q.shape[-1:]),
                 *(np.broadcast_to(r, shape + r.shape[-1:]) for r in rates))
-
-    def _chart(self, q):
-        """(R0, p0, x): base pose in the world and chart coordinates of q."""
-        R0, p0 = chart.base_pose(self.base, q)
-        return R0, p0, chart.chart_positions(self.base, q)
-
-    # ---- dynamics ----
-    def composed_vectors(self, q):
-        """The composed vectors of Giacaglia & Lamas in free-flyer coordinates, world axes, for
-        the base and the joints' bodies: vω_α, PL_α, XY_βγ (the chart's), a_γα (no armature) and
-        brackets with ``coriolis_matrix(v)`` = :meth:`coriolis_matrix` without friction (see
-        :mod:`composedyn.dynamics.floating.composed`).  Gravity acts as FN = (m_i g, 0) with
-        g = ``robot.base.gravity``: ``generalized_forces(FN)`` = -:meth:`gravity_torques`."""
-        from composedyn.dynamics.floating.composed import floating_composed_vectors
-
-        if self.chart.mimic_map is not None:
-            raise ModelError(f"robot {self.name!r}: composed vectors of a floating base with dependent mimic "
-                             "joints are not available (load with mimic='independent')")
-        (q,) = self._state(q)
-        R0, p0, x = self._chart(q)
-        return floating_composed_vectors(self.base, self.model, R0, p0, x)
 
     # ---- energy and momentum ----
     @property

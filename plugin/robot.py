@@ -377,10 +377,11 @@ class Robot:
         gives Q_γ = FN ∘ vω_γ for any composed force-torque vector (see
         :func:`composedyn.dynamics.reference.composed.gravity_FN` and ``wrench_FN``).
         """
-        from composedyn.dynamics.reference.composed import composed_vectors
+        from composedyn.dynamics.array_api.composed import composed_vectors
+        from composedyn.dynamics.array_api.model import from_robot
 
         (q,) = joint_arrays(self.dof, q=q)
-        return composed_vectors(self.model, self.to_all_joints(q)[0])  # all joints, mimic included
+        return composed_vectors(from_robot(self), self.to_all_joints(q)[0])  # all joints, mimic included
 
     def _one_with_wrenches(self, name: str, q, rates: tuple, f_ext, options: tuple, out):
         """One sample of ``name`` with link wrenches through C callers

@@ -452,6 +452,20 @@ class TreeDynamics:
         """Total mechanical energy T + V (...,) in J."""
         return self.kinetic_energy(q, v) + self.potential_energy(q)
 
+    # ---- composed vectors ----
+    def composed_vectors(self, q):
+        """The composed vectors of Giacaglia & Lamas at q (..., nq), world axes, over the tree's
+        velocity coordinates (every joint's, dependent mimic joints included, as ``Robot``'s):
+        vω_α, PL_α, XY_βγ (along the configuration space's directions), a_γα (no armature) and the
+        brackets, with ``coriolis_matrix(v)`` = :meth:`coriolis_matrix` without friction and
+        ``velocity_terms(v)`` its C v (:mod:`composedyn.dynamics.array_api.composed`).  Gravity acts
+        as FN = (m_i g, 0) on each body: ``generalized_forces(FN)`` = -:meth:`gravity_torques`."""
+        from composedyn.dynamics.array_api.composed import composed_vectors
+
+        (q,) = self._state(q)
+        self._check_units(q)
+        return composed_vectors(self._tree, self._expand(q)[0])
+
     # ---- momentum ----
     def centroidal_momentum_matrix(self, q) -> np.ndarray:
         """A_G(q) (..., 6, nv): centroidal momentum (linear, then angular about the centre of mass), world

@@ -33,7 +33,7 @@ from composedyn.tree_dynamics import TreeDynamics
 QUANTITIES = tree_dynamics.QUANTITIES  # the declared quantities a TreeRobot computes (what robot.fast offers)
 
 # Robot methods not available with joints of several coordinates: a one-line error naming the robot.
-_NOT_YET = {"composed_vectors": "the composed vectors", "to_urdf": "URDF export (URDF has no such joints)"}
+_NOT_YET = {"to_urdf": "URDF export (URDF has no such joints)"}
 
 
 class TreeRobot(TreeDynamics):

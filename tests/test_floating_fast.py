@@ -112,7 +112,7 @@ def test_refusals_name_the_sample_the_argument_and_the_quantity():
     with pytest.raises(ValueError, match=r"v has shape"):
         fast.bias_torques(Q[0], Q[0])
     with pytest.raises(AttributeError, match="composed_vectors"):
-        fast.composed_vectors  # noqa: B018 -- on the chart, not in robot.fast
+        fast.composed_vectors  # noqa: B018 -- a NumPy reference, not in robot.fast
     q = Q[0]
     bad = q.copy()
     bad[0] = np.nan

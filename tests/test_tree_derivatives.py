@@ -35,6 +35,17 @@ def _without_universal(seed: int):
     return g
 
 
+def pinocchio_tree(seed: int):
+    """(robot, Pinocchio model without armature, its data, q rows, v rows) of ``_without_universal(seed)``,
+    a tree with at least three of the spherical, free-flyer, planar and helical kinds below its root."""
+    g = _without_universal(seed)
+    robot = cd.from_graph(g)
+    assert len({"spherical", "free_flyer", "planar", "helical"} & {j.kind for j in robot.joints[1:]}) >= 3
+    model, _ = graph_pinocchio(g)
+    model.armature[:] = 0.0
+    return (robot, model, model.createData(), *_pinocchio_rows(robot, model))
+
+
 def _pinocchio_rows(robot, model):
     """Pinocchio's velocity indices in composedyn's order."""
     iq, iv = [], []
@@ -63,13 +74,7 @@ def _states(robot, n: int, seed: int):
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_every_joint_type_in_the_tree_equals_pinocchio(seed):
-    g = _without_universal(seed)
-    robot = cd.from_graph(g)
-    assert len({"spherical", "free_flyer", "planar", "helical"} & {j.kind for j in robot.joints[1:]}) >= 3
-    model, _ = graph_pinocchio(g)
-    data = model.createData()
-    model.armature[:] = 0.0
-    iq, iv = _pinocchio_rows(robot, model)
+    robot, model, data, iq, iv = pinocchio_tree(seed)
     Q, V, A = _states(robot, 4, seed)
     tau = robot.inverse_dynamics(Q, V, A, friction=False)
     dq, dv = robot.inverse_dynamics_derivatives(Q, V, A, friction=False)

@@ -344,9 +344,10 @@ def test_errors_name_the_joint(tmp_path):
     nan[0] = np.nan
     with pytest.raises(ValueError, match="q contains NaN"):  # as for every robot: refused by name
         r.mass_matrix(nan)
-    for name in ("to_urdf", "composed_vectors"):
-        with pytest.raises(cd.ModelError, match="joints of several coordinates"):
-            getattr(r, name)
+    with pytest.raises(cd.ModelError, match="joints of several coordinates"):
+        r.to_urdf  # noqa: B018 -- URDF has no such joints
+    with pytest.raises(ValueError, match=f"quaternion of joint '{spherical.name}'.*zero norm"):
+        r.composed_vectors(q)
     with pytest.raises(ValueError, match=r"q has shape \(22,\)|q has shape"):
         r.mass_matrix(np.zeros(r.nq + 1))
     with pytest.raises(ValueError, match="unknown frame|no frame|not a frame"):
