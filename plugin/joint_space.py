@@ -27,14 +27,23 @@ def joint_records(robot) -> tuple:
     return from_robot(robot).coordinate_joints
 
 
-def refuse_several_coordinates(robot, what: str) -> None:
-    """ModelError when ``robot`` has joints of several coordinates (a ``TreeRobot``): ``what`` takes
-    robots whose joints have one coordinate each (joint logs, trajectories of joint angles)."""
+def several_coordinates(robot) -> list[str]:
+    """The joints of ``robot`` with several coordinates below a floating base (``"'name' (kind)"``); empty for
+    a robot whose joints have one coordinate each, a floating robot's base aside."""
     if getattr(robot, "array_model", None) is None:
+        return []
+    below = robot.joints[1:] if getattr(robot, "base", None) is not None else robot.joints
+    return [f"{j.name!r} ({j.kind})" for j in below if (j.nq, j.nv) != (1, 1)]
+
+
+def refuse_several_coordinates(robot, what: str) -> None:
+    """ModelError when ``robot`` has joints of several coordinates below a floating base (a ``TreeRobot``):
+    ``what`` takes robots whose joints have one coordinate each (joint logs, trajectories of joint angles)."""
+    several = several_coordinates(robot)
+    if not several:
         return
     from composedyn.dynamics.errors import ModelError
 
-    several = [f"{j.name!r} ({j.kind})" for j in robot.joints if (j.nq, j.nv) != (1, 1)]
     raise ModelError(f"{what}: robot {robot.name!r} has joints of several coordinates ({', '.join(several[:3])}"
                      f"{', ...' if len(several) > 3 else ''}); it takes robots whose joints have one coordinate each")
 

@@ -10,14 +10,12 @@ Coulomb, armature) and with ``offset=True`` a fourth ``off`` (a constant
 torque offset).  Names number bodies and joints from 1 in model order:
 ``Izz2`` is body 2's Izz, ``fv3`` joint 3's viscous coefficient.
 
-A floating robot (:class:`composedyn.floating_robot.FloatingRobot`) has the
-rows of its nv generalised forces (base wrench in base axes first) and the
-columns of its bodies: the base first (body 1, as Pinocchio's free-flyer joint
-1), then the joints' bodies; joint terms for its joints only (numbered by their
-bodies, from 2), computed on its free-flyer tree.  Its parameters are those of
-its chart (the fixed-base model with the base's virtual joints, see
-:mod:`composedyn.dynamics.floating.base`) without the virtual joints' massless
-placeholder bodies and without joint terms of the virtual joints.
+A robot on a tree of joint models (:class:`composedyn.tree_robot.TreeRobot`, and a floating
+robot, :class:`composedyn.floating_robot.FloatingRobot`) has the rows of its nv generalised forces
+(a floating base's wrench in base axes first) and the columns of its bodies in the same layout: a
+floating base's body first (body 1, as Pinocchio's free-flyer joint 1), then the joints' bodies;
+joint terms for every joint but a free-flyer or planar one, numbered by their bodies (from 2 after
+a floating base); see :meth:`composedyn.tree_robot.TreeRobot.regressor`.
 """
 
 from __future__ import annotations
@@ -63,8 +61,8 @@ def regressor(robot, q, qd, qdd, joint_terms: bool = False, offset: bool = False
 
 def parameters(robot, joint_terms: bool = False, offset: bool = False) -> np.ndarray:
     """The robot's own parameter vector (P,) in the columns' order (offset 0)."""
-    if robot.floating:
-        return parameters(robot.chart, joint_terms, offset)[floating_columns(robot, joint_terms, offset)]
+    if getattr(robot, "array_model", None) is not None:  # a tree of joint models, a floating robot's included
+        return robot.inertial_parameters(joint_terms, offset)
     from composedyn.dynamics.reference.regressor import inertial_parameters, joint_parameters
 
     pi = inertial_parameters(robot.model)
@@ -72,32 +70,13 @@ def parameters(robot, joint_terms: bool = False, offset: bool = False) -> np.nda
 
 
 def parameter_names(robot, joint_terms: bool = False, offset: bool = False) -> tuple:
-    """Names (P,) of the columns, e.g. ``("m1", "mx1", ..., "Izz7", "fv1", "fc1", "Ia1", ...)``
-    (floating robot: joint terms from ``fv2``, the first joint's body)."""
-    bodies = robot.model.n if not robot.floating else robot.chart.model.n - robot.base.nv + 1
+    """Names (P,) of a ``Robot``'s columns, e.g. ``("m1", "mx1", ..., "Izz7", "fv1", "fc1", "Ia1", ...)``."""
+    bodies = robot.model.n
     out = [f"{p}{i + 1}" for i in range(bodies) for p in PARAM_NAMES]
     if joint_terms:
         k = 4 if offset else 3
-        out += [f"{p}{j + 1}" for j in range(int(robot.floating), bodies) for p in JOINT_TERM_NAMES[:k]]
+        out += [f"{p}{j + 1}" for j in range(bodies) for p in JOINT_TERM_NAMES[:k]]
     return tuple(out)
-
-
-def floating_columns(robot, joint_terms: bool = False, offset: bool = False) -> np.ndarray:
-    """Indices of the chart's regressor columns that the floating ``robot`` keeps (module docstring)."""
-    B, nb = robot.chart.model.n, robot.base.nv
-    cols = list(range(10 * (nb - 1), 10 * B))
-    if joint_terms:
-        k = 4 if offset else 3
-        cols += [10 * B + k * j + c for j in range(nb, B) for c in range(k)]
-    return np.array(cols, dtype=np.intp)
-
-
-def floating_joint_terms(robot, v, a, offset: bool = False) -> np.ndarray:
-    """The joint-term columns (..., nv, k joints) of a floating ``robot``'s regressor at rates v, a
-    (..., nv): zero rows for the base, then :func:`joint_regressor` of the joints' rates."""
-    nb = robot.base.nv
-    Y = joint_regressor(v[..., nb:], a[..., nb:], offset=offset)
-    return np.concatenate([np.zeros(Y.shape[:-2] + (nb, Y.shape[-1])), Y], -2)
 
 
 def random_states(robot, count: int, seed: int | None = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -105,7 +84,7 @@ def random_states(robot, count: int, seed: int | None = 0) -> tuple[np.ndarray, 
     a floating robot's ``random_configuration``), qd and qdd standard normal (rad/s, rad/s^2);
     qd never zero (keeps Coulomb columns informative)."""
     rng = random_generator(seed, "base_parameters")
-    if robot.floating:
+    if getattr(robot, "array_model", None) is not None:  # joints of several coordinates, a floating base's
         return robot.random_configuration(size=count, seed=seed), *rng.normal(size=(2, count, robot.nv))
     lim = robot.limits
     lo = np.where(np.isfinite(lim["lower"]), lim["lower"], -np.pi)
@@ -141,4 +120,4 @@ def robot_base_parameters(robot, joint_terms: bool = False, offset: bool = False
                           samples: int = BASE_SAMPLES, seed: int | None = 0) -> BaseParameters:
     """Base parameters of ``robot`` (Gautier's QR on the regressor at ``samples`` random states)."""
     Y = robot.regressor(*random_states(robot, sample_count(samples), seed), joint_terms=joint_terms, offset=offset)
-    return base_parameters(Y.reshape(-1, Y.shape[-1]), parameter_names(robot, joint_terms, offset))
+    return base_parameters(Y.reshape(-1, Y.shape[-1]), robot.parameter_names(joint_terms, offset))

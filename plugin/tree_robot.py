@@ -51,6 +51,7 @@ class TreeRobot(TreeDynamics):
         from composedyn.dynamics.array_api.graph_model import graph_model
 
         self.array_model, stand_in = graph_model(graph, strict=strict, mimic=mimic)
+        self._stand_in = stand_in
         self.graph = frozen_graph(graph)  # read-only: results always match the graph shown
         self.mimic_mode = mimic
         am = self.array_model
@@ -264,16 +265,10 @@ class TreeRobot(TreeDynamics):
                         seed: int | None = 0):
         """Identifiable parameter combinations (:class:`composedyn.dynamics.reference.base_parameters.BaseParameters`):
         Gautier's QR on the regressor at ``samples`` random states (configurations of
-        :meth:`random_configuration`, standard-normal rates)."""
-        from composedyn.dynamics.reference.base_parameters import base_parameters
-        from composedyn.parameters import sample_count
+        :meth:`random_configuration`, standard-normal rates); computed once per set of arguments."""
+        from composedyn.parameters import cached_base_parameters
 
-        count = sample_count(samples)
-        rng = random_generator(seed, "base_parameters")
-        q = self.random_configuration(size=count, seed=rng)
-        v, a = rng.normal(size=(2, count, self.nv))
-        Y = self.regressor(q, v, a, joint_terms=joint_terms, offset=offset)
-        return base_parameters(Y.reshape(-1, Y.shape[-1]), self.parameter_names(joint_terms, offset))
+        return cached_base_parameters(self, joint_terms, offset, samples, seed)
 
     def perturbed(self, scale: float = 0.1, seed: int | None = 0) -> "TreeRobot":
         """A copy whose link masses and inertias are off by up to ``scale`` (see :meth:`composedyn.Robot.perturbed`)."""
@@ -297,22 +292,30 @@ class TreeRobot(TreeDynamics):
 
     # ---- speed ----
     def warm_up(self, batch: bool = False) -> dict:
-        """Load (or compile) the kernels of :data:`QUANTITIES` now; returns the seconds each first call took."""
+        """Load (or compile) the kernels of :data:`QUANTITIES` now (``batch=True``: their batch loops too,
+        keys ending in ``_batch``); returns the seconds each first call took."""
         import time
 
-        q, z, frame = self.neutral(), np.zeros(self.nv), self.frame_names[-1]
-        calls = {"inverse_dynamics": lambda: self.inverse_dynamics(q, z, z),
-                 "forward_dynamics": lambda: self.forward_dynamics(q, z, z),
-                 "mass_matrix": lambda: self.mass_matrix(q), "gravity_torques": lambda: self.gravity_torques(q),
-                 "bias_torques": lambda: self.bias_torques(q, z), "coriolis_matrix": lambda: self.coriolis_matrix(q, z),
-                 "center_of_mass": lambda: self.center_of_mass(q), "com_jacobian": lambda: self.com_jacobian(q),
-                 "regressor": lambda: self.regressor(q, z, z), "frame_pose": lambda: self.frame_pose(q, frame),
-                 "jacobian": lambda: self.jacobian(q, frame),
-                 "frame_velocity": lambda: self.frame_velocity(q, z, frame),
-                 "frame_acceleration": lambda: self.frame_acceleration(q, z, z, frame)}
+        frame = self.frame_names[-1]
+        calls = {"inverse_dynamics": lambda q, z: self.inverse_dynamics(q, z, z),
+                 "forward_dynamics": lambda q, z: self.forward_dynamics(q, z, z),
+                 "mass_matrix": lambda q, z: self.mass_matrix(q),
+                 "gravity_torques": lambda q, z: self.gravity_torques(q),
+                 "bias_torques": lambda q, z: self.bias_torques(q, z),
+                 "coriolis_matrix": lambda q, z: self.coriolis_matrix(q, z),
+                 "center_of_mass": lambda q, z: self.center_of_mass(q),
+                 "com_jacobian": lambda q, z: self.com_jacobian(q),
+                 "regressor": lambda q, z: self.regressor(q, z, z),
+                 "frame_pose": lambda q, z: self.frame_pose(q, frame),
+                 "jacobian": lambda q, z: self.jacobian(q, frame),
+                 "frame_velocity": lambda q, z: self.frame_velocity(q, z, frame),
+                 "frame_acceleration": lambda q, z: self.frame_acceleration(q, z, z, frame)}
+        q, z = self.neutral(), np.zeros(self.nv)
+        samples = (("", q, z),) + ((("_batch", np.stack([q, q]), np.stack([z, z])),) if batch else ())
         times = {}
         for name, call in calls.items():
-            t0 = time.perf_counter()
-            call()
-            times[name] = time.perf_counter() - t0
+            for tag, x, y in samples:
+                t0 = time.perf_counter()
+                call(x, y)
+                times[name + tag] = time.perf_counter() - t0
         return times

@@ -2,7 +2,7 @@
 mixing free-flyer, spherical, universal, helical, planar, revolute and prismatic joints anywhere in the
 tree, against Pinocchio built with the same joint models (:mod:`composedyn.testing.pinocchio_trees`), and
 with armature and friction against the array-API engine; a floating robot's free-flyer tree (which its
-inverse dynamics and mass matrix run on) against the fixed-base engine on the six-joint chart of its base."""
+inverse dynamics and mass matrix run on) against Pinocchio's free-flyer model of the same URDF."""
 
 from __future__ import annotations
 
@@ -20,7 +20,6 @@ from composedyn.dynamics.compiled.crba import crba_into
 from composedyn.dynamics.compiled.layout import FORM, NO_FW, PARENT, pack_tree
 from composedyn.dynamics.compiled.rnea import SCRATCH as RNEA_SCRATCH
 from composedyn.dynamics.compiled.rnea import rnea_into
-from composedyn.dynamics.floating import base as chart
 from composedyn.dynamics.joint_types import TreeForm
 from composedyn.testing.pinocchio_trees import (
     FLOATING_URDFS,
@@ -30,7 +29,7 @@ from composedyn.testing.pinocchio_trees import (
     random_tree,
     seeded_tree,
 )
-from pin_oracle import pin
+from pin_oracle import legged_pair, pin
 
 XP = array_api_compat.array_namespace(np.zeros(1))
 TREES = {  # seed, bodies, root kind
@@ -159,19 +158,21 @@ def test_a_floating_robot_as_a_free_flyer_tree_equals_the_robot(name):
     robot = floating_robot(name)
     am = from_robot(robot)
     im, fm = pack_tree(am)
+    pp = legged_pair(name, robot)  # the independent route: Pinocchio's free flyer (the robot's armature included)
     rng = np.random.default_rng(5)
     for _ in range(3):
         q = robot.random_configuration(seed=int(rng.integers(1 << 30)))
         v, a = rng.normal(size=robot.nv), rng.normal(size=robot.nv)
-        # the independent route: the fixed-base engine on the six-joint chart of the base
-        R0, _, x = chart.base_pose(robot.base, q) + (chart.chart_positions(robot.base, q),)
-        want = robot.chart.inverse_dynamics(x, v, chart.chart_acceleration(robot.base, v, a, R0))
+        qp = pp.q(q)  # Pinocchio's arrays are in its joint order: ours mapped by pp.v, pp.mat
+        want = pin.rnea(pp.model, pp.data, qp, pp.v(v), pp.v(a))
+        friction = am.damping * v + am.coulomb * np.sign(v)  # the robot's inverse dynamics has friction
         tau = _id(im, fm, am.n, robot.nv, q, v, a, extra=1)
-        assert _err(tau, want) < 1e-11
-        assert _err(robot.inverse_dynamics(q, v, a), want) < 1e-11
-        M = robot.chart.mass_matrix(x)
-        assert _err(_mass(im, fm, robot.nv, q, arm=1), M) < 1e-11
-        assert _err(robot.mass_matrix(q), M) < 1e-11
+        assert _err(pp.v(tau), want) < 1e-11
+        assert _err(pp.v(robot.inverse_dynamics(q, v, a)), want + pp.v(friction)) < 1e-11
+        upper = np.triu(pin.crba(pp.model, pp.data, qp))
+        M = upper + np.triu(upper, 1).T
+        assert _err(pp.mat(_mass(im, fm, robot.nv, q, arm=1)), M) < 1e-11
+        assert _err(pp.mat(robot.mass_matrix(q)), M) < 1e-11
 
 
 def test_bundled_fixed_base_robots_pack_the_same_from_either_model():

@@ -2,7 +2,8 @@
 revolute and prismatic joints (body 0 through straight-line code, its 6x6 D factorised on scratch): random
 trees against Pinocchio's ABA (with and without external wrenches), with armature, damping and Coulomb
 friction against the array-API engine, against the kernel's general form, as the inverse of the compiled
-inverse dynamics, and legged robots' free-flyer trees against their forward dynamics on the base's chart."""
+inverse dynamics, and legged robots' free-flyer trees against Pinocchio's ABA on the free-flyer model of the same
+URDF (the robot's armature in the model, its friction torques taken from the applied forces)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ import pytest
 
 from composedyn.dynamics.array_api.model import from_robot
 from composedyn.dynamics.compiled.layout import ARM, FORM, IO, MASS, H, pack_tree
-from composedyn.dynamics.floating import base as chart
 from composedyn.dynamics.joint_types import TreeForm
 from composedyn.testing.pinocchio_trees import (
     FLOATING_URDFS,
@@ -20,7 +20,7 @@ from composedyn.testing.pinocchio_trees import (
     random_configuration,
     random_tree,
 )
-from pin_oracle import pin
+from pin_oracle import legged_pair, pin
 from test_compiled_joint_kinds_aba import (  # noqa: F401  (collected here again, on this module's trees)
     _err,
     _fd,
@@ -98,26 +98,30 @@ def test_a_massless_free_body_is_singular_and_a_zero_quaternion_not_a_pose():
     assert _err(qdd, np.r_[np.ones(6) / 0.5]) < 1e-12  # only the armature: a = tau / armature, no gravity pull
 
 
-def _chart_forward_dynamics(robot, q, v, tau, friction=True, smooth=None):
-    """The robot's forward dynamics on its base's chart (the fixed-base engine on the six virtual joints)."""
-    R0, _ = chart.base_pose(robot.base, q)
-    xdd = robot.chart.forward_dynamics(chart.chart_positions(robot.base, q), v, tau, friction=friction,
-                                       smooth_friction=smooth)
-    return chart.base_acceleration(robot.base, v, xdd, R0)
+def _pinocchio_forward_dynamics(robot, pp, q, v, tau, smooth=None):
+    """The robot's forward dynamics (in its coordinate order) by Pinocchio's ABA on the free-flyer model ``pp``
+    (:func:`pin_oracle.legged_pair`, the robot's armature in it), friction damping v + coulomb sgn(v) (tanh(v /
+    ``smooth``) with ``smooth``) taken from ``tau``: the robot's own law, coefficients of its tree."""
+    am = from_robot(robot)
+    friction = am.damping * v + am.coulomb * (np.sign(v) if smooth is None else np.tanh(v / smooth))
+    qdd = np.empty(robot.nv)
+    qdd[pp.vperm] = pin.aba(pp.model, pp.data, pp.q(q), pp.v(v), pp.v(tau - friction))
+    return qdd
 
 
 @pytest.mark.parametrize("name", list(FLOATING_URDFS))
-def test_a_floating_robot_as_a_free_flyer_tree_equals_its_chart(name):
+def test_a_floating_robot_as_a_free_flyer_tree_equals_pinocchio(name):
     robot = floating_robot(name)
     im, fm = pack_tree(from_robot(robot))
     assert im[0, FORM] == int(TreeForm.FREE_ROOT)
+    pp = legged_pair(name, robot)
     rng = np.random.default_rng(5)
     for _ in range(3):
         q = robot.random_configuration(seed=int(rng.integers(1 << 30)))
         v, tau = rng.normal(size=robot.nv), rng.normal(size=robot.nv)
         status, qdd = _fd(im, fm, robot.nv, q, v, tau, fric=1)
         assert status == 0
-        assert _err(qdd, _chart_forward_dynamics(robot, q, v, tau)) < 1e-10
+        assert _err(qdd, _pinocchio_forward_dynamics(robot, pp, q, v, tau)) < 1e-10
         status, qdd = _fd(im, fm, robot.nv, q, v, tau, fric=1, smooth=0.05)
-        assert _err(qdd, _chart_forward_dynamics(robot, q, v, tau, smooth=0.05)) < 1e-10
+        assert _err(qdd, _pinocchio_forward_dynamics(robot, pp, q, v, tau, smooth=0.05)) < 1e-10
         assert _err(robot.forward_dynamics(q, v, tau, smooth_friction=0.05), qdd) < 1e-10

@@ -7,7 +7,8 @@ joint's motion subspace (it turns with the joint's second angle in the child fra
 trees without universal joints; on every tree the Coriolis matrix satisfies C qd = bias - gravity torques
 (Pinocchio) and dM/dt = C + C^T (central differences of Pinocchio's mass matrix along ``integrate``).  The
 declared quantities' C entries and batch loops give the kernels' numbers on a tree (bodies != coordinates); a
-floating robot's free-flyer tree equals the robot's own regressor and Coriolis matrix."""
+floating robot's free-flyer tree equals Pinocchio's ``computeJointTorqueRegressor`` and ``computeCoriolisMatrix``
+on the free-flyer model of the same URDF (columns mapped body by body through the joints' names)."""
 
 from __future__ import annotations
 
@@ -25,10 +26,8 @@ from composedyn.dynamics.compiled.coriolis import SCRATCH as CORIOLIS_SCRATCH
 from composedyn.dynamics.compiled.layout import model_dims, pack_tree
 from composedyn.dynamics.compiled.regressor import REGRESSOR, regressor_into
 from composedyn.dynamics.compiled.regressor import SCRATCH as REGRESSOR_SCRATCH
-from composedyn.dynamics.floating import base as chart
-from composedyn.parameters import floating_columns
 from composedyn.testing.pinocchio_trees import FLOATING_URDFS, array_model, floating_robot, random_tree
-from pin_oracle import pin
+from pin_oracle import legged_pair, pin, tree_regressor_columns
 
 TOL = 1e-10
 XP = array_api_compat.array_namespace(np.zeros(1))
@@ -178,23 +177,24 @@ def test_zero_quaternion_gives_nan_not_a_pose():
 @pytest.fixture(scope="module", params=list(FLOATING_URDFS))
 def floating(request):
     robot = floating_robot(request.param)
-    im, fm = pack_tree(from_robot(robot))
-    return robot, im, fm
+    am = from_robot(robot)
+    im, fm = pack_tree(am)
+    return robot, am, im, fm, legged_pair(request.param, robot)
 
 
 def test_a_floating_robot_as_a_free_flyer_tree_equals_the_robot(floating):
-    robot, im, fm = floating
+    robot, am, im, fm, pp = floating
+    ours, theirs = tree_regressor_columns(pp, am)
     rng = np.random.default_rng(5)
     for _ in range(3):
         q = robot.random_configuration(seed=int(rng.integers(1 << 30)))
         v, a = rng.normal(size=robot.nv), rng.normal(size=robot.nv)
-        # the robot's methods run on this tree: the independent route is the base's six-joint chart
-        R0, x = chart.base_pose(robot.base, q)[0], chart.chart_positions(robot.base, q)
-        Y = robot.chart.regressor(x, v, chart.chart_acceleration(robot.base, v, a, R0))
-        assert _err(_regressor(im, fm, q, v, a), Y[:, floating_columns(robot)]) < TOL
-        M = robot.chart.mass_matrix(x)
-        C = robot.chart.coriolis_matrix(x, v) + chart.coriolis_correction(robot.base, M, v)
-        assert _err(_coriolis(im, fm, q, v), C) < TOL
+        # the robot's methods run on this tree: the independent route is Pinocchio's free flyer (its joint order:
+        # rows and columns of coordinates through pp.vperm, the regressor's body blocks through the joints' names)
+        qp, vp = pp.q(q), pp.v(v)
+        Y = pin.computeJointTorqueRegressor(pp.model, pp.data, qp, vp, pp.v(a))
+        assert _err(_regressor(im, fm, q, v, a)[pp.vperm][:, ours], Y[:, theirs]) < TOL
+        assert _err(pp.mat(_coriolis(im, fm, q, v)), pin.computeCoriolisMatrix(pp.model, pp.data, qp, vp)) < TOL
 
 
 def test_bundled_fixed_base_robot_packs_the_same_from_either_model():

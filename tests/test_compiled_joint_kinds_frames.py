@@ -1,8 +1,9 @@
 """The compiled frame kinematics (pose, Jacobian in world and local axes, twist, classical acceleration),
 gravity torques, centre of mass, its Jacobian and velocity on random trees mixing free-flyer, spherical,
 universal, helical, planar, revolute and prismatic joints anywhere in the tree, against Pinocchio built with
-the same joint models (:mod:`composedyn.testing.pinocchio_trees`); a floating robot's free-flyer tree against
-the robot's own methods; a bundled fixed-base robot packed from either model."""
+the same joint models (:mod:`composedyn.testing.pinocchio_trees`); a floating robot's free-flyer tree and the
+robot's own methods against Pinocchio's free-flyer model of the same URDF; a bundled fixed-base robot packed from
+either model."""
 
 from __future__ import annotations
 
@@ -14,7 +15,6 @@ from composedyn.dynamics.array_api import joints as J
 from composedyn.dynamics.array_api.model import from_robot
 from composedyn.dynamics.compiled import com, com_velocity, frames, gravity
 from composedyn.dynamics.compiled.layout import FORM, pack, pack_frames, pack_tree, packed_tree
-from composedyn.dynamics.floating import base as chart
 from composedyn.dynamics.joint_types import TreeForm
 from composedyn.testing.pinocchio_trees import (
     FLOATING_URDFS,
@@ -24,7 +24,7 @@ from composedyn.testing.pinocchio_trees import (
     random_tree,
     seeded_tree,
 )
-from pin_oracle import pin
+from pin_oracle import legged_pair, pin
 
 TOL = 1e-10
 TREES = {  # seed, bodies, root kind
@@ -217,41 +217,49 @@ def test_a_free_flyer_root_with_one_coordinate_joints_equals_pinocchio(seed):
 
 @pytest.mark.parametrize("name", list(FLOATING_URDFS))
 def test_a_floating_robot_as_a_free_flyer_tree_equals_the_robot(name):
-    """The kernels on the robot's free-flyer tree, and the robot's own single-sample frame methods
-    (which run on that tree), against the robot's chart: its batch path maps the chart's fixed-base
-    results to free-flyer coordinates (:mod:`composedyn.dynamics.floating.base`)."""
+    """The kernels on the robot's free-flyer tree, and the robot's own single-sample and batch frame methods
+    (which run on that tree), against Pinocchio's free-flyer model of the same URDF (each link a BODY frame of
+    the same name; Jacobian columns in Pinocchio's joint order through ``pp.cols``); gravity torques, the centre
+    of mass, its Jacobian and velocity too."""
     robot = floating_robot(name)
     am = from_robot(robot)
     k = Kernels(packed_tree(am))
     assert tuple(am.frame_names) == tuple(robot.frame_names) and k.im[0, FORM] == TreeForm.FREE_ROOT
+    pp = legged_pair(name, robot)
+    m, d = pp.model, pp.data
+    fids = [m.getFrameId(frame, pin.FrameType.BODY) for frame in robot.frame_names]
+    assert all(fid < len(m.frames) for fid in fids)  # every link is a Pinocchio frame
     rng = np.random.default_rng(5)
     for _ in range(2):
         q = robot.random_configuration(seed=int(rng.integers(1 << 30)))
         v, a = rng.normal(size=robot.nv), rng.normal(size=robot.nv)
-        Q, V, A = q[None], v[None], a[None]  # a batch of one: the chart
-        for f, frame in enumerate(robot.frame_names):
-            want = robot.frame_pose(Q, frame)[0]
-            assert _err(k.pose(q, f), want) < TOL and _err(robot.frame_pose(q, frame), want) < 1e-12, frame
-            for local, ref in ((0, "world"), (1, "local")):
-                want = robot.jacobian(Q, frame, reference=ref)[0]
-                assert _err(k.jacobian(q, f, local), want) < TOL, (frame, ref)
-                assert _err(robot.jacobian(q, frame, ref), want) < 1e-12, (frame, ref)
-                want = robot.frame_velocity(Q, V, frame, reference=ref)[0]
+        qp, vp, ap = pp.q(q), pp.v(v), pp.v(a)
+        pin.forwardKinematics(m, d, qp, vp, ap)
+        pin.updateFramePlacements(m, d)
+        Q, V, A = q[None], v[None], a[None]  # a batch of one
+        for f, (frame, fid) in enumerate(zip(robot.frame_names, fids)):
+            want = d.oMf[fid].homogeneous
+            assert _err(k.pose(q, f), want) < TOL and _err(robot.frame_pose(q, frame), want) < TOL, frame
+            assert _err(robot.frame_pose(Q, frame)[0], want) < TOL, frame
+            for local, ref, pref in ((0, "world", LWA), (1, "local", LOCAL)):
+                want = pin.computeFrameJacobian(m, d, qp, fid, pref)
+                assert _err(pp.cols(k.jacobian(q, f, local)), want) < TOL, (frame, ref)
+                assert _err(pp.cols(robot.jacobian(q, frame, ref)), want) < TOL, (frame, ref)
+                assert _err(pp.cols(robot.jacobian(Q, frame, reference=ref)[0]), want) < TOL, (frame, ref)
+                want = pin.getFrameVelocity(m, d, fid, pref).vector
                 assert _err(k.velocity(q, v, f, local), want) < TOL
-                assert _err(robot.frame_velocity(q, v, frame, ref), want) < 1e-12, (frame, ref)
-                want = robot.frame_acceleration(Q, V, A, frame, reference=ref)[0]
+                assert _err(robot.frame_velocity(q, v, frame, ref), want) < TOL, (frame, ref)
+                assert _err(robot.frame_velocity(Q, V, frame, reference=ref)[0], want) < TOL, (frame, ref)
+                want = pin.getFrameClassicalAcceleration(m, d, fid, pref).vector
                 assert _err(k.acceleration(q, v, a, f, local), want) < TOL, (frame, ref)
-                assert _err(robot.frame_acceleration(q, v, a, frame, ref), want) < 1e-12, (frame, ref)
-        # gravity and the centre of mass run on this tree: the independent route is the base's six-joint chart
-        R0, p0 = chart.base_pose(robot.base, q)
-        x, zero = chart.chart_positions(robot.base, q), np.zeros(robot.nv)
-        g = robot.chart.inverse_dynamics(x, zero, np.r_[-chart.gravity_coordinates(robot.base, R0), zero[6:]],
-                                         friction=False)
-        assert _err(k.gravity(q), g) < TOL
-        assert _err(k.com(q), p0 + R0 @ robot.chart.center_of_mass(x)) < TOL
-        Jc = R0 @ robot.chart.com_jacobian(x)
-        assert _err(k.com_jacobian(q), Jc) < TOL
-        assert _err(k.com_velocity(q, v), Jc @ v) < TOL  # no center_of_mass_velocity method
+                assert _err(robot.frame_acceleration(q, v, a, frame, ref), want) < TOL, (frame, ref)
+                assert _err(robot.frame_acceleration(Q, V, A, frame, reference=ref)[0], want) < TOL, (frame, ref)
+        # gravity and the centre of mass run on this tree: the independent route is Pinocchio's free flyer
+        assert _err(pp.v(k.gravity(q)), pin.computeGeneralizedGravity(m, d, qp)) < TOL
+        assert _err(k.com(q), pin.centerOfMass(m, d, qp)) < TOL
+        assert _err(pp.cols(k.com_jacobian(q)), pin.jacobianCenterOfMass(m, d, qp)) < TOL
+        pin.centerOfMass(m, d, qp, vp)
+        assert _err(k.com_velocity(q, v), d.vcom[0]) < TOL  # no center_of_mass_velocity method
 
 
 @pytest.mark.parametrize("name", ["panda", "stanford"])

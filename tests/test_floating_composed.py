@@ -38,10 +38,10 @@ def test_floating_composed_vectors_give_the_equations_of_motion(name):
     cv = robot.composed_vectors(q)
     N = cv.com.shape[-2]
     assert cv.vw.shape == cv.PL.shape == (3, robot.nv, 6 * N) and cv.XY.shape == (3, robot.nv, robot.nv, 6 * N)
-    arm = np.diag(robot.model.armature)
+    arm = np.diag(robot.array_model.armature)
     assert rel_err(cv.mass_matrix + arm, robot.mass_matrix(q)) < 1e-12
     assert rel_err(cv.coriolis_matrix(v), robot.coriolis_matrix(q, v)) < 1e-12
-    m = robot.model.mass[-N:]
+    m = robot.array_model.inertia[:, 0]
     FN = np.zeros((3, N, 6))
     FN[..., :3] = m[:, None] * robot.base.gravity
     assert rel_err(cv.generalized_forces(FN), -robot.gravity_torques(q)) < 1e-12
@@ -61,7 +61,7 @@ def test_floating_composed_vectors_carry_the_centroidal_momentum(name):
     N = cv.com.shape[-2]
     vel = np.einsum("ak,a->k", cv.vw, v).reshape(N, 6)  # (v_ci, ω_i) per body, world axes
     mom = np.einsum("ak,a->k", cv.PL, v).reshape(N, 6)  # (m_i v_ci, I_i ω_i)
-    m = robot.model.mass[-N:]
+    m = robot.array_model.inertia[:, 0]
     c = robot.center_of_mass(q)
     assert rel_err(m @ cv.com / m.sum(), c) < 1e-12
     assert rel_err(mom[:, :3], m[:, None] * vel[:, :3]) < 1e-12

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import composedyn as cd
+from composedyn.dynamics.array_api.model import from_robot
 from pin_oracle import FreeFlyerPair, erd_urdf, pin, rel_err
 from random_robots import random_urdf
 
@@ -110,7 +111,8 @@ def _central(fun, x, h=1e-6):
 def test_derivatives_match_group_finite_differences_with_friction(kind, smooth):
     xml = _rooted(random_urdf(7, 7, p_fixed=0.2, damping=True, friction=smooth is not None, armature=True), kind)
     robot = cd.from_urdf(xml)
-    assert robot.chart.model.damping.any()
+    tree = from_robot(robot)  # the joint terms per velocity coordinate (the base's six or three first)
+    assert tree.damping.shape == tree.coulomb.shape == (robot.nv,) and tree.damping.any()
     q, v, a = _state(robot, 3)
     kw = {"smooth_friction": smooth}
     dq, dv = robot.inverse_dynamics_derivatives(q, v, a, **kw)
@@ -120,11 +122,10 @@ def test_derivatives_match_group_finite_differences_with_friction(kind, smooth):
         M a + h + damping v + friction tanh(v / smooth) (the joints' only: the base has none)."""
         if smooth is None:
             return robot.inverse_dynamics(y, w, a)
-        m = robot.chart.model
-        return robot.inverse_dynamics(y, w, a, friction=False) + m.damping * w + m.friction * np.tanh(w / smooth)
+        return robot.inverse_dynamics(y, w, a, friction=False) + tree.damping * w + tree.coulomb * np.tanh(w / smooth)
 
     if smooth is not None:
-        assert np.abs(robot.chart.model.friction).max() > 1e-3 and not robot.chart.model.friction[:robot.base.nv].any()
+        assert np.abs(tree.coulomb).max() > 1e-3 and not tree.coulomb[:robot.base.nv].any()
     assert rel_err(dq, _group_central(robot, inverse, q)) < 1e-6
     assert rel_err(dv, _central(lambda w: inverse(q, w), v)) < 1e-6
     tau = inverse(q)

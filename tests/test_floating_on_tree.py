@@ -6,9 +6,11 @@ Oracles: Pinocchio with a free flyer (``computeGeneralizedGravity``, ``nonLinear
 ``computeCoriolisMatrix``, ``centerOfMass``, ``jacobianCenterOfMass``, ``computeJointTorqueRegressor``,
 ``computeCentroidalMap``, ``computeKineticEnergy``, ``computePotentialEnergy``) on Solo12 and ANYmal-B loaded
 with ``JointModelFreeFlyer`` and on random trees with a free-flyer root followed by revolute and prismatic
-joints (the declared quantities called on the packed tree); the base's six-joint chart (the fixed-base engine
-with virtual joints, an independent route); and the Christoffel identities of the Coriolis matrix on the tree
-(C v = bias - gravity torques, dM/dt = C + C^T by central differences along ``integrate``)."""
+joints (the declared quantities called on the packed tree); Pinocchio's RNEA, CRBA and frame Jacobians on the
+same free-flyer model (a second route: gravity and bias torques as inverse dynamics, the kinetic energy from the
+mass matrix, the centre of mass from the bodies' placements), with the regressor's joint terms by their
+definition; and the Christoffel identities of the Coriolis matrix on the tree (C v = bias - gravity torques,
+dM/dt = C + C^T by central differences along ``integrate``)."""
 
 from __future__ import annotations
 
@@ -21,9 +23,7 @@ from composedyn import floating_robot as fr
 from composedyn.dynamics.array_api.model import from_robot
 from composedyn.dynamics.compiled import declare, quantities
 from composedyn.dynamics.compiled.layout import FORM, model_dims, pack_tree
-from composedyn.dynamics.floating import base as chart
 from composedyn.dynamics.joint_types import TreeForm
-from composedyn.parameters import floating_columns
 from composedyn.testing.pinocchio_trees import (
     FLOATING_URDFS,
     array_model,
@@ -149,29 +149,48 @@ def test_legged_robot_methods_run_the_tree_kernels(legged):
         assert np.array_equal(robot.regressor(Q, V, A)[k], call["regressor"](Q[k], V[k], A[k]))
 
 
-def test_legged_robot_tree_equals_the_chart(legged):
-    """The independent route: the fixed-base engine on the base's six-joint chart, mapped to free-flyer
-    coordinates (gravity and the chart's velocity products as base accelerations, the Coriolis correction,
-    world axes by the base pose)."""
-    robot, _, _ = legged
-    c, base = robot.chart, robot.base
+def test_legged_robot_tree_equals_pinocchio_by_a_second_route(legged):
+    """The independent route: Pinocchio's free flyer through other algorithms than the Pinocchio test above
+    (gravity and bias torques by RNEA at zero velocity and acceleration, the Coriolis matrix, the centre of mass
+    as the mass-weighted centres of the bodies at their placements, its Jacobian from the bodies' frame
+    Jacobians, the kinetic energy as v^T M v / 2 by CRBA), and the regressor with joint terms and offset: the
+    inertial columns against ``computeJointTorqueRegressor`` (body blocks in Pinocchio's joint order), the
+    joint terms (fv, fc, Ia, off) of joint j: (v_j, sgn v_j, a_j, 1) in row j, zero elsewhere."""
+    robot, pp, _ = legged
+    m, d = pp.model, pp.data
+    nb, n = robot.base.nv, len(robot.joint_names)
+    blocks = np.concatenate([np.arange(10 * b, 10 * b + 10) for b in [0] + [1 + int(i) for i in pp.perm]])
+    bodies = range(1, m.njoints)
+    mass = sum(m.inertias[i].mass for i in bodies)
     rng = np.random.default_rng(10)
     for _ in range(3):
         q, v, a = _sample(robot, rng)
-        R0, p0 = chart.base_pose(base, q)
-        x, zero = chart.chart_positions(base, q), np.zeros(robot.nv)
-        g = c.inverse_dynamics(x, zero, np.r_[-chart.gravity_coordinates(base, R0), zero[6:]], friction=False)
-        assert _err(robot.gravity_torques(q), g) < TOL
-        h = c.inverse_dynamics(x, v, chart.chart_acceleration(base, v, zero, R0), friction=False)
-        assert _err(robot.bias_torques(q, v), h) < TOL
-        C = c.coriolis_matrix(x, v) + chart.coriolis_correction(base, c.mass_matrix(x), v)
-        assert _err(robot.coriolis_matrix(q, v), C) < TOL
-        assert _err(robot.center_of_mass(q), p0 + R0 @ c.center_of_mass(x)) < TOL
-        assert _err(robot.com_jacobian(q), R0 @ c.com_jacobian(x)) < TOL
-        Y = c.regressor(x, v, chart.chart_acceleration(base, v, a, R0), True, True)
-        assert _err(robot.regressor(q, v, a, joint_terms=True, offset=True),
-                    Y[:, floating_columns(robot, True, True)]) < TOL
-        assert _err(robot.kinetic_energy(q, v), c.kinetic_energy(x, v)) < TOL
+        qp, vp, ap, zero = pp.q(q), pp.v(v), pp.v(a), np.zeros(m.nv)
+        assert _err(pp.v(robot.gravity_torques(q)), pin.rnea(m, d, qp, zero, zero)) < TOL
+        h = pin.rnea(m, d, qp, vp, zero)
+        assert _err(pp.v(robot.bias_torques(q, v)), h) < TOL
+        C = pin.computeCoriolisMatrix(m, d, qp, vp)
+        assert _err(pp.mat(robot.coriolis_matrix(q, v)), C) < TOL
+        assert _err(C @ vp, h - pin.rnea(m, d, qp, zero, zero)) < TOL  # the oracle's own Christoffel form
+        pin.computeJointJacobians(m, d, qp)  # forward kinematics too
+        com = sum(m.inertias[i].mass * d.oMi[i].act(m.inertias[i].lever) for i in bodies) / mass
+        assert _err(robot.center_of_mass(q), com) < TOL
+        Jc = np.zeros((3, m.nv))
+        for i in bodies:  # the velocity of body i's centre: its joint's world-aligned Jacobian at the centre
+            J = pin.getJointJacobian(m, d, i, pin.LOCAL_WORLD_ALIGNED)
+            r = d.oMi[i].rotation @ m.inertias[i].lever
+            Jc += m.inertias[i].mass * (J[:3] - np.cross(r, J[3:].T).T)
+        assert _err(pp.cols(robot.com_jacobian(q)), Jc / mass) < TOL
+        Y = robot.regressor(q, v, a, joint_terms=True, offset=True)
+        k = Y.shape[1] - 4 * n
+        assert k == 10 * (n + 1) and Y.shape == (robot.nv, 10 * (n + 1) + 4 * n)
+        assert _err(Y[pp.vperm][:, blocks], pin.computeJointTorqueRegressor(m, d, qp, vp, ap)) < TOL
+        terms = np.zeros((robot.nv, 4 * n))
+        for j in range(n):
+            terms[nb + j, 4 * j:4 * j + 4] = v[nb + j], np.sign(v[nb + j]), a[nb + j], 1.0
+        assert np.array_equal(Y[:, k:], terms)
+        upper = np.triu(pin.crba(m, d, qp))
+        assert _err(robot.kinetic_energy(q, v), vp @ (upper + np.triu(upper, 1).T) @ vp / 2) < TOL
 
 
 def test_legged_robot_coriolis_identities(legged):

@@ -75,7 +75,7 @@ def test_joint_terms_give_the_full_inverse_dynamics_and_batches():
         Y = robot.regressor(q, v, a, joint_terms=True, offset=offset)
         names = robot.parameter_names(joint_terms=True, offset=offset)
         assert Y.shape == (4, robot.nv, len(names))
-        assert names[-1] == ("off" if offset else "Ia") + str(robot.model.n - robot.base.nv + 1)
+        assert names[-1] == ("off" if offset else "Ia") + str(len(robot.array_model.joints))  # the last body's joint
         tau = np.einsum("bip,p->bi", Y, parameters(robot, joint_terms=True, offset=offset))
         assert rel_err(tau, robot.inverse_dynamics(q, v, a)) < 1e-10
         assert np.all(Y[..., :robot.base.nv, robot.inertial_parameters().size:] == 0)  # no base friction

@@ -141,65 +141,40 @@ def array_model_of(model, joints: list[Joint]) -> ArrayModel:
 
 
 def from_robot(robot) -> ArrayModel:
-    """The :class:`ArrayModel` of a :class:`composedyn.Robot` or :class:`composedyn.FloatingRobot`
-    (the floating base becomes a ``free_flyer`` or ``planar`` root joint)."""
-    if getattr(robot, "array_model", None) is not None:  # a TreeRobot holds its own
+    """The :class:`ArrayModel` of a :class:`composedyn.Robot` (one body per moving joint); a
+    :class:`composedyn.TreeRobot` or :class:`composedyn.FloatingRobot` (whose base is a ``free_flyer``
+    or ``planar`` root joint) holds its own."""
+    if getattr(robot, "array_model", None) is not None:
         return robot.array_model
-    floating = bool(getattr(robot, "floating", False))
-    fixed = robot.chart if floating else robot  # the fixed-base Robot over the model's joints
-    model = fixed.model
-    n_all = model.n
-    if floating:
-        base = robot.base
-        nb, nqb = base.nv, base.nq
-        first = nb - 1  # the base link's body in the chart
-        kind = "free_flyer" if base.kind == "free" else "planar"
-        joints = [make_joint(base.joint, kind, 0, 0)]
-        placement = [(base.origin[:3, :3], base.origin[:3, 3])]
-        gravity = np.asarray(base.gravity, float)
-    else:
-        nb = nqb = first = 0
-        joints, placement, gravity = [], [], np.asarray(model.gravity, float)
-    start = first + 1 if floating else 0
+    model = robot.model
+    n = model.n
     kinds = _kinds(model)
-    for c in range(start, n_all):
-        joints.append(make_joint(model.joint_names[c], kinds[c], nqb + c - nb, nb + c - nb,
-                                 axis=tuple(float(a) for a in model.axis[c])))
-        placement.append((model.tree_R[c], model.tree_p[c]))
-    parent = ([-1] if floating else []) + [int(model.parent[c]) - first for c in range(start, n_all)]
-    inertia = inertial_parameters(model).reshape(n_all, 10)[first:]
-    nq_full, nv_full = nqb + n_all - nb, n_all
+    joints = [make_joint(model.joint_names[c], kinds[c], c, c, axis=tuple(float(a) for a in model.axis[c]))
+              for c in range(n)]
     Gq = bq = Gv = None
-    if fixed.mimic_joint_names:
-        G = np.asarray(fixed.mimic_jacobian, float)
-        b = np.asarray(fixed.full_positions(np.zeros(fixed.dof)), float)
-        Gv = G
-        Gq = np.zeros((nq_full, robot.nq))
-        Gq[:nqb, :nqb] = np.eye(nqb)
-        Gq[nqb:, nqb:] = G[nb:, nb:]
-        bq = np.concatenate([np.zeros(nqb), b[nb:]])
     coordinate_joints = tuple(joints)
-    if Gv is not None:
-        dependent, kept, iq, iv = set(fixed.mimic_joint_names), [], 0, 0
-        for j in sorted(joints, key=lambda j: j.idx_v):
+    if robot.mimic_joint_names:
+        Gv = Gq = np.asarray(robot.mimic_jacobian, float)
+        bq = np.asarray(robot.full_positions(np.zeros(robot.dof)), float)
+        dependent, kept = set(robot.mimic_joint_names), []
+        for j in joints:
             if j.name not in dependent:
-                kept.append(replace(j, idx_q=iq, idx_v=iv))
-                iq, iv = iq + j.nq, iv + j.nv
+                kept.append(replace(j, idx_q=len(kept), idx_v=len(kept)))
         coordinate_joints = tuple(kept)
     names = tuple(robot.frame_names)
     k = [model.link_names.index(f) for f in names]
-    body = tuple(int(model.link_body[j]) - first if model.link_body[j] >= 0 else -1 for j in k)
     return ArrayModel(
-        name=robot.name, source=model.source, joints=tuple(joints), parent=tuple(parent),
-        placement_R=np.array([p[0] for p in placement], float).reshape(-1, 3, 3),
-        placement_p=np.array([p[1] for p in placement], float).reshape(-1, 3),
-        inertia=np.asarray(inertia, float), gravity=gravity,
+        name=robot.name, source=model.source, joints=tuple(joints), parent=tuple(int(p) for p in model.parent),
+        placement_R=np.asarray(model.tree_R, float).reshape(-1, 3, 3),
+        placement_p=np.asarray(model.tree_p, float).reshape(-1, 3),
+        inertia=np.asarray(inertial_parameters(model), float).reshape(n, 10),
+        gravity=np.asarray(model.gravity, float),
         damping=np.asarray(model.damping, float), coulomb=np.asarray(model.friction, float),
-        armature=np.asarray(model.armature, float), term_joints=tuple(range(nb, n_all)),
-        Gq=Gq, bq=bq, Gv=Gv, frame_names=names, frame_body=body,
+        armature=np.asarray(model.armature, float), term_joints=tuple(range(n)),
+        Gq=Gq, bq=bq, Gv=Gv, frame_names=names, frame_body=tuple(int(model.link_body[j]) for j in k),
         frame_R=np.asarray(model.link_T[k, :3, :3], float).reshape(-1, 3, 3),
         frame_p=np.asarray(model.link_T[k, :3, 3], float).reshape(-1, 3),
-        nq=int(robot.nq), nv=int(robot.nv), nq_full=nq_full, nv_full=nv_full,
+        nq=int(robot.nq), nv=int(robot.nv), nq_full=n, nv_full=n,
         coordinate_joints=coordinate_joints,
     )
 

@@ -1,1 +1,1 @@
-"""Floating bases: Lie-group operations and the chart that maps them onto the fixed-base engine."""
+"""Floating bases: the base's description and its place at the root of the tree, and its Lie-group operations."""

@@ -37,16 +37,16 @@ def as_chain(system, parameters=None, convention: str = "standard"):
                                  f"does not handle ({', '.join(JOINT_TYPES)})")
         model = compile_graph(system)
     else:
+        if getattr(system, "base", None) is not None:  # a FloatingRobot
+            kind = "free-flyer" if system.base.kind == "free" else system.base.kind
+            raise ModelError(f"robot {system.name!r}: symbolic equations take joints of one coordinate; its "
+                             f"floating base is a {kind} joint with a configuration space of its own, which they "
+                             "do not represent (load it without floating=True for its joints on a fixed base)")
         if getattr(system, "array_model", None) is not None:  # a TreeRobot
             several = ", ".join(f"{j.name!r} ({j.kind})" for j in system.joints if (j.nq, j.nv) != (1, 1))
             raise ModelError(f"robot {system.name!r}: symbolic equations take joints of one coordinate; joints "
                              f"{several or 'of its tree'} have configuration spaces of their own, which they do not "
                              "represent")
-        if getattr(system, "floating", False) is True:
-            kind = "free-flyer" if system.base.kind == "free" else system.base.kind
-            raise ModelError(f"robot {system.name!r}: symbolic equations take joints of one coordinate; its "
-                             f"floating base is a {kind} joint with a configuration space of its own, which they "
-                             "do not represent (load it without floating=True for its joints on a fixed base)")
         model = getattr(system, "model", system)
         if not hasattr(model, "tree_R"):
             raise ModelError(f"symbolic.equations expects a Robot, Model, graph, Chain or DH rows, "

@@ -92,9 +92,11 @@ def load_robot(name_or_path: str, options: dict | None = None, **kwargs):
 
 
 def one_coordinate_joints(robot, name_or_path: str, command: str):
-    """``robot``, or ModelError when it has joints of several coordinates (a ``TreeRobot``), which
-    ``composedyn {command}`` does not take."""
-    if getattr(robot, "array_model", None) is None:
+    """``robot``, or ModelError when it has joints of several coordinates below a floating base (a
+    ``TreeRobot``), which ``composedyn {command}`` does not take."""
+    from composedyn.joint_space import several_coordinates
+
+    if not several_coordinates(robot):
         return robot
     kinds = sorted({j.kind for j in robot.joints})
     raise ModelError(f"{name_or_path}: joints of several coordinates (its kinds: {', '.join(kinds)}); "

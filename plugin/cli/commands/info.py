@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from composedyn.dynamics.joint_types import angular
+from composedyn.joint_space import several_coordinates
 
 
 def register(sub) -> None:
@@ -62,7 +63,7 @@ def run(args) -> int:
     else:
         robot = load_robot(args.robot, load_options(args),
                            floating=True if getattr(args, "floating", False) else None)
-    if getattr(robot, "array_model", None) is not None:
+    if several_coordinates(robot):
         status = _tree_info(robot)
         if loops is not None and not getattr(args, "floating", False):
             from composedyn.cli.closed_chain import closed_info_lines  # closed-chain hook
@@ -172,7 +173,7 @@ def _print_frames(robot) -> None:
     """The task-space frames (``robot.frame_names``) and the body each rides on."""
     m = robot.model
     print(f"  frames ({len(robot.frame_names)}; frame_pose / jacobian take these names):")
-    base = robot.base.nv if robot.floating else 0  # the floating base's virtual joints come first
+    base = 1 if robot.floating else 0  # a floating base's body comes first
     for name in robot.frame_names:
         body = int(m.link_body[m.link_names.index(name)])
         where = ("fixed base" if body < 0 else "floating base" if body < base
