@@ -292,7 +292,7 @@ def test_task_space_lean_path_equals_the_general_path_and_refuses_bad_input():
                      lambda x: robot.frame_velocity(x, v, frame), lambda x: robot.frame_acceleration(x, v, a, frame)):
             with pytest.raises(ValueError, match=match):
                 call(bad)
-    for name in ("root_joint::x", "nope"):  # the chart's virtual links are not frames of the robot
+    for name in (f"{robot.base.joint}::world", "nope"):  # the tree's world link is not a frame of the robot
         with pytest.raises(ValueError, match="unknown frame"):
             robot.jacobian(q, name)
 

@@ -220,17 +220,17 @@ def test_dependent_mimic_derivatives_on_the_tree(seed):
     dq, dv = robot.inverse_dynamics_derivatives(q, v, a, **options)
     tau = robot.inverse_dynamics(q, v, a, f_ext=f)
     aq, av, Minv = robot.forward_dynamics_derivatives(q, v, tau, **options)
-    # forward ∘ inverse, then the chart's route (the NumPy backend): an independent derivation
+    # forward ∘ inverse, then the NumPy backend's route (the array-API recursion): an independent derivation
     assert rel_err(robot.forward_dynamics(q, v, tau, f_ext=f), a) < 1e-9
     with numpy_backend():
-        chart_id = robot.inverse_dynamics_derivatives(q, v, a, **options)
-        chart_fd = robot.forward_dynamics_derivatives(q, v, tau, **options)
-    for mine, ref in zip((dq, dv, aq, av, Minv), chart_id + chart_fd):
+        numpy_id = robot.inverse_dynamics_derivatives(q, v, a, **options)
+        numpy_fd = robot.forward_dynamics_derivatives(q, v, tau, **options)
+    for mine, ref in zip((dq, dv, aq, av, Minv), numpy_id + numpy_fd):
         assert rel_err(mine, ref) < 1e-9
     # finite differences along integrate (d/dv: plain differences), with the smooth friction
     on_q = lambda x, d: robot.nv if x is None else robot.integrate(x, d)  # noqa: E731
     on_v = lambda x, d: robot.nv if x is None else x + d  # noqa: E731
-    sf = 0.3  # d tau/dv with tanh friction: against the chart's route above (the method has sgn friction)
+    sf = 0.3  # d tau/dv with tanh friction: against the NumPy backend's route above (the method has sgn friction)
     ID = lambda x: robot.inverse_dynamics(x, v, a, f_ext=f)  # noqa: E731
     assert rel_err(dq, _central(ID, q, on_q)) < 1e-6
     FD = lambda x: robot.forward_dynamics(x, v, tau, f_ext=f, smooth_friction=sf)  # noqa: E731
