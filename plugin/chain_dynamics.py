@@ -8,8 +8,8 @@ and the closure forces from J_Dᵀ λ = τ_tree,D.  A class using this has ``rob
 ``_dep``, ``nq`` and ``_ind_q`` (the independent positions' count and indices in every joint's),
 ``_last`` (the last closed configuration), ``_close(qi, start, what)`` (the position closure),
 ``constraint(q)``, ``_terms(q)`` (its [1] the constraint Jacobian), ``_state(q, qd)`` -> (q_all, qd_all,
-W, J, gamma), ``_tree_tau(q, qd, qdd, f_ext, friction, smooth)`` and ``_fast(mode, q, qd, qdd, friction)``
-(a compiled result, or None for the NumPy path here).
+W, J, gamma), ``_jacobian_rate(q_all, qd_all)`` (dJ/dt), ``_tree_tau(q, qd, qdd, f_ext, friction, smooth)``
+and ``_fast(mode, q, qd, qdd, friction)`` (a compiled result, or None for the NumPy path here).
 """
 
 from __future__ import annotations
@@ -169,3 +169,27 @@ class ChainDynamics:
     def energy(self, q, qd) -> np.ndarray:
         """T + V (...,) J."""
         return self.robot.energy(self._positions(q), self.velocities(q, qd))
+
+    def coriolis_matrix(self, q, qd) -> np.ndarray:
+        """Reduced Coriolis matrix (..., dof, dof) in Christoffel form: C_red = Wᵀ C W + Wᵀ M dW/dt.
+
+        With the closed configurations a function of the independent ones and W its Jacobian (the
+        velocity closure), these are the Christoffel symbols of the reduced inertia Wᵀ M W (the pull-back
+        of the tree's metric; over a spherical joint's angular velocity, the quasi-velocity form of the
+        tree's C), so that d/dt(M_red) - 2 C_red is skew-symmetric and C_red qd = bias_torques -
+        gravity_torques.  dW/dt = [0; -J_D⁻¹ (dJ/dt) W] on the dependent rows (J W = 0 along the motion).
+        C is the tree's Coriolis matrix (``robot.coriolis_matrix``), M its inertia, both at (q_all, W qd).
+        """
+        qa, qda, W, J, _ = self._state(q, qd)
+        r = self.robot
+        Wd = np.zeros(W.shape)
+        Wd[..., self._dep, :] = -np.linalg.solve(J[..., self._dep], self._jacobian_rate(qa, qda) @ W)
+        Wt = np.swapaxes(W, -1, -2)
+        return Wt @ (r.coriolis_matrix(qa, qda) @ W + r.mass_matrix(qa) @ Wd)
+
+    def perturbed(self, scale: float = 0.1, seed: int | None = 0):
+        """The same mechanism on ``robot.perturbed`` (masses and inertias off by up to ``scale``); the loops,
+        independent joints and assembly branch are kept."""
+        guess = {j.name: (self._last[j.idx_q] if j.nq == 1 else self._last[j.idx_q:j.idx_q + j.nq])
+                 for j in self.robot.joints}
+        return type(self)(self.robot.perturbed(scale, seed), self.loops, self.joint_names, guess=guess, tol=self.tol)

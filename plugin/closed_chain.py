@@ -298,30 +298,12 @@ class ClosedChain(ChainDynamics):
             tau = tau + friction_torques(r.model, np.asarray(qd) @ G.T, smooth=smooth) @ G
         return tau
 
-    def coriolis_matrix(self, q, qd) -> np.ndarray:
-        """Reduced Coriolis matrix (..., k, k) in Christoffel form: C_red = W^T C W + W^T M dW/dt.
-
-        With q_all = phi(q_I) and W = d phi / d q_I, these are the Christoffel symbols of the
-        reduced inertia W^T M W (the pull-back of the tree's metric), so that
-        d/dt(M_red) - 2 C_red is skew-symmetric and C_red qd = bias_torques - gravity_torques.
-        dW/dt = [0; -J_D^-1 (dJ/dt) W] on the dependent rows.  C is the tree's Christoffel
-        matrix (:meth:`Robot.coriolis_matrix`), M its inertia, both at (q_all, W qd).
-        """
-        qa, qda, W, J, _ = self._state(q, qd)
+    def _jacobian_rate(self, q, qd) -> np.ndarray:
+        """dJ/dt (..., m, n) of the loop Jacobian at every joint's q and qd (:func:`loop_jacobian_rate`)."""
         r = self.robot
         G = r.mimic_jacobian
-        kin = loop_jacobian(r.model, self.loops, r.full_positions(qa))[2]
-        Jd = loop_jacobian_rate(r.model, self.loops, kin, qda @ G.T) @ G
-        Wd = np.zeros(W.shape)
-        Wd[..., self._dep, :] = -np.linalg.solve(J[..., self._dep], Jd @ W)
-        Wt = np.swapaxes(W, -1, -2)
-        return Wt @ (r.coriolis_matrix(qa, qda) @ W + r.mass_matrix(qa) @ Wd)
-
-    def perturbed(self, scale: float = 0.1, seed: int | None = 0) -> ClosedChain:
-        """The same mechanism on :meth:`Robot.perturbed` (masses and inertias off by up to ``scale``);
-        the loops, independent joints and assembly branch are kept."""
-        guess = dict(zip(self.robot.joint_names, self._last.tolist()))
-        return ClosedChain(self.robot.perturbed(scale, seed), self.loops, self.joint_names, guess=guess, tol=self.tol)
+        kin = loop_jacobian(r.model, self.loops, r.full_positions(q))[2]
+        return loop_jacobian_rate(r.model, self.loops, kin, np.asarray(qd) @ G.T) @ G
 
 
 def load_closed_chain(name_or_path: str | os.PathLike, **kwargs) -> ClosedChain:

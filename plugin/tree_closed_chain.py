@@ -200,6 +200,36 @@ class TreeClosedChain(ChainDynamics):
         qda = np.einsum("...ij,...j->...i", W, qd)
         return qa, qda, W, J, self._terms(qa, qda)[2]
 
+    def _jacobian_rate(self, q, qd) -> np.ndarray:
+        """dJ/dt (..., m, nv) of the loop Jacobian at every joint's q (..., nq) and v (..., nv): each world column
+        J_α of the tree turns as Σ_β v_β ∂_β J_α (:func:`~composedyn.dynamics.array_api.composed.world_columns`,
+        derivatives along the configuration space), and a closure point x, moving at ẋ, has the columns
+        J_x,α = L_α + Ω_α × x, so dJ_x,α/dt = dL_α/dt + dΩ_α/dt × x + Ω_α × ẋ (columns moving its link)."""
+        from composedyn.dynamics.array_api.composed import world_columns
+
+        r = self.robot
+        am = r.array_model
+        q, qd = np.asarray(q, float), np.asarray(qd, float)
+        batch = q.shape[:-1]
+        G = r.mimic_jacobian
+        v = np.broadcast_to(qd, batch + (r.nv,)).reshape(-1, r.nv) @ G.T
+        _, _, Jc, D, A = world_columns(am, r.full_positions(q).reshape(-1, am.nq_full))
+        Jd = np.einsum("nb,nbac->nac", v, D)  # (N, nv_full, 6): dJ_α/dt
+        rows = []
+        for lp, ends in zip(self.loops, self._ends):
+            parts = []
+            for link, c, _ in ends:
+                T = r.frame_pose(q, link).reshape(-1, 4, 4)
+                x = (T[:, :3, 3] + T[:, :3, :3] @ c)[:, None, :]
+                b = am.frame_body[am.frame_index(link)]
+                moved = A[:, b][None, :, None] if b >= 0 else np.zeros((1, A.shape[0], 1))
+                Jx = Jc[..., :3] + np.cross(Jc[..., 3:], x)
+                xdot = np.einsum("na,nac->nc", v, Jx * moved)[:, None, :]
+                parts.append(np.concatenate((Jd[..., :3] + np.cross(Jd[..., 3:], x) + np.cross(Jc[..., 3:], xdot),
+                                             Jd[..., 3:]), -1) * moved)
+            rows.append(np.swapaxes(parts[0] - parts[1], -1, -2)[:, loop_rows(lp)])
+        return (np.concatenate(rows, -2) @ G).reshape(batch + (len(self.rows), r.nv))
+
     def _fast(self, mode: str, q, qd=None, x=None, friction: bool = True):
         """No compiled kernel for these chains: the NumPy path of :class:`ChainDynamics`."""
         return None

@@ -6,7 +6,10 @@ composedyn's closed configurations and velocities, and its tree inverse dynamics
 off (``mj_inverse``, joint damping included) projected onto the actuated joint is composedyn's actuator
 torque; central finite differences of the position closure along a motion give its velocity and
 acceleration closures; the identities forward(inverse) = qdd, bias = inverse at qdd = 0, and energy
-conserved by ``cd.simulate`` without friction.
+conserved by ``cd.simulate`` without friction.  The reduced Coriolis matrix: on chains of one-coordinate
+joints it is the ``ClosedChain``'s (whose dJ/dt comes from the compiled loop kinematics, an independent
+route); on a spatial chain with a ball joint among the independent ones, C qd = bias - gravity and
+dM/dt - 2C is skew-symmetric with dM/dt by central differences of the reduced inertia along the motion.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import pytest
 import composedyn as cd
 from composedyn.dynamics.constraints.loops import LoopClosure
 from composedyn.tree_closed_chain import TreeClosedChain
+from composedyn.tree_robot import TreeRobot
 from pin_oracle import rel_err
 
 XML = """<mujoco><option gravity="0 0 -9.81"/><worldbody>
@@ -33,6 +37,10 @@ XML = """<mujoco><option gravity="0 0 -9.81"/><worldbody>
    <geom type="sphere" size="0.03" mass="0.2"/></body></body></body>
 </worldbody><equality><weld body1="coupler" body2="L4"/></equality>
 <actuator><motor joint="crank"/></actuator></mujoco>"""
+
+# four velocity coordinates free (crank and ball independent): a point of the coupler joined to L4 off h4's axis
+CONNECT = XML.replace('<weld body1="coupler" body2="L4"/>',
+                      '<connect body1="coupler" body2="L4" anchor="0.396 -0.147 -0.404"/>')
 
 TOL = 1e-9
 
@@ -118,6 +126,85 @@ def test_identities_batches_and_energy(chain):
                       rtol=1e-10, atol=1e-12)
     E = chain.energy(sim.q, sim.qd)
     assert np.ptp(E) < 1e-6 * max(1.0, np.abs(E).max())
+
+
+@pytest.mark.parametrize("name", ["fourbar", "slider_crank", "fivebar"])
+def test_coriolis_matrix_equals_the_closed_chain_of_one_coordinate_joints(name):
+    closed = cd.load_closed_chain(name)
+    robot = closed.robot
+    tree = cd.ClosedChain(TreeRobot(robot.graph), closed.loops, closed.joint_names,
+                          guess=dict(zip(robot.joint_names, closed.assembly)))
+    assert isinstance(tree, TreeClosedChain)
+    ind = [robot.joint_names.index(j) for j in closed.joint_names]
+    rng = np.random.default_rng(4)
+    for _ in range(3):
+        q, qd = closed.assembly[ind] + rng.uniform(-0.05, 0.05, closed.dof), rng.uniform(-1, 1, closed.dof)
+        C = closed.coriolis_matrix(q, qd)
+        assert np.abs(C).max() > 1e-4 and rel_err(tree.coriolis_matrix(q, qd), C) < 1e-10
+
+
+def _solo12_feet_joined():
+    """Solo12 (floating) with its front feet joined by a rod at a crouched guess: the free flyer, one front
+    leg and the hind legs independent."""
+    import warnings
+
+    from composedyn.testing.pinocchio_oracle import erd_urdf
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", cd.ModelWarning)
+        robot = cd.load(erd_urdf("solo12"), floating=True)
+    guess = {"FL_HFE": 0.8, "FL_KFE": -1.6, "FR_HFE": 0.8, "FR_KFE": -1.6}
+    q = robot.neutral()
+    for j in robot.joints:
+        q[j.idx_q] = guess.get(j.name, q[j.idx_q]) if j.nq == 1 else q[j.idx_q]
+    Ta, Tb = robot.frame_pose(q, "FL_FOOT"), robot.frame_pose(q, "FR_FOOT")
+    loop = LoopClosure("FL_FOOT", "FR_FOOT", kind="position", point_b=Tb[:3, :3].T @ (Ta[:3, 3] - Tb[:3, 3]))
+    independent = [j.name for j in robot.joints if not j.name.startswith("FR_")]
+    return cd.ClosedChain(robot, [loop], independent, guess=guess)
+
+
+@pytest.mark.parametrize("which", ["ball", "floating"])
+def test_coriolis_matrix_with_several_coordinates_independent(which):
+    chain = cd.load_closed_chain(CONNECT, independent=("crank", "s")) if which == "ball" else _solo12_feet_joined()
+    robot = chain.robot
+    assert isinstance(chain, TreeClosedChain) and len(chain.rows) == 3
+    assert (chain.dof, chain.nq) == ((4, 5) if which == "ball" else (15, 16))
+    rng = np.random.default_rng(5)
+    ind = [k for j in robot.joints if j.name in chain.joint_names for k in range(j.idx_v, j.idx_v + j.nv)]
+    ind_q = [k for j in robot.joints if j.name in chain.joint_names for k in range(j.idx_q, j.idx_q + j.nq)]
+    Q, QD = [], []
+    for _ in range(3):
+        move = np.zeros(robot.nv)
+        move[ind] = rng.uniform(-0.05, 0.05, chain.dof)
+        q, qd = robot.integrate(chain.assembly, move)[ind_q], rng.uniform(-1, 1, chain.dof)
+        C = chain.coriolis_matrix(q, qd)
+        assert rel_err(C @ qd, chain.bias_torques(q, qd) - chain.gravity_torques(q)) < 1e-12
+        tau = chain.inverse_dynamics(q, qd, qd[::-1])
+        assert rel_err(chain.forward_dynamics(q, qd, tau), qd[::-1]) < 1e-9
+        qa, h, M = chain.assemble(q), 1e-5, []
+        for t in (h, -h):  # the reduced inertia along q ⊕ t qd (the ball's angular velocity in its frame)
+            move[:] = 0.0
+            move[ind] = t * qd
+            chain.assembly = qa
+            M.append(chain.mass_matrix(robot.integrate(qa, move)[ind_q]))
+        S = (M[0] - M[1]) / (2 * h) - 2 * C
+        assert np.abs(C).max() > 0.1 and np.abs(S + S.T).max() < 1e-6 * np.abs(C).max()
+        chain.assembly = qa
+        Q.append(q)
+        QD.append(qd)
+    Cb = chain.coriolis_matrix(np.array(Q), np.array(QD))
+    assert rel_err(Cb[2], chain.coriolis_matrix(Q[2], QD[2])) < 1e-12  # batch = loop
+
+
+def test_perturbed_keeps_the_mechanism(chain):
+    q = np.array([0.4])
+    other = chain.perturbed(0.1, seed=3)
+    assert isinstance(other, TreeClosedChain) and other.joint_names == chain.joint_names
+    assert rel_err(other.assemble(q), chain.assemble(q)) < 1e-10  # the loops, partition and branch kept
+    assert other.robot.mass == pytest.approx(chain.robot.perturbed(0.1, seed=3).mass, rel=1e-15)
+    assert abs(other.robot.mass / chain.robot.mass - 1) > 1e-4
+    assert rel_err(other.mass_matrix(q), chain.perturbed(0.1, seed=3).mass_matrix(q)) < 1e-15
+    assert rel_err(other.mass_matrix(q), chain.mass_matrix(q)) > 1e-4
 
 
 def test_errors_name_the_joints(chain):

@@ -67,16 +67,16 @@ def body_names(am) -> tuple[str, ...]:
     return tuple(first.get(i, am.joints[i].name) for i in range(am.n))
 
 
-def composed_vectors(am, q) -> ComposedVectors:
-    """vω, PL, XY, a and the brackets (module docstring) of the
-    :class:`~composedyn.dynamics.array_api.model.ArrayModel` ``am`` at its full coordinates q
-    (..., nq_full), over its nv_full velocity coordinates (dependent mimic joints included); the
-    mass matrix without armature.  Leading batch axes of q are kept."""
+def world_columns(am, q):
+    """The world columns of the :class:`~composedyn.dynamics.array_api.model.ArrayModel` ``am`` and their
+    derivatives along the configuration space at its full coordinates q (N, nq_full).
+
+    Returns (R (N, n, 3, 3), p (N, n, 3): the bodies' world poses; J (N, nv, 6): column α as a world twist,
+    linear part the velocity of the point at the world origin; D (N, nv, nv, 6): ``D[:, β, α] = ∂_β J_α``
+    (module docstring), so that along a motion with velocity v the column turns as ``dJ_α/dt = Σ_β v_β
+    D[:, β, α]``; A (nv, n): 1.0 where column α moves body i)."""
     from composedyn.dynamics.array_api.model import on
 
-    q = np.asarray(q, dtype=float)
-    batch = q.shape[:-1]
-    q = q.reshape(-1, am.nq_full)
     N, n, nv = q.shape[0], am.n, am.nv_full
     X, S = tree(on(am, np), q)
     W = world_poses(on(am, np), X)
@@ -85,10 +85,8 @@ def composed_vectors(am, q) -> ComposedVectors:
 
     owner = np.concatenate([np.full(j.nv, i) for i, j in enumerate(am.joints)]).astype(int)
     moves = _moves(am)
-    A = moves[owner].astype(float)  # (nv, n): column α moves body i
     related = moves[owner][:, owner]  # [β, α]: β's joint is α's or one of its ancestors
 
-    # world columns J (N, nv, 6), linear part about the world origin
     J = np.zeros((N, nv, 6))
     for i, joint in enumerate(am.joints):
         Si = np.broadcast_to(np.moveaxis(S[i], -1, 0), (N, 6, joint.nv))
@@ -96,7 +94,6 @@ def composed_vectors(am, q) -> ComposedVectors:
         lin = np.einsum("nij,njc->nci", R[:, i], Si[:, :3]) + np.cross(p[:, i, None, :], wa)
         J[:, joint.idx_v:joint.idx_v + joint.nv] = np.concatenate((lin, wa), -1)
 
-    # D[β, α] = ∂_β J_α (N, nv, nv, 6)
     D = _cross(J[:, :, None, :], J[:, None, :, :]) * related[None, :, :, None]
     for i, joint in enumerate(am.joints):
         var = jm.subspace_variations(np, joint, coords(q, joint, velocity=False), np.zeros((N, joint.nv)))
@@ -107,6 +104,19 @@ def composed_vectors(am, q) -> ComposedVectors:
         lin = np.einsum("nij,njcd->ndci", R[:, i], G[:, :3]) + np.cross(p[:, i, None, None, :], wa)
         own = slice(joint.idx_v, joint.idx_v + joint.nv)
         D[:, own, own] += np.concatenate((lin, wa), -1)
+    return R, p, J, D, moves[owner].astype(float)
+
+
+def composed_vectors(am, q) -> ComposedVectors:
+    """vω, PL, XY, a and the brackets (module docstring) of the
+    :class:`~composedyn.dynamics.array_api.model.ArrayModel` ``am`` at its full coordinates q
+    (..., nq_full), over its nv_full velocity coordinates (dependent mimic joints included); the
+    mass matrix without armature.  Leading batch axes of q are kept."""
+    q = np.asarray(q, dtype=float)
+    batch = q.shape[:-1]
+    q = q.reshape(-1, am.nq_full)
+    N, n, nv = q.shape[0], am.n, am.nv_full
+    R, p, J, D, A = world_columns(am, q)
 
     # bodies: centre of mass (world) and rotational inertia about it (world axes)
     m = am.inertia[:, 0]
