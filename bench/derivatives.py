@@ -12,8 +12,10 @@ Prints Markdown tables (for docs/performance.md, "Derivatives"):
 2. a batch of ``--batch`` samples in one ``Robot`` call (compiled loop) against
    Pinocchio in a Python loop (speed-up = Pinocchio / composedyn; target >= 3):
    the parallel loop forced (two cores, as on a machine with an idle core:
-   ``parallel.PARALLEL_IDLE``) and the serial one (what the default runs when
-   the load average leaves less than half a core idle).
+   ``parallel.PARALLEL_IDLE``), returning new arrays and writing into arrays
+   allocated once (``out=``, as a caller computing such batches repeatedly
+   does; Pinocchio's loop too reuses its ``data``), and the serial one (what
+   the default runs when the load average leaves less than half a core idle).
 
 Medians of interleaved repeats (the machine may be shared); speed is never
 asserted in tests.
@@ -54,16 +56,20 @@ def single(robot, pp, rng, states=joint_states):
 
 
 def batch(robot, pp, rng, N, states=joint_states):
-    """Per quantity: (composedyn batch call, Pinocchio Python loop) on ``states(robot, rng, N)``."""
+    """Per quantity: (composedyn batch call, the same into reused arrays, Pinocchio Python loop) on
+    ``states(robot, rng, N)``."""
     Q, QD, X = states(robot, rng, N)
     m, d = pp.model, pp.data
     PQ = [pp.q(x) for x in Q]
     PV, PX = [pp.v(x) for x in QD], [pp.v(x) for x in X]
     idx = range(N)
+    out = tuple(np.zeros((N, robot.nv, robot.nv)) for _ in range(3))  # mapped once
     return {
         "d ID": (lambda: robot.inverse_dynamics_derivatives(Q, QD, X, friction=False),
+                 lambda: robot.inverse_dynamics_derivatives(Q, QD, X, friction=False, out=out[:2]),
                  lambda: [pin.computeRNEADerivatives(m, d, PQ[i], PV[i], PX[i]) for i in idx]),
         "d FD": (lambda: robot.forward_dynamics_derivatives(Q, QD, X, friction=False),
+                 lambda: robot.forward_dynamics_derivatives(Q, QD, X, friction=False, out=out),
                  lambda: [pin.computeABADerivatives(m, d, PQ[i], PV[i], PX[i]) for i in idx]),
     }
 
@@ -106,14 +112,16 @@ def tables(robots: dict, single, batch, N: int, repeat: int, method: str = "`Rob
             print(f"| {name} | {robot.dof} | {qty} | {t['pin'] * 1e6:.2f} | {t['ours'] * 1e6:.2f} "
                   f"| {t['ours'] / t['pin']:.2f} |")
     print(f"\n### Batch of {N} samples (µs per sample, median; speed-up = Pinocchio loop / composedyn)\n")
-    print("| robot | quantity | Pinocchio loop | composedyn, two cores | speed-up | composedyn, one core | speed-up |")
-    print("|---|---|---|---|---|---|---|")
+    print("| robot | quantity | Pinocchio loop | composedyn, two cores | speed-up | two cores, `out=` | speed-up "
+          "| composedyn, one core | speed-up |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for name, (robot, pp) in robots.items():
-        for qty, (ours, ref) in batch(robot, pp, np.random.default_rng(1), N).items():
-            t = interleaved({"two": forced(ours, 0, -np.inf), "one": forced(ours, 1 << 62, 0.5), "pin": ref},
-                            number=1, repeat=max(5, repeat // 2))
-            p, two, one = (t[k] / N * 1e6 for k in ("pin", "two", "one"))
-            print(f"| {name} | {qty} | {p:.2f} | {two:.3f} | {p / two:.1f}× | {one:.3f} | {p / one:.1f}× |")
+        for qty, (ours, into, ref) in batch(robot, pp, np.random.default_rng(1), N).items():
+            t = interleaved({"two": forced(ours, 0, -np.inf), "into": forced(into, 0, -np.inf),
+                             "one": forced(ours, 1 << 62, 0.5), "pin": ref}, number=1, repeat=max(5, repeat // 2))
+            p, two, into_, one = (t[k] / N * 1e6 for k in ("pin", "two", "into", "one"))
+            print(f"| {name} | {qty} | {p:.2f} | {two:.3f} | {p / two:.1f}× | {into_:.3f} | {p / into_:.1f}× "
+                  f"| {one:.3f} | {p / one:.1f}× |")
 
 
 if __name__ == "__main__":

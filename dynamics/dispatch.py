@@ -90,10 +90,14 @@ def quantity(name: str):
 _declared: dict = {}  # name -> declaration, looked up once
 
 
-def deliver(result: np.ndarray, out: np.ndarray | None) -> np.ndarray:
-    """``result``, copied into ``out`` when the caller gave one."""
+def deliver(result, out):
+    """``result`` (an array, or a tuple of them), copied into ``out`` (the same) when the caller gave one."""
     if out is None:
         return result
+    if isinstance(out, tuple):
+        for o, r in zip(out, result):
+            o[...] = r
+        return out
     out[...] = result
     return out
 
@@ -114,7 +118,7 @@ def _integer(value) -> int:
     return value if type(value) is int else int(value) if isinstance(value, (int, np.integer)) else int(bool(value))
 
 
-def call(name: str, model, arrays: Arrays | None, *inputs, out: np.ndarray | None = None,
+def call(name: str, model, arrays: Arrays | None, *inputs, out: np.ndarray | tuple | None = None,
          data=None, refuse: bool = False, **arguments):
     """The declared quantity ``name`` of ``model`` at the inputs (..., length), broadcast over
     their leading axes: the NumPy reference or the compiled batch loop (module docstring).
@@ -124,7 +128,8 @@ def call(name: str, model, arrays: Arrays | None, *inputs, out: np.ndarray | Non
     (:func:`.compiled.layout.packed`, made once per robot; None packs them for this call);
     ``arguments``: the declaration's options (ints; a flag may be any truth value), its number
     and its extras ((..., nv, columns) arrays, or None) by keyword, defaults for the rest;
-    ``out``: C-contiguous float64 of the result's shape (one result), written and returned.
+    ``out``: C-contiguous float64 of the result's shape (one result; several: a tuple, one per
+    result), written and returned.
     Returns the result, a tuple for several; ``refuse``: None instead of the declaration's
     fallback for a sample the loop refuses (the caller names the input); ``data``: this
     thread's :class:`composedyn.dynamics.data.Data` over ``arrays``, whose C caller serves one
@@ -132,7 +137,8 @@ def call(name: str, model, arrays: Arrays | None, *inputs, out: np.ndarray | Non
     """
     q = _declared.get(name) or quantity(name)
     extras = tuple([arguments.pop(e, None) for e, _ in q.extras]) if q.extras else ()
-    if data is not None and not any([e is not None for e in extras]):  # the C caller: options by keyword,
+    several = type(out) is tuple  # the C caller writes one result: it serves these calls with a new one
+    if data is not None and not several and not any([e is not None for e in extras]):  # the C caller: options
         res = data[name](*inputs, **arguments) if out is None else data[name](*inputs, out=out, **arguments)
         if res is not None:  # None: declined (a list, NaN or inf, a refused sample, the NumPy backend...)
             return res
@@ -147,7 +153,7 @@ def call(name: str, model, arrays: Arrays | None, *inputs, out: np.ndarray | Non
         return deliver(q.reference(model, *inputs, *extras, *options, *((number,) if q.number else ())), out)
     inputs = [np.asarray(x, float) for x in inputs]
     single = all([x.ndim == 1 for x in inputs])
-    if single and data is not None and not any([e is not None for e in extras]):  # converted: the C caller again
+    if single and data is not None and not several and not any([e is not None for e in extras]):  # converted
         res = data[name](*inputs, *((float(number or 0.0),) if q.number else ()), *options,
                          **({} if out is None else {"out": out}))
         if res is not None:
@@ -171,7 +177,8 @@ def call(name: str, model, arrays: Arrays | None, *inputs, out: np.ndarray | Non
                                   if x.shape[-1] != m)
         raise ValueError(f"{name}: {label} must have {length} entries per sample, got {got}")
     N = rows[0].shape[0]
-    results = tuple([np.empty((N,) + s) for s in shapes]) if out is None else (out.reshape((N,) + shapes[0]),)
+    results = tuple([np.empty((N,) + s) for s in shapes]) if out is None else \
+        tuple([o.reshape((N,) + s) for o, s in zip(out, shapes)]) if several else (out.reshape((N,) + shapes[0]),)
     if _runner()(q, model, model_arrays, rows, options, number, results, ext, refuse) is None:
         return None  # the floating robot's general path names the input it refuses
     if out is not None:

@@ -81,6 +81,19 @@ def output_array(out, shape: tuple, *inputs) -> np.ndarray:
     return out
 
 
+def output_arrays(out, count: int, shape: tuple, *inputs) -> tuple:
+    """``out`` checked as the destinations of ``count`` results of ``shape`` each: a tuple (or list) of
+    that many arrays as :func:`output_array` takes them, sharing no memory with one another.  ValueError
+    naming what is wrong otherwise."""
+    if not isinstance(out, (tuple, list)) or len(out) != count:
+        raise ValueError(f"out must be a tuple of {count} numpy arrays of shape {tuple(shape)}, got "
+                         f"{type(out).__name__}{f' of {len(out)}' if isinstance(out, (tuple, list)) else ''}")
+    outs = tuple(output_array(o, shape, *inputs) for o in out)
+    if any(np.may_share_memory(a, b) for k, a in enumerate(outs) for b in outs[k + 1:]):
+        raise ValueError("out: two of its arrays share memory; pass separate arrays")
+    return outs
+
+
 def random_generator(seed, where: str) -> np.random.Generator:
     """``numpy.random.default_rng(seed)``; ValueError naming ``seed`` and the method ``where``
     when NumPy refuses it (a negative number, a float, a string)."""

@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Mapping
 
 import numpy as np
 
-from composedyn.checks import joint_arrays, smooth_width, wrenches
+from composedyn.checks import joint_arrays, output_arrays, smooth_width, wrenches
+from composedyn.dynamics.dispatch import deliver
 from composedyn.dynamics.reference.derivatives import external_terms
 from composedyn.dynamics.reference.kinematics import body_poses
 
@@ -33,16 +34,19 @@ if TYPE_CHECKING:
     from composedyn.robot import Robot
 
 def inverse_dynamics_derivatives(robot: "Robot", q, qd, qdd, f_ext: Mapping | None = None,
-                                 friction: bool = True, smooth_friction: float | None = None):
-    """(d tau / d q, d tau / d qd), each (..., n, n), of :meth:`Robot.inverse_dynamics`.
+                                 friction: bool = True, smooth_friction: float | None = None, out: tuple | None = None):
+    """(d tau / d q, d tau / d qd), each (..., n, n), of :meth:`Robot.inverse_dynamics`, written into
+    ``out`` (two arrays of that shape) when given.
 
     Entry [i, j] is d tau_i / d q_j (N m / rad, N / m ...).  See the module docstring.
     """
     smooth = None if smooth_friction is None else smooth_width(smooth_friction)
-    if f_ext is None and (res := robot.data["inverse_dynamics_derivatives"](  # plain vectors: C
+    if out is None and f_ext is None and (res := robot.data["inverse_dynamics_derivatives"](  # plain vectors: C
             q, qd, qdd, smooth or 0.0, friction)) is not None:
         return res
     q, qd, qdd = joint_arrays(robot.dof, q=q, qd=qd, qdd=qdd)
+    if out is not None:
+        out = output_arrays(out, 2, q.shape[:-1] + (robot.dof,) * 2, q, qd, qdd)
     m = robot.model
     qa, qda, qdda = robot.to_all_joints(q, qd, qdd)
     fx = wrenches(f_ext, m.link_names)
@@ -51,30 +55,37 @@ def inverse_dynamics_derivatives(robot: "Robot", q, qd, qdd, f_ext: Mapping | No
         fw, P = external_terms(m, *body_poses(m, qa), fx)
     if P is not None:
         P = P.reshape(P.shape[:-2] + (9,))
+    direct = out if robot.mimic_map is None else None
     dq, dqd = robot.compute("inverse_dynamics_derivatives", qa, qda, qdda, f_world=fw, P=P, friction=friction,
-                            smooth_friction=smooth)
-    return robot.to_coordinates(dq, matrix=True), robot.to_coordinates(dqd, matrix=True)
+                            smooth_friction=smooth, out=direct)
+    if direct is not None:
+        return out
+    return deliver((robot.to_coordinates(dq, matrix=True), robot.to_coordinates(dqd, matrix=True)), out)
 
 
 def forward_dynamics_derivatives(robot: "Robot", q, qd, tau, f_ext: Mapping | None = None,
-                                 friction: bool = True, smooth_friction: float | None = None):
+                                 friction: bool = True, smooth_friction: float | None = None, out: tuple | None = None):
     """(d qdd / d q, d qdd / d qd, d qdd / d tau = M^-1), each (..., n, n), of
-    :meth:`Robot.forward_dynamics`: -M^-1 d tau / d x at qdd = forward dynamics.
+    :meth:`Robot.forward_dynamics`: -M^-1 d tau / d x at qdd = forward dynamics; written into ``out``
+    (three arrays of that shape) when given.
 
     Differentiating the identity ID(q, qd, FD(q, qd, tau)) = tau gives
     d ID / d x + M d FD / d x = 0 (Carpentier & Mansard, RSS 2018, Sec. V).
     """
     smooth = None if smooth_friction is None else smooth_width(smooth_friction)
-    if f_ext is None and (res := robot.data["forward_dynamics_derivatives"](
+    if out is None and f_ext is None and (res := robot.data["forward_dynamics_derivatives"](
             q, qd, tau, smooth or 0.0, friction)) is not None:
         return res
     q, qd, tau = (np.ascontiguousarray(x) for x in joint_arrays(robot.dof, q=q, qd=qd, tau=tau))  # own memory
+    if out is not None:
+        out = output_arrays(out, 3, q.shape[:-1] + (robot.dof,) * 2, q, qd, tau)
     if robot.mimic_map is None and f_ext is None:  # compiled kernels (or the NumPy reference)
-        return robot.compute("forward_dynamics_derivatives", q, qd, tau, friction=friction, smooth_friction=smooth)
+        return robot.compute("forward_dynamics_derivatives", q, qd, tau, friction=friction, smooth_friction=smooth,
+                             out=out)
     qdd = robot.forward_dynamics(q, qd, tau, f_ext=f_ext, friction=friction, smooth_friction=smooth_friction)
     dq, dqd = inverse_dynamics_derivatives(robot, q, qd, qdd, f_ext=f_ext, friction=friction,
                                            smooth_friction=smooth_friction)
-    return forward_from_inverse(dq, dqd, robot.mass_matrix(q))
+    return deliver(forward_from_inverse(dq, dqd, robot.mass_matrix(q)), out)
 
 
 def forward_from_inverse(dq: np.ndarray, dqd: np.ndarray, M: np.ndarray):

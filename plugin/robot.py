@@ -606,22 +606,27 @@ class Robot:
 
     # ---- derivatives ----
     def inverse_dynamics_derivatives(self, q, qd, qdd, f_ext: Mapping | None = None, friction: bool = True,
-                                     smooth_friction: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+                                     smooth_friction: float | None = None,
+                                     out: tuple | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(d tau / d q, d tau / d qd), each (..., n, n), of :meth:`inverse_dynamics`: analytic,
         O(n * depth).  ``smooth_friction``: differentiate the tanh Coulomb model instead of the
         sign (whose derivative, 0 away from qd = 0, is returned as 0 at qd = 0); external
-        wrenches stay fixed in world axes.  See :mod:`composedyn.derivatives`."""
+        wrenches stay fixed in world axes.  ``out``: a tuple of two writeable C-contiguous float64
+        arrays of the results' shape, written and returned (a batch then maps no new memory).  See
+        :mod:`composedyn.derivatives`."""
         from composedyn.derivatives import inverse_dynamics_derivatives
 
-        return inverse_dynamics_derivatives(self, q, qd, qdd, f_ext, friction, smooth_friction)
+        return inverse_dynamics_derivatives(self, q, qd, qdd, f_ext, friction, smooth_friction, out)
 
     def forward_dynamics_derivatives(self, q, qd, tau, f_ext: Mapping | None = None, friction: bool = True,
-                                     smooth_friction: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                                     smooth_friction: float | None = None,
+                                     out: tuple | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(d qdd / d q, d qdd / d qd, d qdd / d tau = M^-1), each (..., n, n), of
-        :meth:`forward_dynamics`: -M^-1 d tau / d x at qdd = forward dynamics."""
+        :meth:`forward_dynamics`: -M^-1 d tau / d x at qdd = forward dynamics.  ``out``: a tuple of
+        three arrays, as in :meth:`inverse_dynamics_derivatives`."""
         from composedyn.derivatives import forward_dynamics_derivatives
 
-        return forward_dynamics_derivatives(self, q, qd, tau, f_ext, friction, smooth_friction)
+        return forward_dynamics_derivatives(self, q, qd, tau, f_ext, friction, smooth_friction, out)
 
     def linearize(self, q, qd, tau, dt: float | None = None, f_ext: Mapping | None = None, friction: bool = True,
                   smooth_friction: float | None = None) -> tuple[np.ndarray, np.ndarray]:

@@ -24,7 +24,7 @@ from typing import Mapping
 
 import numpy as np
 
-from composedyn.checks import output_array, smooth_width, wrenches
+from composedyn.checks import output_array, output_arrays, smooth_width, wrenches
 from composedyn.dynamics import dispatch as _dispatch
 from composedyn.dynamics.array_api.joints import scalar, unit_part
 from composedyn.dynamics.data import Data, ThreadData
@@ -192,23 +192,26 @@ class TreeDynamics:
         names = SimpleNamespace(n=self.nv, joint_names=tuple(j.name for j in t.coordinate_joints), source=t.source)
         return solve_mass(names, self.mass_matrix(q), tau - h)
 
-    def _derivatives(self, name: str, q, v, x, f_ext, friction: bool, smooth_friction):
+    def _derivatives(self, name: str, q, v, x, f_ext, friction: bool, smooth_friction, out: tuple | None = None):
         """The derivatives ``name`` (``inverse_dynamics_derivatives`` or ``forward_dynamics_derivatives``;
         one sample or a batch; link wrenches ``f_ext`` held in world axes): the compiled kernels where
         they take the tree (:attr:`_compiled_derivatives`), else, and under the NumPy backend, the
-        algorithm of any joints (:meth:`array_derivatives`)."""
+        algorithm of any joints (:meth:`array_derivatives`); written into ``out`` (a tuple of arrays of
+        the results' shape) when given."""
         if smooth_friction is not None:
             smooth_friction = smooth_width(smooth_friction)
         compiled = self._compiled_derivatives and _dispatch.backend() != "numpy"
-        if compiled and f_ext is None and \
+        if compiled and f_ext is None and out is None and \
                 (res := self.data[name](q, v, x, smooth_friction or 0.0, friction)) is not None:
             return res
         forward = name.startswith("forward")
         q, v, x = self._state(q, v, x, names=("v", "tau" if forward else "a"))
+        if out is not None:
+            out = output_arrays(out, 3 if forward else 2, q.shape[:-1] + (self.nv, self.nv), q, v, x)
         f = wrenches(f_ext, self.frame_names)
         if not compiled:
-            return self.array_derivatives(forward, q, v, x, friction, smooth_friction, f)
-        if (res := self.tree_derivatives(forward, q, v, x, friction, smooth_friction, f)) is not None:
+            return _dispatch.deliver(self.array_derivatives(forward, q, v, x, friction, smooth_friction, f), out)
+        if (res := self.tree_derivatives(forward, q, v, x, friction, smooth_friction, f, out)) is not None:
             return res
         self._check_units(q)
         raise ModelError(f"robot {self.name!r}: {name}: the mass matrix is singular at q")
@@ -219,14 +222,15 @@ class TreeDynamics:
         free-flyer, planar or spherical root joint."""
         return all(scalar(j) or (k == 0 and unit_part(j) is not None) for k, j in enumerate(self._tree.joints))
 
-    def tree_derivatives(self, forward: bool, q, v, x, friction: bool, smooth_friction, f: dict | None = None):
+    def tree_derivatives(self, forward: bool, q, v, x, friction: bool, smooth_friction, f: dict | None = None,
+                         out: tuple | None = None):
         """The derivatives of inverse dynamics (dtau/dq, dtau/dv) at checked (q, v, a = x), or of forward
         dynamics (da/dq, da/dv, M⁻¹) at (q, v, tau = x) with ``forward``, on the tree; None for a sample
         the kernels refuse.  With dependent mimic joints: those of inverse dynamics at the tree's
         coordinates (q_full = Gq q + bq moves by Gv dq on the configuration space) reduced as Gvᵀ D Gv,
         at a = forward dynamics for the forward ones (-M⁻¹ dτ, M⁻¹: Carpentier and Mansard, "Analytical
         derivatives of rigid body dynamics algorithms", RSS 2018, Sec. V).  ``f``: checked link wrenches
-        (held in world axes), or None."""
+        (held in world axes), or None; ``out``: checked arrays to write the results into, or None."""
         from composedyn.derivatives import forward_from_inverse
 
         smooth = 0.0 if smooth_friction is None else smooth_width(smooth_friction)
@@ -240,12 +244,13 @@ class TreeDynamics:
             name = f"{'forward' if forward else 'inverse'}_dynamics_derivatives"
             full = (q, v, x)
         extras = dict(zip(("f_world", "P"), self._body_forces(q, f, lever_arms=True))) if f else {}
+        direct = name == "forward_dynamics_derivatives" or not (mimic or forward)  # the kernel's results as they are
         res = _dispatch.call(name, None, self._threads.arrays, *full, refuse=True, friction=friction,
-                             smooth_friction=smooth, **extras)
-        if res is None or name != "inverse_dynamics_derivatives" or not (mimic or forward):
+                             smooth_friction=smooth, out=out if direct else None, **extras)
+        if res is None or direct:
             return res
         dq, dv = (self._reduce(name, d) for d in res)
-        return forward_from_inverse(dq, dv, self.mass_matrix(q)) if forward else (dq, dv)
+        return _dispatch.deliver(forward_from_inverse(dq, dv, self.mass_matrix(q)) if forward else (dq, dv), out)
 
     def array_derivatives(self, forward: bool, q, v, x, friction: bool, smooth_friction, f: dict | None = None):
         """:meth:`tree_derivatives` by the algorithm of any joints on NumPy arrays

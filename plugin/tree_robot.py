@@ -278,17 +278,20 @@ class TreeRobot(TreeDynamics):
 
     # ---- derivatives ----
     def inverse_dynamics_derivatives(self, q, v, a, f_ext: Mapping | None = None, friction: bool = True,
-                                     smooth_friction: float | None = None):
+                                     smooth_friction: float | None = None, out: tuple | None = None):
         """(dtau/dq, dtau/dv) (..., nv, nv) of :meth:`inverse_dynamics`, q perturbed on the configuration
         space (q ⊕ dq = integrate(q, dq), Pinocchio's ``computeRNEADerivatives``), on every joint type (a
-        universal joint's columns turn with its second angle: :mod:`composedyn.dynamics.array_api.derivatives`)."""
-        return self._derivatives("inverse_dynamics_derivatives", q, v, a, f_ext, friction, smooth_friction)
+        universal joint's columns turn with its second angle: :mod:`composedyn.dynamics.array_api.derivatives`).
+        ``out``: a tuple of two writeable C-contiguous float64 arrays of the results' shape, written and
+        returned (a batch then maps no new memory)."""
+        return self._derivatives("inverse_dynamics_derivatives", q, v, a, f_ext, friction, smooth_friction, out)
 
     def forward_dynamics_derivatives(self, q, v, tau, f_ext: Mapping | None = None, friction: bool = True,
-                                     smooth_friction: float | None = None):
+                                     smooth_friction: float | None = None, out: tuple | None = None):
         """(da/dq, da/dv, M⁻¹) (..., nv, nv) of :meth:`forward_dynamics` (Pinocchio's
-        ``computeABADerivatives``); the trees of :meth:`inverse_dynamics_derivatives`."""
-        return self._derivatives("forward_dynamics_derivatives", q, v, tau, f_ext, friction, smooth_friction)
+        ``computeABADerivatives``); the trees of :meth:`inverse_dynamics_derivatives`; ``out``: a tuple of
+        three arrays, as there."""
+        return self._derivatives("forward_dynamics_derivatives", q, v, tau, f_ext, friction, smooth_friction, out)
 
     # ---- speed ----
     def warm_up(self, batch: bool = False) -> dict:
