@@ -89,35 +89,14 @@ def ltl_solve_columns(par, L, X, scale):
 
 @njit(cache=True, fastmath={"contract"})
 def ltl_inverse(par, L, X):
-    """X := M⁻¹ (n, n), exactly symmetric, with M = Lᵀ L from :func:`ltl_factor`.
-
-    :func:`ltl_solve_columns` on the identity, skipping the zeros: Y = L⁻ᵀ has Y[i, c] = 0
-    for c < i (row i only gathers rows below it), and the upper triangle of Z = L⁻¹ Y
-    needs only rows j < i of columns c >= i > j; the lower triangle is its mirror."""
+    """X := M⁻¹ (n, n), exactly symmetric, with M = Lᵀ L from :func:`ltl_factor`:
+    :func:`ltl_solve_columns` on the identity (whole rows at a time, which is faster than skipping the
+    zeros of L⁻ᵀ in shorter rows), the lower triangle then mirrored from the upper."""
     n = L.shape[0]
     for i in range(n):
         for c in range(n):
             X[i, c] = 1.0 if i == c else 0.0
-    for ii in range(n):
-        i = n - 1 - ii
-        d = 1.0 / L[i, i]
-        for c in range(i, n):
-            X[i, c] *= d
-        j = par[i]
-        while j >= 0:
-            lij = L[i, j]
-            for c in range(i, n):
-                X[j, c] -= lij * X[i, c]
-            j = par[j]
+    ltl_solve_columns(par, L, X, 1.0)
     for i in range(n):
-        j = par[i]
-        while j >= 0:
-            lij = L[i, j]
-            for c in range(i, n):
-                X[i, c] -= lij * X[j, c]
-            j = par[j]
-        d = 1.0 / L[i, i]
-        for c in range(i, n):
-            X[i, c] *= d
         for c in range(i + 1, n):
             X[c, i] = X[i, c]
