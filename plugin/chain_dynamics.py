@@ -87,6 +87,13 @@ class ChainDynamics:
             return q
         return self.assemble(q)
 
+    @staticmethod
+    def _with_rates(qa: np.ndarray, qd: np.ndarray) -> np.ndarray:
+        """Every joint's configuration qa (..., robot.nq) broadcast to the batch shape it shares with the
+        rates qd (..., dof): one configuration with a batch of velocities is that batch."""
+        shape = np.broadcast_shapes(qa.shape[:-1], qd.shape[:-1])
+        return qa if qa.shape[:-1] == shape else np.broadcast_to(qa, shape + qa.shape[-1:])
+
     def velocities(self, q, qd) -> np.ndarray:
         """Velocity closure: qd_all (..., n) = W qd from independent qd (..., k)."""
         if (out := self._fast("velocities", q, qd)) is not None:

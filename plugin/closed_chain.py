@@ -274,8 +274,8 @@ class ClosedChain(ChainDynamics):
 
     def _state(self, q, qd):
         """(q_all, qd_all, W, J, gamma) with qd (..., k)."""
-        qa = self._positions(q)
         qd = joint_array("qd", qd, self.dof)
+        qa = self._with_rates(self._positions(q), qd)
         _, J, kin = self._terms(qa)
         if J.ndim == 2:
             self._jac = J  # chord matrix for the next position closure

@@ -41,9 +41,9 @@ def inverse_dynamics_derivatives(robot: "Robot", q, qd, qdd, f_ext: Mapping | No
     Entry [i, j] is d tau_i / d q_j (N m / rad, N / m ...).  See the module docstring.
     """
     smooth = None if smooth_friction is None else smooth_width(smooth_friction)
-    if out is None and f_ext is None and (res := robot.data["inverse_dynamics_derivatives"](  # plain vectors: C
+    if f_ext is None and (res := robot.data["inverse_dynamics_derivatives"](  # plain vectors: C
             q, qd, qdd, smooth or 0.0, friction)) is not None:
-        return res
+        return res if out is None else deliver(res, output_arrays(out, 2, res[0].shape, q, qd, qdd))
     q, qd, qdd = joint_arrays(robot.dof, q=q, qd=qd, qdd=qdd)
     if out is not None:
         out = output_arrays(out, 2, q.shape[:-1] + (robot.dof,) * 2, q, qd, qdd)
@@ -73,9 +73,9 @@ def forward_dynamics_derivatives(robot: "Robot", q, qd, tau, f_ext: Mapping | No
     d ID / d x + M d FD / d x = 0 (Carpentier & Mansard, RSS 2018, Sec. V).
     """
     smooth = None if smooth_friction is None else smooth_width(smooth_friction)
-    if out is None and f_ext is None and (res := robot.data["forward_dynamics_derivatives"](
+    if f_ext is None and (res := robot.data["forward_dynamics_derivatives"](
             q, qd, tau, smooth or 0.0, friction)) is not None:
-        return res
+        return res if out is None else deliver(res, output_arrays(out, 3, res[0].shape, q, qd, tau))
     q, qd, tau = (np.ascontiguousarray(x) for x in joint_arrays(robot.dof, q=q, qd=qd, tau=tau))  # own memory
     if out is not None:
         out = output_arrays(out, 3, q.shape[:-1] + (robot.dof,) * 2, q, qd, tau)

@@ -612,7 +612,7 @@ class Robot:
         O(n * depth).  ``smooth_friction``: differentiate the tanh Coulomb model instead of the
         sign (whose derivative, 0 away from qd = 0, is returned as 0 at qd = 0); external
         wrenches stay fixed in world axes.  ``out``: a tuple of two writeable C-contiguous float64
-        arrays of the results' shape, written and returned (a batch then maps no new memory).  See
+        arrays of the results' shape, written and returned (the compiled batch loops write into it).  See
         :mod:`composedyn.derivatives`."""
         from composedyn.derivatives import inverse_dynamics_derivatives
 

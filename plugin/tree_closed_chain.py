@@ -189,8 +189,8 @@ class TreeClosedChain(ChainDynamics):
 
     def _state(self, q, qd):
         """(q_all, qd_all, W, J, gamma) for independent velocities qd (..., dof)."""
-        qa = self._positions(q)
         qd = joint_array("qd", qd, self.dof)
+        qa = self._with_rates(self._positions(q), qd)
         J = self._terms(qa)[1]
         try:
             W = projection(J, self._ind, self._dep)
@@ -210,7 +210,8 @@ class TreeClosedChain(ChainDynamics):
         r = self.robot
         am = r.array_model
         q, qd = np.asarray(q, float), np.asarray(qd, float)
-        batch = q.shape[:-1]
+        batch = np.broadcast_shapes(q.shape[:-1], qd.shape[:-1])
+        q = np.broadcast_to(q, batch + q.shape[-1:])
         G = r.mimic_jacobian
         v = np.broadcast_to(qd, batch + (r.nv,)).reshape(-1, r.nv) @ G.T
         _, _, Jc, D, A = world_columns(am, r.full_positions(q).reshape(-1, am.nq_full))

@@ -201,10 +201,10 @@ class TreeDynamics:
         if smooth_friction is not None:
             smooth_friction = smooth_width(smooth_friction)
         compiled = self._compiled_derivatives and _dispatch.backend() != "numpy"
-        if compiled and f_ext is None and out is None and \
-                (res := self.data[name](q, v, x, smooth_friction or 0.0, friction)) is not None:
-            return res
         forward = name.startswith("forward")
+        if compiled and f_ext is None and \
+                (res := self.data[name](q, v, x, smooth_friction or 0.0, friction)) is not None:  # one sample: C
+            return res if out is None else _dispatch.deliver(res, output_arrays(out, len(res), res[0].shape, q, v, x))
         q, v, x = self._state(q, v, x, names=("v", "tau" if forward else "a"))
         if out is not None:
             out = output_arrays(out, 3 if forward else 2, q.shape[:-1] + (self.nv, self.nv), q, v, x)

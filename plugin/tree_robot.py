@@ -283,7 +283,7 @@ class TreeRobot(TreeDynamics):
         space (q ⊕ dq = integrate(q, dq), Pinocchio's ``computeRNEADerivatives``), on every joint type (a
         universal joint's columns turn with its second angle: :mod:`composedyn.dynamics.array_api.derivatives`).
         ``out``: a tuple of two writeable C-contiguous float64 arrays of the results' shape, written and
-        returned (a batch then maps no new memory)."""
+        returned (the compiled batch loops write into it)."""
         return self._derivatives("inverse_dynamics_derivatives", q, v, a, f_ext, friction, smooth_friction, out)
 
     def forward_dynamics_derivatives(self, q, v, tau, f_ext: Mapping | None = None, friction: bool = True,

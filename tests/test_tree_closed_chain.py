@@ -196,6 +196,21 @@ def test_coriolis_matrix_with_several_coordinates_independent(which):
     assert rel_err(Cb[2], chain.coriolis_matrix(Q[2], QD[2])) < 1e-12  # batch = loop
 
 
+@pytest.mark.parametrize("which", ["fivebar", "ball"])
+def test_one_configuration_with_a_batch_of_rates(which):
+    chain = cd.load_closed_chain("fivebar") if which == "fivebar" else \
+        cd.load_closed_chain(CONNECT, independent=("crank", "s"))
+    robot = chain.robot
+    q = chain.assembly[[k for j in robot.joints if j.name in chain.joint_names for k in range(j.idx_q, j.idx_q + j.nq)]]
+    QD, QDD = np.random.default_rng(6).uniform(-1, 1, (2, 3, chain.dof))
+    for method in ("coriolis_matrix", "bias_torques", "velocities", "inverse_dynamics", "forward_dynamics"):
+        f = getattr(chain, method)
+        args = (QD,) if method in ("coriolis_matrix", "bias_torques", "velocities") else (QD, QDD)
+        batch = f(q, *args)
+        assert batch.shape[0] == 3, method
+        assert rel_err(batch, np.stack([f(q, *(x[k] for x in args)) for k in range(3)])) < 1e-12, method
+
+
 def test_perturbed_keeps_the_mechanism(chain):
     q = np.array([0.4])
     other = chain.perturbed(0.1, seed=3)
