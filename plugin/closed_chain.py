@@ -37,7 +37,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from composedyn.chain_dynamics import ChainDynamics
+from composedyn.chain_dynamics import ChainDynamics, wrap_angles
 from composedyn.checks import joint_array
 from composedyn.dynamics import dispatch
 from composedyn.dynamics.compiled.closed_layout import MODES, pack_closed
@@ -235,7 +235,7 @@ class ClosedChain(ChainDynamics):
 
     def _wrap(self, x: np.ndarray) -> np.ndarray:
         """x with its revolute entries reduced to [-pi, pi) (prismatic ones unchanged)."""
-        return np.where(self._revolute, np.remainder(x + np.pi, 2.0 * np.pi) - np.pi, x)
+        return np.where(self._revolute, wrap_angles(x), x)
 
     def _close(self, qi: np.ndarray, start: np.ndarray, what: str) -> np.ndarray:
         """Close the loops at independent positions qi, continuing from the closed ``start`` in
@@ -250,7 +250,7 @@ class ClosedChain(ChainDynamics):
         are exactly ``qi``."""
         ind, rev = self._ind, self._revolute
         delta = qi - start[ind]
-        delta = np.where(rev[ind], np.remainder(delta + np.pi, 2.0 * np.pi) - np.pi, delta)
+        delta = np.where(rev[ind], wrap_angles(delta), delta)
         w0 = self._wrap(start)
         q, acc = w0.copy(), start.copy()
         steps = max(1, int(np.ceil(np.abs(delta).max() / self.STEP))) if delta.size else 1

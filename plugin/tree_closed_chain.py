@@ -16,16 +16,18 @@ The dependent joints' velocity coordinates must number the loop equations.  Posi
 as every joint's (..., robot.nq) when they close the loops.  The position closure moves the dependent
 joints on their own configuration spaces (Newton steps through ``robot.integrate``), continuing from the
 last assembled configuration in steps of at most ``STEP`` (rad or m) so that it stays on that assembly
-branch; a batch is closed as a path.  Arrays are NumPy; there are no compiled kernels for these chains.
+branch (revolute angles the short way round, their whole turns kept); a batch is closed as a path.
+Arrays are NumPy; there are no compiled kernels for these chains.
 """
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Mapping, Sequence
 
 import numpy as np
 
-from composedyn.chain_dynamics import ChainDynamics
+from composedyn.chain_dynamics import ChainDynamics, wrap_angles
 from composedyn.checks import joint_array, smooth_width
 from composedyn.dynamics.constraints.loops import LoopClosure, loop_rows, row_labels, rpy_matrix
 from composedyn.dynamics.constraints.reduced import projection, rank_report
@@ -157,16 +159,42 @@ class TreeClosedChain(ChainDynamics):
         out[idx] = x
         return out
 
+    @cached_property
+    def _angles(self) -> tuple[np.ndarray, np.ndarray]:
+        """(configuration, velocity) indices of the periodic coordinates (the joint model's
+        ``periodic_coordinates``: revolute angles and a universal joint's two) that no mimic joint
+        follows (a follower with a multiplier other than an integer would not be periodic)."""
+        from composedyn.dynamics.array_api.joints import periodic_coordinates
+
+        followed = np.count_nonzero(self.robot.mimic_jacobian, axis=0) > 1  # rows beyond the joint's own
+        models = {j.name: j for j in self.robot.array_model.joints}
+        pairs = [(j.idx_q + k, j.idx_v + k) for j in self.robot.joints
+                 for k in periodic_coordinates(models[j.name]) if not followed[j.idx_v + k]]
+        return np.array([a for a, _ in pairs], dtype=int), np.array([b for _, b in pairs], dtype=int)
+
     def _close(self, qi: np.ndarray, start: np.ndarray, what: str) -> np.ndarray:
-        """Close the loops at the independent configuration qi, continuing from the closed ``start``."""
+        """Close the loops at the independent configuration qi, continuing from the closed ``start`` in steps
+        of at most ``STEP`` (rad or m) along ``robot.difference(start, target)`` so that Newton stays on
+        start's assembly branch.
+
+        Revolute angles (:attr:`_angles`) enter the loop equations through their sines and cosines only, so
+        their changes are reduced to [-pi, pi) (an independent angle whole turns away from ``start`` is
+        reached the short way round) and Newton runs on angles reduced to [-pi, pi), where the residual is
+        exact to rounding (at 2000 rad a sine carries errors of ~1e-13, the default tolerance).  The result
+        continues ``start``: every revolute angle is start's plus the small changes of the steps, and the
+        independent coordinates are exactly ``qi``."""
         r = self.robot
+        aq, av = self._angles
         target = start.copy()
         target[self._ind_q] = qi
         delta = r.difference(start, target)
+        q, angles = start.copy(), start[aq]
+        q[aq] = wrap_angles(angles)
+        delta[av] = wrap_angles(wrap_angles(target[aq]) - q[aq])
         steps = max(1, int(np.ceil(np.abs(delta).max(initial=0.0) / self.STEP)))
-        q = start.copy()
         res, it = 0.0, 0
         for _ in range(steps):
+            before = q[aq]
             q = r.integrate(q, delta / steps)
             for it in range(60):
                 phi, J, _ = self._terms(q)
@@ -184,6 +212,9 @@ class TreeClosedChain(ChainDynamics):
                 raise ModelError(f"{self._source}: the loops cannot close at {what}: outside the assembly range or "
                                  f"at a singular configuration (residual {res:.3g} in {worst} after {it} Newton "
                                  "steps)")
+            angles += wrap_angles(q[aq] - before)
+            q[aq] = wrap_angles(q[aq])
+        q[aq] = angles
         q[self._ind_q] = qi
         return q
 

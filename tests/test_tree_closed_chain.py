@@ -242,3 +242,76 @@ def test_cli_info_lists_the_loop_and_the_joints(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "joint s (spherical)" in out and "actuated (independent): crank" in out
     assert "dependent: s, h2, h3, h4" in out and "[pose; rows x, y, z, rx, ry, rz]" in out
+
+
+def _wrapped(robot, q):
+    """q with the angles of revolute joints reduced to [-pi, pi)."""
+    q = q.copy()
+    for j in robot.joints:
+        if j.kind in ("revolute", "continuous"):
+            q[j.idx_q] = np.remainder(q[j.idx_q] + np.pi, 2 * np.pi) - np.pi
+    return q
+
+
+@pytest.mark.parametrize("name", ["fourbar", "slider_crank", "fivebar"])
+def test_independent_angles_whole_turns_away_close_the_short_way(name, monkeypatch):
+    """Independent angles 1000 (and -3) turns away close as at the nearby angles, in a few steps (each step and
+    Newton update one ``robot.integrate``; the long way round would take 31 000 steps), with the residual
+    within ``tol`` at the far angles themselves."""
+    closed = cd.load_closed_chain(name)
+    robot = TreeRobot(closed.robot.graph)
+    chain = cd.ClosedChain(robot, closed.loops, closed.joint_names,
+                           guess=dict(zip(closed.robot.joint_names, closed.assembly)))
+    assert {j.kind for j in robot.joints if j.name in chain.joint_names} <= {"revolute", "continuous"}
+    ind = [j.idx_q for j in robot.joints if j.name in chain.joint_names]
+    start = chain.assembly
+    near_q = start[ind] + np.array([0.3, -0.1])[:chain.nq]
+    near = chain.assemble(near_q)
+    far_q = near_q + 2 * np.pi * np.array([1000, -3])[:chain.nq]
+    chain.assembly = start
+    calls = []
+    integrate = robot.integrate
+
+    def counted(q, v):  # the continuation steps and Newton's updates, each through robot.integrate
+        calls.append(1)
+        assert len(calls) <= 100, "the closure walks the long way round"
+        return integrate(q, v)
+
+    monkeypatch.setattr(robot, "integrate", counted)
+    far = chain.assemble(far_q)
+    assert np.array_equal(far[ind], far_q)
+    assert np.abs(_wrapped(robot, far) - _wrapped(robot, near)).max() < 1e-9
+    assert np.abs(chain.constraint(far)).max() <= chain.tol  # at the float far_q's own angle (not near_q's)
+    dep = [j.idx_q for j in robot.joints if j.name not in chain.joint_names]
+    assert np.abs(far[dep] - start[dep]).max() < np.pi  # the dependent joints continue start's angles
+    assert len(calls) < 30
+
+
+def test_helical_prismatic_and_mimic_followed_coordinates_are_not_wrapped():
+    """A nut on a screw (helical, pitch 0.5 m/rad) on a slide, pinned in the xz plane to a point carried by
+    two dependent slides behind a slide that mimics a revolute crank (0.1 m/rad): none of these coordinates
+    is periodic in the loop equations, so the closure moves them the whole way."""
+    from composedyn.dynamics.schema import add_joint, add_link, new_graph
+
+    g = new_graph("screw_slides")
+    add_link(g, "ground")
+    for link in ("arm", "carriage", "nut", "pusher", "u_link", "s_link"):
+        add_link(g, link, mass=1.0, inertia=0.01 * np.eye(3))
+    add_joint(g, "crank", "ground", "arm", type="revolute", axis=(0, 0, 1), limits=(-1e3, 1e3, 10.0, 10.0))
+    add_joint(g, "slide", "ground", "carriage", type="prismatic", axis=(1, 0, 0))
+    add_joint(g, "screw", "carriage", "nut", type="helical", axis=(0, 0, 1), pitch=0.5)
+    add_joint(g, "push", "ground", "pusher", type="prismatic", axis=(1, 0, 0), mimic=("crank", 0.1, 0.0))
+    add_joint(g, "u", "pusher", "u_link", type="prismatic", axis=(1, 0, 0))
+    add_joint(g, "s", "u_link", "s_link", type="prismatic", axis=(0, 0, 1))
+    robot = cd.from_graph(g)
+    assert isinstance(robot, TreeRobot) and robot.mimic_joint_names == ("push",)
+    assert {j.name: j.kind for j in robot.joints}["crank"] in ("revolute", "continuous")
+    chain = cd.ClosedChain(robot, [LoopClosure("nut", "s_link", kind="planar", plane="xz")],
+                           ["crank", "slide", "screw"])
+    assert isinstance(chain, TreeClosedChain)
+    at = {j.name: j.idx_q for j in robot.joints}
+    for crank, slide, screw in ((2 * np.pi + 0.3, 4.0, 2 * np.pi + 0.3), (-0.2, -3.5, -4 * np.pi + 0.1)):
+        q = chain.assemble(np.array([crank, slide, screw]))
+        assert np.abs(chain.constraint(q)).max() <= chain.tol
+        assert q[at["u"]] == pytest.approx(slide - 0.1 * crank, abs=1e-12)
+        assert q[at["s"]] == pytest.approx(0.5 * screw, abs=1e-12)

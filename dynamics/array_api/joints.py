@@ -187,6 +187,13 @@ def scalar(joint: Joint) -> bool:
 _SCALAR_KINDS = frozenset({"revolute", "continuous", "prismatic"})
 
 
+def periodic_coordinates(joint: Joint) -> tuple[int, ...]:
+    """Offsets within the joint's configuration (and velocity) of its periodic coordinates: angles that
+    enter the joint's transform only through their sine and cosine (revolute and continuous joints,
+    both angles of a universal joint; not a helical joint's angle, which also translates)."""
+    return _KIND_TABLE[joint.kind].periodic
+
+
 def moves_freely(joint: Joint) -> bool:
     """Whether the joint is a free-flyer or planar joint: unactuated (no damping, Coulomb friction or
     armature of its own) and, at the root of a tree, a floating base."""
@@ -727,13 +734,14 @@ class _KindOps(NamedTuple):
     neutral: tuple[float, ...]
     random: Callable[[Joint, np.random.Generator, np.ndarray, np.ndarray], np.ndarray]
     variations: Callable[[Any, Joint, Array, Array], Any] = _no_variations
+    periodic: tuple[int, ...] = ()
 
 
 _VECTOR_SPACE = {"integrate": _add, "difference": _subtract, "jacobian": _identity_jacobian}
 _CONSTANT_S = {"subspace_rate": _constant_s, "bias": _no_bias}
 _REVOLUTE = _KindOps(
     nq=1, nv=1, transform=_revolute_transform, subspace=_constant_subspace(_revolute_s), neutral=(0.0,),
-    random=_random_angles, **_CONSTANT_S, **_VECTOR_SPACE,
+    random=_random_angles, periodic=(0,), **_CONSTANT_S, **_VECTOR_SPACE,
 )  # fmt: skip
 
 _KIND_TABLE: dict[str, _KindOps] = {
@@ -750,7 +758,7 @@ _KIND_TABLE: dict[str, _KindOps] = {
     "universal": _KindOps(
         nq=2, nv=2, transform=_universal_transform, subspace=_universal_subspace, subspace_rate=_universal_rate,
         bias=_universal_bias, neutral=(0.0, 0.0), random=_random_angles, variations=_universal_variations,
-        **_VECTOR_SPACE,
+        periodic=(0, 1), **_VECTOR_SPACE,
     ),
     "spherical": _KindOps(
         nq=4, nv=3, transform=_spherical_transform,
