@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 
+from composedyn.dynamics.array_api.joints import constant_subspace
 from composedyn.dynamics.array_api.kinematics import (
     batch_shape,
     flat,
@@ -40,11 +41,20 @@ from composedyn.dynamics.array_api.rnea import (
 )
 from composedyn.dynamics.array_api.spatial import (
     columns_dot,
+    cross,
+    dot,
     force_to_parent,
+    inertia_times,
     inertia_times_columns,
     inertia_to_parent,
+    motion_cross,
     motion_to_parent,
+    mv,
+    outer,
+    scaled_eye,
+    spread,
     subspace_times_columns,
+    transpose,
     unrolled,
 )
 
@@ -105,17 +115,20 @@ def assemble(bm, blocks, N, symmetric: bool = False):
     return unflat_matrix(xp, xp.concat(rows, axis=0), (N,))
 
 
-def root_composite_inertias(bm, W, inertias):
-    """Per body the inertia (m, h, I) of its subtree about its tree root's origin, root axes, for
-    the root poses W of :func:`composedyn.dynamics.array_api.kinematics.root_poses`: one
-    transform per body, then sums from the leaves to the root."""
-    xp = bm.xp
-    comp = [I if W[i] is None else inertia_to_parent(xp, *W[i], *I) for i, I in enumerate(inertias)]
+def root_inertias(bm, W, inertias):
+    """Per body its inertia (m, h, I) about its tree root's origin, root axes, for the root poses W
+    of :func:`composedyn.dynamics.array_api.kinematics.root_poses` (one transform per body)."""
+    return [I if W[i] is None else inertia_to_parent(bm.xp, *W[i], *I) for i, I in enumerate(inertias)]
+
+
+def subtree_sums(bm, per_body):
+    """Per body the sum of a per-body quantity (tuples of arrays) over its subtree, leaves to root."""
+    out = list(per_body)
     for i in range(bm.am.n - 1, -1, -1):
         k = bm.am.parent[i]
         if k >= 0:
-            comp[k] = tuple(a + b for a, b in zip(comp[k], comp[i]))
-    return comp
+            out[k] = tuple(a + b for a, b in zip(out[k], out[i]))
+    return out
 
 
 def root_subspace(bm, pose, S):
@@ -145,17 +158,101 @@ def rigid_mass_matrix(bm, q, params=None, kinematics=None):
         for i in range(bm.am.n):
             project_to_ancestors(bm, X, S, i, *subtree_forces(bm, S, comp, i), blocks)
         return assemble(bm, blocks, q.shape[0], symmetric=True)
-    W = root_poses(bm, X)
-    comp = root_composite_inertias(bm, W, body_inertias(bm, params))
-    S0 = [root_subspace(bm, W[i], S[i]) for i in range(bm.am.n)]
+    return root_mass_matrix(bm, root_terms(bm, X, S, params), q.shape[0])
+
+
+def root_mass_matrix(bm, terms, N):
+    """M_full (N, nv_full, nv_full) from the :func:`root_terms` (S, IC, F): H_ji = S_j^T F_i."""
+    S0, _, _, F = terms
     blocks = {}
     for i in range(bm.am.n):
-        F = xp.concat(inertia_times_columns(xp, *comp[i], S0[i][:3], S0[i][3:]), axis=0)
         j = i
         while j >= 0:
-            blocks[(j, i)] = columns_dot(xp, S0[j], F)
+            blocks[(j, i)] = columns_dot(bm.xp, S0[j], F[i])
             j = bm.am.parent[j]
-    return assemble(bm, blocks, q.shape[0], symmetric=True)
+    return assemble(bm, blocks, N, symmetric=True)
+
+
+def root_terms(bm, X, S, params=None):
+    """Per body, in the axes of its tree's root body about its origin: the motion subspace S_i
+    (6, nv_i, N), the body's inertia (m, h, I), its subtree's composite inertia IC_i and the forces
+    F_i = IC_i S_i (6, nv_i, N)."""
+    xp = bm.xp
+    W = root_poses(bm, X)
+    own = root_inertias(bm, W, body_inertias(bm, params))
+    comp = subtree_sums(bm, own)
+    S0 = [root_subspace(bm, W[i], S[i]) for i in range(bm.am.n)]
+    F = [xp.concat(inertia_times_columns(xp, *comp[i], S0[i][:3], S0[i][3:]), axis=0) for i in range(bm.am.n)]
+    return S0, own, comp, F
+
+
+def scalar_tree(bm) -> bool:
+    """Whether every joint has one coordinate (nq = nv = 1) whose motion subspace is constant in the
+    child frame (revolute, prismatic, helical): the joints :func:`mass_matrix_vjp` takes."""
+    return all(j.nq == 1 and j.nv == 1 and constant_subspace(j) for j in bm.am.joints)
+
+
+def mass_matrix_jvp(bm, terms, dq):
+    """dM_full (N, nv_full, nv_full): the derivative of :func:`rigid_mass_matrix` along dq (N, nq_full),
+    at the :func:`root_terms` of q, for trees of :func:`scalar_tree` joints; linear in dq with
+    coefficients from one CRBA pass, so its transpose (a backend's reverse mode) is a pass of the
+    same size, not a pass back through the kinematics.
+
+    In the axes of a tree's root body (which no other joint moves; M does not change with the root
+    joint's own coordinate), joint k moving at dq_k moves its subtree rigidly with the twist
+    dq_k S_k, so body b moves with v_b = sum of dq_k S_k over the non-root joints k on its path:
+    a motion subspace turns as dS_j = v_parent(j) x S_j, a body's inertia as v_b x* I_b - I_b v_b x,
+    and dM_ji = dS_j^T F_i + S_j^T (dIC_i S_i + IC_i dS_i) with dIC_i the subtree's sum."""
+    xp = bm.xp
+    am = bm.am
+    S0, own, comp, F = terms
+    s = [x[:, 0] for x in S0]  # (6, N) twists
+    col = [j.idx_q for j in am.joints]
+    vel, dS = [None] * am.n, [None] * am.n
+    for b in range(am.n):
+        k = am.parent[b]
+        if k >= 0:
+            if vel[k] is not None:
+                dS[b] = xp.concat(motion_cross(xp, vel[k][:3], vel[k][3:], s[b][:3], s[b][3:]), axis=0)
+            vb = spread(xp, dq[:, col[b]], 6) * s[b]
+            vel[b] = vb if vel[k] is None else vel[k] + vb
+    rates = []
+    for b in range(am.n):  # (m', h', I') of v_b x* I_b - I_b v_b x: h' = w x h + m v, I' = A + A^T
+        if vel[b] is None:
+            rates.append(None)
+            continue
+        m, h, I = own[b]
+        v, w = vel[b][:3], vel[b][3:]
+        A = xp.stack([cross(xp, w, I[:, c]) for c in range(3)], axis=1) - outer(xp, h, v)
+        A = A + scaled_eye(xp, dot(xp, v, h))
+        rates.append((cross(xp, w, h) + m * v, A + transpose(xp, A)))
+    dIC = [None] * am.n
+    for i in range(am.n - 1, -1, -1):
+        if rates[i] is not None:
+            dIC[i] = rates[i] if dIC[i] is None else (dIC[i][0] + rates[i][0], dIC[i][1] + rates[i][1])
+        k = am.parent[i]
+        if k >= 0 and dIC[i] is not None:
+            dIC[k] = dIC[i] if dIC[k] is None else (dIC[k][0] + dIC[i][0], dIC[k][1] + dIC[i][1])
+    blocks = {}
+    for i in range(am.n):
+        dF = []
+        if dIC[i] is not None:  # dIC_i S_i = (w x h', I' w + h' x v) (no mass rate)
+            hd, Id = dIC[i]
+            v, w = s[i][:3], s[i][3:]
+            dF.append(xp.concat((cross(xp, w, hd), mv(xp, Id, w) + cross(xp, hd, v)), axis=0))
+        if dS[i] is not None:
+            dF.append(xp.concat(inertia_times(xp, *comp[i], dS[i][:3], dS[i][3:]), axis=0))
+        j = i
+        while j >= 0:
+            terms_ji = []
+            if dF:
+                terms_ji.append(xp.sum(s[j] * (dF[0] if len(dF) == 1 else dF[0] + dF[1]), axis=0))
+            if dS[j] is not None:
+                terms_ji.append(xp.sum(dS[j] * F[i][:, 0], axis=0))
+            if terms_ji:
+                blocks[(j, i)] = (terms_ji[0] if len(terms_ji) == 1 else terms_ji[0] + terms_ji[1])[None, None]
+            j = am.parent[j]
+    return assemble(bm, blocks, dq.shape[0], symmetric=True)
 
 
 def _diag(xp, d):
@@ -169,22 +266,24 @@ def _flat_terms(xp, batch, *terms):
     return [x if x is None or len(x.shape) < 2 else flat(xp, x, batch) for x in terms]
 
 
-def _mass_matrix(bm, q, params, armature, kinematics=None):
-    """M (N, nv, nv) of flat q (N, nq), params (N, 10 n) or None, armature or None."""
-    M = rigid_mass_matrix(bm, full_q(bm, q), params, kinematics)
+def _mass_matrix(bm, q, params, armature, kinematics=None, rigid=None):
+    """M (N, nv, nv) of flat q (N, nq), params (N, 10 n) or None, armature or None; ``rigid``: a
+    replacement of :func:`rigid_mass_matrix` (same arguments and result)."""
+    M = (rigid or rigid_mass_matrix)(bm, full_q(bm, q), params, kinematics)
     return reduce_matrix(bm, M + _diag(bm.xp, bm.armature if armature is None else armature))
 
 
-def mass_matrix(bm, q, params=None, armature=None):
+def mass_matrix(bm, q, params=None, armature=None, rigid=None):
     """Joint-space inertia M(q) (..., nv, nv) (kg m^2, kg), armature on the diagonal: the
     Robot's ``mass_matrix``.  q (..., nq); ``params``/``armature`` as in
-    :func:`composedyn.dynamics.array_api.rnea.inverse_dynamics`."""
+    :func:`composedyn.dynamics.array_api.rnea.inverse_dynamics`; ``rigid``: a replacement of
+    :func:`rigid_mass_matrix` (a backend's form with its own derivative rule)."""
     xp = bm.xp
     check_parameters(bm, params)
     batch = batch_shape(q, params, armature)
     q, params = flat(xp, q, batch), flat(xp, params, batch)
     (armature,) = _flat_terms(xp, batch, armature)
-    M = _mass_matrix(bm, q, params, armature)
+    M = _mass_matrix(bm, q, params, armature, rigid=rigid)
     return xp.reshape(M, tuple(batch) + tuple(M.shape[-2:]))
 
 

@@ -187,6 +187,12 @@ def scalar(joint: Joint) -> bool:
 _SCALAR_KINDS = frozenset({"revolute", "continuous", "prismatic"})
 
 
+def constant_subspace(joint: Joint) -> bool:
+    """Whether the joint's motion subspace is constant in its child frame (every kind but the
+    universal joint, whose first column turns with its second angle)."""
+    return _KIND_TABLE[joint.kind].variations is _no_variations
+
+
 def periodic_coordinates(joint: Joint) -> tuple[int, ...]:
     """Offsets within the joint's configuration (and velocity) of its periodic coordinates: angles that
     enter the joint's transform only through their sine and cosine (revolute and continuous joints,

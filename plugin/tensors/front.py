@@ -63,6 +63,7 @@ class Dynamics:
         return fn(self._model(args[0]), *args, **options)
 
     _forward_dynamics = staticmethod(aa.forward_dynamics)
+    _mass_matrix = staticmethod(aa.mass_matrix)
     """The forward dynamics a backend runs (one with a derivative rule of its own may replace it)."""
 
     # ---- arguments ----
@@ -132,7 +133,7 @@ class Dynamics:
     def mass_matrix(self, q, params=None, armature=None):
         """Joint-space inertia M(q) (..., nv, nv), armature on the diagonal."""
         (q,) = self._state(q)
-        return self._call(aa.mass_matrix, q, **self._terms(q, params, armature=armature))
+        return self._call(self._mass_matrix, q, **self._terms(q, params, armature=armature))
 
     def bias_torques(self, q, qd, params=None):
         """C(q, qd) qd + g(q) (..., nv), friction not included."""

@@ -29,6 +29,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from composedyn.dynamics import array_api as aa
+from composedyn.dynamics.array_api import crba
+from composedyn.dynamics.array_api.kinematics import tree
 from composedyn.dynamics.array_api.rnea import check_width
 from composedyn.tensors.checks import real_array
 from composedyn.tensors.front import Dynamics, FloatingDynamics
@@ -65,10 +67,39 @@ def forward_dynamics(bm, q, qd, tau, friction: bool = True, smooth_friction=None
     return solved(q, qd, tau, arrays)
 
 
+def mass_matrix(bm, q, params=None, armature=None):
+    """:func:`composedyn.dynamics.array_api.mass_matrix` whose derivative, in float64 on trees of
+    one-coordinate joints (:func:`~composedyn.dynamics.array_api.crba.scalar_tree`), is the CRBA's
+    written-out tangent (:func:`~composedyn.dynamics.array_api.crba.mass_matrix_jvp`, linear in dq
+    with coefficients from the forward pass); reverse mode transposes it, a pass of the CRBA's
+    size instead of one back through the kinematics.  M is linear in the inertial parameters, so
+    their tangent is M at dparams."""
+    rigid = _rigid_mass_matrix if bm.dtype == jnp.float64 and crba.scalar_tree(bm) else None
+    return aa.mass_matrix(bm, q, params, armature, rigid=rigid)
+
+
+def _rigid_mass_matrix(bm, q, params=None, kinematics=None):
+    @jax.custom_jvp
+    def rigid(q, params):
+        return crba.rigid_mass_matrix(bm, q, params)
+
+    @rigid.defjvp
+    def tangent(primals, tangents):
+        (q, params), (dq, dparams) = primals, tangents
+        terms = crba.root_terms(bm, *tree(bm, q), params)
+        dM = crba.mass_matrix_jvp(bm, terms, dq)
+        if params is not None:
+            dM = dM + crba.rigid_mass_matrix(bm, q, dparams)
+        return crba.root_mass_matrix(bm, terms, q.shape[0]), dM
+
+    return rigid(q, params)
+
+
 class _Jax:
     """The JAX hooks of :class:`composedyn.tensors.front.Dynamics`."""
 
     _forward_dynamics = staticmethod(forward_dynamics)
+    _mass_matrix = staticmethod(mass_matrix)
 
     def _setup(self) -> None:
         self._models: dict = {}
