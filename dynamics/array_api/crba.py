@@ -162,7 +162,8 @@ def rigid_mass_matrix(bm, q, params=None, kinematics=None):
 
 
 def root_mass_matrix(bm, terms, N):
-    """M_full (N, nv_full, nv_full) from the :func:`root_terms` (S, IC, F): H_ji = S_j^T F_i."""
+    """M_full (N, nv_full, nv_full) from the :func:`root_terms` (S, own and composite inertias, F):
+    H_ji = S_j^T F_i."""
     S0, _, _, F = terms
     blocks = {}
     for i in range(bm.am.n):
@@ -188,7 +189,7 @@ def root_terms(bm, X, S, params=None):
 
 def scalar_tree(bm) -> bool:
     """Whether every joint has one coordinate (nq = nv = 1) whose motion subspace is constant in the
-    child frame (revolute, prismatic, helical): the joints :func:`mass_matrix_vjp` takes."""
+    child frame (revolute, continuous, prismatic, helical): the joints :func:`mass_matrix_jvp` takes."""
     return all(j.nq == 1 and j.nv == 1 and constant_subspace(j) for j in bm.am.joints)
 
 

@@ -63,8 +63,9 @@ class Dynamics:
         return fn(self._model(args[0]), *args, **options)
 
     _forward_dynamics = staticmethod(aa.forward_dynamics)
-    _mass_matrix = staticmethod(aa.mass_matrix)
     """The forward dynamics a backend runs (one with a derivative rule of its own may replace it)."""
+    _mass_matrix = staticmethod(aa.mass_matrix)
+    """The mass matrix a backend runs (likewise)."""
 
     # ---- arguments ----
     def _state(self, q=None, **rates) -> list:

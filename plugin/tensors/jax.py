@@ -79,6 +79,9 @@ def mass_matrix(bm, q, params=None, armature=None):
 
 
 def _rigid_mass_matrix(bm, q, params=None, kinematics=None):
+    """:func:`~composedyn.dynamics.array_api.crba.rigid_mass_matrix` with the tangent of :func:`mass_matrix`
+    (``kinematics`` unused: the rule needs the root-axes terms of its own pass)."""
+
     @jax.custom_jvp
     def rigid(q, params):
         return crba.rigid_mass_matrix(bm, q, params)
