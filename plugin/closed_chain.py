@@ -249,10 +249,9 @@ class ClosedChain(ChainDynamics):
         angle is start's plus the (small) changes of the steps, and the independent ones
         are exactly ``qi``."""
         ind, rev = self._ind, self._revolute
-        delta = qi - start[ind]
-        delta = np.where(rev[ind], wrap_angles(delta), delta)
         w0 = self._wrap(start)
-        q, acc = w0.copy(), start.copy()
+        delta = np.where(rev[ind], wrap_angles(wrap_angles(qi) - w0[ind]), qi - start[ind])
+        q, acc = w0.copy(), np.zeros_like(start)  # acc: the steps' changes, added to start at the end
         steps = max(1, int(np.ceil(np.abs(delta).max() / self.STEP))) if delta.size else 1
         for s in range(1, steps + 1):
             prev = q.copy()
@@ -269,6 +268,7 @@ class ClosedChain(ChainDynamics):
                              f"({dict(zip(self.joint_names, np.round(qi, 6).tolist()))}): outside the assembly "
                              f"range or at a singular configuration (residual {res:.3g} in {worst} after {it} "
                              f"Newton steps)")
+        acc = start + acc
         acc[ind] = qi
         return acc
 

@@ -188,8 +188,8 @@ class TreeClosedChain(ChainDynamics):
         target = start.copy()
         target[self._ind_q] = qi
         delta = r.difference(start, target)
-        q, angles = start.copy(), start[aq]
-        q[aq] = wrap_angles(angles)
+        q, turned = start.copy(), np.zeros(len(aq))  # turned: the steps' angle changes, added to start's at the end
+        q[aq] = wrap_angles(start[aq])
         delta[av] = wrap_angles(wrap_angles(target[aq]) - q[aq])
         steps = max(1, int(np.ceil(np.abs(delta).max(initial=0.0) / self.STEP)))
         res, it = 0.0, 0
@@ -212,9 +212,9 @@ class TreeClosedChain(ChainDynamics):
                 raise ModelError(f"{self._source}: the loops cannot close at {what}: outside the assembly range or "
                                  f"at a singular configuration (residual {res:.3g} in {worst} after {it} Newton "
                                  "steps)")
-            angles += wrap_angles(q[aq] - before)
+            turned += wrap_angles(q[aq] - before)
             q[aq] = wrap_angles(q[aq])
-        q[aq] = angles
+        q[aq] = start[aq] + turned
         q[self._ind_q] = qi
         return q
 

@@ -166,12 +166,16 @@ def test_forward_dynamics_jacobians_equal_analytic_derivatives(case):
 
 
 @pytest.mark.parametrize("case", ("panda", "tree", "mimic", "floating"))
-def test_mass_matrix_derivatives_equal_differences_and_the_recursion(case):
+def test_mass_matrix_derivatives_equal_differences_and_the_recursion(case, monkeypatch):
     """M's written-out tangent (one-coordinate trees, float64; a floating base differentiates the recursion):
     jacfwd, jacrev and the gradient of <P, M> (parameters and armature included) equal autodiff through the
     recursion without the rule to 1e-12, and jacrev equals central differences of the Robot's compiled M."""
     from composedyn.dynamics import array_api as aa
+    from composedyn.dynamics.array_api import crba
 
+    used = []
+    tangent = crba.mass_matrix_jvp
+    monkeypatch.setattr(crba, "mass_matrix_jvp", lambda *a: used.append(1) or tangent(*a))
     r = robot(case)
     jd = r.to_jax()
     bm = aa.on(aa.from_robot(r), jnp, dtype=jnp.float64)
@@ -192,6 +196,7 @@ def test_mass_matrix_derivatives_equal_differences_and_the_recursion(case):
     want = jax.grad(lambda *x: jnp.sum(P * plain(*x)), argnums=tuple(range(len(args))))(*args)
     for g, w, what in zip(got, want, ("q", "params", "armature")):
         close(g, w, 1e-12, f"grad of <P, M> by {what}")
+    assert bool(used) == (not r.floating), f"{case}: the written-out tangent ran {len(used)} times"
     if r.nq == r.nv:  # central differences of the compiled M along every coordinate
         e = 1e-6
         fd = np.stack([(r.mass_matrix(st["q"][0] + e * d) - r.mass_matrix(st["q"][0] - e * d)) / (2 * e)

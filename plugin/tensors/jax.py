@@ -18,6 +18,8 @@ Forward dynamics carries its own derivative rule (``jax.custom_jvp``): qdd solve
 tangent is ``M^-1 (dtau - dID)``, the tangent of inverse dynamics at the solution
 with qdd held.  Reverse mode transposes it: one inverse-dynamics pass backwards
 and one solve with the factorised M, not a pass back through the factorisation.
+The mass matrix (float64, joints of one coordinate) carries the CRBA's written-out
+tangent (:func:`mass_matrix`), whose transpose is a pass of the CRBA's size.
 """
 
 from __future__ import annotations
