@@ -21,16 +21,6 @@ import numpy as np
 from composedyn.checks import joint_array
 from composedyn.dynamics.constraints.reduced import closure_forces, dependent_part, projection
 
-_TURN_HI, _TURN_LO = 6.28125, 1.9353071795864769e-3  # 2 pi = HI + LO to 1e-19; k HI and x - k HI are exact
-
-
-def wrap_angles(x: np.ndarray) -> np.ndarray:
-    """Angles x (rad) reduced by whole turns to [-pi, pi), the turns subtracted in two parts so that the
-    result is the float x's angle to ~1e-16 per thousand turns (a plain remainder by the float 2 pi is
-    off by 2.4e-13 at a thousand turns, above a closure's default tolerance)."""
-    k = np.floor((x + np.pi) / (2.0 * np.pi))
-    return (x - k * _TURN_HI) - k * _TURN_LO
-
 
 class ChainDynamics:
     """The closure and reduced-dynamics methods of a closed chain (module docstring)."""

@@ -37,10 +37,10 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from composedyn.chain_dynamics import ChainDynamics, wrap_angles
+from composedyn.chain_dynamics import ChainDynamics
 from composedyn.checks import joint_array
 from composedyn.dynamics import dispatch
-from composedyn.dynamics.compiled.closed_layout import MODES, pack_closed
+from composedyn.dynamics.compiled.closed_layout import MODES, pack_closed, wrap_angles
 from composedyn.dynamics.constraints.loops import (
     LoopClosure,
     check_loops,
@@ -96,8 +96,9 @@ class ClosedChain(ChainDynamics):
         self._ind, self._dep = check_partition(robot.dof, len(self.rows), names,
                                               [independent] if isinstance(independent, str) else list(independent), src)
         model = robot.model
+        periodic = self._revolute if robot.dof == model.n else np.zeros(model.n, dtype=bool)  # no kernel: mimic
         self._cm, self._cf = pack_closed(model.n, self._ind, self._dep, [loop_ends(model, lp) for lp in self.loops],
-                                         [loop_rows(lp) for lp in self.loops], self.tol)
+                                         [loop_rows(lp) for lp in self.loops], self.tol, periodic)
         # the last closed configuration: shared with the compiled kernel (the tail of cf) without mimic joints
         self._last_buf = self._cf[len(self._cf) - model.n:] if robot.dof == model.n else np.zeros(robot.dof)
         self._zk = np.zeros(len(self._ind))  # unused velocity / acceleration argument, never written

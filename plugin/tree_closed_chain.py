@@ -27,8 +27,9 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from composedyn.chain_dynamics import ChainDynamics, wrap_angles
+from composedyn.chain_dynamics import ChainDynamics
 from composedyn.checks import joint_array, smooth_width
+from composedyn.dynamics.compiled.closed_layout import wrap_angles
 from composedyn.dynamics.constraints.loops import LoopClosure, loop_rows, row_labels, rpy_matrix
 from composedyn.dynamics.constraints.reduced import projection, rank_report
 from composedyn.dynamics.errors import ModelError

@@ -6,9 +6,9 @@ tree of n joints whose loops give m equations phi(q) = 0, k = n - m
 independent joints (layout: :mod:`.closed_layout`):
 
 1. position closure: from the last closed configuration, the independent
-   coordinates move in continuation steps of at most ``STEP``; at each step
-   Newton on the dependent ones, dq_D = -J_D^-1 phi (steps clipped to
-   ``MAX_STEP``), until max |phi| <= tol;
+   coordinates move in continuation steps of at most ``STEP`` (periodic
+   angles the short way round); at each step Newton on the dependent ones,
+   dq_D = -J_D^-1 phi (steps clipped to ``MAX_STEP``), until max |phi| <= tol;
 2. world poses of the bodies by the compiled joint model (:mod:`.joint`),
    world motion vectors S_j (angular first, about the world origin), the
    constraint Jacobian J (m, n): a point x fixed to body i moves with column
@@ -52,6 +52,7 @@ from composedyn.dynamics.compiled.closed_layout import (
     MASS,
     POSITIONS,
     VELOCITIES,
+    wrap_angles,
 )
 from composedyn.dynamics.compiled.crba import SCRATCH as CRBA_SCRATCH
 from composedyn.dynamics.compiled.crba import crba_into
@@ -327,23 +328,51 @@ def _newton(im, fm, cm, cf, q, P, S, J, phi, LU, piv):
     return res
 
 
+_wrap = njit(cache=True, inline="always")(wrap_angles)
+
+
+@njit(cache=True, inline="always")
+def _periodic(cm):
+    """Per joint (n,) 1 when its coordinate is a periodic angle (the tail of cm)."""
+    return cm[cm.shape[0] - cm[0]:]
+
+
 @njit(cache=True)
 def assemble(im, fm, cm, cf, qi, start, q, P, S, J, phi, LU, piv):
     """q (n,) closed at independent positions qi (k,), continuing from the closed ``start`` (n,)
-    in steps of at most STEP; 0, or 4 when Newton fails."""
+    in steps of at most STEP; 0, or 4 when Newton fails.  As ``ClosedChain``'s NumPy closure:
+    Newton runs on periodic angles reduced to [-pi, pi) (an independent angle whole turns away
+    is reached the short way round), and the result is ``start`` plus the steps' changes, the
+    independent entries exactly qi."""
     n, k = cm[0], cm[1]
+    per = _periodic(cm)
+    w0, delta, acc, prev = np.empty(k), np.empty(k), np.zeros(n), np.empty(n)
     for j in range(n):
-        q[j] = start[j]
+        q[j] = _wrap(start[j]) if per[j] else start[j]
     d = 0.0
     for c in range(k):
-        d = max(d, abs(qi[c] - start[cm[HEAD + c]]))
+        j = cm[HEAD + c]
+        w0[c] = q[j]
+        delta[c] = _wrap(_wrap(qi[c]) - q[j]) if per[j] else qi[c] - start[j]
+        d = max(d, abs(delta[c]))
     steps = max(1, math.ceil(d / STEP))
     for s in range(1, steps + 1):
+        for j in range(n):
+            prev[j] = q[j]
         for c in range(k):
-            j = cm[HEAD + c]
-            q[j] = start[j] + (qi[c] - start[j]) * (s / steps)
+            q[cm[HEAD + c]] = w0[c] + delta[c] * (s / steps)
         if not _newton(im, fm, cm, cf, q, P, S, J, phi, LU, piv) <= cf[0]:
             return 4
+        for j in range(n):
+            if per[j]:
+                acc[j] += _wrap(q[j] - prev[j])
+                q[j] = _wrap(q[j])
+            else:
+                acc[j] += q[j] - prev[j]
+    for j in range(n):
+        q[j] = start[j] + acc[j]
+    for c in range(k):
+        q[cm[HEAD + c]] = qi[c]
     return 0
 
 
@@ -511,11 +540,12 @@ def closed_batch(im, fm, cm, cf, mode, fric, Q, QD, X, OUT):
             if not _residual(cm, cf, P, phi) <= CLOSED:
                 return 6
     elif N > 0:
-        s0, best = 0, np.inf
+        s0, best, per = 0, np.inf, _periodic(cm)
         for s in range(N):
             d = 0.0
             for c in range(k):
-                d += abs(Q[s, c] - last[cm[HEAD + c]])
+                j = cm[HEAD + c]
+                d += abs(_wrap(Q[s, c] - last[j]) if per[j] else Q[s, c] - last[j])
             if d < best:
                 s0, best = s, d
         if assemble(im, fm, cm, cf, Q[s0], last, QA[s0], P, S, J, phi, LU, piv):
