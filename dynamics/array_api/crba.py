@@ -7,8 +7,9 @@ root, IC_i the inertia of i's subtree.  Here every motion subspace and composite
 expressed once in the axes of its tree's root body, about its origin (one transform per body,
 then sums of (m, h, I) triples from the leaves to the root), so that each block is one product
 of S_j with the force ``IC_i S_i``, not a chain of force transforms ``X_j^T`` (the body-frame
-form, :func:`project_to_ancestors`, serves the regressor and float32, whose digits the common
-frame's inertias about a distant origin would cost).  Forward dynamics solves
+form, :func:`project_to_ancestors`, serves the regressor).  In float32, whose digits inertias
+about a distant origin would cost, each composite stays about its own body's origin and a
+block moves the force's moment to the ancestor's origin (:func:`local_mass_matrix`).  Forward dynamics solves
 ``M qdd = tau - h`` (sec. 6.1): on JAX by the LTL factorisation that keeps M's tree sparsity
 (RBDA sec. 6.5, Table 6.3), unrolled into elementwise operations over the batch; on NumPy and
 PyTorch by one batched ``linalg.solve`` (as fast forwards, and its reverse mode is one more
@@ -47,6 +48,7 @@ from composedyn.dynamics.array_api.spatial import (
     inertia_times,
     inertia_times_columns,
     inertia_to_parent,
+    mm,
     motion_cross,
     motion_to_parent,
     mv,
@@ -147,18 +149,44 @@ def rigid_mass_matrix(bm, q, params=None, kinematics=None):
     root body, about its origin, the block of body j and its descendant i is one product
     H_ji = S_j^T (IC_i S_i) (RBDA eq. 6.25 with the force IC_i S_i already in the common frame)
     instead of a force transform per body up the chain: one spatial transform per body in all.
-    In float32 the body-frame form (:func:`project_to_ancestors`): its products stay at each
-    body's scale, where the common frame's inertias about a distant origin cost digits that
-    forward dynamics amplifies."""
+    In float32 :func:`local_mass_matrix`: its products stay at each body's scale, where the common
+    frame's inertias about a distant origin cost digits that forward dynamics amplifies."""
     xp = bm.xp
     X, S = tree(bm, q) if kinematics is None else kinematics
     if bm.dtype != xp.float64:
-        comp = composite_inertias(bm, X, body_inertias(bm, params))
-        blocks = {}
-        for i in range(bm.am.n):
-            project_to_ancestors(bm, X, S, i, *subtree_forces(bm, S, comp, i), blocks)
-        return assemble(bm, blocks, q.shape[0], symmetric=True)
+        return local_mass_matrix(bm, X, S, params, q.shape[0])
     return root_mass_matrix(bm, root_terms(bm, X, S, params), q.shape[0])
+
+
+def local_mass_matrix(bm, X, S, params, N):
+    """M_full (N, nv_full, nv_full) for float32, as accurate as the body-frame form with one transform per
+    body: the composite inertias IC_i and forces F_i = IC_i S_i in body axes, so a diagonal block
+    S_i^T F_i picks the force's own components (a rotated subspace would cancel digits where a link's
+    inertia about its axis is small beside its other moments); then each F_i turned once to its tree's
+    root axes, and H_ji = S_j^T F_i (RBDA eq. 6.25) with S_j in root axes and F_i's moment moved to body
+    j's origin, n + d x f.  The offset d sums the joints' own offsets along the path (X's p turned to
+    root axes), never a difference of root-frame positions, whose rounding would not vanish where a
+    wrist's offset is zero."""
+    xp = bm.xp
+    am = bm.am
+    W = root_poses(bm, X)
+    comp = composite_inertias(bm, X, body_inertias(bm, params))
+    off = [None if k < 0 else X[i][1] if W[k] is None else mv(xp, W[k][0], X[i][1]) for i, k in enumerate(am.parent)]
+    S0 = [S[j] if W[j] is None else xp.concat([mm(xp, W[j][0], S[j][:3]), mm(xp, W[j][0], S[j][3:])], axis=0)
+          for j in range(am.n)]
+    blocks = {}
+    for i in range(am.n):
+        Fl, Fn = subtree_forces(bm, S, comp, i)
+        blocks[(i, i)] = subspace_times_columns(xp, S[i], xp.concat([Fl, Fn], axis=0))
+        if W[i] is not None:
+            Fl, Fn = mm(xp, W[i][0], Fl), mm(xp, W[i][0], Fn)
+        below, j, d = i, am.parent[i], None
+        while j >= 0:
+            d = off[below] if d is None else d + off[below]  # body i's origin from body j's, root axes
+            moment = Fn + cross(xp, spread(xp, d, Fl.shape[1], axis=1), Fl)
+            blocks[(j, i)] = columns_dot(xp, S0[j], xp.concat([Fl, moment], axis=0))
+            below, j = j, am.parent[j]
+    return assemble(bm, blocks, N, symmetric=True)
 
 
 def root_mass_matrix(bm, terms, N):
