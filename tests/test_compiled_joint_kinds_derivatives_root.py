@@ -2,8 +2,8 @@
 joint at the root followed by revolute and prismatic joints (the root's columns, perturbed on the right as
 Pinocchio's): random trees, forests among them (bodies hanging from the world beside the root), against
 Pinocchio's ``computeRNEADerivatives`` and ``computeABADerivatives``; a quaternion or (cos, sin) pair of any
-norm is normalised, a zero one refused (status 4); trees with other joints with several coordinates are
-refused (status 5)."""
+norm is normalised, a zero one refused (status 4); trees with other joints of several coordinates take the
+kernels' general form (``test_compiled_derivatives_general.py``)."""
 
 from __future__ import annotations
 
@@ -54,24 +54,31 @@ def test_some_trees_are_forests():
     assert any(0 in p[2:] for p in parents), parents
 
 
+def inverse_equals_pinocchio(im, fm, model, data, am, rng, tol):
+    """At a random state (q, v, a) drawn from ``rng``, the declared inverse kernel's (d tau / d q, d tau / d v)
+    equal ``computeRNEADerivatives`` to ``tol``; returns (q, v, a, d tau / d q)."""
+    q = random_configuration(am, rng)
+    v, a = rng.normal(size=(2, model.nv))
+    status, dq, dv = _derivatives(im, fm, model.nv, q, v, a)
+    assert status == 0
+    pq, pv, _ = [np.array(x) for x in pin.computeRNEADerivatives(model, data, q, v, a)]
+    assert rel_err(dq, pq) < tol and rel_err(dv, pv) < tol
+    return q, v, a, dq
+
+
 def test_derivatives_equal_pinocchio(tree):
     rng, model, am, turn = tree
     data = model.createData()
     im, fm = pack_tree(am)
     assert im[0, FORM] == int(TreeForm.FREE_ROOT if turn == ROOTS["free_flyer"] else TreeForm.GENERAL)
     for _ in range(4):
-        q = random_configuration(am, rng)
-        v, a = rng.normal(size=(2, model.nv))
-        status, dq, dv = _derivatives(im, fm, model.nv, q, v, a)
-        assert status == 0
-        pq, pv, _ = (np.array(x) for x in pin.computeRNEADerivatives(model, data, q, v, a))
-        assert rel_err(dq, pq) < 1e-11 and rel_err(dv, pv) < 1e-11
+        q, v, a, dq = inverse_equals_pinocchio(im, fm, model, data, am, rng, 1e-11)
         scaled = q.copy()
         scaled[turn] *= 2.5  # a quaternion or (cos, sin) of any norm: the kernel normalises it
         assert rel_err(_derivatives(im, fm, model.nv, scaled, v, a)[1], dq) < 1e-12
 
 
-def test_a_zero_quaternion_and_other_joint_kinds_are_refused(tree):
+def test_a_zero_quaternion_is_refused_and_other_joint_kinds_take_the_general_form(tree):
     rng, model, am, turn = tree
     im, fm = pack_tree(am)
     q = random_configuration(am, rng)
@@ -83,28 +90,39 @@ def test_a_zero_quaternion_and_other_joint_kinds_are_refused(tree):
     oim, ofm = pack_tree(oam)
     assert oim[0, FORM] == int(TreeForm.GENERAL)
     z = np.zeros(other.nv)
-    assert _derivatives(oim, ofm, other.nv, random_configuration(oam, rng), z, z)[0] == 5
+    q = random_configuration(oam, rng)
+    status, dq, _ = _derivatives(oim, ofm, other.nv, q, z, z)
+    assert status == 0
+    odata = other.createData()  # alive while its arrays are read
+    assert rel_err(dq, np.array(pin.computeRNEADerivatives(other, odata, q, z, z)[0])) < 1e-10
+
+
+def forward_equals_pinocchio(im, fm, model, q, v, tau):
+    """The declared forward kernel's (d a / d q, d a / d v, M^-1) equal ``computeABADerivatives`` to 1e-9 (M^-1
+    exactly symmetric); returns d a / d q."""
+    status, aq, av, minv = _fd_derivatives(im, fm, model.nv, q, v, tau)
+    assert status == 0
+    data = model.createData()  # alive while its arrays are copied
+    pq, pv, pm = [np.array(x) for x in pin.computeABADerivatives(model, data, q, v, tau)]
+    pm = np.triu(pm) + np.triu(pm, 1).T  # Pinocchio fills the upper triangle of M^-1
+    assert rel_err(aq, pq) < 1e-9 and rel_err(av, pv) < 1e-9 and rel_err(minv, pm) < 1e-9
+    assert np.array_equal(minv, minv.T)
+    return aq
 
 
 def test_forward_dynamics_derivatives_equal_pinocchio(tree):
     rng, model, am, turn = tree
-    data = model.createData()
     im, fm = pack_tree(am)
     for _ in range(4):
         q = random_configuration(am, rng)
         v, tau = rng.normal(size=(2, model.nv))
-        status, aq, av, minv = _fd_derivatives(im, fm, model.nv, q, v, tau)
-        assert status == 0
-        pq, pv, pm = (np.array(x) for x in pin.computeABADerivatives(model, data, q, v, tau))
-        pm = np.triu(pm) + np.triu(pm, 1).T  # Pinocchio fills the upper triangle of M^-1
-        assert rel_err(aq, pq) < 1e-9 and rel_err(av, pv) < 1e-9 and rel_err(minv, pm) < 1e-9
-        assert np.array_equal(minv, minv.T)
+        aq = forward_equals_pinocchio(im, fm, model, q, v, tau)
         scaled = q.copy()
         scaled[turn] *= 0.3
         assert rel_err(_fd_derivatives(im, fm, model.nv, scaled, v, tau)[1], aq) < 1e-12
 
 
-def test_forward_dynamics_derivatives_refusals(tree):
+def test_forward_dynamics_derivatives_refusals_and_the_general_form(tree):
     rng, model, am, turn = tree
     im, fm = pack_tree(am)
     q = random_configuration(am, rng)
@@ -118,4 +136,8 @@ def test_forward_dynamics_derivatives_refusals(tree):
     oam = array_model(other)
     oim, ofm = pack_tree(oam)
     z = np.zeros(other.nv)
-    assert _fd_derivatives(oim, ofm, other.nv, random_configuration(oam, rng), z, z)[0] == 5
+    q = random_configuration(oam, rng)
+    status, aq, _, _ = _fd_derivatives(oim, ofm, other.nv, q, z, z)
+    assert status == 0  # the general form takes it
+    odata = other.createData()
+    assert rel_err(aq, np.array(pin.computeABADerivatives(other, odata, q, z, z)[0])) < 1e-9
