@@ -13,9 +13,7 @@ coordinates", with the machine line):
    (MJCF, below) and a random tree over every joint kind (``random_joint_graph``);
 2. batches of ``--batch`` samples in one call (two cores) against a Pinocchio Python loop, as speed-ups;
 3. the derivatives of inverse and forward dynamics (``inverse_dynamics_derivatives``,
-   ``forward_dynamics_derivatives``: the compiled kernel's general form for the humanoid, whose joints'
-   subspaces are constant; the NumPy recursion of any joints for the random tree, which has universal
-   joints) against
+   ``forward_dynamics_derivatives``: the compiled kernels' general form, every joint's columns) against
    ``computeRNEADerivatives`` / ``computeABADerivatives``: one sample per call, and a batch of
    ``--derivative-batch`` samples in one call against a Pinocchio Python loop (µs per sample).
 

@@ -10,6 +10,7 @@ Pinocchio's ``computeABADerivatives`` for the forward kernel's general form.  A 
 
 from __future__ import annotations
 
+import networkx as nx
 import numpy as np
 import pytest
 
@@ -17,6 +18,7 @@ import composedyn as cd
 from composedyn.dynamics import dispatch
 from composedyn.dynamics.compiled.layout import ARM, FORM, MASS, pack_tree
 from composedyn.dynamics.joint_types import TreeForm
+from composedyn.dynamics.schema import add_joint, add_link
 from composedyn.testing.pinocchio_trees import array_model, random_configuration, random_joint_graph, random_tree
 from pin_oracle import rel_err
 from test_compiled_joint_kinds_derivatives_root import (
@@ -25,6 +27,7 @@ from test_compiled_joint_kinds_derivatives_root import (
     forward_equals_pinocchio,
     inverse_equals_pinocchio,
 )
+from test_floating_derivatives import _central, _group_central
 from test_tree_derivatives import _without_universal
 
 KINDS = ("revolute", "spherical", "prismatic", "free_flyer", "helical", "planar")
@@ -94,3 +97,30 @@ def test_public_methods_equal_the_numpy_recursion_with_friction_wrenches_and_bat
             assert x.shape == (3, robot.nv, robot.nv) and np.isfinite(x).all()
             assert rel_err(x, z) < 1e-11
             assert rel_err(y, x[1]) < 1e-12  # one sample (the C caller) = the batch's
+
+
+def test_a_spherical_root_with_friction_and_rotor_inertia_equals_finite_differences():
+    """A spherical root joint with damping, Coulomb friction and armature (the rigid-root form of the kernels; a
+    free-flyer or planar joint has none): the forward derivatives equal central differences of forward dynamics
+    along ``integrate``, M^-1 the inverse of the mass matrix."""
+    root = "spherical"
+    rng = np.random.default_rng(5)
+    g = nx.DiGraph(name="rooted", gravity=np.array([0.2, 0.1, -9.81]))
+    add_link(g, "base")
+    for k, (parent, kind) in enumerate([("base", root), ("l0", "revolute"), ("l1", "revolute"), ("l0", "prismatic")]):
+        add_link(g, f"l{k}", mass=rng.uniform(0.5, 2.0), com=0.1 * rng.normal(size=3),
+                 inertia=np.diag(rng.uniform(0.02, 0.05, 3)))
+        T = np.eye(4)
+        T[:3, 3] = 0.3 * rng.normal(size=3)
+        axis = (0.0, 0.0, 1.0) if kind == "planar" else rng.normal(size=3)
+        add_joint(g, f"j{k}", parent, f"l{k}", type=kind, origin=T, axis=axis, damping=0.4, friction=0.3,
+                  armature=0.05)
+    robot = cd.from_graph(g)
+    assert robot.joints[0].kind == root and robot.array_model.damping[0] > 0 and robot.array_model.armature[0] > 0
+    q = robot.random_configuration(seed=2)
+    v, tau = rng.normal(size=(2, robot.nv))
+    kw = {"smooth_friction": 0.3}
+    aq, av, Minv = robot.forward_dynamics_derivatives(q, v, tau, **kw)
+    assert rel_err(aq, _group_central(robot, lambda y: robot.forward_dynamics(y, v, tau, **kw), q)) < 1e-6
+    assert rel_err(av, _central(lambda w: robot.forward_dynamics(q, w, tau, **kw), v)) < 1e-6
+    assert rel_err(Minv, np.linalg.inv(robot.mass_matrix(q))) < 1e-10

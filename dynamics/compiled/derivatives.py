@@ -263,7 +263,7 @@ def _external_e(w, i, s):
 @njit(cache=True, inline="always")
 def _column_phi(w, i, s, psi, alpha, ext):
     """(Phi, e) of a column s (its psi, alpha) of body i's joint, from i's complete subtree sums:
-    Phi = s x* F + IC alpha + BC psi, less the external forces' (s_w x Xn - PC s_w, s_w x Xf) with
+    Phi = s x* F + IC alpha + BC psi, plus the external forces' (s_w x Xn + PC s_w, s_w x Xf) with
     ``ext``; e as :func:`_external_e` (zero without ``ext``)."""
     phi = add6(add6(fcross6(s, row6(w, i, F)), inertia6(w, i, alpha)), bmul6(w, i, psi, False))
     if not ext:
@@ -502,7 +502,7 @@ def derivatives_root(im, fm, q, qd, qdd, fw, P, grav, fric, smooth, dq, dqd, w):
 
 @njit(cache=True, inline="always")
 def _forward_general(im, fm, q, qd, qdd, fw, P, grav, w, i):
-    """Row w[i] and the column rows of body i's joint (any kind with a constant subspace)."""
+    """Row w[i] and the column rows of body i's joint (any kind; a chained one's columns in turn)."""
     R, p = joint_placement(im, fm, i, q)
     Rw, pw, vp, ap = _from_parent(im, fm, grav, w, i, R, p)
     o = im[i, IV]

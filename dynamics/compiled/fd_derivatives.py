@@ -224,7 +224,10 @@ def fd_derivatives_root(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, qdd, wa
         rc = inertia6(wd, 0, sc)
         for d in range(c + 1):
             L[c, d] = dot6(rc, root_column(im, wd, d, g0, g1, g2)[0])
+        L[c, c] += fm[c, ARM]  # a spherical or planar root's rotor inertias and friction (a free flyer has none)
         qdd[c] = tau[c] - dot6(sc, row6(wd, 0, F))
+        if fric:
+            qdd[c] -= joint_friction(fm, c, qd[c], smooth)
     for i in range(1, n):
         if _mass_row(im, fm, qd, tau, fric, smooth, i, nr - 1, 0, L, qdd, wd) == 0:  # hangs from the root
             ri = row6(wd, i, RI)
@@ -250,8 +253,8 @@ def inverse_dynamics_derivatives(im, fm, q, v, a, f_world, P, friction, smooth, 
     when ``friction`` is not 0 (tanh Coulomb of width ``smooth`` > 0); external wrenches
     ``f_world`` (n, 6) with their lever-arm matrices ``P`` (n, 9) (both (0, .): none), see
     :func:`composedyn.dynamics.reference.derivatives.external_terms`; status 4 for a joint whose
-    orientation part is zero (quaternion or (cos, sin)).  Joints of several coordinates below the root
-    run :func:`.derivatives.derivatives_general`."""
+    orientation part is zero (quaternion or (cos, sin)).  Trees with other joints than revolute and
+    prismatic ones, but for a rigid root, run :func:`.derivatives.derivatives_general`."""
     if rigid_root(im):  # a floating robot's tree
         if not joint_readable(im, 0, q):
             return 4
@@ -285,7 +288,8 @@ def forward_dynamics_derivatives(im, fm, q, v, tau, friction, smooth, aq, av, mi
     """d a / d q, d a / d v, M^-1 (nv, nv) of the Robot's forward dynamics into aq, av, minv; status 3
     when M(q) is not positive definite, 4 for a joint without orientation (zero quaternion or
     (cos, sin)).  A rigid root (:func:`.joint.rigid_root`): :func:`fd_derivatives_root`; joints of
-    several coordinates below the root: :func:`fd_derivatives_general`."""
+    other than revolute and prismatic ones elsewhere (helical, universal, or several coordinates below
+    the root): :func:`fd_derivatives_general`."""
     if rigid_root(im):  # a floating robot's tree
         if not joint_readable(im, 0, q):
             return 4
