@@ -2,19 +2,23 @@
 joint at the root followed by revolute and prismatic joints (the root's columns, perturbed on the right as
 Pinocchio's): random trees, forests among them (bodies hanging from the world beside the root), against
 Pinocchio's ``computeRNEADerivatives`` and ``computeABADerivatives``; a quaternion or (cos, sin) pair of any
-norm is normalised, a zero one refused (status 4); trees with other joints of several coordinates take the
-kernels' general form (``test_compiled_derivatives_general.py``)."""
+norm is normalised, a zero one refused (status 4); trees with other joints with several coordinates are
+refused (status 5)."""
 
 from __future__ import annotations
 
+import networkx as nx
 import numpy as np
 import pytest
 
+import composedyn as cd
 from composedyn.dynamics.compiled import derivatives, fd_derivatives
 from composedyn.dynamics.compiled.layout import ARM, FORM, MASS, NO_FW, pack_tree
 from composedyn.dynamics.joint_types import TreeForm
+from composedyn.dynamics.schema import add_joint, add_link
 from composedyn.testing.pinocchio_trees import array_model, random_configuration, random_tree
 from pin_oracle import pin, rel_err
+from test_floating_derivatives import _central, _group_central
 
 SEEDS = (0, 1, 2, 3)
 ROOTS = {"free_flyer": slice(3, 7), "planar": slice(2, 4), "spherical": slice(0, 4)}  # -> the root's orientation
@@ -54,31 +58,24 @@ def test_some_trees_are_forests():
     assert any(0 in p[2:] for p in parents), parents
 
 
-def inverse_equals_pinocchio(im, fm, model, data, am, rng, tol):
-    """At a random state (q, v, a) drawn from ``rng``, the declared inverse kernel's (d tau / d q, d tau / d v)
-    equal ``computeRNEADerivatives`` to ``tol``; returns (q, v, a, d tau / d q)."""
-    q = random_configuration(am, rng)
-    v, a = rng.normal(size=(2, model.nv))
-    status, dq, dv = _derivatives(im, fm, model.nv, q, v, a)
-    assert status == 0
-    pq, pv, _ = [np.array(x) for x in pin.computeRNEADerivatives(model, data, q, v, a)]
-    assert rel_err(dq, pq) < tol and rel_err(dv, pv) < tol
-    return q, v, a, dq
-
-
 def test_derivatives_equal_pinocchio(tree):
     rng, model, am, turn = tree
     data = model.createData()
     im, fm = pack_tree(am)
     assert im[0, FORM] == int(TreeForm.FREE_ROOT if turn == ROOTS["free_flyer"] else TreeForm.GENERAL)
     for _ in range(4):
-        q, v, a, dq = inverse_equals_pinocchio(im, fm, model, data, am, rng, 1e-11)
+        q = random_configuration(am, rng)
+        v, a = rng.normal(size=(2, model.nv))
+        status, dq, dv = _derivatives(im, fm, model.nv, q, v, a)
+        assert status == 0
+        pq, pv, _ = (np.array(x) for x in pin.computeRNEADerivatives(model, data, q, v, a))
+        assert rel_err(dq, pq) < 1e-11 and rel_err(dv, pv) < 1e-11
         scaled = q.copy()
         scaled[turn] *= 2.5  # a quaternion or (cos, sin) of any norm: the kernel normalises it
         assert rel_err(_derivatives(im, fm, model.nv, scaled, v, a)[1], dq) < 1e-12
 
 
-def test_a_zero_quaternion_is_refused_and_other_joint_kinds_take_the_general_form(tree):
+def test_a_zero_quaternion_and_other_joint_kinds_are_refused(tree):
     rng, model, am, turn = tree
     im, fm = pack_tree(am)
     q = random_configuration(am, rng)
@@ -90,39 +87,28 @@ def test_a_zero_quaternion_is_refused_and_other_joint_kinds_take_the_general_for
     oim, ofm = pack_tree(oam)
     assert oim[0, FORM] == int(TreeForm.GENERAL)
     z = np.zeros(other.nv)
-    q = random_configuration(oam, rng)
-    status, dq, _ = _derivatives(oim, ofm, other.nv, q, z, z)
-    assert status == 0
-    odata = other.createData()  # alive while its arrays are read
-    assert rel_err(dq, np.array(pin.computeRNEADerivatives(other, odata, q, z, z)[0])) < 1e-10
-
-
-def forward_equals_pinocchio(im, fm, model, q, v, tau):
-    """The declared forward kernel's (d a / d q, d a / d v, M^-1) equal ``computeABADerivatives`` to 1e-9 (M^-1
-    exactly symmetric); returns d a / d q."""
-    status, aq, av, minv = _fd_derivatives(im, fm, model.nv, q, v, tau)
-    assert status == 0
-    data = model.createData()  # alive while its arrays are copied
-    pq, pv, pm = [np.array(x) for x in pin.computeABADerivatives(model, data, q, v, tau)]
-    pm = np.triu(pm) + np.triu(pm, 1).T  # Pinocchio fills the upper triangle of M^-1
-    assert rel_err(aq, pq) < 1e-9 and rel_err(av, pv) < 1e-9 and rel_err(minv, pm) < 1e-9
-    assert np.array_equal(minv, minv.T)
-    return aq
+    assert _derivatives(oim, ofm, other.nv, random_configuration(oam, rng), z, z)[0] == 5
 
 
 def test_forward_dynamics_derivatives_equal_pinocchio(tree):
     rng, model, am, turn = tree
+    data = model.createData()
     im, fm = pack_tree(am)
     for _ in range(4):
         q = random_configuration(am, rng)
         v, tau = rng.normal(size=(2, model.nv))
-        aq = forward_equals_pinocchio(im, fm, model, q, v, tau)
+        status, aq, av, minv = _fd_derivatives(im, fm, model.nv, q, v, tau)
+        assert status == 0
+        pq, pv, pm = (np.array(x) for x in pin.computeABADerivatives(model, data, q, v, tau))
+        pm = np.triu(pm) + np.triu(pm, 1).T  # Pinocchio fills the upper triangle of M^-1
+        assert rel_err(aq, pq) < 1e-9 and rel_err(av, pv) < 1e-9 and rel_err(minv, pm) < 1e-9
+        assert np.array_equal(minv, minv.T)
         scaled = q.copy()
         scaled[turn] *= 0.3
         assert rel_err(_fd_derivatives(im, fm, model.nv, scaled, v, tau)[1], aq) < 1e-12
 
 
-def test_forward_dynamics_derivatives_refusals_and_the_general_form(tree):
+def test_forward_dynamics_derivatives_refusals(tree):
     rng, model, am, turn = tree
     im, fm = pack_tree(am)
     q = random_configuration(am, rng)
@@ -136,8 +122,31 @@ def test_forward_dynamics_derivatives_refusals_and_the_general_form(tree):
     oam = array_model(other)
     oim, ofm = pack_tree(oam)
     z = np.zeros(other.nv)
-    q = random_configuration(oam, rng)
-    status, aq, _, _ = _fd_derivatives(oim, ofm, other.nv, q, z, z)
-    assert status == 0  # the general form takes it
-    odata = other.createData()
-    assert rel_err(aq, np.array(pin.computeABADerivatives(other, odata, q, z, z)[0])) < 1e-9
+    assert _fd_derivatives(oim, ofm, other.nv, random_configuration(oam, rng), z, z)[0] == 5
+
+
+def test_a_spherical_root_with_friction_and_rotor_inertia_equals_finite_differences():
+    """A spherical root joint with damping, Coulomb friction and armature (a free-flyer or planar joint has
+    none): the forward derivatives of the public method equal central differences of forward dynamics along
+    ``integrate``, M^-1 the inverse of the mass matrix."""
+    rng = np.random.default_rng(5)
+    g = nx.DiGraph(name="rooted", gravity=np.array([0.2, 0.1, -9.81]))
+    add_link(g, "base")
+    for k, (parent, kind) in enumerate([("base", "spherical"), ("l0", "revolute"), ("l1", "revolute"),
+                                        ("l0", "prismatic")]):
+        add_link(g, f"l{k}", mass=rng.uniform(0.5, 2.0), com=0.1 * rng.normal(size=3),
+                 inertia=np.diag(rng.uniform(0.02, 0.05, 3)))
+        T = np.eye(4)
+        T[:3, 3] = 0.3 * rng.normal(size=3)
+        add_joint(g, f"j{k}", parent, f"l{k}", type=kind, origin=T, axis=rng.normal(size=3), damping=0.4,
+                  friction=0.3, armature=0.05)
+    robot = cd.from_graph(g)
+    assert robot.joints[0].kind == "spherical" and robot.array_model.damping[0] > 0
+    assert robot.array_model.armature[0] > 0
+    q = robot.random_configuration(seed=2)
+    v, tau = rng.normal(size=(2, robot.nv))
+    kw = {"smooth_friction": 0.3}
+    aq, av, Minv = robot.forward_dynamics_derivatives(q, v, tau, **kw)
+    assert rel_err(aq, _group_central(robot, lambda y: robot.forward_dynamics(y, v, tau, **kw), q)) < 1e-6
+    assert rel_err(av, _central(lambda w: robot.forward_dynamics(q, w, tau, **kw), v)) < 1e-6
+    assert rel_err(Minv, np.linalg.inv(robot.mass_matrix(q))) < 1e-10
