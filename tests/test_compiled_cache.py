@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 import numba
+import pytest
 
 import composedyn
 
@@ -135,3 +136,29 @@ def test_a_cache_compiled_with_another_numba_compiles_again_and_says_so_once(tmp
     assert proc.stderr.strip() == notices[0]
     again = json.loads(run(RUN_RNEA, tmp_path).stdout.strip().splitlines()[-1])  # kept in the user's cache
     assert again["cache_hits"] == 1
+
+
+def test_an_installed_package_carries_the_kernels_compiled_at_build(tmp_path):
+    """A package installed from its wheel has the kernels compiled when it was built (``kernel_cache/``,
+    setup.py), for this numba, this CPU and these sources, and a new process computes without compiling.
+    The build step reports a failure and goes on, and a quiet ``pip install`` hides the report: this is
+    where a failed build shows.  An editable checkout compiles on first use (skipped there), and so does
+    an install built with ``COMPOSEDYN_KERNEL_CACHE=0`` (run its tests with the same setting)."""
+    from composedyn.dynamics.compiled import cache
+
+    inside = os.path.realpath(cache.PACKAGE_DIR).startswith(os.path.realpath(composedyn.__path__[0]) + os.sep)
+    if not inside:
+        pytest.skip("an editable checkout: the kernels are compiled on first use")
+    if os.environ.get("COMPOSEDYN_KERNEL_CACHE") == "0":
+        pytest.skip("COMPOSEDYN_KERNEL_CACHE=0: built without the kernel cache")
+    info = cache.build_info()
+    assert info, f"{cache.SHIPPED_DIR}: no kernels compiled at build (see setup.py's build_kernels)"
+    assert (info.get("numba"), info.get("cpu"), info.get("stamp")) == (numba.__version__, cache.host_cpu(),
+                                                                       cache.SOURCE_STAMP), info
+    code = ("import numpy as np, composedyn as cd\n"
+            "r = cd.load('panda'); q = np.zeros(r.dof)\n"
+            "print(r.inverse_dynamics(q, q, q).shape, r.mass_matrix(q).shape)")
+    proc = run(code, tmp_path, COMPOSEDYN_COMPILE_NOTICE="1")  # imports the installed package
+    assert proc.returncode == 0, proc.stderr
+    assert "compiling dynamics kernels" not in proc.stderr, proc.stderr
+    assert not (tmp_path / "user-cache").exists() or not any((tmp_path / "user-cache").rglob("*.nbi"))

@@ -121,6 +121,22 @@ def test_import_and_core_dynamics_import_no_optional_package(tmp_path):
     assert proc.stdout.strip() == "[]"
 
 
+def test_floating_robots_and_the_numpy_backend_need_no_optional_package(tmp_path):
+    """The core install (every optional package unimportable, array_api_compat of the PyTorch and JAX
+    extras among them): a floating robot loads (its base's inertia is checked through the NumPy backend)
+    and the NumPy backend's algorithms run, with values equal to the compiled methods'."""
+    blocked = tuple(EXTRAS) + ("array_api_compat", "torch", "jax")
+    code = ("import sys, numpy as np, composedyn as cd\n"
+            "r = cd.load('two_link', floating=True); q = r.random_configuration(seed=1)\n"
+            "v, a = np.linspace(-1, 1, r.nv), np.linspace(0.5, -0.5, r.nv)\n"
+            "M, tau = r.numpy.mass_matrix(q), r.numpy.inverse_dynamics(q, v, a)\n"
+            "assert np.allclose(M, r.mass_matrix(q), atol=1e-10) and np.allclose(tau, r.inverse_dynamics(q, v, a))\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & set(%r)))" % sorted(blocked))
+    proc = run(tmp_path, blocked, ["-c", code])
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.strip() == "[]"
+
+
 def test_every_optional_package_has_an_extra_in_pyproject():
     try:
         import tomllib

@@ -269,7 +269,10 @@ def _like(xp: Any, ref: Array, value: Any) -> Array:
 
 
 def _device(ref: Array) -> Any:
-    """The device of an array (imported here: the joint records need no array-API package)."""
+    """The device of an array: None for NumPy's (the core install has no array-API package; the
+    PyTorch and JAX extras bring ``array_api_compat``, imported here only for their arrays)."""
+    if isinstance(ref, (np.ndarray, np.generic)):
+        return None
     from array_api_compat import device
 
     return device(ref)

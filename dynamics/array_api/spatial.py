@@ -36,6 +36,8 @@ from __future__ import annotations
 import functools
 import operator
 
+import numpy as np
+
 
 @functools.cache
 def unrolled(xp) -> bool:
@@ -44,6 +46,8 @@ def unrolled(xp) -> bool:
     backend runs several times slower than the elementwise programs around it, and which
     traces a program once, so that more, smaller operations cost nothing per call.  Eager
     libraries (NumPy, PyTorch) pay per operation and broadcast."""
+    if xp is np:  # the NumPy backend of the core install, which has no array-API package
+        return False
     from array_api_compat import is_jax_namespace
 
     return is_jax_namespace(xp)
