@@ -2,9 +2,9 @@
 metadata in pyproject.toml.
 
 After the package and its extension are built, ``build_kernels`` runs ``python -m
-composedyn.kernels.build`` on the built package in a subprocess (``COMPOSEDYN_BUILD_JOBS=N``: in N
-processes; they repeat the kernels groups share, about twice the CPU time in all, so one by default),
-which compiles every kernel a user can reach and writes
+composedyn.kernels.build`` on the built package in a subprocess (in as many worker processes as
+this process may use CPUs, at most 8; ``COMPOSEDYN_BUILD_JOBS=N``: N), which compiles every kernel a
+user can reach and writes
 numba's cache into the built package as ``composedyn/dynamics/compiled/kernel_cache/``: the cache is
 part of the wheel (listed in its RECORD, removed by ``pip uninstall``) and is only read at run
 time.  It is keyed on numba's version, the CPU and the package's sources; a process that finds no
@@ -57,7 +57,7 @@ class build_kernels(Command):
                 "'python': sys.version.split()[0]}, sys.stdout)")
         t0 = time.perf_counter()
         try:
-            jobs = os.environ.get("COMPOSEDYN_BUILD_JOBS") or "1"  # parallel groups repeat shared work
+            jobs = os.environ.get("COMPOSEDYN_BUILD_JOBS") or str(min(8, len(os.sched_getaffinity(0))))
             subprocess.run([sys.executable, "-m", "composedyn.kernels.build", "--jobs", jobs], env=env, check=True,
                            cwd=self.build_lib)
             built = subprocess.run([sys.executable, "-c", info], env=env, check=True, cwd=self.build_lib,

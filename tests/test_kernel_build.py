@@ -8,22 +8,20 @@ import os
 import subprocess
 import sys
 
-from composedyn.kernels.build import merge
+import pytest
 
-# rnea_into on contiguous or strided positions: two signatures of one function, each compiled by
+from composedyn.kernels.build import merge, serve
+
+# all_finite on contiguous or strided vectors: two signatures of one function, each compiled by
 # its own process into its own directory, where both data files are named "...1.nbc"
 RUN = """
-import json, sys, numpy as np, composedyn
+import json, sys, numpy as np
 from composedyn.dynamics.compiled.cache import compiled_count
-from composedyn.dynamics.compiled.layout import NO_FW, pack
-from composedyn.dynamics.compiled.rnea import SCRATCH, rnea_into
-im, fm = pack(composedyn.load("two_link").model)
+from composedyn.dynamics.compiled.finite import all_finite
 out = {}
 for layout in sys.argv[1:]:
-    q = np.array([0.3, -0.7]) if layout == "contiguous" else np.array([0.3, 0.0, -0.7, 0.0])[::2]
-    tau = np.empty(2)
-    rnea_into(im, fm, q, q, q, NO_FW, 1, 0, tau, np.empty((3, SCRATCH)))
-    out[layout] = tau.tolist()
+    x = np.array([0.3, np.nan]) if layout == "contiguous" else np.array([0.3, 0.0, -0.7, 0.0])[::2]
+    out[layout] = bool(all_finite(x))
 print(json.dumps({"tau": out, "compiled": compiled_count()}))
 """
 
@@ -41,10 +39,42 @@ def test_merged_directories_serve_every_entry(tmp_path):
     a, b, merged = tmp_path / "a", tmp_path / "b", tmp_path / "merged"
     first, second = run(a, "contiguous"), run(b, "strided")
     assert first["compiled"] > 0 and second["compiled"] > 0
-    name = next(p.name for p in a.glob("rnea.rnea_into-*.nbi"))
+    name = next(p.name for p in a.glob("finite.all_finite-*.nbi"))
     assert (b / name).is_file()  # the same function in both, each with its own "1" data file
     written = merge([str(a), str(b)], str(merged))
     assert written >= 2 and len(list(merged.glob(name[:-len(".nbi")] + ".*.nbc"))) == 2
     both = run(merged, "contiguous", "strided")
     assert both["compiled"] == 0  # every kernel loaded from the merged cache
-    assert both["tau"] == {**first["tau"], **second["tau"]}
+    assert both["tau"] == {**first["tau"], **second["tau"]} == {"contiguous": False, "strided": True}
+
+
+# a worker of serve(): records each group index it is given in its directory, then answers
+# done (or stops without answering at the index in argv[1])
+WORKER = """
+import os, sys, time
+from composedyn.dynamics.compiled.cache import BUILD_ENV
+for line in sys.stdin:
+    if line.strip() == sys.argv[1]:
+        sys.exit(3)
+    with open(os.path.join(os.environ[BUILD_ENV], "given"), "a") as f:
+        f.write(line)
+    time.sleep(0.05)
+    print("done", flush=True)
+"""
+
+
+def test_the_workers_take_every_group_once(tmp_path):
+    directories = [tmp_path / "a", tmp_path / "b"]
+    for d in directories:
+        d.mkdir()
+    serve(list(range(9)), [str(d) for d in directories], (sys.executable, "-c", WORKER, "none"))
+    given = [[int(x) for x in (d / "given").read_text().split()] for d in directories if (d / "given").exists()]
+    assert sorted(sum(given, [])) == list(range(9)) and len(given) == 2  # each group once, both workers used
+
+
+def test_a_worker_that_stops_fails_the_build(tmp_path):
+    directories = [tmp_path / "a", tmp_path / "b"]
+    for d in directories:
+        d.mkdir()
+    with pytest.raises(SystemExit, match="a kernel group failed to compile"):
+        serve(list(range(9)), [str(d) for d in directories], (sys.executable, "-c", WORKER, "4"))

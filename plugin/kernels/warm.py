@@ -9,10 +9,11 @@ on the bundled robots serves every robot.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import time
-from typing import Callable
+from typing import Callable, NamedTuple
 
 import numpy as np
 
@@ -67,21 +68,57 @@ def exercise(robot, batch: int = 0) -> None:
             pass
 
 
-def groups() -> list[tuple[str, Callable[[], object]]]:
-    """(label, work) of every group of kernels, in the order a new user meets them."""
+# declared quantities whose kernels take longest to compile, first (the build hands groups out in
+# order, so the longest start first; the order only balances the build's processes)
+LONGEST_FIRST = ("forward_dynamics", "forward_dynamics_derivatives", "inverse_dynamics_derivatives",
+                 "frame_velocity", "jacobian")
+
+
+class Group(NamedTuple):
+    """A group of kernels: its ``label``, the ``work`` that compiles (or loads) them, and whether
+    they are ``apart``: compiled by that work alone (up to small shared helpers), so that a
+    process of their own can compile them (:mod:`composedyn.kernels.build`); the other groups
+    reach kernels of several quantities."""
+
+    label: str
+    work: Callable[[], object]
+    apart: bool = True
+
+
+@functools.cache
+def groups() -> list[Group]:
+    """(label, work) of every group of kernels: one per compiled function of each declared
+    quantity (its C entries, its serial loop and, where this thread may run one, its parallel
+    loop) and closed chains, each compiled apart from the others, the longest first; then the
+    ``Robot`` methods on one sample and on batches, the floating base and inverse kinematics,
+    which reach the quantities' kernels.  Made once per process (the bundled robot they
+    exercise is loaded once)."""
     import composedyn as cd
     from composedyn.dynamics import dispatch
     from composedyn.dynamics.compiled import declare, quantities
-    from composedyn.dynamics.compiled.parallel import PARALLEL_WORK
+    from composedyn.dynamics.compiled.parallel import PARALLEL_WORK, parallel_safe
 
     fixed = cd.load("panda")
     big = PARALLEL_WORK // fixed.dof + 1  # enough samples for the parallel loops
 
+    def routes(q):  # (label, work) of each compiled function of q, compiled apart from the others
+        arrays = dispatch.packed(fixed.model).of
+        made = [Group(f"{label(q)}: C entry", lambda: declare.entry(q))]
+        if declare.takes_extras(q):
+            made.append(Group(f"{label(q)}: C entry with link wrenches", lambda: declare.entry(q, True)))
+        made.append(Group(f"{label(q)}: batch loop", lambda: declare.warm(q, arrays(q), 1)))
+        if parallel_safe():
+            made.append(Group(f"{label(q)}: parallel batch loop", lambda: declare.warm(q, arrays(q), 2, parallel=True)))
+        return made
+
+    def methods():
+        for batch in (0, 2, big):
+            exercise(fixed, batch)
+
     def floating():
         robot = cd.load("panda", floating=True)
-        exercise(robot)
-        exercise(robot, 2)
-        exercise(robot, big)
+        for batch in (0, 2, big):
+            exercise(robot, batch)
 
     def closed():
         from composedyn.dynamics.compiled.closed import kernel
@@ -92,18 +129,17 @@ def groups() -> list[tuple[str, Callable[[], object]]]:
     def ik():
         fixed.inverse_kinematics(fixed.frame_names[-1], fixed.frame_pose(np.zeros(fixed.dof), fixed.frame_names[-1]))
 
-    return [
-        ("dynamics and task space, one sample", lambda: (fixed.warm_up(), exercise(fixed))),
-        ("C entries of the Robot methods",
-         lambda: [declare.entry(q, extras) for q in quantities.DECLARED.values()
-                  for extras in (False, True)[:1 + declare.takes_extras(q)]]),
-        ("trajectory loops", lambda: (fixed.warm_up(batch=True), exercise(fixed, 2))),
-        ("parallel trajectory loops",  # every declared quantity's, the methods' on large batches
-         lambda: (dispatch.warm_up(fixed.model, batch=True, entries_too=False, parallel=True), exercise(fixed, big))),
-        ("floating base", floating),
-        ("closed chains", closed),
-        ("inverse kinematics", ik),
-    ]
+    rank = {name: k for k, name in enumerate(LONGEST_FIRST)}
+    declared = sorted(quantities.DECLARED.values(), key=lambda q: rank.get(q.name, len(rank)))
+    return ([work for q in declared[:len(rank)] for work in routes(q)] + [Group("closed chains", closed)]
+            + [work for q in declared[len(rank):] for work in routes(q)]
+            + [Group("Robot methods, one sample and batches", methods, False),
+               Group("floating base", floating, False), Group("inverse kinematics", ik, False)])
+
+
+def label(q) -> str:
+    """A declared quantity's name in words."""
+    return q.name.replace("_", " ")
 
 
 def warm_all(stream=None, only: int | None = None) -> dict[str, float]:
@@ -117,6 +153,6 @@ def warm_all(stream=None, only: int | None = None) -> dict[str, float]:
         warnings.simplefilter("ignore", ModelWarning)  # the bundled robots' remarks, about no user's input
         work = groups() if only is None else [groups()[only]]
         steps = Steps(len(work), stream)
-        for label, run in work:
-            steps.run(label, run)
+        for group in work:
+            steps.run(group.label, group.work)
     return steps.seconds
