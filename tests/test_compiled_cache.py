@@ -2,7 +2,7 @@
 
 numba alone keys a cache entry on the defining file only, so editing a helper
 that a kernel inlines (here the joint model, ``compiled/joint.py``, inlined
-into the RNEA kernel of ``compiled/rnea.py``) would be served the old machine
+into the gravity-torque kernel of ``compiled/gravity.py``) would be served the old machine
 code.  The test runs a kernel from a copy of the installed package in fresh
 processes: unchanged source loads from the cache, an edited helper compiles
 again and gives the edited result.
@@ -24,16 +24,17 @@ import pytest
 
 import composedyn
 
-RUN_RNEA = """
+# the gravity-torque kernel: it inlines the joint model's helpers, and compiles in seconds
+RUN_KERNEL = """
 import json, numpy as np, composedyn
-from composedyn.dynamics.compiled.layout import NO_FW, pack
-from composedyn.dynamics.compiled.rnea import SCRATCH, rnea_into
+from composedyn.dynamics.compiled.layout import pack
+from composedyn.dynamics.compiled.gravity import SCRATCH, gravity_into
 robot = composedyn.load("two_link")
 im, fm = pack(robot.model)
 q = np.array([0.3, -0.7]); out = np.empty(2)
-rnea_into(im, fm, q, q, q, NO_FW, 1, 0, out, np.empty((3, SCRATCH)))
+gravity_into(im, fm, q, out, np.empty((2, SCRATCH)))
 print(json.dumps({"file": composedyn.__file__, "tau": out.tolist(),
-                  "cache_hits": sum(rnea_into.stats.cache_hits.values())}))
+                  "cache_hits": sum(gravity_into.stats.cache_hits.values())}))
 """
 
 
@@ -59,8 +60,8 @@ def run(code: str, path: Path, **env_extra) -> subprocess.CompletedProcess:
                           timeout=600, check=False)
 
 
-def rnea_in(path: Path) -> dict:
-    proc = run(RUN_RNEA, path)
+def kernel_in(path: Path) -> dict:
+    proc = run(RUN_KERNEL, path)
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     assert result["file"].startswith(str(path))  # the copy ran, not the installed package
@@ -69,18 +70,18 @@ def rnea_in(path: Path) -> dict:
 
 def test_editing_an_inlined_helper_recompiles_the_kernel(tmp_path):
     root = copy_installed_package(tmp_path)
-    first = rnea_in(tmp_path)  # compiles, writes the cache
+    first = kernel_in(tmp_path)  # compiles, writes the cache
     assert first["cache_hits"] == 0
-    again = rnea_in(tmp_path)  # unchanged source: loaded from the cache
+    again = kernel_in(tmp_path)  # unchanged source: loaded from the cache
     assert again["cache_hits"] == 1 and again["tau"] == first["tau"]
     joint = root / "dynamics" / "compiled" / "joint.py"
     source = joint.read_text()
     assert "REVOLUTE" in source and "PRISMATIC" in source
     joint.write_text(source + "\nREVOLUTE, PRISMATIC = PRISMATIC, REVOLUTE  # swapped\n")
-    edited = rnea_in(tmp_path)  # revolute joints now read as prismatic: other torques
+    edited = kernel_in(tmp_path)  # revolute joints now read as prismatic: other torques
     assert edited["cache_hits"] == 0 and edited["tau"] != first["tau"]
     joint.write_text(source)
-    restored = rnea_in(tmp_path)
+    restored = kernel_in(tmp_path)
     assert restored["tau"] == first["tau"]
 
 
@@ -113,28 +114,28 @@ def test_numba_that_does_not_import_is_one_clear_error(tmp_path):
 def test_a_cache_compiled_with_another_numba_compiles_again_and_says_so_once(tmp_path):
     root = copy_installed_package(tmp_path)
     shipped = root / "dynamics" / "compiled" / "kernel_cache"
-    built = run(RUN_RNEA, tmp_path, COMPOSEDYN_KERNEL_CACHE_BUILD=str(shipped))  # as the build step writes it
+    built = run(RUN_KERNEL, tmp_path, COMPOSEDYN_KERNEL_CACHE_BUILD=str(shipped))  # as the build step writes it
     assert built.returncode == 0, built.stderr
     (shipped / "build.json").write_text(json.dumps({"numba": numba.__version__}))
-    served = run(RUN_RNEA, tmp_path)
+    served = run(RUN_KERNEL, tmp_path)
     assert served.returncode == 0, served.stderr
     assert json.loads(served.stdout.strip().splitlines()[-1])["cache_hits"] == 1  # read from the shipped cache
     assert "compiling dynamics kernels" not in served.stderr
-    assert not (tmp_path / "user-cache").exists() or not any((tmp_path / "user-cache").rglob("rnea*"))
+    assert not (tmp_path / "user-cache").exists() or not any((tmp_path / "user-cache").rglob("gravity*"))
     for index in shipped.glob("*.nbi"):  # as if compiled by another numba release
         with open(index, "rb") as f:
             pickle.load(f)
             rest = f.read()
         index.write_bytes(pickle.dumps("0.0.1", protocol=-1) + rest)
     (shipped / "build.json").write_text(json.dumps({"numba": "0.0.1"}))
-    proc = run(RUN_RNEA, tmp_path)
+    proc = run(RUN_KERNEL, tmp_path)
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     assert result["cache_hits"] == 0 and result["tau"] == json.loads(served.stdout.strip().splitlines()[-1])["tau"]
     notices = [ln for ln in proc.stderr.splitlines() if "compiling dynamics kernels" in ln]
     assert len(notices) == 1 and f"compiled with numba 0.0.1, this is numba {numba.__version__}" in notices[0]
     assert proc.stderr.strip() == notices[0]
-    again = json.loads(run(RUN_RNEA, tmp_path).stdout.strip().splitlines()[-1])  # kept in the user's cache
+    again = json.loads(run(RUN_KERNEL, tmp_path).stdout.strip().splitlines()[-1])  # kept in the user's cache
     assert again["cache_hits"] == 1
 
 

@@ -13,13 +13,12 @@ import numpy as np
 import pytest
 
 import composedyn as cd
+from compiled_calls import entry
 from composedyn.dynamics import array_api as A
 from composedyn.dynamics.array_api.model import from_robot
-from composedyn.dynamics.compiled.crba import SCRATCH as CRBA_SCRATCH
-from composedyn.dynamics.compiled.crba import crba_into
-from composedyn.dynamics.compiled.layout import FORM, NO_FW, PARENT, pack_tree
-from composedyn.dynamics.compiled.rnea import SCRATCH as RNEA_SCRATCH
-from composedyn.dynamics.compiled.rnea import rnea_into
+from composedyn.dynamics.compiled.crba import MASS_MATRIX
+from composedyn.dynamics.compiled.layout import ARM, FORM, PARENT, pack_tree
+from composedyn.dynamics.compiled.rnea import INVERSE_DYNAMICS
 from composedyn.dynamics.joint_types import TreeForm
 from composedyn.testing.pinocchio_trees import (
     FLOATING_URDFS,
@@ -45,15 +44,21 @@ def _err(a, b) -> float:
 
 
 def _id(im, fm, n, nv, q, v, a, extra=0):
-    out, w = np.empty(nv), np.empty((n + 1, RNEA_SCRATCH))
-    rnea_into(im, fm, q, v, a, NO_FW, 1, extra, out, w)
-    return out
+    """Inverse dynamics by the declared C entry (the kernel the Robot methods run; scratch full of NaN):
+    ``extra`` bit 1 the armature (which the entry always adds: without it the tree must have none), bit 2
+    damping and Coulomb friction."""
+    assert extra & 1 or not fm[:, ARM].any()
+    status, tau = entry(INVERSE_DYNAMICS, (im, fm), q, v, a, options=((extra >> 1) & 1,))
+    assert status == 0 and tau.shape == (nv,) and im.shape[0] == n
+    return tau
 
 
 def _mass(im, fm, nv, q, arm=0):
-    out, w = np.full((nv, nv), np.nan), np.full((nv, CRBA_SCRATCH), np.nan)
-    crba_into(im, fm, q, arm, out, w)
-    return out
+    """The mass matrix by the declared C entry (armature included: with ``arm`` 0 the tree must have none)."""
+    assert arm or not fm[:, ARM].any()
+    status, M = entry(MASS_MATRIX, (im, fm), q)
+    assert status == 0 and M.shape == (nv, nv)
+    return M
 
 
 @pytest.fixture(scope="module", params=list(TREES))
@@ -98,16 +103,15 @@ def test_armature_and_friction_equal_the_array_api_engine(tree):
     assert _err(_mass(im, fm, nv, q, arm=1), A.mass_matrix(bm, q)) < 1e-12
 
 
-def test_zero_quaternion_gives_nan_not_a_pose():
+def test_a_zero_quaternion_is_refused_not_a_pose():
     rng = np.random.default_rng(2)
     model = random_tree(rng, 4, kinds=("revolute", "spherical"), root="free_flyer")
     am = array_model(model)
     im, fm = pack_tree(am)
     q = random_configuration(am, rng)
     q[3:7] = 0.0
-    tau = _id(im, fm, am.n, model.nv, q, np.ones(model.nv), np.ones(model.nv))
-    assert np.isnan(tau).any()
-    assert np.isnan(_mass(im, fm, model.nv, q)).any()
+    assert entry(INVERSE_DYNAMICS, (im, fm), q, np.ones(model.nv), np.ones(model.nv), options=(0,))[0] == 4
+    assert entry(MASS_MATRIX, (im, fm), q)[0] == 4
 
 
 _FREE_ROOT_SEEDS = [21, 22, 23]

@@ -17,15 +17,14 @@ import numpy as np
 import pytest
 
 import composedyn as cd
+from compiled_calls import entry
 from composedyn.dynamics import array_api as A
 from composedyn.dynamics.array_api import joints as J
 from composedyn.dynamics.array_api.model import from_robot
 from composedyn.dynamics.compiled import declare
-from composedyn.dynamics.compiled.coriolis import CORIOLIS_MATRIX, coriolis_into
-from composedyn.dynamics.compiled.coriolis import SCRATCH as CORIOLIS_SCRATCH
+from composedyn.dynamics.compiled.coriolis import CORIOLIS_MATRIX
 from composedyn.dynamics.compiled.layout import model_dims, pack_tree
-from composedyn.dynamics.compiled.regressor import REGRESSOR, regressor_into
-from composedyn.dynamics.compiled.regressor import SCRATCH as REGRESSOR_SCRATCH
+from composedyn.dynamics.compiled.regressor import REGRESSOR
 from composedyn.testing.pinocchio_trees import FLOATING_URDFS, array_model, floating_robot, random_tree
 from pin_oracle import legged_pair, pin, tree_regressor_columns
 
@@ -69,16 +68,17 @@ def tree(request) -> Tree:
 
 
 def _regressor(im, fm, q, v, a) -> np.ndarray:
-    n, (_, nv, _) = im.shape[0], model_dims(im)
-    out = np.full((nv, 10 * n), np.nan)  # every entry written (zeros between branches)
-    regressor_into(im, fm, q, v, a, 1, out, np.full((nv + 1, REGRESSOR_SCRATCH), np.nan), np.empty((6, 10)))
+    """The regressor by the declared C entry (the kernel the Robot methods run), result and scratch full of
+    NaN beforehand: every entry written (zeros between branches), nothing read before it is written."""
+    status, out = entry(REGRESSOR, (im, fm), q, v, a)
+    assert status == 0
     return out
 
 
 def _coriolis(im, fm, q, v) -> np.ndarray:
-    nv = model_dims(im)[1]
-    out = np.full((nv, nv), np.nan)  # every entry written (zeros between branches)
-    coriolis_into(im, fm, q, v, out, np.full((nv, CORIOLIS_SCRATCH), np.nan))
+    """C(q, v) by the declared C entry, as :func:`_regressor`."""
+    status, out = entry(CORIOLIS_MATRIX, (im, fm), q, v)
+    assert status == 0
     return out
 
 
@@ -166,12 +166,12 @@ def test_declared_coriolis_matrix_on_a_tree(tree):
         assert np.array_equal(got[1], want)
 
 
-def test_zero_quaternion_gives_nan_not_a_pose():
+def test_a_zero_quaternion_is_refused_not_a_pose():
     tree = Tree("floating")  # free-flyer root: its quaternion is q[3:7]
     q, ones = tree.q(), np.ones(tree.nv)
     q[3:7] = 0.0
-    assert np.isnan(_regressor(tree.im, tree.fm, q, ones, ones)).any()
-    assert np.isnan(_coriolis(tree.im, tree.fm, q, ones)).any()
+    assert entry(REGRESSOR, (tree.im, tree.fm), q, ones, ones)[0] == 4
+    assert entry(CORIOLIS_MATRIX, (tree.im, tree.fm), q, ones)[0] == 4
 
 
 @pytest.fixture(scope="module", params=list(FLOATING_URDFS))

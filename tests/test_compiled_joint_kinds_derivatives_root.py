@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 import composedyn as cd
-from composedyn.dynamics.compiled import derivatives, fd_derivatives
-from composedyn.dynamics.compiled.layout import ARM, FORM, MASS, NO_FW, pack_tree
+from compiled_calls import entry
+from composedyn.dynamics.compiled import fd_derivatives
+from composedyn.dynamics.compiled.layout import ARM, FORM, MASS, pack_tree
 from composedyn.dynamics.joint_types import TreeForm
 from composedyn.dynamics.schema import add_joint, add_link
 from composedyn.testing.pinocchio_trees import array_model, random_configuration, random_tree
@@ -22,23 +23,20 @@ from test_floating_derivatives import _central, _group_central
 
 SEEDS = (0, 1, 2, 3)
 ROOTS = {"free_flyer": slice(3, 7), "planar": slice(2, 4), "spherical": slice(0, 4)}  # -> the root's orientation
-_NO_P = np.empty((0, 9))
 
 
 def _derivatives(im, fm, nv, q, v, a):
-    """(status, d tau / d q, d tau / d v) of the declared kernel, friction off."""
-    dq, dv = np.full((nv, nv), np.nan), np.full((nv, nv), np.nan)
-    w = np.full((nv, derivatives.SCRATCH), np.nan)
-    status = fd_derivatives.inverse_dynamics_derivatives(im, fm, q, v, a, NO_FW, _NO_P, 0, 0.0, dq, dv, w)
+    """(status, d tau / d q, d tau / d v) of the declared quantity's C entry (the kernel the Robot methods
+    run), friction off, results and scratch full of NaN beforehand."""
+    status, dq, dv = entry(fd_derivatives.INVERSE_DYNAMICS_DERIVATIVES, (im, fm), q, v, a, options=(0,))
+    assert dq.shape == (nv, nv)
     return status, dq, dv
 
 
 def _fd_derivatives(im, fm, nv, q, v, tau):
-    """(status, d a / d q, d a / d v, M^-1) of the declared kernel, friction off, on NaN-filled scratch."""
-    aq, av, minv, L = (np.full((nv, nv), np.nan) for _ in range(4))
-    qdd, wa = np.full(nv, np.nan), np.full((nv, fd_derivatives.SCRATCH), np.nan)
-    wd = np.full((nv, derivatives.SCRATCH), np.nan)
-    status = fd_derivatives.forward_dynamics_derivatives(im, fm, q, v, tau, 0, 0.0, aq, av, minv, qdd, wa, wd, L)
+    """(status, d a / d q, d a / d v, M^-1) of the declared quantity's C entry, as :func:`_derivatives`."""
+    status, aq, av, minv = entry(fd_derivatives.FORWARD_DYNAMICS_DERIVATIVES, (im, fm), q, v, tau, options=(0,))
+    assert aq.shape == (nv, nv)
     return status, aq, av, minv
 
 

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import composedyn as cd
+from compiled_calls import entry
 from composedyn.dynamics.array_api import joints as J
 from composedyn.dynamics.array_api.model import from_robot
 from composedyn.dynamics.compiled import com, com_velocity, frames, gravity
@@ -41,55 +42,51 @@ def _err(a, b) -> float:
 
 
 class Kernels:
-    """The compiled single-sample functions on one packed tree, with fresh (NaN-filled) outputs and scratch."""
+    """The declared single-sample quantities' C entries (the kernels the Robot methods run) on one packed
+    tree, with fresh (NaN-filled) outputs and scratch."""
 
     def __init__(self, arrays):
         (self.im, self.fm), (_, self.fx) = arrays.bodies, arrays.frames
         self.n = self.im.shape[0]
         self.nv = int(self.im[-1, 3] + self.im[-1, 5])
 
-    def _scratch(self):
-        return np.full((6, self.nv), np.nan)
+    def status(self, quantity, *inputs, options=()) -> int:
+        """The status of ``quantity``'s entry on these inputs."""
+        model = (self.im, self.fx) if quantity.model == "frames" else (self.im, self.fm)
+        return entry(quantity, model, *inputs, options=options)[0]
+
+    def _run(self, quantity, *inputs, options=()):
+        model = (self.im, self.fx) if quantity.model == "frames" else (self.im, self.fm)
+        status, out = entry(quantity, model, *inputs, options=options)
+        assert status == 0
+        return out
 
     def pose(self, q, k):
-        out = np.full((4, 4), np.nan)
-        assert frames.frame_pose(self.im, self.fx, q, k, out, self._scratch()) == 0
-        return out
+        return self._run(frames.FRAME_POSE, q, options=(k,))
 
     def jacobian(self, q, k, local):
-        out = self._scratch()
-        assert frames.jacobian(self.im, self.fx, q, k, local, out) == 0
-        return out
+        return self._run(frames.JACOBIAN, q, options=(k, local))
 
     def velocity(self, q, v, k, local):
-        out = np.full(6, np.nan)
-        assert frames.frame_velocity(self.im, self.fx, q, v, k, local, out, self._scratch()) == 0
-        return out
+        return self._run(frames.FRAME_VELOCITY, q, v, options=(k, local))
 
     def acceleration(self, q, v, a, k, local):
-        out = np.full(6, np.nan)
-        assert frames.frame_acceleration(self.im, self.fx, q, v, a, k, local, out, self._scratch()) == 0
-        return out
+        return self._run(frames.FRAME_ACCELERATION, q, v, a, options=(k, local))
 
     def gravity(self, q):
-        out = np.full(self.nv, np.nan)
-        assert gravity.gravity_torques(self.im, self.fm, q, out, np.full((self.nv, gravity.SCRATCH), np.nan)) == 0
-        return out
+        return self._run(gravity.GRAVITY_TORQUES, q)
 
     def com(self, q):
-        out, W = np.full(3, np.nan), np.full((self.nv, com.SCRATCH), np.nan)
-        assert com.center_of_mass(self.im, self.fm, q, out, W) == 0
-        return out
+        return self._run(com.CENTER_OF_MASS, q)
 
     def com_jacobian(self, q):
-        out, W = np.full((3, self.nv), np.nan), np.full((self.nv, com.SCRATCH), np.nan)
-        assert com.com_jacobian(self.im, self.fm, q, out, W) == 0
-        return out
+        return self._run(com.COM_JACOBIAN, q)
 
     def com_velocity(self, q, v):
-        out, W, Jc = np.full(3, np.nan), np.full((self.nv, com.SCRATCH), np.nan), np.full((3, self.nv), np.nan)
-        assert com_velocity.center_of_mass_velocity(self.im, self.fm, q, v, out, W, Jc) == 0
-        return out
+        return self._run(com_velocity.CENTER_OF_MASS_VELOCITY, q, v)
+
+    def _scratch(self):
+        return np.full((6, self.nv), np.nan)
 
 
 @pytest.fixture(scope="module", params=list(TREES))
@@ -166,17 +163,17 @@ def test_a_quaternion_of_any_norm_is_normalised_and_a_zero_one_is_refused(tree):
     pose = np.full((4, 4), 0.0)
     frames.pose_into(k.im, k.fx, zero, 2 * last, pose, k._scratch())
     assert np.isnan(pose).any()  # the inner step propagates NaN; the declarations refuse it with status 4
-    assert frames.frame_pose(k.im, k.fx, zero, last, pose, k._scratch()) == 4
-    assert gravity.gravity_torques(k.im, k.fm, zero, np.zeros(k.nv), np.zeros((k.nv, gravity.SCRATCH))) == 4
-    assert com.com_jacobian(k.im, k.fm, zero, np.zeros((3, k.nv)), np.zeros((k.nv, com.SCRATCH))) == 4
+    assert k.status(frames.FRAME_POSE, zero, options=(last,)) == 4
+    assert k.status(gravity.GRAVITY_TORQUES, zero) == 4
+    assert k.status(com.COM_JACOBIAN, zero) == 4
 
 
 def test_frame_codes_past_the_last_frame_are_refused(tree):
     _, model, am, k = tree
     L = len(model.frames)
-    q, out = _q(am, np.random.default_rng(0)), np.empty((6, k.nv))
+    q = _q(am, np.random.default_rng(0))
     assert frames.frame_code(k.im, k.fx, L - 1, 1) == 2 * (L - 1) + 1
-    assert frames.frame_code(k.im, k.fx, L, 0) == -1 and frames.jacobian(k.im, k.fx, q, L, 0, out) == 1
+    assert frames.frame_code(k.im, k.fx, L, 0) == -1 and k.status(frames.JACOBIAN, q, options=(L, 0)) == 1
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -210,9 +207,9 @@ def test_a_free_flyer_root_with_one_coordinate_joints_equals_pinocchio(seed):
                 assert _err(k.acceleration(q, v, a, fid, local), acc) < 1e-12, (name, ref)
     zero = q.copy()
     zero[3:7] = 0.0
-    out, last = np.empty((6, k.nv)), len(model.frames) - 1
-    assert frames.jacobian(k.im, k.fx, zero, last, 0, out) == 4
-    assert frames.frame_pose(k.im, k.fx, zero, last, np.empty((4, 4)), out) == 4
+    last = len(model.frames) - 1
+    assert k.status(frames.JACOBIAN, zero, options=(last, 0)) == 4
+    assert k.status(frames.FRAME_POSE, zero, options=(last,)) == 4
 
 
 @pytest.mark.parametrize("name", list(FLOATING_URDFS))
