@@ -87,7 +87,7 @@ class Group(NamedTuple):
 
 @functools.cache
 def groups() -> list[Group]:
-    """(label, work) of every group of kernels: one per compiled function of each declared
+    """Every :class:`Group` of kernels: one per compiled function of each declared
     quantity (its C entries, its serial loop and, where this thread may run one, its parallel
     loop) and closed chains, each compiled apart from the others, the longest first; then the
     ``Robot`` methods on one sample and on batches, the floating base and inverse kinematics,
@@ -101,7 +101,7 @@ def groups() -> list[Group]:
     fixed = cd.load("panda")
     big = PARALLEL_WORK // fixed.dof + 1  # enough samples for the parallel loops
 
-    def routes(q):  # (label, work) of each compiled function of q, compiled apart from the others
+    def routes(q):  # a group per compiled function of q, each compiled apart from the others
         arrays = dispatch.packed(fixed.model).of
         made = [Group(f"{label(q)}: C entry", lambda: declare.entry(q))]
         if declare.takes_extras(q):
