@@ -1,4 +1,4 @@
-"""Robots, states and comparisons shared by tests/test_torch.py and tests/test_jax.py.
+"""Robots, states and comparisons shared by tests/test_torch.py and the tests/test_jax*.py files.
 
 Cases: bundled robots, random branched trees with damping, Coulomb friction and
 armature, random trees with mimic joints, and floating random trees.  Each case

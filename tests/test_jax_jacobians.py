@@ -1,0 +1,121 @@
+"""``robot.to_jax()``'s derivatives: ``jax.jacfwd``/``jacrev`` of inverse and forward dynamics equal
+composedyn's analytic derivatives (floating bases through the tangent of ``integrate``); the mass matrix's
+written-out tangent equals autodiff through the recursion and central differences; ``integrate`` is
+differentiable at zero; ``jax.grad`` with respect to the parameters is the regressor."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from jax_cases import GRADIENT_CASES, args_of, jax, jnp
+from tensor_cases import close, robot, states, tangent
+
+
+@pytest.mark.parametrize("case, jac", [(c, "jacfwd") for c in GRADIENT_CASES] + [("panda", "jacrev"),
+                                                                                  ("floating", "jacrev")])
+def test_inverse_dynamics_jacobians_equal_analytic_derivatives(case, jac):
+    r = robot(case)
+    jd = r.to_jax()
+    st = states(r, (), seed=5)
+    q, v, a = args_of(st, ("q", "v", "a"))
+    Jq, Jv, Ja = getattr(jax, jac)(jd.inverse_dynamics, argnums=(0, 1, 2))(q, v, a)
+    dq, dv = r.inverse_dynamics_derivatives(st["q"], st["v"], st["a"])
+    close(np.asarray(Jq) @ tangent(r, st["q"]), dq, 1e-9, "dtau/dq")
+    close(Jv, dv, 1e-9, "dtau/dv")
+    close(Ja, r.mass_matrix(st["q"]), 1e-9, "dtau/da")
+
+
+@pytest.mark.parametrize("case", GRADIENT_CASES)
+def test_forward_dynamics_jacobians_equal_analytic_derivatives(case):
+    r = robot(case)
+    jd = r.to_jax()
+    st = states(r, (), seed=6)
+    q, v, tau = args_of(st, ("q", "v", "tau"))
+    Jq, Jv, Jt = jax.jit(jax.jacfwd(jd.forward_dynamics, argnums=(0, 1, 2)))(q, v, tau)
+    dq, dv, Minv = r.forward_dynamics_derivatives(st["q"], st["v"], st["tau"])
+    close(np.asarray(Jq) @ tangent(r, st["q"]), dq, 1e-9, "da/dq")
+    close(Jv, dv, 1e-9, "da/dv")
+    close(Jt, Minv, 1e-9, "da/dtau")
+
+
+@pytest.mark.parametrize("case", ("panda", "tree", "mimic", "floating"))
+def test_mass_matrix_derivatives_equal_differences_and_the_recursion(case, monkeypatch):
+    """M's written-out tangent (one-coordinate trees, float64; a floating base differentiates the recursion):
+    jacfwd, jacrev and the gradient of <P, M> (parameters and armature included) equal autodiff through the
+    recursion without the rule to 1e-12, and jacrev equals central differences of the Robot's compiled M."""
+    from composedyn.dynamics import array_api as aa
+    from composedyn.dynamics.array_api import crba
+
+    used = []
+    tangent = crba.mass_matrix_jvp
+    monkeypatch.setattr(crba, "mass_matrix_jvp", lambda *a: used.append(1) or tangent(*a))
+    r = robot(case)
+    jd = r.to_jax()
+    bm = aa.on(aa.from_robot(r), jnp, dtype=jnp.float64)
+    st = states(r, (3,), seed=12)
+    q = jnp.asarray(st["q"])
+    p = jnp.asarray(r.inertial_parameters())
+    arm = None if r.floating else jnp.full(jd.layout.joint_terms, 0.1)  # a floating base's has other rows
+    P = jnp.asarray(np.random.default_rng(3).normal(size=(3, r.nv, r.nv)))
+
+    def plain(q, p=None, arm=None):
+        return aa.mass_matrix(bm, q, params=p, armature=arm)
+
+    for jac in (jax.jacfwd, jax.jacrev):
+        close(jac(jd.mass_matrix)(q[0]), jac(plain)(q[0]), 1e-12, f"{jac.__name__} of M")
+    args = (q, p) if arm is None else (q, p, arm)
+    got = jax.jit(jax.grad(lambda *x: jnp.sum(P * jd.mass_matrix(x[0], params=x[1], armature=x[2] if x[2:] else None)),
+                           argnums=tuple(range(len(args)))))(*args)
+    want = jax.grad(lambda *x: jnp.sum(P * plain(*x)), argnums=tuple(range(len(args))))(*args)
+    for g, w, what in zip(got, want, ("q", "params", "armature")):
+        close(g, w, 1e-12, f"grad of <P, M> by {what}")
+    assert bool(used) == (not r.floating), f"{case}: the written-out tangent ran {len(used)} times"
+    if r.nq == r.nv:  # central differences of the compiled M along every coordinate
+        e = 1e-6
+        fd = np.stack([(r.mass_matrix(st["q"][0] + e * d) - r.mass_matrix(st["q"][0] - e * d)) / (2 * e)
+                       for d in np.eye(r.nq)], axis=-1)
+        close(jax.jacrev(jd.mass_matrix)(q[0]), fd, 1e-6, "jacrev of M against differences")
+
+
+def test_mass_matrix_tangent_equals_differences_on_random_trees():
+    """The CRBA's written-out tangent on trees of revolute, prismatic, helical and continuous joints (several
+    roots and branches) equals central differences of the CRBA along random directions (NumPy)."""
+    from composedyn.dynamics import array_api as aa
+    from composedyn.dynamics.array_api import crba
+    from composedyn.dynamics.array_api.kinematics import tree
+    from composedyn.testing.pinocchio_trees import array_model, random_tree
+
+    for seed in range(4):
+        rng = np.random.default_rng(seed)
+        am = array_model(random_tree(rng, 9, kinds=("revolute", "prismatic", "helical", "continuous")))
+        bm = aa.on(am, np, dtype=np.float64)
+        assert crba.scalar_tree(bm)
+        q, dq = rng.uniform(-1.0, 1.0, (2, 2, am.nq_full))
+        e = 1e-6
+        fd = (crba.rigid_mass_matrix(bm, q + e * dq) - crba.rigid_mass_matrix(bm, q - e * dq)) / (2 * e)
+        got = crba.mass_matrix_jvp(bm, crba.root_terms(bm, *tree(bm, q)), dq)
+        assert np.abs(got - fd).max() <= 1e-7 * np.abs(fd).max(), f"seed {seed}: {np.abs(got - fd).max():.3g}"
+
+
+@pytest.mark.parametrize("case", ("floating", "floating_mimic"))
+def test_integrate_is_differentiable_at_zero(case):
+    r = robot(case)
+    jd = r.to_jax()
+    q = jnp.asarray(states(r, (), seed=7)["q"])
+    J = jax.jacfwd(lambda d: jd.integrate(q, d))(jnp.zeros(r.nv))
+    close(J, tangent(r, np.asarray(q)), 1e-12, "d integrate / d v at 0")
+
+
+@pytest.mark.parametrize("case", ("panda", "mimic", "floating"))
+def test_parameter_gradient_is_the_regressor(case):
+    r = robot(case)
+    jd = r.to_jax()
+    st = states(r, (), seed=8)
+    q, v, a = args_of(st, ("q", "v", "a"))
+    p = jnp.asarray(r.inertial_parameters())
+    Y = r.regressor(st["q"], st["v"], st["a"])
+    close(jax.jacrev(lambda x: jd.inverse_dynamics(q, v, a, params=x))(p), Y, 1e-12, "d tau / d params")
+    w = np.linspace(-1.0, 1.0, r.nv)
+    close(jax.grad(lambda x: jnp.dot(jnp.asarray(w), jd.inverse_dynamics(q, v, a, params=x)))(p), w @ Y, 1e-12,
+          "grad of w . tau")

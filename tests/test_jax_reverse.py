@@ -1,0 +1,56 @@
+"""``robot.to_jax()`` in reverse mode: ``jax.test_util.check_grads`` passes, and the reverse passes hold no
+reduction across a spatial vector's component axis."""
+
+from __future__ import annotations
+
+import pytest
+
+from jax_cases import args_of, check_grads, jax, jnp
+from tensor_cases import calls, frames, method, robot, states, with_q1
+
+
+@pytest.mark.parametrize("case", ("two_link", "floating"))
+def test_check_grads(case):
+    r = robot(case)
+    jd = r.to_jax()
+    st = states(r, (2,), seed=10)
+    q, v, a, tau = args_of(st, ("q", "v", "a", "tau"))
+    p = jnp.asarray(r.inertial_parameters())
+    arm = jnp.full(jd.layout.joint_terms, 0.1)
+    check_grads(lambda *x: jd.inverse_dynamics(*x[:3], params=x[3], armature=x[4]), (q, v, a, p, arm), order=1)
+    check_grads(lambda *x: jd.forward_dynamics(*x[:3], params=x[3]), (q, v, tau, p), order=1)
+    check_grads(lambda x: jd.jacobian(x, frames(r)[0]), (q,), order=1)
+
+
+def _reductions(jaxpr) -> list:
+    """(primitive, operand shape, axes, source line) of every reduction over an axis longer than 1
+    in ``jaxpr`` and the jaxprs nested in it."""
+    from jax._src import source_info_util
+
+    found = []
+    for e in jaxpr.eqns:
+        if e.primitive.name.startswith("reduce_"):
+            shape = e.invars[0].aval.shape
+            if any(shape[k] > 1 for k in e.params.get("axes", ())):
+                found.append((e.primitive.name, shape, e.params["axes"], source_info_util.summarize(e.source_info)))
+        for p in e.params.values():
+            for sub in p if isinstance(p, (list, tuple)) else [p]:
+                inner = getattr(sub, "jaxpr", sub)
+                if hasattr(inner, "eqns"):
+                    found += _reductions(inner)
+    return found
+
+
+@pytest.mark.parametrize("case", ("panda", "tree", "mimic"))
+def test_reverse_mode_has_no_reductions_across_component_axes(case):
+    """The products of the spatial algebra are written without broadcasting a factor across a
+    component axis on JAX: reverse mode would turn each broadcast into a reduction, several times
+    slower on XLA's CPU backend than the elementwise programs around it (bench/tensors.py)."""
+    r = robot(case)
+    jd = r.to_jax()
+    st = with_q1(r, states(r, (3,)))
+    for name, (names, kwargs) in calls(r).items():
+        f = getattr(jd, method(name))
+        y, pullback = jax.vjp(lambda *x: f(*x, **kwargs), *args_of(st, names))
+        found = _reductions(jax.make_jaxpr(pullback)(jnp.ones_like(y)).jaxpr)
+        assert not found, f"{case} {name}: reverse mode reduces across component axes: {found[:3]}"
