@@ -49,10 +49,11 @@ class Data(dict):
         if dispatch.backend() == "numpy":  # not kept: the callers are built once numba is back
             return _none
         from composedyn.dynamics.compiled import quantities
-        from composedyn.dynamics.compiled.declare import caller, takes_extras
+        from composedyn.dynamics.compiled.declare import caller, for_tree, takes_extras
 
         extras = name.endswith(WITH_EXTRAS)
         q = quantities.DECLARED[name.removesuffix(WITH_EXTRAS)]
+        q = for_tree(q, self.arrays.of(q)[0])  # the kernel of this tree's form
         if extras and not takes_extras(q):
             c = self[name] = _none
             return c

@@ -159,6 +159,10 @@ def call(name: str, model, arrays: Arrays | None, *inputs, out: np.ndarray | tup
         if res is not None:
             return res
     model_arrays = (arrays or packed(model)).of(q)
+    if q.general is not None:  # the kernel of this tree's form
+        from composedyn.dynamics.compiled.declare import for_tree
+
+        q = for_tree(q, model_arrays[0])
     n, dims = model_arrays[0].shape[0], model_dims(model_arrays[0])  # bodies; (nq, nv, bodies)
     extras = [None if e is None else np.asarray(e, float) for e in extras]
     lengths, shapes = _sizes.get((q, dims)) or _size(q, dims)
@@ -218,6 +222,7 @@ def warm_up(model, batch: bool = False, entries_too: bool = True, parallel: bool
 
     arrays = packed(model)
     for q in quantities.DECLARED.values():
+        q = declare.for_tree(q, arrays.of(q)[0])
         if entries_too:
             declare.entry(q)
             if declare.takes_extras(q):  # the one taking external wrenches

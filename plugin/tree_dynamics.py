@@ -26,7 +26,7 @@ import numpy as np
 
 from composedyn.checks import output_array, output_arrays, smooth_width, wrenches
 from composedyn.dynamics import dispatch as _dispatch
-from composedyn.dynamics.array_api.joints import scalar, unit_part
+from composedyn.dynamics.array_api.joints import unit_part
 from composedyn.dynamics.data import Data, ThreadData
 from composedyn.dynamics.errors import ModelError
 from composedyn.dynamics.reference.spatial import skew
@@ -194,13 +194,12 @@ class TreeDynamics:
 
     def _derivatives(self, name: str, q, v, x, f_ext, friction: bool, smooth_friction, out: tuple | None = None):
         """The derivatives ``name`` (``inverse_dynamics_derivatives`` or ``forward_dynamics_derivatives``;
-        one sample or a batch; link wrenches ``f_ext`` held in world axes): the compiled kernels where
-        they take the tree (:attr:`_compiled_derivatives`), else, and under the NumPy backend, the
-        algorithm of any joints (:meth:`array_derivatives`); written into ``out`` (a tuple of arrays of
-        the results' shape) when given."""
+        one sample or a batch; link wrenches ``f_ext`` held in world axes): the compiled kernels, or under
+        the NumPy backend the algorithm of any joints on NumPy arrays (:meth:`array_derivatives`); written
+        into ``out`` (a tuple of arrays of the results' shape) when given."""
         if smooth_friction is not None:
             smooth_friction = smooth_width(smooth_friction)
-        compiled = self._compiled_derivatives and _dispatch.backend() != "numpy"
+        compiled = _dispatch.backend() != "numpy"
         forward = name.startswith("forward")
         if compiled and f_ext is None and \
                 (res := self.data[name](q, v, x, smooth_friction or 0.0, friction)) is not None:  # one sample: C
@@ -215,12 +214,6 @@ class TreeDynamics:
             return res
         self._check_units(q)
         raise ModelError(f"robot {self.name!r}: {name}: the mass matrix is singular at q")
-
-    @cached_property
-    def _compiled_derivatives(self) -> bool:
-        """Whether the compiled derivative kernels take this tree: revolute and prismatic joints after a
-        free-flyer, planar or spherical root joint."""
-        return all(scalar(j) or (k == 0 and unit_part(j) is not None) for k, j in enumerate(self._tree.joints))
 
     def tree_derivatives(self, forward: bool, q, v, x, friction: bool, smooth_friction, f: dict | None = None,
                          out: tuple | None = None):
@@ -254,9 +247,9 @@ class TreeDynamics:
 
     def array_derivatives(self, forward: bool, q, v, x, friction: bool, smooth_friction, f: dict | None = None):
         """:meth:`tree_derivatives` by the algorithm of any joints on NumPy arrays
-        (:func:`composedyn.dynamics.array_api.derivatives.rnea_derivatives`): the trees whose joints the
-        compiled kernels do not take, and the NumPy backend.  Same arguments and results; the forward
-        ones are -M⁻¹ dτ and M⁻¹ at a = forward dynamics (which refuses a singular mass matrix)."""
+        (:func:`composedyn.dynamics.array_api.derivatives.rnea_derivatives`), the NumPy backend's.  Same
+        arguments and results; the forward ones are -M⁻¹ dτ and M⁻¹ at a = forward dynamics (which refuses
+        a singular mass matrix)."""
         from composedyn.derivatives import forward_from_inverse
         from composedyn.dynamics.array_api.derivatives import rnea_derivatives
 

@@ -156,9 +156,18 @@ def test_an_installed_package_carries_the_kernels_compiled_at_build(tmp_path):
     assert info, f"{cache.SHIPPED_DIR}: no kernels compiled at build (see setup.py's build_kernels)"
     assert (info.get("numba"), info.get("cpu"), info.get("stamp")) == (numba.__version__, cache.host_cpu(),
                                                                        cache.SOURCE_STAMP), info
-    code = ("import numpy as np, composedyn as cd\n"
+    code = ("import numpy as np, networkx as nx, composedyn as cd\n"
+            "from composedyn.dynamics.schema import add_joint, add_link\n"
             "r = cd.load('panda'); q = np.zeros(r.dof)\n"
-            "print(r.inverse_dynamics(q, q, q).shape, r.mass_matrix(q).shape)")
+            "print(r.inverse_dynamics(q, q, q).shape, r.mass_matrix(q).shape)\n"
+            # a ball joint: the derivative kernels' general form (Quantity.general), compiled at build too
+            "g = nx.DiGraph(name='ball'); add_link(g, 'base')\n"
+            "for k, (parent, kind) in enumerate([('base', 'revolute'), ('l0', 'spherical')]):\n"
+            "    add_link(g, f'l{k}', mass=1.0, com=(0.1, 0.0, 0.0), inertia=0.1 * np.eye(3))\n"
+            "    add_joint(g, f'j{k}', parent, f'l{k}', type=kind, origin=np.eye(4), axis=(0.0, 0.0, 1.0))\n"
+            "b = cd.from_graph(g); qb = b.random_configuration(seed=0); z = np.zeros(b.nv)\n"
+            "print(b.inverse_dynamics_derivatives(qb, z, z)[0].shape,\n"
+            "      b.forward_dynamics_derivatives(qb, z, z)[0].shape)")
     proc = run(code, tmp_path, COMPOSEDYN_COMPILE_NOTICE="1")  # imports the installed package
     assert proc.returncode == 0, proc.stderr
     assert "compiling dynamics kernels" not in proc.stderr, proc.stderr

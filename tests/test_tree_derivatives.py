@@ -1,5 +1,6 @@
 """Derivatives of inverse and forward dynamics on trees of every joint type: spherical, free-flyer, planar,
-helical and universal joints anywhere (:mod:`composedyn.dynamics.array_api.derivatives`).
+helical and universal joints anywhere, through the public methods (the compiled kernels' general form, and
+:mod:`composedyn.dynamics.array_api.derivatives` of the NumPy backend).
 
 Oracles: Pinocchio's ``computeRNEADerivatives`` / ``computeABADerivatives`` on the same graph built edge by
 edge with its own joint models (``testing.pinocchio_trees``) for every joint type but the universal one;

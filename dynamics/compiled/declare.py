@@ -47,8 +47,9 @@ import numpy as np
 
 from composedyn.dynamics.compiled.finite import all_finite
 from composedyn.dynamics.compiled.jit import cfunc, njit, prange
-from composedyn.dynamics.compiled.layout import BLOCKS, IM_COLUMNS, IQ, IV, NCOL, NQ, NV, model_dims
+from composedyn.dynamics.compiled.layout import BLOCKS, FORM, IM_COLUMNS, IQ, IV, NCOL, NQ, NV, model_dims
 from composedyn.dynamics.compiled.parallel import use_parallel
+from composedyn.dynamics.joint_types import TreeForm
 
 try:
     from composedyn.dynamics.compiled._call import Caller
@@ -59,6 +60,7 @@ except ImportError as exc:  # part of the package, built by pip install; no slow
 
 COMPILE_SECONDS: dict = {}  # entry or loop name -> seconds its compilation (or cache load) took
 GENERATED: dict = {}  # loop name -> its numba dispatcher (their ``stats`` count cache loads and compilations)
+GENERAL = int(TreeForm.GENERAL)
 ON = np.ones(1, dtype=np.int64)  # the switch of callers that are always on (robot.fast)
 ON.flags.writeable = False
 
@@ -77,7 +79,9 @@ class Quantity:
     *options[, number])`` on (..., length) inputs (None for an extra that is absent),
     returning the result (a tuple for several); ``fallback``: the same for the samples the
     kernel refuses (status 3 and above; None: ``reference``), which it raises the named
-    error for or computes.  Compared and hashed by identity.
+    error for or computes; ``general``: the declaration (same inputs, options and results) whose
+    kernel takes the trees of :attr:`composedyn.dynamics.joint_types.TreeForm.GENERAL` in this one's
+    place (:func:`for_tree`), or None: this kernel takes every tree.  Compared and hashed by identity.
     """
 
     name: str
@@ -92,6 +96,7 @@ class Quantity:
     extras: tuple = ()
     reference: object = None
     fallback: object = None
+    general: Quantity | None = None
 
     def size(self, symbol, dims: tuple) -> int:
         """The length a size symbol (module docstring) stands for in a model of ``dims`` = (nq, nv, n)
@@ -103,6 +108,12 @@ class Quantity:
 
     def shape(self, symbols: tuple, dims: tuple) -> tuple:
         return tuple(self.size(s, dims) for s in symbols)
+
+
+def for_tree(q: Quantity, im: np.ndarray) -> Quantity:
+    """The declaration whose kernel takes the tree packed as ``im``: ``q``, or ``q.general`` when ``q``
+    has one and the tree's form (:data:`.layout.FORM`) is ``TreeForm.GENERAL``."""
+    return q.general if q.general is not None and im.shape[0] and im[0, FORM] == GENERAL else q
 
 
 def signature():

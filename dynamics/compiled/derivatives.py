@@ -32,20 +32,25 @@ from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.joint import (
     cross,
     free_root_world_column,
+    joint_chained_columns,
     joint_motion_world,
+    joint_placement,
     joint_pose,
+    joint_world_column,
     rigid_root_column,
     rigid_root_placement,
     rigid_root_rates,
     rot,
 )
-from composedyn.dynamics.compiled.layout import DAMP, FRIC, GRAV, IO, IQ, MASS, NV, H
+from composedyn.dynamics.compiled.layout import DAMP, FRIC, GRAV, IO, IQ, IV, MASS, NV, H
 
 # scratch columns: world pose, S, v, a, f (-> F), psi, alpha, inertia (m, h, Io) (-> IC), B11 (row-major) and l (-> BC),
 # external force (-> X) and lever-arm matrix (-> PC), row vectors rI, rB, e, column vectors Phi, Phid
 RW, PW, S, V, A, F, PSI, ALPHA, M, HH, IOW, BB, BL = 0, 9, 12, 18, 24, 30, 36, 42, 48, 49, 52, 61, 70
 X, PC, RI, RB, E, PHI, PHID = 73, 79, 88, 94, 100, 103, 109
-SCRATCH = 115
+# the general form's columns (see its section below): row c holds velocity coordinate c's S, psi, alpha, d a / d v
+CS, CPSI, CALPHA, CDADV = 115, 121, 127, 133
+SCRATCH = 139
 
 
 @njit(cache=True, inline="always")
@@ -158,22 +163,8 @@ def bmul6(w, i, x, transpose):
 def _forward(im, fm, qi, qdi, qddi, fw, P, grav, w, i):
     """Row w[i] (step 1 of the module docstring) of a one-coordinate joint at position qi, rate
     qdi, acceleration qddi."""
-    k = im[i, 0]
     R, p = joint_pose(im, fm, i, qi)
-    if k < 0:
-        Rw, pw = R, p
-        vp = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
-        g = grav * fm[0, GRAV], grav * fm[0, GRAV + 1], grav * fm[0, GRAV + 2]
-        ap = (0.0, 0.0, 0.0, -g[0], -g[1], -g[2])
-    else:
-        Rk = (w[k, 0], w[k, 1], w[k, 2], w[k, 3], w[k, 4], w[k, 5], w[k, 6], w[k, 7], w[k, 8])
-        c0 = rot(Rk, R[0], R[3], R[6])
-        c1 = rot(Rk, R[1], R[4], R[7])
-        c2 = rot(Rk, R[2], R[5], R[8])
-        Rw = (c0[0], c1[0], c2[0], c0[1], c1[1], c2[1], c0[2], c1[2], c2[2])
-        d = rot(Rk, p[0], p[1], p[2])
-        pw = (w[k, PW] + d[0], w[k, PW + 1] + d[1], w[k, PW + 2] + d[2])
-        vp, ap = row6(w, k, V), row6(w, k, A)
+    Rw, pw, vp, ap = _from_parent(im, fm, grav, w, i, R, p)
     s = joint_motion_world(im, fm, i, Rw, pw[0], pw[1], pw[2])
     v = add6(vp, scale6(s, qdi))
     a = add6(add6(ap, scale6(s, qddi)), scale6(mcross6(v, s), qdi))
@@ -183,6 +174,23 @@ def _forward(im, fm, qi, qdi, qddi, fw, P, grav, w, i):
     set_row6(w, i, S, s)
     set_row6(w, i, PSI, psi)
     set_row6(w, i, ALPHA, alpha)
+
+
+@njit(cache=True, inline="always")
+def _from_parent(im, fm, grav, w, i, R, p):
+    """(world pose R, p; parent's twist and acceleration) of body i at pose (R, p) in its parent's frame;
+    under the world: (R, p), zero and (0, -g) (g times ``grav``)."""
+    k = im[i, 0]
+    if k < 0:
+        g = grav * fm[0, GRAV], grav * fm[0, GRAV + 1], grav * fm[0, GRAV + 2]
+        return R, p, (0.0, 0.0, 0.0, 0.0, 0.0, 0.0), (0.0, 0.0, 0.0, -g[0], -g[1], -g[2])
+    Rk = (w[k, 0], w[k, 1], w[k, 2], w[k, 3], w[k, 4], w[k, 5], w[k, 6], w[k, 7], w[k, 8])
+    c0 = rot(Rk, R[0], R[3], R[6])
+    c1 = rot(Rk, R[1], R[4], R[7])
+    c2 = rot(Rk, R[2], R[5], R[8])
+    d = rot(Rk, p[0], p[1], p[2])
+    return ((c0[0], c1[0], c2[0], c0[1], c1[1], c2[1], c0[2], c1[2], c2[2]),
+            (w[k, PW] + d[0], w[k, PW + 1] + d[1], w[k, PW + 2] + d[2]), row6(w, k, V), row6(w, k, A))
 
 
 @njit(cache=True, inline="always")
@@ -253,25 +261,31 @@ def _external_e(w, i, s):
 
 
 @njit(cache=True, inline="always")
+def _column_phi(w, i, s, psi, alpha, ext):
+    """(Phi, e) of a column s (its psi, alpha) of body i's joint, from i's complete subtree sums:
+    Phi = s x* F + IC alpha + BC psi, plus the external forces' (s_w x Xn + PC s_w, s_w x Xf) with
+    ``ext``; e as :func:`_external_e` (zero without ``ext``)."""
+    phi = add6(add6(fcross6(s, row6(w, i, F)), inertia6(w, i, alpha)), bmul6(w, i, psi, False))
+    if not ext:
+        return phi, (0.0, 0.0, 0.0)
+    x = row6(w, i, X)
+    n0, n1, n2 = cross(x[0], x[1], x[2], s[0], s[1], s[2])
+    f0, f1, f2 = cross(x[3], x[4], x[5], s[0], s[1], s[2])
+    u0, u1, u2 = rot((w[i, PC], w[i, PC + 1], w[i, PC + 2], w[i, PC + 3], w[i, PC + 4], w[i, PC + 5],
+                      w[i, PC + 6], w[i, PC + 7], w[i, PC + 8]), s[0], s[1], s[2])
+    return ((phi[0] - n0 + u0, phi[1] - n1 + u1, phi[2] - n2 + u2, phi[3] - f0, phi[4] - f1, phi[5] - f2),
+            _external_e(w, i, s))
+
+
+@njit(cache=True, inline="always")
 def _backward(w, i, ext):
     """Row vectors and column vectors of body i from its complete subtree sums (step 2)."""
     s, psi, alpha = row6(w, i, S), row6(w, i, PSI), row6(w, i, ALPHA)
     set_row6(w, i, RI, inertia6(w, i, s))
     set_row6(w, i, RB, bmul6(w, i, s, True))
-    phi = add6(add6(fcross6(s, row6(w, i, F)), inertia6(w, i, alpha)), bmul6(w, i, psi, False))
     set_row6(w, i, PHID, add6(inertia6(w, i, scale6(psi, 2.0)), bmul6(w, i, s, False)))
-    e0 = e1 = e2 = 0.0
-    if ext:  # e (see _external_e);  Phi += (s_w x Xn + PC s_w, s_w x Xf)
-        x = row6(w, i, X)
-        n0, n1, n2 = cross(x[0], x[1], x[2], s[0], s[1], s[2])
-        e0, e1, e2 = _external_e(w, i, s)
-        u0, u1, u2 = rot((w[i, PC], w[i, PC + 1], w[i, PC + 2], w[i, PC + 3], w[i, PC + 4], w[i, PC + 5],
-                          w[i, PC + 6], w[i, PC + 7], w[i, PC + 8]), s[0], s[1], s[2])
-        phi = (phi[0] - n0 + u0, phi[1] - n1 + u1, phi[2] - n2 + u2,
-               phi[3] - cross(x[3], x[4], x[5], s[0], s[1], s[2])[0],
-               phi[4] - cross(x[3], x[4], x[5], s[0], s[1], s[2])[1],
-               phi[5] - cross(x[3], x[4], x[5], s[0], s[1], s[2])[2])
-    w[i, E], w[i, E + 1], w[i, E + 2] = e0, e1, e2
+    phi, e = _column_phi(w, i, s, psi, alpha, ext)
+    w[i, E], w[i, E + 1], w[i, E + 2] = e
     set_row6(w, i, PHI, phi)
 
 
@@ -308,17 +322,23 @@ def _backward_pass(im, w, n, ext):
     for jj in range(n):
         i = n - 1 - jj
         _backward(w, i, ext)
-        k = im[i, 0]
-        if k >= 0:
-            for c in range(13):  # (m, h, Io)
-                w[k, M + c] += w[i, M + c]
-            for c in range(12):  # B11, l
-                w[k, BB + c] += w[i, BB + c]
-            for c in range(6):
-                w[k, F + c] += w[i, F + c]
-            if ext:
-                for c in range(15):  # X, PC
-                    w[k, X + c] += w[i, X + c]
+        _add_to_parent(im, w, i, ext)
+
+
+@njit(cache=True, inline="always")
+def _add_to_parent(im, w, i, ext):
+    """Adds body i's subtree sums (inertia, B, F, and the external ones with ``ext``) into its parent's."""
+    k = im[i, 0]
+    if k >= 0:
+        for c in range(13):  # (m, h, Io)
+            w[k, M + c] += w[i, M + c]
+        for c in range(12):  # B11, l
+            w[k, BB + c] += w[i, BB + c]
+        for c in range(6):
+            w[k, F + c] += w[i, F + c]
+        if ext:
+            for c in range(15):  # X, PC
+                w[k, X + c] += w[i, X + c]
 
 
 @njit(cache=True, fastmath={"contract"})
@@ -463,3 +483,100 @@ def derivatives_root(im, fm, q, qd, qdd, fw, P, grav, fric, smooth, dq, dqd, w):
     derivative_passes_root(im, fm, q, qd, qdd, fw, P, grav, w)
     derivative_pairs_root(im, fm, qd, grav, fric, smooth, fw.shape[0] == im.shape[0] and im.shape[0] > 0, dq, dqd,
                           w)
+
+
+# ---- the general form: joints of any kind anywhere in the tree.  Body i's joint has
+# velocity coordinates c = IV_i ... IV_i + NV_i - 1, each a column S_c = Ad(R_i, p_i) S_local,c in world axes
+# (:func:`.joint.joint_world_column`), perturbed on the right (q ⊕ dq, Pinocchio's convention).  Per column:
+# psi_c = v_p x S_c, alpha_c = a_p x S_c + v_p x psi_c and d a_i / d v_c = v_i x S_c + psi_c (2 psi_c for a
+# joint of one column); the body's twist v_i = v_p + v_J and a_i = a_p + a_J + v_i x v_J (v_J = sum S_c v_c,
+# a_J likewise: the bias of a subspace constant in the child frame is zero).  Every pair of step 3 is then
+# taken column by column, the joint's own block with its rows' IC_i S_c, BC_i^T S_c (Carpentier & Mansard,
+# Algorithm 1, every joint contributing its nv columns).  A joint whose columns act one after the other
+# (:func:`.joint.joint_chained_columns`: a universal joint, Rot(AX, q0) then Rot(AX2, q1) about one origin)
+# is taken as that many one-coordinate joints in a row with massless bodies between: column c's psi and alpha
+# from the twist and acceleration after the columns before it, d a / d v_c = 2 psi_c, and within the joint's
+# block column d < c is an ancestor of c (what the subspace's turning with q1 adds, with no extra term).
+# Row c of the scratch holds column c's vectors (CS ...).
+
+
+@njit(cache=True, inline="always")
+def _forward_general(im, fm, q, qd, qdd, fw, P, grav, w, i):
+    """Row w[i] and the column rows of body i's joint (any kind; a chained one's columns in turn)."""
+    R, p = joint_placement(im, fm, i, q)
+    Rw, pw, vp, ap = _from_parent(im, fm, grav, w, i, R, p)
+    o = im[i, IV]
+    vj = aj = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    for c in range(im[i, NV]):
+        s = joint_world_column(im, fm, i, q, c, Rw, pw[0], pw[1], pw[2])
+        set_row6(w, o + c, CS, s)
+        vj = add6(vj, scale6(s, qd[o + c]))
+        aj = add6(aj, scale6(s, qdd[o + c]))
+    v = add6(vp, vj)
+    chained = joint_chained_columns(im, i)
+    vb, ab = vp, ap  # a chain's twist and acceleration before column c
+    for c in range(im[i, NV]):
+        s = row6(w, o + c, CS)
+        psi = mcross6(vb, s)
+        set_row6(w, o + c, CPSI, psi)
+        set_row6(w, o + c, CALPHA, add6(mcross6(ab, s), mcross6(vb, psi)))
+        if chained:
+            x = scale6(s, qd[o + c])
+            vb = add6(vb, x)
+            ab = add6(add6(ab, scale6(s, qdd[o + c])), mcross6(vb, x))
+            set_row6(w, o + c, CDADV, scale6(psi, 2.0))
+        else:
+            set_row6(w, o + c, CDADV, add6(mcross6(v, s), psi))
+    _body_terms(fm, fw, P, w, i, Rw, pw, v, ab if chained else add6(add6(ap, aj), mcross6(v, vj)))
+
+
+@njit(cache=True, fastmath={"contract"})
+def derivatives_general(im, fm, q, qd, qdd, fw, P, grav, fric, smooth, dq, dqd, w):
+    """:func:`derivatives_into` for a tree of joints of any kind (the general form above): d tau / d q,
+    d tau / d v (nv, nv); w (nv, SCRATCH)."""
+    general_passes(im, fm, q, qd, qdd, fw, P, grav, w)
+    general_pairs(im, fm, qd, fric, smooth, fw.shape[0] == im.shape[0] and im.shape[0] > 0, dq, dqd, w)
+
+
+@njit(cache=True, fastmath={"contract"})
+def general_passes(im, fm, q, qd, qdd, fw, P, grav, w):
+    """The general form's forward pass and subtree sums into w (nv, SCRATCH): afterwards w holds each body's
+    subtree sums IC_i, BC_i, F_i and each column's S, psi, alpha, d a / d v (M[r, d] = IC_i S_r . S_d for
+    column r of body i's joint and d one of i's or an ancestor's)."""
+    n = im.shape[0]
+    ext = fw.shape[0] == n and n > 0
+    for i in range(n):
+        _forward_general(im, fm, q, qd, qdd, fw, P, grav, w, i)
+    for jj in range(n):
+        _add_to_parent(im, w, n - 1 - jj, ext)
+
+
+@njit(cache=True, fastmath={"contract"})
+def general_pairs(im, fm, qd, fric, smooth, ext, dq, dqd, w):
+    """d tau / d q, d tau / d v (nv, nv) from the scratch :func:`general_passes` filled (``ext``: it had
+    external forces; friction as :func:`derivatives_into`)."""
+    n, nv = im.shape[0], qd.shape[0]
+    for i in range(nv):
+        for j in range(nv):
+            dq[i, j] = 0.0
+            dqd[i, j] = 0.0
+    for i in range(n):
+        for r in range(im[i, IV], im[i, IV] + im[i, NV]):
+            s = row6(w, r, CS)
+            ri, rb = inertia6(w, i, s), bmul6(w, i, s, True)
+            phi, e = _column_phi(w, i, s, row6(w, r, CPSI), row6(w, r, CALPHA), ext)
+            phid = add6(inertia6(w, i, row6(w, r, CDADV)), bmul6(w, i, s, False))
+            chained = joint_chained_columns(im, i)
+            j = i
+            while j >= 0:
+                for d in range(im[j, IV], r + 1 if chained and j == i else im[j, IV] + im[j, NV]):
+                    sd = row6(w, d, CS)
+                    dq[r, d] = dot6(ri, row6(w, d, CALPHA)) + dot6(rb, row6(w, d, CPSI)) + \
+                        (e[0] * sd[0] + e[1] * sd[1] + e[2] * sd[2])
+                    dqd[r, d] = dot6(ri, row6(w, d, CDADV)) + dot6(rb, sd)
+                    if d != r and (j != i or chained):  # column d acts before r: r's subtree moves with d
+                        dq[d, r] = dot6(sd, phi)
+                        dqd[d, r] = dot6(sd, phid)
+                j = im[j, 0]
+            if fric:
+                _friction_diagonal(fm, qd, r, smooth, dqd)

@@ -50,7 +50,7 @@ import functools
 import numpy as np
 
 from composedyn.dynamics.compiled import quantities
-from composedyn.dynamics.compiled.declare import caller, run, run_batch, warm
+from composedyn.dynamics.compiled.declare import caller, for_tree, run, run_batch, warm
 from composedyn.dynamics.compiled.layout import model_dims
 from composedyn.dynamics.errors import ModelError
 from composedyn.dynamics.reference.friction import smooth_width
@@ -204,6 +204,7 @@ class FastDynamics:
         q = quantities.DECLARED.get(key) if key in self.__dict__.get("names", ()) else None
         if q is None or method.startswith("_"):
             raise AttributeError(f"FastDynamics has no attribute {name!r}")
+        q = for_tree(q, self.arrays.of(q)[0])  # the kernel of this tree's form
         general = functools.partial(self._general, q, method)
         public = _PUBLIC if self.model is not None else {}  # a floating robot's methods name them v, a
         general.__doc__ = (f"robot.fast.{method}: arrays {[public.get(i, i) for i, _ in q.inputs]} (length,) or "
@@ -244,7 +245,8 @@ class FastDynamics:
         for name in sorted(self.names):
             getattr(self, name)
         for name in sorted(self.names) if batch else ():
-            warm(quantities.DECLARED[name], self.arrays.of(quantities.DECLARED[name]), 2)
+            q = quantities.DECLARED[name]
+            warm(for_tree(q, self.arrays.of(q)[0]), self.arrays.of(q), 2)
 
 
 def _refusal(robot: str, name: str, status: np.ndarray) -> ValueError:

@@ -11,7 +11,9 @@ tree-sparse factorisation M = L^T L of :mod:`.ltl`, corrects the passes' terms
 that depend on qdd (no articulated-body or CRBA pass), then the pairs of
 :mod:`.derivatives` give d tau / d x at that qdd and the same factor
 -M^-1 d tau / d x and M^-1.  :func:`fd_derivatives_root` is the same for a free
-flyer, planar or spherical joint at the root, over velocity coordinates.
+flyer, planar or spherical joint at the root, over velocity coordinates;
+:func:`fd_derivatives_general` for joints of any kind anywhere (no in-place
+correction: the general passes run again at qdd).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import numpy as np
 from composedyn.dynamics.compiled.declare import Quantity
 from composedyn.dynamics.compiled.derivatives import (
     ALPHA,
+    CS,
     PHI,
     PSI,
     PW,
@@ -33,10 +36,13 @@ from composedyn.dynamics.compiled.derivatives import (
     derivative_pairs_root,
     derivative_passes,
     derivative_passes_root,
+    derivatives_general,
     derivatives_into,
     derivatives_root,
     dot6,
     fcross6,
+    general_pairs,
+    general_passes,
     inertia6,
     mcross6,
     root_column,
@@ -48,13 +54,14 @@ from composedyn.dynamics.compiled.derivatives import (
 from composedyn.dynamics.compiled.derivatives import SCRATCH as DER_SCRATCH
 from composedyn.dynamics.compiled.jit import njit
 from composedyn.dynamics.compiled.joint import (
+    configuration_readable,
     joint_friction,
     joint_readable,
     rigid_root,
     rigid_root_rates,
     scalar_joints,
 )
-from composedyn.dynamics.compiled.layout import ARM, GRAV, NO_FW, NV
+from composedyn.dynamics.compiled.layout import ARM, GRAV, IV, NO_FW, NV
 from composedyn.dynamics.compiled.ltl import ltl_factor, ltl_inverse, ltl_solve_columns
 from composedyn.dynamics.reference import derivatives
 
@@ -151,16 +158,51 @@ def _correct(im, qdd, off, first, wa, wd):
 
 @njit(cache=True)
 def coordinate_parents(im, par):
-    """par (nv,): the parent of each velocity coordinate of a tree with a rigid root
-    (:func:`.joint.rigid_root`, nv0 coordinates) for :mod:`.ltl`: the one before inside the root's
-    joint (-1 for the first), the last of the parent body's coordinates for body i's joint
-    (coordinate i + nv0 - 1), -1 under the world (another root of a forest)."""
-    o = im[0, NV] - 1
-    for c in range(o + 1):
-        par[c] = c - 1
-    for i in range(1, im.shape[0]):
-        p = im[i, 0]
-        par[i + o] = p + o if p > 0 else (o if p == 0 else -1)
+    """par (nv,): the parent of each velocity coordinate for :mod:`.ltl`: the one before inside its
+    joint, and for a joint's first the last coordinate of its parent body's joint (-1 under the world)."""
+    for i in range(im.shape[0]):
+        o, k = im[i, IV], im[i, 0]
+        par[o] = im[k, IV] + im[k, NV] - 1 if k >= 0 else -1
+        for c in range(1, im[i, NV]):
+            par[o + c] = o + c - 1
+
+
+@njit(cache=True)
+def fd_derivatives_general(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, qdd, wd, L):
+    """:func:`fd_derivatives_into` for joints of any kind (:func:`.derivatives.derivatives_general`): d a / d q
+    (q perturbed on the right), d a / d v, M^-1 (nv, nv).  The general passes at qdd = 0 give M's lower
+    triangle (IC_i S_r . S_d for column r of body i's joint and d one of i's up to r or an ancestor's, the
+    armature on the diagonal) and h_r = S_r . F_i; qdd = M^-1 (tau - h - friction) by the tree-sparse factor
+    over velocity coordinates (:func:`coordinate_parents`); the passes again at qdd, their pairs, and the
+    factor's solves.  Returns 0, or 1 when M(q) is not positive definite."""
+    n, nv = im.shape[0], qd.shape[0]
+    par = np.empty(nv, np.int64)
+    coordinate_parents(im, par)
+    for r in range(nv):
+        qdd[r] = 0.0
+    general_passes(im, fm, q, qd, qdd, NO_FW, _NO_P, 1, wd)
+    for i in range(n):
+        for r in range(im[i, IV], im[i, IV] + im[i, NV]):
+            s = row6(wd, r, CS)
+            ri = inertia6(wd, i, s)
+            j = i
+            while j >= 0:
+                for d in range(im[j, IV], min(r + 1, im[j, IV] + im[j, NV])):
+                    L[r, d] = dot6(ri, row6(wd, d, CS))
+                j = im[j, 0]
+            L[r, r] += fm[r, ARM]
+            qdd[r] = tau[r] - dot6(s, row6(wd, i, F))
+            if fric:
+                qdd[r] -= joint_friction(fm, r, qd[r], smooth)
+    if ltl_factor(par, L, fm):
+        return 1
+    ltl_solve_columns(par, L, qdd.reshape((nv, 1)), 1.0)
+    general_passes(im, fm, q, qd, qdd, NO_FW, _NO_P, 1, wd)
+    general_pairs(im, fm, qd, fric, smooth, False, aq, aqd, wd)
+    ltl_solve_columns(par, L, aq, -1.0)
+    ltl_solve_columns(par, L, aqd, -1.0)
+    ltl_inverse(par, L, minv)
+    return 0
 
 
 @njit(cache=True)
@@ -242,7 +284,7 @@ def forward_dynamics_derivatives(im, fm, q, v, tau, friction, smooth, aq, av, mi
     """d a / d q, d a / d v, M^-1 (nv, nv) of the Robot's forward dynamics into aq, av, minv; status 3
     when M(q) is not positive definite, 4 for a root joint without orientation (zero quaternion or
     (cos, sin)), 5 for joints of several coordinates other than a rigid root
-    (:func:`.joint.rigid_root`)."""
+    (:func:`.joint.rigid_root`: such trees take :func:`forward_dynamics_derivatives_general`)."""
     if rigid_root(im):  # a floating robot's tree
         if not joint_readable(im, 0, q):
             return 4
@@ -254,12 +296,40 @@ def forward_dynamics_derivatives(im, fm, q, v, tau, friction, smooth, aq, av, mi
                                     L) else 0
 
 
+@njit(cache=True, inline="always")
+def inverse_dynamics_derivatives_general(im, fm, q, v, a, f_world, P, friction, smooth, dq, dv, w):
+    """:func:`inverse_dynamics_derivatives` of a tree of any joints (:func:`.derivatives.derivatives_general`:
+    joints of several coordinates or helical and universal ones below the root); status 4 for a joint
+    without orientation (a zero quaternion or (cos, sin))."""
+    if not configuration_readable(im, q):
+        return 4
+    derivatives_general(im, fm, q, v, a, f_world, P, 1, 1 if friction else 0, smooth, dq, dv, w)
+    return 0
+
+
+@njit(cache=True, inline="always")
+def forward_dynamics_derivatives_general(im, fm, q, v, tau, friction, smooth, aq, av, minv, qdd, wd, L):
+    """:func:`forward_dynamics_derivatives` of a tree of any joints (:func:`fd_derivatives_general`);
+    statuses 3 and 4 as there."""
+    if not configuration_readable(im, q):
+        return 4
+    return 3 if fd_derivatives_general(im, fm, q, v, tau, 1 if friction else 0, smooth, aq, av, minv, qdd, wd,
+                                       L) else 0
+
+
+# Each quantity's kernel for trees of TreeForm.GENERAL is a declaration of its own (Quantity.general):
+# compiled only for such trees, so that the rigid-root and one-coordinate kernels stay as small as they were.
 _QVX = (("q", "nq"), ("v", "nv"), ("x", "nv"))
+_ID = {"inputs": _QVX, "results": (("nv", "nv"),) * 2, "extras": (("f_world", 6), ("P", 9)),
+       "options": (("friction", 1),), "number": "smooth_friction", "scratch": (("nv", DER_SCRATCH),),
+       "reference": _inverse_reference}
+_FD = {"inputs": _QVX, "results": (("nv", "nv"),) * 3, "options": (("friction", 1),), "number": "smooth_friction",
+       "reference": _forward_reference}
 INVERSE_DYNAMICS_DERIVATIVES = Quantity(
-    "inverse_dynamics_derivatives", inverse_dynamics_derivatives, inputs=_QVX, results=(("nv", "nv"),) * 2,
-    extras=(("f_world", 6), ("P", 9)), options=(("friction", 1),), number="smooth_friction",
-    scratch=(("nv", DER_SCRATCH),), reference=_inverse_reference)
+    "inverse_dynamics_derivatives", inverse_dynamics_derivatives, **_ID,
+    general=Quantity("inverse_dynamics_derivatives_general", inverse_dynamics_derivatives_general, **_ID))
 FORWARD_DYNAMICS_DERIVATIVES = Quantity(
-    "forward_dynamics_derivatives", forward_dynamics_derivatives, inputs=_QVX, results=(("nv", "nv"),) * 3,
-    options=(("friction", 1),), number="smooth_friction",
-    scratch=(("nv",), ("nv", SCRATCH), ("nv", DER_SCRATCH), ("nv", "nv")), reference=_forward_reference)
+    "forward_dynamics_derivatives", forward_dynamics_derivatives,
+    scratch=(("nv",), ("nv", SCRATCH), ("nv", DER_SCRATCH), ("nv", "nv")), **_FD,
+    general=Quantity("forward_dynamics_derivatives_general", forward_dynamics_derivatives_general,
+                     scratch=(("nv",), ("nv", DER_SCRATCH), ("nv", "nv")), **_FD))

@@ -427,6 +427,15 @@ def free_root(im):
 
 
 @njit(cache=True, inline="always")
+def joint_chained_columns(im, i):
+    """True when body i's joint moves as its columns one after the other about one origin, a chain of
+    one-coordinate joints with massless bodies between (a universal joint: Rot(AX, q0) then Rot(AX2, q1);
+    its first column turns with q1 in the child frame).  The other joints' subspaces are constant in the
+    child frame.  The derivative kernels' general form reads it (:mod:`.derivatives`)."""
+    return im[i, JTYPE] == UNIVERSAL
+
+
+@njit(cache=True, inline="always")
 def joint_scalar(im, i):
     """True when body i's joint is revolute or prismatic (the scalar joint model's parts take it)."""
     t = im[i, JTYPE]

@@ -71,7 +71,8 @@ def exercise(robot, batch: int = 0) -> None:
 # declared quantities whose kernels take longest to compile, first (the build hands groups out in
 # order, so the longest start first; the order only balances the build's processes)
 LONGEST_FIRST = ("forward_dynamics", "forward_dynamics_derivatives", "inverse_dynamics_derivatives",
-                 "frame_velocity", "jacobian")
+                 "inverse_dynamics_derivatives_general", "forward_dynamics_derivatives_general", "frame_velocity",
+                 "jacobian")
 
 
 class Group(NamedTuple):
@@ -88,11 +89,12 @@ class Group(NamedTuple):
 @functools.cache
 def groups() -> list[Group]:
     """Every :class:`Group` of kernels: one per compiled function of each declared
-    quantity (its C entries, its serial loop and, where this thread may run one, its parallel
-    loop) and closed chains, each compiled apart from the others, the longest first; then the
-    ``Robot`` methods on one sample and on batches, the floating base and inverse kinematics,
-    which reach the quantities' kernels.  Made once per process (the bundled robot they
-    exercise is loaded once)."""
+    quantity and of its kernel for trees of any joints (``Quantity.general``): its C
+    entries, its serial loop and, where this thread may run one, its parallel loop; and
+    closed chains; each compiled apart from the others, the longest first; then the
+    ``Robot`` methods on one sample and on batches, the floating base and inverse
+    kinematics, which reach the quantities' kernels.  Made once per process (the bundled
+    robot they exercise is loaded once)."""
     import composedyn as cd
     from composedyn.dynamics import dispatch
     from composedyn.dynamics.compiled import declare, quantities
@@ -130,7 +132,8 @@ def groups() -> list[Group]:
         fixed.inverse_kinematics(fixed.frame_names[-1], fixed.frame_pose(np.zeros(fixed.dof), fixed.frame_names[-1]))
 
     rank = {name: k for k, name in enumerate(LONGEST_FIRST)}
-    declared = sorted(quantities.DECLARED.values(), key=lambda q: rank.get(q.name, len(rank)))
+    kernels = [k for q in quantities.DECLARED.values() for k in (q, q.general) if k is not None]  # every form
+    declared = sorted(kernels, key=lambda q: rank.get(q.name, len(rank)))
     return ([work for q in declared[:len(rank)] for work in routes(q)] + [Group("closed chains", closed)]
             + [work for q in declared[len(rank):] for work in routes(q)]
             + [Group("Robot methods, one sample and batches", methods, False),
