@@ -58,6 +58,19 @@ def tree_form(jtype) -> TreeForm:
     return TreeForm.GENERAL
 
 
+RIGID_ROOT_CODES = frozenset({FREE_FLYER, PLANAR, SPHERICAL})
+"""Codes of the root joints the derivative kernels' rigid-root form takes (:func:`rigid_root`)."""
+
+
+def rigid_root(jtype) -> bool:
+    """True when body 0's joint has a code of :data:`RIGID_ROOT_CODES` and every other joint one of
+    :data:`SCALAR_CODES` (the rule of :func:`composedyn.dynamics.compiled.joint.rigid_root`, which the
+    derivative kernels ask): such a tree keeps the rigid-root derivative kernels although its
+    :func:`tree_form` may be ``GENERAL`` (a planar or spherical root)."""
+    codes = np.asarray(jtype, dtype=int)
+    return codes.shape[0] > 0 and int(codes[0]) in RIGID_ROOT_CODES and scalar_kinds(codes[1:])
+
+
 ANGULAR = frozenset({REVOLUTE})
 """Codes whose coordinate is an angle (rad); the others' is a length (m)."""
 

@@ -1,17 +1,16 @@
 """The compiled derivatives of inverse and forward dynamics on trees of any joints (the declarations'
-``general`` kernels, which the methods run on trees of ``TreeForm.GENERAL``): spherical, free-flyer, planar and
-helical joints anywhere in the tree among revolute and prismatic ones (every joint contributing its columns).
+``general`` kernels, which the methods run on trees of ``TreeForm.GENERAL`` but rigid roots): spherical,
+free-flyer, planar and helical joints anywhere in the tree among revolute and prismatic ones (every joint
+contributing its columns).
 
 Oracles: Pinocchio's ``computeRNEADerivatives`` and ``computeABADerivatives`` on random trees built with its own
 joint models (the C entries alone, on NaN-filled scratch); the NumPy recursion of any joints (the NumPy backend)
 through the public methods with friction, link wrenches and batches, universal joints among them (finite
 differences are their oracle in ``test_tree_derivatives.py``: Pinocchio's derivatives omit the turning of their
-first column); central differences along ``integrate`` for a spherical root with friction and rotor inertia.
-A zero quaternion is refused (status 4), a singular mass matrix too (status 3)."""
+first column).  A zero quaternion is refused (status 4), a singular mass matrix too (status 3)."""
 
 from __future__ import annotations
 
-import networkx as nx
 import numpy as np
 import pytest
 
@@ -22,10 +21,8 @@ from composedyn.dynamics.compiled import fd_derivatives
 from composedyn.dynamics.compiled.declare import for_tree
 from composedyn.dynamics.compiled.layout import ARM, FORM, MASS, pack_tree
 from composedyn.dynamics.joint_types import TreeForm
-from composedyn.dynamics.schema import add_joint, add_link
 from composedyn.testing.pinocchio_trees import array_model, random_configuration, random_joint_graph, random_tree
 from pin_oracle import pin, rel_err
-from test_floating_derivatives import _central, _group_central
 from test_tree_derivatives import _without_universal
 
 ID, FD = fd_derivatives.INVERSE_DYNAMICS_DERIVATIVES, fd_derivatives.FORWARD_DYNAMICS_DERIVATIVES
@@ -69,9 +66,13 @@ def test_the_general_kernels_are_chosen_for_general_trees_only():
     general = pack_tree(array_model(random_tree(np.random.default_rng(0), 6, kinds=("spherical", "revolute"))))[0]
     floating = pack_tree(array_model(random_tree(np.random.default_rng(0), 6, kinds=("revolute",),
                                                  root="free_flyer")))[0]
+    roots = [pack_tree(array_model(random_tree(np.random.default_rng(0), 6, kinds=("revolute", "prismatic"),
+                                               root=root)))[0] for root in ("spherical", "planar")]
     assert general[0, FORM] == int(TreeForm.GENERAL) and floating[0, FORM] == int(TreeForm.FREE_ROOT)
-    for q in (ID, FD):
+    assert all(im[0, FORM] == int(TreeForm.GENERAL) for im in roots)
+    for q in (ID, FD):  # a planar or spherical root before one-coordinate joints keeps the rigid-root kernels
         assert for_tree(q, general) is q.general and for_tree(q, floating) is q
+        assert all(for_tree(q, im) is q for im in roots)
         assert q.general.inputs == q.inputs and q.general.results == q.results and q.general.options == q.options
 
 
@@ -144,30 +145,3 @@ def test_public_methods_equal_the_numpy_recursion_with_friction_wrenches_and_bat
             assert x.shape == (3, robot.nv, robot.nv) and np.isfinite(x).all()
             assert rel_err(x, z) < 1e-11
             assert rel_err(y, x[1]) < 1e-12  # one sample (the C caller) = the batch's
-
-
-def test_a_spherical_root_with_friction_and_rotor_inertia_equals_finite_differences():
-    """A spherical root joint with damping, Coulomb friction and armature (the rigid-root form of the kernels; a
-    free-flyer or planar joint has none): the forward derivatives equal central differences of forward dynamics
-    along ``integrate``, M^-1 the inverse of the mass matrix."""
-    root = "spherical"
-    rng = np.random.default_rng(5)
-    g = nx.DiGraph(name="rooted", gravity=np.array([0.2, 0.1, -9.81]))
-    add_link(g, "base")
-    for k, (parent, kind) in enumerate([("base", root), ("l0", "revolute"), ("l1", "revolute"), ("l0", "prismatic")]):
-        add_link(g, f"l{k}", mass=rng.uniform(0.5, 2.0), com=0.1 * rng.normal(size=3),
-                 inertia=np.diag(rng.uniform(0.02, 0.05, 3)))
-        T = np.eye(4)
-        T[:3, 3] = 0.3 * rng.normal(size=3)
-        axis = (0.0, 0.0, 1.0) if kind == "planar" else rng.normal(size=3)
-        add_joint(g, f"j{k}", parent, f"l{k}", type=kind, origin=T, axis=axis, damping=0.4, friction=0.3,
-                  armature=0.05)
-    robot = cd.from_graph(g)
-    assert robot.joints[0].kind == root and robot.array_model.damping[0] > 0 and robot.array_model.armature[0] > 0
-    q = robot.random_configuration(seed=2)
-    v, tau = rng.normal(size=(2, robot.nv))
-    kw = {"smooth_friction": 0.3}
-    aq, av, Minv = robot.forward_dynamics_derivatives(q, v, tau, **kw)
-    assert rel_err(aq, _group_central(robot, lambda y: robot.forward_dynamics(y, v, tau, **kw), q)) < 1e-6
-    assert rel_err(av, _central(lambda w: robot.forward_dynamics(q, w, tau, **kw), v)) < 1e-6
-    assert rel_err(Minv, np.linalg.inv(robot.mass_matrix(q))) < 1e-10

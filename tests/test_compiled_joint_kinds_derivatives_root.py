@@ -7,15 +7,19 @@ refused (status 5)."""
 
 from __future__ import annotations
 
+import networkx as nx
 import numpy as np
 import pytest
 
+import composedyn as cd
 from compiled_calls import entry
 from composedyn.dynamics.compiled import fd_derivatives
 from composedyn.dynamics.compiled.layout import ARM, FORM, MASS, pack_tree
 from composedyn.dynamics.joint_types import TreeForm
+from composedyn.dynamics.schema import add_joint, add_link
 from composedyn.testing.pinocchio_trees import array_model, random_configuration, random_tree
 from pin_oracle import pin, rel_err
+from test_floating_derivatives import _central, _group_central
 
 SEEDS = (0, 1, 2, 3)
 ROOTS = {"free_flyer": slice(3, 7), "planar": slice(2, 4), "spherical": slice(0, 4)}  # -> the root's orientation
@@ -117,3 +121,30 @@ def test_forward_dynamics_derivatives_refusals(tree):
     oim, ofm = pack_tree(oam)
     z = np.zeros(other.nv)
     assert _fd_derivatives(oim, ofm, other.nv, random_configuration(oam, rng), z, z)[0] == 5
+
+
+def test_a_spherical_root_with_friction_and_rotor_inertia_equals_finite_differences():
+    """A spherical root joint with damping, Coulomb friction and armature (a free-flyer or planar joint has
+    none): the forward derivatives of the public method equal central differences of forward dynamics along
+    ``integrate``, M^-1 the inverse of the mass matrix."""
+    rng = np.random.default_rng(5)
+    g = nx.DiGraph(name="rooted", gravity=np.array([0.2, 0.1, -9.81]))
+    add_link(g, "base")
+    for k, (parent, kind) in enumerate([("base", "spherical"), ("l0", "revolute"), ("l1", "revolute"),
+                                        ("l0", "prismatic")]):
+        add_link(g, f"l{k}", mass=rng.uniform(0.5, 2.0), com=0.1 * rng.normal(size=3),
+                 inertia=np.diag(rng.uniform(0.02, 0.05, 3)))
+        T = np.eye(4)
+        T[:3, 3] = 0.3 * rng.normal(size=3)
+        add_joint(g, f"j{k}", parent, f"l{k}", type=kind, origin=T, axis=rng.normal(size=3), damping=0.4,
+                  friction=0.3, armature=0.05)
+    robot = cd.from_graph(g)
+    assert robot.joints[0].kind == "spherical" and robot.array_model.damping[0] > 0
+    assert robot.array_model.armature[0] > 0
+    q = robot.random_configuration(seed=2)
+    v, tau = rng.normal(size=(2, robot.nv))
+    kw = {"smooth_friction": 0.3}
+    aq, av, Minv = robot.forward_dynamics_derivatives(q, v, tau, **kw)
+    assert rel_err(aq, _group_central(robot, lambda y: robot.forward_dynamics(y, v, tau, **kw), q)) < 1e-6
+    assert rel_err(av, _central(lambda w: robot.forward_dynamics(q, w, tau, **kw), v)) < 1e-6
+    assert rel_err(Minv, np.linalg.inv(robot.mass_matrix(q))) < 1e-10

@@ -47,9 +47,9 @@ import numpy as np
 
 from composedyn.dynamics.compiled.finite import all_finite
 from composedyn.dynamics.compiled.jit import cfunc, njit, prange
-from composedyn.dynamics.compiled.layout import BLOCKS, FORM, IM_COLUMNS, IQ, IV, NCOL, NQ, NV, model_dims
+from composedyn.dynamics.compiled.layout import BLOCKS, FORM, IM_COLUMNS, IQ, IV, JTYPE, NCOL, NQ, NV, model_dims
 from composedyn.dynamics.compiled.parallel import use_parallel
-from composedyn.dynamics.joint_types import TreeForm
+from composedyn.dynamics.joint_types import TreeForm, rigid_root
 
 try:
     from composedyn.dynamics.compiled._call import Caller
@@ -112,8 +112,12 @@ class Quantity:
 
 def for_tree(q: Quantity, im: np.ndarray) -> Quantity:
     """The declaration whose kernel takes the tree packed as ``im``: ``q``, or ``q.general`` when ``q``
-    has one and the tree's form (:data:`.layout.FORM`) is ``TreeForm.GENERAL``."""
-    return q.general if q.general is not None and im.shape[0] and im[0, FORM] == GENERAL else q
+    has one and the tree's form (:data:`.layout.FORM`) is ``TreeForm.GENERAL``, unless its joints are a
+    rigid root and one-coordinate joints (:func:`composedyn.dynamics.joint_types.rigid_root`: a planar
+    or spherical root, whose own form ``q``'s kernels have)."""
+    if q.general is None or not im.shape[0] or im[0, FORM] != GENERAL or rigid_root(im[:, JTYPE]):
+        return q
+    return q.general
 
 
 def signature():
