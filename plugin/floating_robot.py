@@ -51,7 +51,7 @@ from composedyn.tree_robot import TreeRobot
 ON_TREE = tree_dynamics.QUANTITIES
 
 # What robot.fast offers: those, and the derivatives of inverse and forward dynamics (on the tree too)
-FAST = ON_TREE | {"inverse_dynamics_derivatives", "forward_dynamics_derivatives"}
+FAST = tree_dynamics.FAST
 
 
 
@@ -68,8 +68,6 @@ class FloatingRobot(TreeRobot):
     as one by default.  Array shapes: q (..., nq), v and a (..., nv), generalised
     forces (..., nv); leading batch axes broadcast.
     """
-
-    FAST_QUANTITIES = FAST
 
     def __init__(self, graph: nx.DiGraph, base: Base, strict: bool = False, mimic: str = "dependent"):
         """``graph``: the description without the base's joint (``base`` says where the base is and how it

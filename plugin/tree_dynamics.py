@@ -34,11 +34,13 @@ from composedyn.link_wrenches import body_forces, one_sample
 from composedyn.robot import direct_call
 from composedyn.task_space import local_flag
 
-# The declared quantities the methods compute on the tree (what robot.fast offers, with the derivatives
-# where the kernels take the tree)
+# The declared quantities the methods compute on the tree
 QUANTITIES = frozenset({"inverse_dynamics", "forward_dynamics", "mass_matrix", "gravity_torques", "bias_torques",
                         "coriolis_matrix", "center_of_mass", "com_jacobian", "regressor", "frame_pose", "jacobian",
                         "frame_velocity", "frame_acceleration"})
+
+# What robot.fast offers: those, and the derivatives of inverse and forward dynamics (compiled for every tree)
+FAST = QUANTITIES | {"inverse_dynamics_derivatives", "forward_dynamics_derivatives"}
 
 # The result of each declared quantity that has generalised-force rows or velocity columns: (rows, columns)
 _REDUCED = {"inverse_dynamics": (1, 0), "forward_dynamics": (1, 0), "gravity_torques": (1, 0),
@@ -49,7 +51,7 @@ _REDUCED = {"inverse_dynamics": (1, 0), "forward_dynamics": (1, 0), "gravity_tor
 class TreeDynamics:
     """The dynamics and task-space methods of a robot computed on its tree (module docstring)."""
 
-    FAST_QUANTITIES = QUANTITIES  # what robot.fast offers (a subclass may add the derivatives)
+    FAST_QUANTITIES = FAST  # what robot.fast offers
 
     # ---- compiled state ----
     @property

@@ -30,7 +30,8 @@ from composedyn.dynamics.frozen_graph import frozen_graph
 from composedyn.joint_space import sample_shape, time_step
 from composedyn.tree_dynamics import TreeDynamics
 
-QUANTITIES = tree_dynamics.QUANTITIES  # the declared quantities a TreeRobot computes (what robot.fast offers)
+QUANTITIES = tree_dynamics.QUANTITIES  # the declared quantities a TreeRobot computes on its tree
+FAST = tree_dynamics.FAST  # what its robot.fast offers: those and the derivatives of inverse and forward dynamics
 
 # Robot methods not available with joints of several coordinates: a one-line error naming the robot.
 _NOT_YET = {"to_urdf": "URDF export (URDF has no such joints)"}

@@ -35,6 +35,12 @@ TOL = 1e-12
 NONE = np.empty((0, 6))
 
 
+def _read_only(a: np.ndarray) -> np.ndarray:
+    view = a.view()
+    view.flags.writeable = False
+    return view
+
+
 def rel(a, b) -> float:
     """max |a - b| / max(1, max |b|)."""
     a, b = np.asarray(a, float), np.asarray(b, float)
@@ -86,7 +92,9 @@ def test_scratch_carries_no_state():
             q, qd, tau, fw = state(m, rng)
             f_k = NONE if f is None else fw
             got, fresh = np.empty(m.n), np.empty(m.n)
-            assert aba_into(im, fm, q, qd, tau, f_k, 1, 0.0, got, w[:m.n + 1]) == 0
+            # the model and the wrenches read-only, as every compiled caller passes them (jit.readonly):
+            # the argument types aba_into was compiled for at install
+            assert aba_into(im, fm, q, qd, tau, _read_only(f_k), 1, 0.0, got, w[:m.n + 1]) == 0
             aba_one(im, fm, q, qd, tau, f_k, 1, 0.0, fresh)
             assert np.isfinite(got).all() and rel(got, fresh) < TOL
 

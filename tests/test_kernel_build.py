@@ -8,8 +8,13 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
+from numba import njit
 
+import composedyn as cd
+from composedyn.dynamics import dispatch
+from composedyn.dynamics.compiled import declare
 from composedyn.kernels.build import merge, serve
 
 # all_finite on contiguous or strided vectors: two signatures of one function, each compiled by
@@ -78,3 +83,53 @@ def test_a_worker_that_stops_fails_the_build(tmp_path):
         d.mkdir()
     with pytest.raises(SystemExit, match="a kernel group failed to compile"):
         serve(list(range(9)), [str(d) for d in directories], (sys.executable, "-c", WORKER, "4"))
+
+
+
+@njit
+def _weighted(im, fm, q, fw, out):  # not inlined: every entry and loop of _TOY calls this one function
+    s = float(im.shape[0])
+    for i in range(q.shape[0]):
+        s += q[i] * fm[i % fm.shape[0], 0]
+    for i in range(fw.shape[0]):
+        s += fw[i, 0]
+    out[0] = s
+    return 0
+
+
+@njit(inline="always")
+def _toy(im, fm, q, fw, out):
+    return _weighted(im, fm, q, fw, out)
+
+
+_TOY = declare.Quantity("toy_weighted_sum", _toy, inputs=(("q", "nq"),), extras=(("f_world", 6),),
+                        results=((1,),))
+
+
+def test_a_kernel_that_is_not_inlined_gets_one_set_of_argument_types_from_every_caller():
+    # numba compiles a function once per argument types, and a read-only array is another type than a
+    # writeable one: the generated C entries (arrays made of pointers) and batch loops (the read-only packed
+    # model) pass the model arrays and the extras through jit.readonly, so that a kernel they share
+    # (aba_into: minutes to compile) is compiled once at install, not once per kind of caller
+    from numba import cfunc
+
+    robot = cd.load("panda")
+    im, fm = dispatch.packed(robot.model).of(_TOY)
+    entries = [cfunc(declare.signature())(declare.generated(declare._entry_source(_TOY, name, extras), name, _TOY))
+               for name, extras in (("toy_entry", False), ("toy_entry_with_extras", True))]
+    loops = [njit(parallel=parallel)(declare.generated(declare._loop_source(_TOY, name), name, _TOY))
+             for name, parallel in (("toy_loop_serial", False), ("toy_loop_parallel", True))]
+    Q = np.ones((3, robot.dof))
+    W = np.ones((3, im.shape[0], 6))
+    for loop in loops:
+        for extras in (W, np.empty((0, im.shape[0], 6))):
+            out, status = np.zeros((3, 1)), np.zeros(3, np.int64)
+            loop(im, fm, Q, extras, out, status)
+            expected = im.shape[0] + fm[:robot.dof, 0].sum() + (im.shape[0] if len(extras) else 0)
+            assert not status.any() and out[0, 0] == expected
+    for entry in entries:
+        assert entry.address  # compiled: each called _weighted while compiling
+    assert len(_weighted.signatures) == 1, _weighted.signatures
+    im_t, fm_t, q_t, fw_t, out_t = _weighted.signatures[0]
+    assert not (im_t.mutable or fm_t.mutable or fw_t.mutable) and q_t.mutable and out_t.mutable
+

@@ -209,6 +209,32 @@ MJCF = """<mujoco><option gravity="0.2 0 -9.81"/><worldbody>
   </body></body></body></worldbody></mujoco>"""
 
 
+def test_fast_derivatives_equal_the_methods(pair):
+    # robot.fast offers the derivatives of every tree (the methods are checked against Pinocchio and
+    # finite differences in test_tree_derivatives.py); one sample, a batch and out= arrays
+    r = pair.robot
+    fast = r.fast
+    assert {"inverse_dynamics_derivatives", "forward_dynamics_derivatives"} <= set(dir(fast))
+    Q = r.random_configuration(size=3, seed=21)
+    V, X = np.random.default_rng(21).normal(size=(2, 3, r.nv))
+    for name in ("inverse_dynamics_derivatives", "forward_dynamics_derivatives"):
+        method, call = getattr(r, name), getattr(fast, name)
+        for friction in (0, 1):
+            expected = method(Q, V, X, friction=bool(friction))
+            got = call(Q, V, X, friction=friction)
+            assert len(got) == len(expected)
+            for g, e in zip(got, expected):
+                assert g.shape == e.shape == (3, r.nv, r.nv) and _err(g, e) < 1e-12, name
+            one = call(Q[1], V[1], X[1], friction=friction)
+            for g, e in zip(one, expected):
+                assert g.shape == (r.nv, r.nv) and _err(g, e[1]) < 1e-12, name
+    out = np.full((r.nv, r.nv), np.nan)
+    with pytest.raises(ValueError, match="out"):  # several results: a tuple is not one out array
+        fast.inverse_dynamics_derivatives(Q[0], V[0], X[0], out=out)
+    with pytest.raises(ValueError, match=rf"q has shape \({r.nv},\)"):
+        fast.forward_dynamics_derivatives(V[0], V[0], X[0])
+
+
 def test_mjcf_ball_joints_equal_mujoco():
     import mujoco
 

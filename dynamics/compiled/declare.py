@@ -46,7 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from composedyn.dynamics.compiled.finite import all_finite
-from composedyn.dynamics.compiled.jit import cfunc, njit, prange
+from composedyn.dynamics.compiled.jit import cfunc, njit, prange, readonly
 from composedyn.dynamics.compiled.layout import BLOCKS, FORM, IM_COLUMNS, IQ, IV, JTYPE, NCOL, NQ, NV, model_dims
 from composedyn.dynamics.compiled.parallel import use_parallel
 from composedyn.dynamics.joint_types import TreeForm, rigid_root
@@ -140,8 +140,8 @@ def _entry_source(q: Quantity, name: str, extras: bool = False) -> str:
     """Source of the C function of ``q`` (see the module docstring and ``_call.c`` for p, d, o, s);
     ``extras``: each extra (bodies, columns) is one more input vector, its rows one after the other."""
     lines = [f"def {name}(p, d, o, s):",
-             f"    m0 = carray(p[0], (d[0], {IM_COLUMNS}), np.int64)",
-             f"    m1 = carray(p[1], (d[1], {NCOL}), np.float64)"]
+             f"    m0 = readonly(carray(p[0], (d[0], {IM_COLUMNS}), np.int64))",
+             f"    m1 = readonly(carray(p[1], (d[1], {NCOL}), np.float64))"]
     k, j = 2, 2  # the first pointer and dimension after the model arrays
     scratch, inputs, results = [], [], []
     for i, shape in enumerate(q.scratch):
@@ -156,7 +156,7 @@ def _entry_source(q: Quantity, name: str, extras: bool = False) -> str:
             inputs.append(f"x{i}")
         else:
             columns = q.extras[i - len(q.inputs)][1]
-            given.append(f"x{i}.reshape((d[{j}] // {columns}, {columns}))")
+            given.append(f"readonly(x{i}.reshape((d[{j}] // {columns}, {columns})))")
         k, j = k + 1, j + 1
     lines.append(f"    if not ({' and '.join(f'all_finite(x{i})' for i in range(len(inputs) + len(given)))}):")
     lines.append("        return 2")
@@ -182,8 +182,8 @@ def generated(source: str, name: str, q: Quantity) -> object:
 
     filename = os.path.join(PACKAGE_DIR, f"generated_{name}")
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    scope = {"__name__": __name__, "np": np, "carray": carray, "all_finite": all_finite, "kernel": q.kernel,
-             "prange": prange, "BLOCKS": BLOCKS, "IQ": IQ, "NQ": NQ, "IV": IV, "NV": NV}
+    scope = {"__name__": __name__, "np": np, "carray": carray, "readonly": readonly, "all_finite": all_finite,
+             "kernel": q.kernel, "prange": prange, "BLOCKS": BLOCKS, "IQ": IQ, "NQ": NQ, "IV": IV, "NV": NV}
     for i, (_, columns) in enumerate(q.extras):
         scope[f"E{i}"] = absent = np.empty((0, columns))
         absent.flags.writeable = False
@@ -233,6 +233,7 @@ def _loop_source(q: Quantity, name: str) -> str:
     options = [f"o{i}" for i in range(len(q.options))] + ["s"] * (q.number is not None)
     results = [f"R{i}" for i in range(len(q.results))]
     scratch = [f"w{i}" for i in range(len(q.scratch))]
+    held = [f"readonly({m})" for m in model]  # one type for the kernels, whoever calls (jit.readonly)
     lines = [f"def {name}({', '.join(model + inputs + extras + options + results)}, STATUS):",
              "    N, n = X0.shape[0], m0.shape[0]",
              "    nq = m0[n - 1, IQ] + m0[n - 1, NQ] if n else 0",
@@ -247,8 +248,8 @@ def _loop_source(q: Quantity, name: str) -> str:
               f"            if not ({' and '.join(f'all_finite({x}[k])' for x in inputs)}):",
               "                STATUS[k] = 2",
               "                continue",
-              f"            STATUS[k] = kernel({', '.join(model + [x + '[k]' for x in inputs])}, "
-              f"{''.join(f'{y}[k] if {y}.shape[0] else {y.lower()}, ' for y in extras)}"
+              f"            STATUS[k] = kernel({', '.join(held + [x + '[k]' for x in inputs])}, "
+              f"{''.join(f'readonly({y}[k] if {y}.shape[0] else {y.lower()}), ' for y in extras)}"
               f"{''.join(o + ', ' for o in options)}"
               f"{', '.join([r + '[k]' for r in results] + scratch)})"]
     return "\n".join(lines) + "\n"

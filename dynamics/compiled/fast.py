@@ -8,14 +8,13 @@ joints in ``model.joint_names`` order (for a ``Robot`` with mimic joints that is
 ``robot.all_joint_names``); after the arrays come the declaration's number
 (``smooth_friction``) and its integer options (``friction``; a frame's index in
 ``model.link_names`` and ``local`` 0 or 1), positional or by keyword.  A floating
-robot's ``robot.fast`` has the quantities it computes on its tree
-(``floating_robot.FAST``: ``ON_TREE`` and the derivatives of inverse and forward dynamics;
-a ``TreeRobot``'s, ``tree_robot.QUANTITIES``): q has nq entries (base pose with its quaternion, then the
-joints) and the rates nv, in the robot's coordinates, a frame is its index in
-``robot.frame_names``, and a sample the kernel refuses (a zero quaternion, a singular
-mass matrix) raises its named error.  The results
-equal the ``Robot`` methods' (armature and friction included where the method includes
-them; a tuple for several results).  Pass ``out=`` to reuse a result array (one
+robot's or a ``TreeRobot``'s ``robot.fast`` has the quantities it computes on its tree and
+the derivatives of inverse and forward dynamics (``tree_robot.FAST``): q has nq entries
+(a quaternion for a free-flyer or spherical joint) and the rates nv, in the robot's
+coordinates, a frame is its index in ``robot.frame_names``, and a sample the kernel refuses
+(a zero quaternion, a singular mass matrix) raises its named error.  The results equal the
+``Robot`` methods' (armature and friction included where the method includes them; a tuple
+for several results).  Pass ``out=`` to reuse a result array (one
 result): float64, C-contiguous, of the result's shape.
 
 A single sample is served by the C caller of its declared quantity

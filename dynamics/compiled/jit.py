@@ -42,7 +42,7 @@ except ImportError as exc:  # numba is a dependency; the NumPy reference is an e
                           "NumPy reference instead")
     prange = range
 
-__all__ = ["PACKAGE_DIR", "SOURCE_STAMP", "cfunc", "njit", "prange", "source_stamp"]
+__all__ = ["PACKAGE_DIR", "SOURCE_STAMP", "cfunc", "njit", "prange", "readonly", "source_stamp"]
 
 
 def _use_package_cache(compiled, py_func) -> None:
@@ -93,3 +93,32 @@ def cfunc(sig, cache: bool = False, **options):
         return callback
 
     return decorate
+
+
+
+if MISSING is None:
+    from numba.core import types as _types
+    from numba.core.imputils import impl_ret_borrowed
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def readonly(typingctx, a):
+        """``a`` typed as a read-only array in compiled code (the same array: no copy, no code).
+
+        numba compiles a function once per argument types, and a read-only array is another
+        type than a writeable one.  The generated entries and batch loops (:mod:`.declare`) pass
+        the model arrays and the extras through this, so that every caller of a kernel that is
+        not inlined (``aba_into``, the derivative passes) gives it the same types and it is
+        compiled once, not once per kind of caller (C entries make writeable arrays of
+        pointers; the loops get the read-only packed arrays)."""
+        if not isinstance(a, _types.Array):
+            return None
+
+        def codegen(context, builder, sig, args):
+            return impl_ret_borrowed(context, builder, sig.return_type, args[0])
+
+        return a.copy(readonly=True)(a), codegen
+else:
+    def readonly(a):
+        """``a`` (numba missing: nothing is compiled)."""
+        return a

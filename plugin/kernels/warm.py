@@ -88,10 +88,10 @@ class Group(NamedTuple):
 
 @functools.cache
 def groups() -> list[Group]:
-    """Every :class:`Group` of kernels: one per compiled function of each declared
-    quantity and of its kernel for trees of any joints (``Quantity.general``): its C
-    entries, its serial loop and, where this thread may run one, its parallel loop; and
-    closed chains; each compiled apart from the others, the longest first; then the
+    """Every :class:`Group` of kernels: one per declared quantity and per kernel for trees of
+    any joints (``Quantity.general``): its C entries, its serial loop and, where this thread
+    may run one, its parallel loop; and closed chains; each compiled apart from the others,
+    the longest first; then the
     ``Robot`` methods on one sample and on batches, the floating base and inverse
     kinematics, which reach the quantities' kernels.  Made once per process (the bundled
     robot they exercise is loaded once)."""
@@ -103,15 +103,17 @@ def groups() -> list[Group]:
     fixed = cd.load("panda")
     big = PARALLEL_WORK // fixed.dof + 1  # enough samples for the parallel loops
 
-    def routes(q):  # a group per compiled function of q, each compiled apart from the others
-        arrays = dispatch.packed(fixed.model).of
-        made = [Group(f"{label(q)}: C entry", lambda: declare.entry(q))]
-        if declare.takes_extras(q):
-            made.append(Group(f"{label(q)}: C entry with link wrenches", lambda: declare.entry(q, True)))
-        made.append(Group(f"{label(q)}: batch loop", lambda: declare.warm(q, arrays(q), 1)))
-        if parallel_safe():
-            made.append(Group(f"{label(q)}: parallel batch loop", lambda: declare.warm(q, arrays(q), 2, parallel=True)))
-        return made
+    def routes(q):  # q's C entries and batch loops: its kernel is compiled for the first (the callers
+        def work():  # give it one set of argument types, jit.readonly), the others add their own code
+            arrays = dispatch.packed(fixed.model).of(q)
+            declare.entry(q)
+            if declare.takes_extras(q):
+                declare.entry(q, True)
+            declare.warm(q, arrays, 1)
+            if parallel_safe():
+                declare.warm(q, arrays, 2, parallel=True)
+
+        return [Group(label(q), work)]
 
     def methods():
         for batch in (0, 2, big):
