@@ -12,7 +12,10 @@ Prints Markdown tables (for docs/performance.md, "Closed chains"):
    ``constraintDynamics`` (one CONTACT_3D constraint) against its ``aba`` on the same URDF;
    the same for the Delta; the NumPy reference path for comparison;
 2. a 5 s simulation of the four-bar (``cd.simulate``, DOP853, rtol 1e-8), wall time;
-3. the targets: four-bar FD <= 4x the tree's FD, 5 s simulation < 0.5 s, Delta ID < 30 µs.
+3. the targets: four-bar FD <= 4x the tree's FD, 5 s simulation < 0.5 s, Delta ID < 30 µs;
+4. the same mechanisms on a ``TreeRobot`` (a ``TreeClosedChain``, the class that takes joints of
+   several coordinates: NumPy over the tree's compiled frame calls) against the compiled
+   ``ClosedChain``, per call.
 
 Speed is never asserted in tests.
 """
@@ -94,6 +97,26 @@ def simulation_seconds(repeat: int) -> tuple[float, int]:
     return float(np.median(out)), sim.nfev
 
 
+def tree_row(name: str, repeat: int, number: int) -> dict:
+    """The mechanism ``name`` as a ``TreeClosedChain`` against the compiled ``ClosedChain`` (same states)."""
+    from composedyn.tree_robot import TreeRobot
+
+    ch = cd.load_closed_chain(name)
+    tree = cd.ClosedChain(TreeRobot(ch.robot.graph), ch.loops, ch.joint_names,
+                          guess=dict(zip(ch.robot.joint_names, ch.assembly)))
+    rng = np.random.default_rng(0)
+    q = ch._last[ch._ind] + rng.uniform(-0.05, 0.05, ch.dof)
+    qd, qdd = rng.uniform(-1, 1, (2, ch.dof))
+    tau = ch.inverse_dynamics(q, qd, qdd)
+    gap = float(np.abs(tree.forward_dynamics(q, qd, tau) - qdd).max())
+    path = [q + 1e-3 * s * qd for s in range(100)] + [q + 1e-3 * s * qd for s in range(100, 0, -1)]
+    step = iter(int(i) for i in np.resize(np.arange(len(path)), 10**8))
+    funcs = {"cc_fd": lambda: ch.forward_dynamics(q, qd, tau), "tree_fd": lambda: tree.forward_dynamics(q, qd, tau),
+             "tree_fd_path": lambda: tree.forward_dynamics(path[next(step)], qd, tau),
+             "tree_id": lambda: tree.inverse_dynamics(q, qd, qdd)}
+    return {**per_call(funcs, repeat, number), "gap": gap}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=15)
@@ -118,6 +141,14 @@ def main(argv=None) -> int:
           f"| {f['cc_fd_path'] <= 4 * f['tree_fd']} |")
     print(f"| 5 s four-bar simulation < 0.5 s | {sim_s:.3f} s ({nfev} right-hand sides) | {sim_s < 0.5} |")
     print(f"| Delta ID < 30 µs | {d['cc_id']:.1f} µs | {d['cc_id'] < 30} |")
+    trees = {name: tree_row(name, max(3, args.repeat // 3), max(10, args.number // 40)) for name in rows}
+    print()
+    print("| mechanism | TreeClosedChain FD | FD along a path | TreeClosedChain ID | ClosedChain FD | ratio "
+          "| max |FD - ClosedChain's| |")
+    print("|---|---|---|---|---|---|---|")
+    for name, r in trees.items():
+        print(f"| {name} | {r['tree_fd']:.0f} | {r['tree_fd_path']:.0f} | {r['tree_id']:.0f} | {r['cc_fd']:.2f} "
+              f"| {r['tree_fd'] / r['cc_fd']:.0f} | {r['gap']:.1e} |")
     return 0
 
 

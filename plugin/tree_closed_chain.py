@@ -37,9 +37,28 @@ from composedyn.dynamics.reference.spatial import skew
 
 
 def _rotvec(R: np.ndarray) -> np.ndarray:
-    from scipy.spatial.transform import Rotation
+    """Rotation vectors θ u (..., 3), θ in [0, π], of rotation matrices R = exp(θ [u]×) (..., 3, 3).
 
-    return Rotation.from_matrix(R.reshape(-1, 3, 3)).as_rotvec().reshape(R.shape[:-1])
+    From R's skew part sin θ u and its trace 1 + 2 cos θ, exact to rounding near the identity (where the
+    loops close); within about 8° of a half turn, where the skew part no longer gives the axis, SciPy's
+    ``Rotation.from_matrix``."""
+    s = 0.5 * np.stack([R[..., 2, 1] - R[..., 1, 2], R[..., 0, 2] - R[..., 2, 0], R[..., 1, 0] - R[..., 0, 1]], -1)
+    c = 0.5 * (R[..., 0, 0] + R[..., 1, 1] + R[..., 2, 2] - 1.0)
+    sn = np.linalg.norm(s, axis=-1)
+    k = np.where(sn > 1e-300, np.arctan2(sn, c) / np.maximum(sn, 1e-300), 1.0)  # θ / sin θ
+    out = k[..., None] * s
+    half_turn = c < -0.99
+    if np.any(half_turn):
+        from scipy.spatial.transform import Rotation
+
+        out[half_turn] = Rotation.from_matrix(R[half_turn].reshape(-1, 3, 3)).as_rotvec()
+    return out
+
+
+def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a × b (..., 3) (``np.cross`` without its axis handling, which dominates on single vectors)."""
+    return np.stack([a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1], a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
+                     a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], -1)
 
 
 class TreeClosedChain(ChainDynamics):
@@ -110,33 +129,55 @@ class TreeClosedChain(ChainDynamics):
     # ---- constraints ----
     def _terms(self, q, v=None):
         """(phi (..., m), J (..., m, nv), gamma (..., m) or None) at every joint's q (..., nq) (and v)."""
-        r = self.robot
-        phis, Js, gams = [], [], []
-        for lp, ends in zip(self.loops, self._ends):
-            parts = []
-            for link, c, Rc in ends:
-                T = r.frame_pose(q, link)
-                R, p = T[..., :3, :3], T[..., :3, 3]
-                rc = R @ c
-                Jl = r.jacobian(q, link)
-                Jw = Jl[..., 3:, :]
-                Jx = Jl[..., :3, :] - skew(rc) @ Jw
-                acc = None
-                if v is not None:
-                    a = r.frame_acceleration(q, v, np.zeros(v.shape), link)
-                    w = np.einsum("...ij,...j->...i", Jw, v)
-                    alpha = a[..., 3:]
-                    acc = np.concatenate([a[..., :3] + np.cross(alpha, rc) + np.cross(w, np.cross(w, rc)), alpha], -1)
-                parts.append((p + rc, R @ Rc, Jx, Jw, acc))
-            (xa, Ra, Jxa, Jwa, aa), (xb, Rb, Jxb, Jwb, ab) = parts
+        ends = self._ends_at(q)
+        phis = []
+        for lp, ((xa, Ra, *_), (xb, Rb, *_)) in zip(self.loops, ends):
             rows = loop_rows(lp)
-            phi = np.concatenate([xa - xb, _rotvec(Ra @ np.swapaxes(Rb, -1, -2))], -1)
+            phi = xa - xb
+            if rows[-1] >= 3:  # orientation rows: the rotation from b's closure frame to a's
+                phi = np.concatenate([phi, _rotvec(Ra @ np.swapaxes(Rb, -1, -2))], -1)
             phis.append(phi[..., rows])
-            Js.append(np.concatenate([Jxa - Jxb, Jwa - Jwb], -2)[..., rows, :])
-            if v is not None:
-                gams.append(-(aa - ab)[..., rows])
-        return (np.concatenate(phis, -1), np.concatenate(Js, -2),
-                np.concatenate(gams, -1) if v is not None else None)
+        return np.concatenate(phis, -1), self._jacobian(ends), None if v is None else self._gamma(q, v, ends)
+
+    def _jacobian(self, ends) -> np.ndarray:
+        """J (..., m, nv): the loops' rows of the closure points' relative (linear, angular) velocity."""
+        return np.concatenate([np.concatenate([a[2] - b[2], a[3] - b[3]], -2)[..., loop_rows(lp), :]
+                               for lp, (a, b) in zip(self.loops, ends)], -2)
+
+    def _ends_at(self, q) -> list:
+        """Per loop, per end: (closure point x (..., 3) and frame R (..., 3, 3) in the world, the point's
+        rows J_x = J_v - [R c]× J_ω (..., 3, nv) and J_ω, R c, the link) at every joint's q; each link's
+        pose and Jacobian computed once."""
+        r, links = self.robot, {}
+        ends = []
+        for lp_ends in self._ends:
+            parts = []
+            for link, c, Rc in lp_ends:
+                if link not in links:
+                    links[link] = r.frame_pose(q, link), r.jacobian(q, link)
+                T, Jl = links[link]
+                R = T[..., :3, :3]
+                rc = R @ c
+                Jw = Jl[..., 3:, :]
+                parts.append((T[..., :3, 3] + rc, R @ Rc, Jl[..., :3, :] - skew(rc) @ Jw, Jw, rc, link))
+            ends.append(parts)
+        return ends
+
+    def _gamma(self, q, v, ends) -> np.ndarray:
+        """gamma (..., m) = -(dJ/dt) v: minus the closures' relative classical accelerations at q̈ = 0."""
+        r, accelerations, gams = self.robot, {}, []
+        zero = np.zeros(np.shape(v))
+        for lp, parts in zip(self.loops, ends):
+            acc = []
+            for _, _, _, Jw, rc, link in parts:
+                if link not in accelerations:
+                    accelerations[link] = r.frame_acceleration(q, v, zero, link)
+                a = accelerations[link]
+                w = np.einsum("...ij,...j->...i", Jw, v)
+                alpha = a[..., 3:]
+                acc.append(np.concatenate([a[..., :3] + _cross(alpha, rc) + _cross(w, _cross(w, rc)), alpha], -1))
+            gams.append(-(acc[0] - acc[1])[..., loop_rows(lp)])
+        return np.concatenate(gams, -1)
 
     def constraint(self, q) -> np.ndarray:
         """phi (..., m) at every joint's q (..., robot.nq); rows named by ``rows``."""
@@ -188,7 +229,8 @@ class TreeClosedChain(ChainDynamics):
         aq, av = self._angles
         target = start.copy()
         target[self._ind_q] = qi
-        delta = r.difference(start, target)
+        moved = not np.array_equal(target, start)  # else only Newton from start (a closed configuration)
+        delta = r.difference(start, target) if moved else np.zeros(r.nv)
         q, turned = start.copy(), np.zeros(len(aq))  # turned: the steps' angle changes, added to start's at the end
         q[aq] = wrap_angles(start[aq])
         delta[av] = wrap_angles(wrap_angles(target[aq]) - q[aq])
@@ -196,7 +238,8 @@ class TreeClosedChain(ChainDynamics):
         res, it = 0.0, 0
         for _ in range(steps):
             before = q[aq]
-            q = r.integrate(q, delta / steps)
+            if moved:
+                q = r.integrate(q, delta / steps)
             for it in range(60):
                 phi, J, _ = self._terms(q)
                 res = float(np.abs(phi).max(initial=0.0))
@@ -223,14 +266,15 @@ class TreeClosedChain(ChainDynamics):
         """(q_all, qd_all, W, J, gamma) for independent velocities qd (..., dof)."""
         qd = joint_array("qd", qd, self.dof)
         qa = self._with_rates(self._positions(q), qd)
-        J = self._terms(qa)[1]
+        ends = self._ends_at(qa)
+        J = self._jacobian(ends)
         try:
             W = projection(J, self._ind, self._dep)
         except np.linalg.LinAlgError:
             raise ModelError(f"{self._source}: singular configuration: the dependent joints "
                              f"{list(self.dependent_names)} cannot follow the independent ones there") from None
         qda = np.einsum("...ij,...j->...i", W, qd)
-        return qa, qda, W, J, self._terms(qa, qda)[2]
+        return qa, qda, W, J, self._gamma(qa, qda, ends)
 
     def _jacobian_rate(self, q, qd) -> np.ndarray:
         """dJ/dt (..., m, nv) of the loop Jacobian at every joint's q (..., nq) and v (..., nv): each world column

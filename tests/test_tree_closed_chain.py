@@ -315,3 +315,24 @@ def test_helical_prismatic_and_mimic_followed_coordinates_are_not_wrapped():
         assert np.abs(chain.constraint(q)).max() <= chain.tol
         assert q[at["u"]] == pytest.approx(slide - 0.1 * crank, abs=1e-12)
         assert q[at["s"]] == pytest.approx(0.5 * screw, abs=1e-12)
+
+
+def test_rotation_vectors_of_the_orientation_error_at_every_angle():
+    # the orientation rows of a pose loop: exact to rounding near the identity (where Newton closes the loops),
+    # and right near a half turn (where the skew part loses the axis); any batch shape
+    from scipy.spatial.transform import Rotation
+
+    from composedyn.tree_closed_chain import _rotvec
+
+    rng = np.random.default_rng(5)
+    angles = np.concatenate([[0.0, 1e-15, 1e-9, 1e-5, 0.2], rng.uniform(0.0, np.pi, 21),
+                             np.pi - np.array([0.3, 0.15, 0.14, 0.1, 1e-3, 1e-8, 0.0])])
+    axes = rng.normal(size=(len(angles), 3))
+    axes /= np.linalg.norm(axes, axis=1, keepdims=True)
+    rv = axes * angles[:, None]
+    R = Rotation.from_rotvec(rv).as_matrix()
+    got = _rotvec(R.reshape(3, 11, 3, 3)).reshape(-1, 3)
+    assert np.allclose(np.linalg.norm(got, axis=1), angles, rtol=0, atol=1e-12)
+    assert np.abs(Rotation.from_rotvec(got).as_matrix() - R).max() < 1e-12
+    small = angles < 0.5
+    assert np.abs(got[small] - rv[small]).max() < 1e-16 + 1e-15 * angles[small].max()
