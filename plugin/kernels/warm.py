@@ -91,10 +91,9 @@ def groups() -> list[Group]:
     """Every :class:`Group` of kernels: one per declared quantity and per kernel for trees of
     any joints (``Quantity.general``): its C entries, its serial loop and, where this thread
     may run one, its parallel loop; and closed chains; each compiled apart from the others,
-    the longest first; then the
-    ``Robot`` methods on one sample and on batches, the floating base and inverse
-    kinematics, which reach the quantities' kernels.  Made once per process (the bundled
-    robot they exercise is loaded once)."""
+    the longest first; then the ``Robot`` methods on one sample and on batches, the floating
+    base and inverse kinematics, which reach the quantities' kernels.  Made once per process
+    (the bundled robot they exercise is loaded once)."""
     import composedyn as cd
     from composedyn.dynamics import dispatch
     from composedyn.dynamics.compiled import declare, quantities
@@ -103,8 +102,8 @@ def groups() -> list[Group]:
     fixed = cd.load("panda")
     big = PARALLEL_WORK // fixed.dof + 1  # enough samples for the parallel loops
 
-    def routes(q):  # q's C entries and batch loops: its kernel is compiled for the first (the callers
-        def work():  # give it one set of argument types, jit.readonly), the others add their own code
+    def routes(q) -> Group:  # q's C entries and batch loops: its kernel is compiled for the first (the
+        def work():  # callers give it one set of argument types, jit.readonly), the others add their own code
             arrays = dispatch.packed(fixed.model).of(q)
             declare.entry(q)
             if declare.takes_extras(q):
@@ -113,7 +112,7 @@ def groups() -> list[Group]:
             if parallel_safe():
                 declare.warm(q, arrays, 2, parallel=True)
 
-        return [Group(label(q), work)]
+        return Group(label(q), work)
 
     def methods():
         for batch in (0, 2, big):
@@ -136,8 +135,8 @@ def groups() -> list[Group]:
     rank = {name: k for k, name in enumerate(LONGEST_FIRST)}
     kernels = [k for q in quantities.DECLARED.values() for k in (q, q.general) if k is not None]  # every form
     declared = sorted(kernels, key=lambda q: rank.get(q.name, len(rank)))
-    return ([work for q in declared[:len(rank)] for work in routes(q)] + [Group("closed chains", closed)]
-            + [work for q in declared[len(rank):] for work in routes(q)]
+    return ([routes(q) for q in declared[:len(rank)]] + [Group("closed chains", closed)]
+            + [routes(q) for q in declared[len(rank):]]
             + [Group("Robot methods, one sample and batches", methods, False),
                Group("floating base", floating, False), Group("inverse kinematics", ik, False)])
 
