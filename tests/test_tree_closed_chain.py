@@ -334,5 +334,7 @@ def test_rotation_vectors_of_the_orientation_error_at_every_angle():
     got = _rotvec(R.reshape(3, 11, 3, 3)).reshape(-1, 3)
     assert np.allclose(np.linalg.norm(got, axis=1), angles, rtol=0, atol=1e-12)
     assert np.abs(Rotation.from_rotvec(got).as_matrix() - R).max() < 1e-12
+    one = _rotvec(R[-2])  # a single matrix near a half turn
+    assert one.shape == (3,) and np.abs(Rotation.from_rotvec(one).as_matrix() - R[-2]).max() < 1e-12
     small = angles < 0.5
     assert np.abs(got[small] - rv[small]).max() < 1e-16 + 1e-15 * angles[small].max()
