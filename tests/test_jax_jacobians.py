@@ -1,7 +1,7 @@
 """``robot.to_jax()``'s derivatives: ``jax.jacfwd``/``jacrev`` of inverse and forward dynamics equal
 composedyn's analytic derivatives (floating bases through the tangent of ``integrate``); the mass matrix's
-written-out tangent equals autodiff through the recursion and central differences; ``integrate`` is
-differentiable at zero; ``jax.grad`` with respect to the parameters is the regressor."""
+and inverse dynamics' written-out tangents equal autodiff through the recursion and central differences;
+``integrate`` is differentiable at zero; ``jax.grad`` with respect to the parameters is the regressor."""
 
 from __future__ import annotations
 
@@ -39,6 +39,14 @@ def test_forward_dynamics_jacobians_equal_analytic_derivatives(case):
     close(Jt, Minv, 1e-9, "da/dtau")
 
 
+def _counted(monkeypatch, module, name: str) -> list:
+    """``module.name`` replaced by itself counting its calls in the returned list."""
+    used = []
+    f = getattr(module, name)
+    monkeypatch.setattr(module, name, lambda *a: used.append(1) or f(*a))
+    return used
+
+
 @pytest.mark.parametrize("case", ("panda", "tree", "mimic", "floating"))
 def test_mass_matrix_derivatives_equal_differences_and_the_recursion(case, monkeypatch):
     """M's written-out tangent (one-coordinate trees, float64; a floating base differentiates the recursion):
@@ -47,9 +55,7 @@ def test_mass_matrix_derivatives_equal_differences_and_the_recursion(case, monke
     from composedyn.dynamics import array_api as aa
     from composedyn.dynamics.array_api import crba
 
-    used = []
-    tangent = crba.mass_matrix_jvp
-    monkeypatch.setattr(crba, "mass_matrix_jvp", lambda *a: used.append(1) or tangent(*a))
+    used = _counted(monkeypatch, crba, "mass_matrix_jvp")
     r = robot(case)
     jd = r.to_jax()
     bm = aa.on(aa.from_robot(r), jnp, dtype=jnp.float64)
@@ -96,6 +102,68 @@ def test_mass_matrix_tangent_equals_differences_on_random_trees():
         fd = (crba.rigid_mass_matrix(bm, q + e * dq) - crba.rigid_mass_matrix(bm, q - e * dq)) / (2 * e)
         got = crba.mass_matrix_jvp(bm, crba.root_terms(bm, *tree(bm, q)), dq)
         assert np.abs(got - fd).max() <= 1e-7 * np.abs(fd).max(), f"seed {seed}: {np.abs(got - fd).max():.3g}"
+
+
+def test_inverse_dynamics_tangent_equals_differences_on_random_trees():
+    """The RNEA's written-out tangent on trees of revolute, prismatic, helical and continuous joints (random
+    axes, several roots and branches) equals central differences of the RNEA along random directions of q,
+    qd, qdd and the inertial parameters together (NumPy), and its torques equal the RNEA's."""
+    from composedyn.dynamics import array_api as aa
+    from composedyn.dynamics.array_api import crba, rnea
+    from composedyn.testing.pinocchio_trees import array_model, random_tree
+
+    for seed in range(4):
+        rng = np.random.default_rng(10 + seed)
+        am = array_model(random_tree(rng, 9, kinds=("revolute", "prismatic", "helical", "continuous")))
+        bm = aa.on(am, np, dtype=np.float64)
+        assert crba.scalar_tree(bm)
+        q, v, a, dq, dv, da = rng.uniform(-1.0, 1.0, (6, 2, am.nq_full))
+        p, dp = rng.uniform(0.2, 1.0, (2, 2, 10 * am.n))
+        e = 1e-6
+
+        def rnea_at(t):
+            return rnea.rigid_torques(bm, q + t * dq, v + t * dv, a + t * da, p + t * dp)
+
+        fd = (rnea_at(e) - rnea_at(-e)) / (2 * e)
+        tau, got = rnea.rigid_torques_jvp(bm, q, v, a, p, dq, dv, da, dp)
+        assert np.abs(tau - rnea_at(0.0)).max() <= 1e-12 * np.abs(tau).max(), f"seed {seed}: torques"
+        assert np.abs(got - fd).max() <= 1e-7 * np.abs(fd).max(), f"seed {seed}: {np.abs(got - fd).max():.3g}"
+        _, without_params = rnea.rigid_torques_jvp(bm, q, v, a, p, dq, dv, da, None)
+        _, params_only = rnea.rigid_torques_jvp(bm, q, v, a, p, 0 * dq, 0 * dv, 0 * da, dp)
+        close(without_params + params_only, got, 1e-12, f"seed {seed}: tangent linear in the parameters'")
+
+
+@pytest.mark.parametrize("case", ("panda", "mimic", "floating"))
+def test_inverse_dynamics_rule_equals_the_recursion(case, monkeypatch):
+    """ID's written-out tangent (trees of one-coordinate joints; a floating base differentiates the recursion):
+    the gradient of <w, tau> by q, qd, qdd, parameters, damping and armature equals autodiff through the
+    recursion without the rule to 1e-11 (its jacfwd, jacrev and forward dynamics' Jacobians, through the rule,
+    equal the analytic derivatives in the tests above)."""
+    from composedyn.dynamics import array_api as aa
+    from composedyn.dynamics.array_api import rnea
+
+    used = _counted(monkeypatch, rnea, "rigid_torques_jvp")
+    r = robot(case)
+    jd = r.to_jax()
+    bm = aa.on(aa.from_robot(r), jnp, dtype=jnp.float64)
+    st = states(r, (3,), seed=13)
+    n = None if r.floating else jd.layout.joint_terms  # a floating base's terms have other rows
+    args = (*args_of(st, ("q", "v", "a")), jnp.asarray(r.inertial_parameters()),
+            *((jnp.full(n, 0.3), jnp.full(n, 0.1)) if n else ()))
+    w = jnp.asarray(np.random.default_rng(4).normal(size=(3, r.nv)))
+
+    def plain(q, v, a, p, damping=None, armature=None):
+        return aa.inverse_dynamics(bm, q, v, a, params=p, damping=damping, armature=armature)
+
+    def ruled(q, v, a, p, damping=None, armature=None):
+        return jd.inverse_dynamics(q, v, a, params=p, damping=damping, armature=armature)
+
+    k = tuple(range(len(args)))
+    got = jax.grad(lambda *x: jnp.sum(w * ruled(*x)), argnums=k)(*args)
+    want = jax.grad(lambda *x: jnp.sum(w * plain(*x)), argnums=k)(*args)
+    for g, x, what in zip(got, want, ("q", "qd", "qdd", "params", "damping", "armature")):
+        close(g, x, 1e-11 * max(1.0, float(jnp.abs(x).max())), f"grad of <w, ID> by {what}")
+    assert bool(used) == (not r.floating), f"{case}: the written-out tangent ran {len(used)} times"
 
 
 @pytest.mark.parametrize("case", ("floating", "floating_mimic"))

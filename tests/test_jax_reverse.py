@@ -24,11 +24,18 @@ def test_check_grads(case):
 
 def _reductions(jaxpr) -> list:
     """(primitive, operand shape, axes, source line) of every reduction over an axis longer than 1
-    in ``jaxpr`` and the jaxprs nested in it."""
-    from jax._src import source_info_util
+    in ``jaxpr`` and the jaxprs nested in it whose result reaches the outputs (a dead one, such as
+    the cotangent of a constant zero, is dropped by the compiler)."""
+    from jax._src import core, source_info_util
 
+    live = {v for v in jaxpr.outvars if isinstance(v, core.Var)}
+    used = []
+    for e in reversed(jaxpr.eqns):
+        if any(v in live for v in e.outvars if not isinstance(v, core.DropVar)):
+            used.append(e)
+            live.update(v for v in e.invars if isinstance(v, core.Var))
     found = []
-    for e in jaxpr.eqns:
+    for e in reversed(used):
         if e.primitive.name.startswith("reduce_"):
             shape = e.invars[0].aval.shape
             if any(shape[k] > 1 for k in e.params.get("axes", ())):

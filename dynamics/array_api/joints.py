@@ -193,6 +193,13 @@ def constant_subspace(joint: Joint) -> bool:
     return _KIND_TABLE[joint.kind].variations is _no_variations
 
 
+def subspace_columns(joint: Joint) -> np.ndarray | None:
+    """The motion subspace S (6, nv) of a joint whose subspace is constant in its child frame
+    (:func:`constant_subspace`), as NumPy numbers (child axes, linear first); None otherwise."""
+    columns = getattr(_KIND_TABLE[joint.kind].subspace, "columns", None)
+    return None if columns is None else np.asarray(columns(joint), dtype=float)
+
+
 def periodic_coordinates(joint: Joint) -> tuple[int, ...]:
     """Offsets within the joint's configuration (and velocity) of its periodic coordinates: angles that
     enter the joint's transform only through their sine and cosine (revolute and continuous joints,
@@ -558,6 +565,7 @@ def _constant_subspace(columns: Callable[[Joint], np.ndarray]) -> Callable[[Any,
     def subspace(xp: Any, joint: Joint, qj: Array) -> Array:
         return _constant(xp, qj, columns(joint), _batch(qj))
 
+    subspace.columns = columns
     return subspace
 
 

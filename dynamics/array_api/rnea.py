@@ -31,6 +31,9 @@ from composedyn.dynamics.array_api.kinematics import (
 )
 from composedyn.dynamics.array_api.spatial import (
     combine_t,
+    const_times,
+    cross_const,
+    dot_const,
     force_cross,
     force_to_parent,
     inertia_from_parameters,
@@ -38,6 +41,7 @@ from composedyn.dynamics.array_api.spatial import (
     motion_cross,
     motion_to_child,
     mtv,
+    spread,
 )
 
 
@@ -110,20 +114,31 @@ def body_forces(bm, inertias, vel, acc):
     return out
 
 
+def total_forces(bm, X, forces):
+    """Backward pass: per body the force (f, n) (3, N) each its joint transmits, the body's own
+    plus its children's, accumulated from the leaves (body axes)."""
+    out = list(forces)
+    for i in range(bm.am.n - 1, -1, -1):
+        k = bm.am.parent[i]
+        if k >= 0:
+            pf, pn = force_to_parent(bm.xp, *X[i], *out[i])
+            out[k] = (out[k][0] + pf, out[k][1] + pn)
+    return out
+
+
 def joint_torques(bm, X, S, forces, N):
     """Backward pass: accumulate the body forces from the leaves to the root and project them
     on the joints, tau (N, nv_full) in joint order."""
     xp = bm.xp
-    forces = list(forces)
-    taus = [None] * bm.am.n
-    for i in range(bm.am.n - 1, -1, -1):
-        f, n = forces[i]
-        f6 = xp.concat([xp.broadcast_to(f, (3, N)), xp.broadcast_to(n, (3, N))], axis=0)
-        taus[i] = combine_t(xp, S[i], f6)
-        k = bm.am.parent[i]
-        if k >= 0:
-            pf, pn = force_to_parent(xp, *X[i], f, n)
-            forces[k] = (forces[k][0] + pf, forces[k][1] + pn)
+    taus = []
+    for i, (f, n) in enumerate(total_forces(bm, X, forces)):
+        taus.append(combine_t(xp, S[i], xp.concat([xp.broadcast_to(f, (3, N)), xp.broadcast_to(n, (3, N))], axis=0)))
+    return _in_joint_order(bm, taus, N)
+
+
+def _in_joint_order(bm, taus, N):
+    """Per-body rows (nv_i, N) -> (N, nv_full) in the order of the joints' velocity offsets."""
+    xp = bm.xp
     order = sorted(range(bm.am.n), key=lambda i: bm.am.joints[i].idx_v)
     tau = xp.concat([xp.broadcast_to(taus[i], (taus[i].shape[0], N)) for i in order], axis=0)
     return xp.matrix_transpose(tau)
@@ -137,6 +152,87 @@ def rigid_torques(bm, q, v, a, params=None, gravity: bool = True, kinematics=Non
     vel, vJ = velocities(bm, X, S, v) if v is not None else (None, None)
     acc = accelerations(bm, X, S, vel, vJ, q, v, a, gravity)
     return joint_torques(bm, X, S, body_forces(bm, body_inertias(bm, params), vel, acc), q.shape[0])
+
+
+def rigid_torques_jvp(bm, q, v, a, params, dq, dv, da, dparams):
+    """(tau, dtau): :func:`rigid_torques` (gravity on) at full (q, v, a) (N, k) each and its
+    derivative along (dq, dv, da) (N, k) each and dparams ((N, 10 n) or None), for trees of
+    joints of one coordinate whose motion subspace is constant in the child frame
+    (:func:`composedyn.dynamics.array_api.crba.scalar_tree`).
+
+    The tangent is the RNEA's own recursion, linear in the tangents with coefficients from the
+    forward pass, so its transpose (a backend's reverse mode) is a pass of the RNEA's size: joint
+    i turning at dq_i changes the parent -> child transform as d(X_i m) = dq_i (X_i m) x S_i
+    (Featherstone RBDA eq. 2.31), whence, with vJ_i = S_i qd_i and abar_i = X_i a_parent,
+
+        dv_i = X_i dv_p + dq_i v_i x S_i + S_i dqd_i,
+        da_i = X_i da_p + dq_i abar_i x S_i + S_i dqdd_i + dv_i x vJ_i + v_i x S_i dqd_i,
+        df_i = I_i da_i + dv_i x* I_i v_i + v_i x* I_i dv_i  (+ dI_i a_i + v_i x* dI_i v_i),
+        dF_p += X_i^T (dF_i + dq_i S_i x* F_i),   dtau_i = S_i^T dF_i,
+
+    F_i the force joint i transmits (:func:`total_forces`).  Reverse mode through the recursion
+    instead differentiates every entry of each rotation matrix."""
+    xp = bm.xp
+    N = q.shape[0]
+    X, S = tree(bm, q)
+    vel, vJ = velocities(bm, X, S, v)
+    acc = accelerations(bm, X, S, vel, vJ, q, v, a)
+    inertias = body_inertias(bm, params)
+    F = total_forces(bm, X, body_forces(bm, inertias, vel, acc))
+    axes = [jm.subspace_columns(joint)[:, 0] for joint in bm.am.joints]  # constants: no products by zeros
+    dI = None if dparams is None else body_inertias(bm, dparams)
+    dvel, dacc, dF = [], [], []
+    for i, joint in enumerate(bm.am.joints):
+        k = bm.am.parent[i]
+        s = axes[i][:3], axes[i][3:]
+        dqi, dvi, dai = dq[:, joint.idx_q], dv[:, joint.idx_v], da[:, joint.idx_v]
+        Sdv = const_times(xp, s[0], dvi), const_times(xp, s[1], dvi)
+        Sda = const_times(xp, s[0], dai), const_times(xp, s[1], dai)
+        if k < 0:
+            dvel.append(Sdv)
+            g = -mtv(xp, X[i][0], bm.gravity)  # abar = X_i a_0 = (-R^T g, 0)
+            dacc.append((cross_const(xp, g, s[1]) * spread(xp, dqi, 3) + Sda[0], Sda[1]))
+        else:
+            dqi, qdi = spread(xp, dqi, 3), spread(xp, v[:, joint.idx_v], 3)
+            pv, pw = motion_to_child(xp, *X[i], *dvel[k])
+            cv, cw = _times_axis(xp, *vel[i], s)
+            dvel.append((pv + cv * dqi + Sdv[0], pw + cw * dqi + Sdv[1]))
+            av, aw = motion_to_child(xp, *X[i], *dacc[k])
+            bv, bw = _times_axis(xp, *motion_to_child(xp, *X[i], *acc[k]), s)
+            ev, ew = _times_axis(xp, *dvel[i], s)  # dv_i x vJ_i = (dv_i x S_i) qd_i
+            dacc.append((av + bv * dqi + Sda[0] + ev * qdi + cv * spread(xp, dvi, 3),
+                         aw + bw * dqi + Sda[1] + ew * qdi + cw * spread(xp, dvi, 3)))
+        m, h, I = inertias[i]
+        f, n = inertia_times(xp, m, h, I, *dacc[i])
+        for x, y in ((dvel[i], inertia_times(xp, m, h, I, *vel[i])), (vel[i], inertia_times(xp, m, h, I, *dvel[i]))):
+            cf, cn = force_cross(xp, *x, *y)
+            f, n = f + cf, n + cn
+        if dI is not None:
+            gf, gn = inertia_times(xp, *dI[i], *acc[i])
+            cf, cn = force_cross(xp, *vel[i], *inertia_times(xp, *dI[i], *vel[i]))
+            f, n = f + gf + cf, n + gn + cn
+        dF.append((f, n))
+    taus, dtaus = [None] * bm.am.n, [None] * bm.am.n
+    for i in range(bm.am.n - 1, -1, -1):
+        joint, s = bm.am.joints[i], (axes[i][:3], axes[i][3:])
+        (f, n), (Ff, Fn) = dF[i], F[i]
+        taus[i] = dot_const(xp, Ff, s[0]) + dot_const(xp, Fn, s[1])
+        dtaus[i] = dot_const(xp, f, s[0]) + dot_const(xp, n, s[1])
+        k = bm.am.parent[i]
+        if k >= 0:  # S_i x* F_i = (s_w x F, s_w x N + s_v x F) = -(F x s_w, N x s_w + F x s_v)
+            dqi = spread(xp, dq[:, joint.idx_q], 3)
+            cf, cn = cross_const(xp, Ff, s[1]), cross_const(xp, Fn, s[1]) + cross_const(xp, Ff, s[0])
+            pf, pn = force_to_parent(xp, *X[i], f - cf * dqi, n - cn * dqi)
+            dF[k] = (dF[k][0] + pf, dF[k][1] + pn)
+    rows = [xp.reshape(xp.broadcast_to(t, (N,)), (1, N)) for t in taus]
+    drows = [xp.reshape(xp.broadcast_to(t, (N,)), (1, N)) for t in dtaus]
+    return _in_joint_order(bm, rows, N), _in_joint_order(bm, drows, N)
+
+
+def _times_axis(xp, v, w, s):
+    """The motion cross product (v, w) x S for a constant axis S = (s_v, s_w) (NumPy 3-vectors):
+    (w x s_v + v x s_w, w x s_w)."""
+    return cross_const(xp, w, s[0]) + cross_const(xp, v, s[1]), cross_const(xp, w, s[1])
 
 
 def friction_torques(bm, v, smooth_friction=None, damping=None, coulomb=None):
@@ -162,7 +258,7 @@ def check_width(smooth_friction):
 
 
 def inverse_dynamics(bm, q, qd, qdd, params=None, friction: bool = True, smooth_friction=None,
-                     damping=None, coulomb=None, armature=None):
+                     damping=None, coulomb=None, armature=None, rigid=None):
     """Generalised forces tau (..., nv) = M(q) qdd + C(q, qd) qd + g(q) + friction, the Robot's
     ``inverse_dynamics`` (armature on M's diagonal; joint torques in N m or N, a floating base's
     wrench first, base axes).
@@ -170,7 +266,8 @@ def inverse_dynamics(bm, q, qd, qdd, params=None, friction: bool = True, smooth_
     q (..., nq), qd and qdd (..., nv), broadcasting over leading axes.  ``params`` (..., 10
     bodies): inertial parameters in the regressor layout replacing the model's; ``damping``,
     ``coulomb``, ``armature`` (..., nv_full) replace the model's joint terms; ``friction=False``
-    drops friction; ``smooth_friction`` as in :func:`friction_torques`.
+    drops friction; ``smooth_friction`` as in :func:`friction_torques`; ``rigid``: a replacement
+    of :func:`rigid_torques` taking (bm, q, v, a, params) (a backend's derivative rule).
     """
     xp = bm.xp
     smooth_friction = check_width(smooth_friction)
@@ -180,7 +277,7 @@ def inverse_dynamics(bm, q, qd, qdd, params=None, friction: bool = True, smooth_
     damping, coulomb, armature = (x if x is None or len(x.shape) < 2 else flat(xp, x, batch)
                                   for x in (damping, coulomb, armature))
     qf, vf, af = full_q(bm, q), full_v(bm, qd), full_v(bm, qdd)
-    tau = rigid_torques(bm, qf, vf, af, params)
+    tau = (rigid or rigid_torques)(bm, qf, vf, af, params)
     tau = tau + (bm.armature if armature is None else armature) * af
     if friction:
         tau = tau + friction_torques(bm, vf, smooth_friction, damping, coulomb)

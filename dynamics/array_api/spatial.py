@@ -139,6 +139,38 @@ def cross(xp, a, b):
     return xp.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=0)
 
 
+def _weighted(xp, pairs, like):
+    """sum of c x over (c, x) pairs with c a Python number: terms with c = 0 left out (a
+    product by a constant zero stays a product in a compiled program), c = -1 and 1 as signs."""
+    out = None
+    for c, x in pairs:
+        if c == 0:
+            continue
+        term = x if c == 1 else -x if c == -1 else c * x
+        out = term if out is None else out + term
+    return xp.zeros_like(like) if out is None else out
+
+
+def cross_const(xp, a, c):
+    """a x c for a (3, ...) and a constant NumPy 3-vector c, written without the products by
+    c's zero entries (a joint axis along a frame axis has two)."""
+    a0, a1, a2 = xp.unstack(a, axis=0)
+    c0, c1, c2 = (float(x) for x in c)
+    return xp.stack([_weighted(xp, ((c2, a1), (-c1, a2)), a0), _weighted(xp, ((c0, a2), (-c2, a0)), a0),
+                     _weighted(xp, ((c1, a0), (-c0, a1)), a0)], axis=0)
+
+
+def const_times(xp, c, x):
+    """c x (3, N) for a constant NumPy 3-vector c and a row x (N,) (likewise without zero products)."""
+    return xp.stack([_weighted(xp, ((float(ci), x),), x) for ci in c], axis=0)
+
+
+def dot_const(xp, a, c):
+    """a . c (...) for a (3, ...) and a constant NumPy 3-vector c (likewise)."""
+    rows = xp.unstack(a, axis=0)
+    return _weighted(xp, ((float(ci), r) for ci, r in zip(c, rows)), rows[0])
+
+
 def dot(xp, a, b):
     """a . b over the first axis: (3, ...) -> (...)."""
     a0, a1, a2 = xp.unstack(a, axis=0)

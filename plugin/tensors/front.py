@@ -62,6 +62,8 @@ class Dynamics:
         first argument's dtype (a backend may compile it)."""
         return fn(self._model(args[0]), *args, **options)
 
+    _inverse_dynamics = staticmethod(aa.inverse_dynamics)
+    """The inverse dynamics a backend runs (one with a derivative rule of its own may replace it)."""
     _forward_dynamics = staticmethod(aa.forward_dynamics)
     """The forward dynamics a backend runs (one with a derivative rule of its own may replace it)."""
     _mass_matrix = staticmethod(aa.mass_matrix)
@@ -118,7 +120,7 @@ class Dynamics:
         nv, na = self._rates("v", "a")
         q, qd, qdd = self._state(q, **{nv: qd, na: qdd})
         terms = self._terms(q, params, damping, coulomb, armature)
-        return self._call(aa.inverse_dynamics, q, qd, qdd, friction=friction, smooth_friction=smooth_friction,
+        return self._call(self._inverse_dynamics, q, qd, qdd, friction=friction, smooth_friction=smooth_friction,
                                    **terms)
 
     def forward_dynamics(self, q, qd, tau, friction: bool = True, smooth_friction: float | None = None,

@@ -18,8 +18,9 @@ Forward dynamics carries its own derivative rule (``jax.custom_jvp``): qdd solve
 tangent is ``M^-1 (dtau - dID)``, the tangent of inverse dynamics at the solution
 with qdd held.  Reverse mode transposes it: one inverse-dynamics pass backwards
 and one solve with the factorised M, not a pass back through the factorisation.
-The mass matrix (float64, joints of one coordinate) carries the CRBA's written-out
-tangent (:func:`mass_matrix`), whose transpose is a pass of the CRBA's size.
+Inverse dynamics (joints of one coordinate) carries the RNEA's written-out tangent
+(:func:`inverse_dynamics`) and the mass matrix (float64, the same joints) the CRBA's
+(:func:`mass_matrix`): each transpose is a pass of the algorithm's size.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from composedyn.dynamics import array_api as aa
-from composedyn.dynamics.array_api import crba
+from composedyn.dynamics.array_api import crba, rnea
 from composedyn.dynamics.array_api.kinematics import tree
 from composedyn.dynamics.array_api.rnea import check_width
 from composedyn.tensors.checks import real_array
@@ -61,12 +62,37 @@ def forward_dynamics(bm, q, qd, tau, friction: bool = True, smooth_friction=None
         qdd, M = aa.accelerations_and_mass(bm, q, qd, tau, **static, **arrays)
 
         def residual(q, qd, arrays):  # inverse dynamics at the solution, qdd held
-            return aa.inverse_dynamics(bm, q, qd, qdd, **static, **arrays)
+            return inverse_dynamics(bm, q, qd, qdd, **static, **arrays)
 
         _, dres = jax.jvp(residual, (q, qd, arrays), (dq, dqd, darrays))
         return qdd, aa.solve_mass(bm, M, dtau - dres)
 
     return solved(q, qd, tau, arrays)
+
+
+def inverse_dynamics(bm, q, qd, qdd, **options):
+    """:func:`composedyn.dynamics.array_api.inverse_dynamics` whose rigid-body part, on trees of
+    one-coordinate joints (:func:`~composedyn.dynamics.array_api.crba.scalar_tree`), carries the
+    RNEA's written-out tangent (:func:`~composedyn.dynamics.array_api.rnea.rigid_torques_jvp`);
+    reverse mode transposes it, a pass of the RNEA's size instead of one back through the
+    kinematics."""
+    rigid = _rigid_torques if crba.scalar_tree(bm) else None
+    return aa.inverse_dynamics(bm, q, qd, qdd, rigid=rigid, **options)
+
+
+def _rigid_torques(bm, q, v, a, params=None):
+    """:func:`~composedyn.dynamics.array_api.rnea.rigid_torques` with the tangent of
+    :func:`inverse_dynamics`."""
+
+    @jax.custom_jvp
+    def rigid(q, v, a, params):
+        return rnea.rigid_torques(bm, q, v, a, params)
+
+    @rigid.defjvp
+    def tangent(primals, tangents):
+        return rnea.rigid_torques_jvp(bm, *primals, *tangents)
+
+    return rigid(q, v, a, params)
 
 
 def mass_matrix(bm, q, params=None, armature=None):
@@ -103,6 +129,7 @@ def _rigid_mass_matrix(bm, q, params=None, kinematics=None):
 class _Jax:
     """The JAX hooks of :class:`composedyn.tensors.front.Dynamics`."""
 
+    _inverse_dynamics = staticmethod(inverse_dynamics)
     _forward_dynamics = staticmethod(forward_dynamics)
     _mass_matrix = staticmethod(mass_matrix)
 
