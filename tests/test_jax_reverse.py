@@ -22,10 +22,10 @@ def test_check_grads(case):
     check_grads(lambda x: jd.jacobian(x, frames(r)[0]), (q,), order=1)
 
 
-def _reductions(jaxpr) -> list:
-    """(primitive, operand shape, axes, source line) of every reduction over an axis longer than 1
-    in ``jaxpr`` and the jaxprs nested in it whose result reaches the outputs (a dead one, such as
-    the cotangent of a constant zero, is dropped by the compiler)."""
+def _live(jaxpr, match) -> list:
+    """(primitive, operand shape, parameters, source line) of every equation for which ``match(eqn)``
+    holds, in ``jaxpr`` and the jaxprs nested in it, whose result reaches the outputs (a dead one,
+    such as the cotangent of a constant zero, is dropped by the compiler)."""
     from jax._src import core, source_info_util
 
     live = {v for v in jaxpr.outvars if isinstance(v, core.Var)}
@@ -36,16 +36,21 @@ def _reductions(jaxpr) -> list:
             live.update(v for v in e.invars if isinstance(v, core.Var))
     found = []
     for e in reversed(used):
-        if e.primitive.name.startswith("reduce_"):
-            shape = e.invars[0].aval.shape
-            if any(shape[k] > 1 for k in e.params.get("axes", ())):
-                found.append((e.primitive.name, shape, e.params["axes"], source_info_util.summarize(e.source_info)))
+        if match(e):
+            where = source_info_util.summarize(e.source_info)
+            found.append((e.primitive.name, e.invars[0].aval.shape, e.params, where))
         for p in e.params.values():
             for sub in p if isinstance(p, (list, tuple)) else [p]:
                 inner = getattr(sub, "jaxpr", sub)
                 if hasattr(inner, "eqns"):
-                    found += _reductions(inner)
+                    found += _live(inner, match)
     return found
+
+
+def _reductions(jaxpr) -> list:
+    """The live reductions over an axis longer than 1 in ``jaxpr`` (:func:`_live`)."""
+    return _live(jaxpr, lambda e: e.primitive.name.startswith("reduce_")
+                 and any(e.invars[0].aval.shape[k] > 1 for k in e.params.get("axes", ())))
 
 
 @pytest.mark.parametrize("case", ("panda", "tree", "mimic"))
@@ -61,3 +66,22 @@ def test_reverse_mode_has_no_reductions_across_component_axes(case):
         y, pullback = jax.vjp(lambda *x: f(*x, **kwargs), *args_of(st, names))
         found = _reductions(jax.make_jaxpr(pullback)(jnp.ones_like(y)).jaxpr)
         assert not found, f"{case} {name}: reverse mode reduces across component axes: {found[:3]}"
+
+
+@pytest.mark.parametrize("case", ("panda", "mimic"))
+def test_derivative_rules_transpose_without_padding(case):
+    """The written-out tangents of inverse dynamics and the mass matrix (joints of one coordinate,
+    float64; forward dynamics' rule runs the former) read the coordinates' rates as rows
+    (``unstack``), not as slices: a slice's transpose pads its cotangent to the full width, and XLA's
+    CPU backend fused those pads into loops 1.6-1.7 times as slow (bench/tensors.py)."""
+    r = robot(case)
+    jd = r.to_jax()
+    st = states(r, (3,))
+    for name in ("inverse_dynamics", "forward_dynamics", "mass_matrix"):
+        names = {"inverse_dynamics": ("q", "v", "a"), "forward_dynamics": ("q", "v", "tau"),
+                 "mass_matrix": ("q",)}[name]
+        args = args_of(st, names)
+        assert args[0].dtype == jnp.float64
+        y, pullback = jax.vjp(getattr(jd, name), *args)
+        found = _live(jax.make_jaxpr(pullback)(jnp.ones_like(y)).jaxpr, lambda e: e.primitive.name == "pad")
+        assert not found, f"{case} {name}: the gradient pads cotangents: {[(f[0], f[1], f[3]) for f in found[:3]]}"

@@ -233,9 +233,9 @@ def mass_matrix_jvp(bm, terms, dq):
 
     Written on the 3-vector halves of the 6-vectors and on each coordinate's rate as a row of its
     own, never a 6-vector made by concatenation or a slice of dq: on JAX, the values the reverse
-    mode keeps are then stored component by component, and its transpose adds rows instead of
-    padding slices, which XLA's CPU backend fuses into loops over interleaved components (the
-    gradient of the Panda's M took 1.6 times as long)."""
+    mode keeps are then stored component by component, and its transpose stacks the rows'
+    cotangents instead of padding slices, which XLA's CPU backend fuses into loops over interleaved
+    components (the gradient of the Panda's M took 1.6 times as long)."""
     xp = bm.xp
     am = bm.am
     S0, own, comp, F = terms
@@ -380,7 +380,7 @@ def solve_tree(xp, M, b, lam):
         for i in anc[k]:
             for j in [i] + anc[i]:
                 H[(i, j)] = H[(i, j)] - H[(k, i)] * H[(k, j)]
-    y = [b[:, k] for k in range(n)]
+    y = list(xp.unstack(b, axis=1))  # rows, not slices: a slice's transpose would pad (JAX)
     for k in range(n - 1, -1, -1):  # L^T y = b, leaves first
         y[k] = y[k] / H[(k, k)]
         for i in anc[k]:
