@@ -73,7 +73,7 @@ def test_derivative_rules_transpose_without_padding(case):
     """The written-out tangents of inverse dynamics and the mass matrix (joints of one coordinate,
     float64; forward dynamics' rule runs the former) read the coordinates' rates as rows
     (``unstack``), not as slices: a slice's transpose pads its cotangent to the full width, and XLA's
-    CPU backend fused those pads into loops 1.6-1.7 times as slow (bench/tensors.py)."""
+    CPU backend fuses those pads into slow loops (the gradient ratios of bench/tensors.py)."""
     r = robot(case)
     jd = r.to_jax()
     st = states(r, (3,))

@@ -122,12 +122,13 @@ def root_inertias(bm, W, inertias):
 
 
 def subtree_sums(bm, per_body):
-    """Per body the sum of a per-body quantity (tuples of arrays) over its subtree, leaves to root."""
+    """Per body the sum of a per-body quantity (tuples of arrays, None for zero) over its subtree,
+    leaves to root."""
     out = list(per_body)
     for i in range(bm.am.n - 1, -1, -1):
         k = bm.am.parent[i]
-        if k >= 0:
-            out[k] = tuple(a + b for a, b in zip(out[k], out[i]))
+        if k >= 0 and out[i] is not None:
+            out[k] = out[i] if out[k] is None else tuple(a + b for a, b in zip(out[k], out[i]))
     return out
 
 
@@ -234,8 +235,8 @@ def mass_matrix_jvp(bm, terms, dq):
     Written on the 3-vector halves of the 6-vectors and on each coordinate's rate as a row of its
     own, never a 6-vector made by concatenation or a slice of dq: on JAX, the values the reverse
     mode keeps are then stored component by component, and its transpose stacks the rows'
-    cotangents instead of padding slices, which XLA's CPU backend fuses into loops over interleaved
-    components (the gradient of the Panda's M took 1.6 times as long)."""
+    cotangents instead of padding slices, which XLA's CPU backend fuses into slow loops over
+    interleaved components."""
     xp = bm.xp
     am = bm.am
     S0, own, comp, F = terms
@@ -255,7 +256,7 @@ def mass_matrix_jvp(bm, terms, dq):
     for b in range(am.n):  # v_b x* I_b - I_b v_b x: h' = w x h + m v, I' = A + A^T entry by entry
         if vel[b] is not None:
             rates[b] = _inertia_rate(xp, *own[b], *vel[b])
-    dIC = _subtree_rates(bm, rates)
+    dIC = subtree_sums(bm, rates)
     blocks = {}
     for i in range(am.n):
         dF = None
@@ -293,16 +294,6 @@ def _inertia_rate(xp, m, h, I, v, w):
 
     return cross(xp, w, h) + m * v, symmetric(xp, entry(0, 0) + vh2, entry(0, 1), entry(1, 1) + vh2,
                                                entry(0, 2), entry(1, 2), entry(2, 2) + vh2)
-
-
-def _subtree_rates(bm, rates):
-    """Per body the sum of the (h', I') rates over its subtree (None where no body of it moves)."""
-    out = list(rates)
-    for i in range(bm.am.n - 1, -1, -1):
-        k = bm.am.parent[i]
-        if k >= 0 and out[i] is not None:
-            out[k] = out[i] if out[k] is None else (out[k][0] + out[i][0], out[k][1] + out[i][1])
-    return out
 
 
 def _diag(xp, d):

@@ -173,8 +173,8 @@ def rigid_torques_jvp(bm, q, v, a, params, dq, dv, da, dparams):
     F_i the force joint i transmits (:func:`total_forces`).  Reverse mode through the recursion
     instead differentiates every entry of each rotation matrix.  The tangents are read as one row
     per coordinate (``unstack``), not as slices: on JAX a slice's transpose pads the cotangent to
-    the whole width, and XLA's CPU backend fused the pads into slow loops over interleaved
-    coordinates (the Panda's ID gradient took 1.7 times as long)."""
+    the whole width, and XLA's CPU backend fuses the pads into slow loops over interleaved
+    coordinates."""
     xp = bm.xp
     N = q.shape[0]
     X, S = tree(bm, q)
@@ -185,7 +185,7 @@ def rigid_torques_jvp(bm, q, v, a, params, dq, dv, da, dparams):
     axes = [jm.subspace_columns(joint)[:, 0] for joint in bm.am.joints]  # constants: no products by zeros
     dI = None if dparams is None else body_inertias(bm, dparams)
     dvel, dacc, dF = [], [], []
-    rq, rv, ra = (xp.unstack(x, axis=1) for x in (dq, dv, da))  # rows: their transposes add, slices would pad
+    rq, rv, ra = (xp.unstack(x, axis=1) for x in (dq, dv, da))  # rows: transposed by one stack; slices would pad
     for i, joint in enumerate(bm.am.joints):
         k = bm.am.parent[i]
         s = axes[i][:3], axes[i][3:]
