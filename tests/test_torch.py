@@ -222,6 +222,75 @@ def test_gradcheck(case):
     assert torch.autograd.gradcheck(lambda x: td.jacobian(x, frames(r)[0]), (q,))
 
 
+def _nodes(t) -> set:
+    """The class names of the autograd nodes behind ``t``."""
+    seen, todo = set(), [t.grad_fn]
+    while todo:
+        fn = todo.pop()
+        if fn is not None and fn not in seen:
+            seen.add(fn)
+            todo.extend(g for g, _ in fn.next_functions)
+    return {type(fn).__name__ for fn in seen}
+
+
+def _recursion(r):
+    """The array-API algorithms on torch without the front end's backward passes: the reference."""
+    from array_api_compat import torch as xp
+
+    from composedyn.dynamics import array_api as aa
+
+    return aa, aa.on(aa.from_robot(r), xp, device=torch.device("cpu"), dtype=torch.float64)
+
+
+@pytest.mark.parametrize("case", ("panda", "tree", "mimic"))
+def test_written_out_backward_passes_equal_reverse_mode_through_the_recursion(case):
+    """The backward passes of ID (the RNEA's transposed tangent), M (the CRBA's) and FD (the implicit
+    function's) are in use on trees of one-coordinate joints and equal reverse mode through the
+    array-API recursion for random cotangents, with the joint terms as tensor inputs too."""
+    r = robot(case)
+    td = r.to_torch()
+    aa, bm = _recursion(r)
+    st = states(r, (3,), seed=12)
+    rng = np.random.default_rng(12)
+    n = td.layout.joint_terms
+    terms = {k: torch.tensor(rng.uniform(0.1, 0.5, n), requires_grad=True) for k in ("damping", "coulomb", "armature")}
+    cases = {
+        "inverse_dynamics": (("q", "v", "a"), "_RigidTorquesBackward", aa.inverse_dynamics, terms),
+        "mass_matrix": (("q",), "_RigidMassMatrixBackward", aa.mass_matrix, {"armature": terms["armature"]}),
+        "forward_dynamics": (("q", "v", "tau"), "_ForwardDynamicsBackward", aa.forward_dynamics, terms),
+    }
+    for name, (names, node, reference_fn, kw) in cases.items():
+        xs = [x.requires_grad_() for x in args_of(st, names)]
+        out = getattr(td, name)(*xs, **kw)
+        assert node in _nodes(out), (name, sorted(_nodes(out)))
+        want = reference_fn(bm, *xs, **kw)
+        close(out.detach(), want.detach(), 1e-12, f"{case} {name} value")
+        cot = torch.tensor(rng.normal(size=tuple(out.shape)))
+        inputs = [*xs, *kw.values()]
+        got = torch.autograd.grad(out, inputs, cot)
+        ref = torch.autograd.grad(want, inputs, cot)
+        for x, g, w in zip([*names, *kw], got, ref):
+            close(g, w, 1e-11, f"{case} {name}: gradient with respect to {x}")
+
+
+def test_second_derivatives_go_through_the_recursion():
+    """Differentiating a backward pass again (create_graph) gives the recursion's second derivatives."""
+    r = robot("panda")
+    td = r.to_torch()
+    aa, bm = _recursion(r)
+    st = states(r, (2,), seed=13)
+    q, v, a, tau = args_of(st, ("q", "v", "a", "tau"))
+    for name, fn, ref in (
+        ("ID", lambda x: td.inverse_dynamics(x, v, a), lambda x: aa.inverse_dynamics(bm, x, v, a)),
+        ("M", td.mass_matrix, lambda x: aa.mass_matrix(bm, x)),
+        ("FD", lambda x: td.forward_dynamics(x, v, tau), lambda x: aa.forward_dynamics(bm, x, v, tau)),
+    ):
+        H = torch.autograd.functional.hessian(lambda x: (fn(x) ** 2).sum(), q)
+        H0 = torch.autograd.functional.hessian(lambda x: (ref(x) ** 2).sum(), q)
+        assert torch.count_nonzero(H) > 0
+        close(H, H0, 1e-10, f"{name} second derivative")
+
+
 # ---- argument checks ----
 def test_errors_name_the_argument_and_the_shape():
     r = robot("panda")

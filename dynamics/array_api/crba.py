@@ -52,6 +52,8 @@ from composedyn.dynamics.array_api.spatial import (
     motion_cross,
     motion_to_parent,
     mv,
+    outer,
+    rows,
     spread,
     subspace_times_columns,
     symmetric,
@@ -242,7 +244,7 @@ def mass_matrix_jvp(bm, terms, dq):
     S0, own, comp, F = terms
     s = [(x[:3, 0], x[3:, 0]) for x in S0]  # (3, N) halves of each 6-vector
     f = [(x[:3, 0], x[3:, 0]) for x in F]
-    rate = xp.unstack(dq, axis=1)
+    rate = rows(xp, dq, axis=1)
     vel, dS = [None] * am.n, [None] * am.n
     for b in range(am.n):
         k = am.parent[b]
@@ -281,12 +283,89 @@ def mass_matrix_jvp(bm, terms, dq):
     return assemble(bm, blocks, dq.shape[0], symmetric=True)
 
 
+def mass_matrix_vjp(bm, terms, lam):
+    """q_bar (N, nq_full): the gradient of sum(lam * M_full) with respect to q, at the
+    :func:`root_terms` of q, lam (N, nv_full, nv_full), for trees of :func:`scalar_tree` joints: the
+    transpose of :func:`mass_matrix_jvp`, written out (a pass of the CRBA's size).
+
+    With c_ji the cotangent of the block H_ji = S_j^T F_i (lam_ji + lam_ij, lam_ii on the
+    diagonal), the adjoints F~_i = sum over j up the path of c_ji S_j and S~_j = sum over i below of
+    c_ji F_i + IC_j F~_j (IC symmetric); the composite-inertia rates' adjoints (from dIC_i S_i)
+    summed down each path, through the transpose of the inertia rate v x* I - I v x to each body's
+    twist v_b; S_b's turning dS_b = v_parent x S_b adds to v_parent's adjoint; and inward
+    q_bar_b = S_b . v~_b, v~_parent += v~_b."""
+    xp = bm.xp
+    am = bm.am
+    S0, own, comp, F = terms
+    s = [(x[:3, 0], x[3:, 0]) for x in S0]
+    f = [(x[:3, 0], x[3:, 0]) for x in F]
+    L = [rows(xp, r, axis=1) for r in rows(xp, lam, axis=1)]
+    idx = [j.idx_v for j in am.joints]
+    moving = [am.parent[b] >= 0 for b in range(am.n)]  # a body moved by the rates (not a root)
+    turning = [moving[b] and moving[am.parent[b]] for b in range(am.n)]  # dS_b = v_parent x S_b != 0
+    Fb, Sb = [None] * am.n, [None] * am.n
+    for i in range(am.n):
+        j = i
+        while j >= 0:
+            c = L[idx[j]][idx[i]] if j == i else L[idx[j]][idx[i]] + L[idx[i]][idx[j]]
+            c3 = spread(xp, c, 3)
+            Fb[i] = _axpy(Fb[i], c3, s[j])
+            if turning[j]:
+                Sb[j] = _axpy(Sb[j], c3, f[i])
+            j = am.parent[j]
+    ICb = [None] * am.n  # adjoint of dIC_i: (h~, G~) from dIC_i S_i = (w x h', I' w + h' x v)
+    for i in range(am.n):
+        (fv, fw), (v, w) = Fb[i], s[i]
+        ICb[i] = (cross(xp, fv, w) + cross(xp, v, fw), outer(xp, fw, w))
+        if turning[i]:
+            g = inertia_times(xp, *comp[i], fv, fw)
+            Sb[i] = (Sb[i][0] + g[0], Sb[i][1] + g[1])
+    velb = [None] * am.n
+    for b in range(am.n):
+        k = am.parent[b]
+        if k >= 0:
+            ICb[b] = (ICb[b][0] + ICb[k][0], ICb[b][1] + ICb[k][1])  # sum over the ancestors' subtrees
+        if moving[b]:
+            velb[b] = _inertia_rate_vjp(xp, *own[b], *ICb[b])
+    for b in range(am.n):
+        if turning[b]:  # <a, v x s> = v . (s_w x a_v) + w . (s_v x a_v + s_w x a_w)
+            (av, aw), (sv, sw), k = Sb[b], s[b], am.parent[b]
+            velb[k] = (velb[k][0] + cross(xp, sw, av), velb[k][1] + cross(xp, sv, av) + cross(xp, sw, aw))
+    N = lam.shape[0]
+    out = [xp.zeros((N,), dtype=bm.dtype, device=bm.device)] * am.n
+    for b in range(am.n - 1, -1, -1):
+        if moving[b]:
+            out[b] = dot(xp, s[b][0], velb[b][0]) + dot(xp, s[b][1], velb[b][1])
+            k = am.parent[b]
+            if moving[k]:
+                velb[k] = (velb[k][0] + velb[b][0], velb[k][1] + velb[b][1])
+    order = sorted(range(am.n), key=lambda i: am.joints[i].idx_q)
+    return xp.stack([out[i] for i in order], axis=1)
+
+
+def _axpy(y, c, x):
+    """y + c x for pairs of (3, N) halves (y None: zero)."""
+    return (c * x[0], c * x[1]) if y is None else (y[0] + c * x[0], y[1] + c * x[1])
+
+
+def _inertia_rate_vjp(xp, m, h, I, hb, Gb):
+    """The adjoint (v~, w~) of the twist of :func:`_inertia_rate` for the adjoint (h~, G~) of its
+    result (G~ (3, 3, N) the full matrix's): with Gs = G~ + G~^T,
+    v~ = m h~ - Gs h + tr(Gs) h and w~ = h x h~ + sum over columns c of I_c x Gs_c."""
+    Gs = Gb + xp.permute_dims(Gb, (1, 0, 2))
+    tr = Gs[0, 0] + Gs[1, 1] + Gs[2, 2]
+    wb = cross(xp, h, hb)
+    for c in range(3):
+        wb = wb + cross(xp, I[:, c], Gs[:, c])
+    return m * hb - mv(xp, Gs, h) + tr * h, wb
+
+
 def _inertia_rate(xp, m, h, I, v, w):
     """The rate (h', I') of a body's inertia (m, h, I) moving with the twist (v, w) (3, N):
     v x* I - I v x, h' = w x h + m v and I' = A + A^T, A = [w x I_c]_c - h v^T + (v . h) 1,
     written entry by entry (a stacked, transposed A would be copied between layouts by XLA)."""
-    wI = [xp.unstack(cross(xp, w, I[:, c]), axis=0) for c in range(3)]  # wI[c][r] = (w x I_c)_r
-    hs, vs = xp.unstack(h, axis=0), xp.unstack(v, axis=0)
+    wI = [rows(xp, cross(xp, w, I[:, c]), axis=0) for c in range(3)]  # wI[c][r] = (w x I_c)_r
+    hs, vs = rows(xp, h, axis=0), rows(xp, v, axis=0)
     vh2 = 2 * dot(xp, v, h)
 
     def entry(r, c):
@@ -371,7 +450,7 @@ def solve_tree(xp, M, b, lam):
         for i in anc[k]:
             for j in [i] + anc[i]:
                 H[(i, j)] = H[(i, j)] - H[(k, i)] * H[(k, j)]
-    y = list(xp.unstack(b, axis=1))  # rows, not slices: a slice's transpose would pad (JAX)
+    y = list(rows(xp, b, axis=1))  # rows, not slices: a slice's transpose would pad (JAX)
     for k in range(n - 1, -1, -1):  # L^T y = b, leaves first
         y[k] = y[k] / H[(k, k)]
         for i in anc[k]:

@@ -37,6 +37,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from composedyn.dynamics.array_api.spatial import rows
+
 KINDS = ("revolute", "continuous", "prismatic", "helical", "universal", "spherical", "planar", "free_flyer")
 
 Array = Any  # an array of any array-API namespace
@@ -455,7 +457,7 @@ def _unit(xp: Any, q: Array) -> Array:
     (any finite norm; a zero quaternion gives NaN, never a finite wrong pose), so that gradients with
     respect to it are tangent to the unit sphere."""
     norm = xp.sqrt(_dot(xp, q, q))
-    return xp.stack([c / norm for c in xp.unstack(q, axis=-1)], axis=-1)  # entry by entry: no broadcast
+    return xp.stack([c / norm for c in rows(xp, q, axis=-1)], axis=-1)  # entry by entry: no broadcast
 
 
 def _unit_pair(xp: Any, c: Array, s: Array) -> tuple[Array, Array]:

@@ -20,7 +20,7 @@ import math
 import numpy as np
 
 from composedyn.dynamics.array_api import joints as jm
-from composedyn.dynamics.array_api.spatial import combine, mm, motion_to_child, mv
+from composedyn.dynamics.array_api.spatial import combine, mm, motion_to_child, mv, rows
 
 
 def batch_shape(*arrays) -> tuple[int, ...]:
@@ -58,10 +58,10 @@ def components(xp, x):
     """A joint-model result (N, a) or (N, a, b) -> components first, (a, N) or (a, b, N),
     contiguous (stacked rows), so that later operations run on rows of N numbers."""
     if len(x.shape) == 2:
-        return xp.stack(xp.unstack(x, axis=1), axis=0)
+        return xp.stack(rows(xp, x, axis=1), axis=0)
     a, b = x.shape[1], x.shape[2]
-    rows = xp.stack([e for r in xp.unstack(x, axis=1) for e in xp.unstack(r, axis=1)], axis=0)
-    return xp.reshape(rows, (a, b, x.shape[0]))
+    entries = xp.stack([e for r in rows(xp, x, axis=1) for e in rows(xp, r, axis=1)], axis=0)
+    return xp.reshape(entries, (a, b, x.shape[0]))
 
 
 def coords(x, joint, velocity: bool = True):

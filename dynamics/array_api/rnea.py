@@ -32,7 +32,9 @@ from composedyn.dynamics.array_api.kinematics import (
 from composedyn.dynamics.array_api.spatial import (
     combine_t,
     const_times,
+    cross,
     cross_const,
+    dot,
     dot_const,
     force_cross,
     force_to_parent,
@@ -41,6 +43,7 @@ from composedyn.dynamics.array_api.spatial import (
     motion_cross,
     motion_to_child,
     mtv,
+    rows,
     spread,
 )
 
@@ -129,10 +132,15 @@ def total_forces(bm, X, forces):
 def joint_torques(bm, X, S, forces, N):
     """Backward pass: accumulate the body forces from the leaves to the root and project them
     on the joints, tau (N, nv_full) in joint order."""
+    return projected(bm, S, total_forces(bm, X, forces), N)
+
+
+def projected(bm, S, F, N):
+    """tau (N, nv_full) in joint order: the transmitted forces F_i (f, n) (3, N) each projected
+    on the joints' motion subspaces S_i (tau_i = S_i^T F_i)."""
     xp = bm.xp
-    taus = []
-    for i, (f, n) in enumerate(total_forces(bm, X, forces)):
-        taus.append(combine_t(xp, S[i], xp.concat([xp.broadcast_to(f, (3, N)), xp.broadcast_to(n, (3, N))], axis=0)))
+    taus = [combine_t(xp, S[i], xp.concat([xp.broadcast_to(f, (3, N)), xp.broadcast_to(n, (3, N))], axis=0))
+            for i, (f, n) in enumerate(F)]
     return _in_joint_order(bm, taus, N)
 
 
@@ -152,6 +160,84 @@ def rigid_torques(bm, q, v, a, params=None, gravity: bool = True, kinematics=Non
     vel, vJ = velocities(bm, X, S, v) if v is not None else (None, None)
     acc = accelerations(bm, X, S, vel, vJ, q, v, a, gravity)
     return joint_torques(bm, X, S, body_forces(bm, body_inertias(bm, params), vel, acc), q.shape[0])
+
+
+def rigid_passes(bm, q, v, a, params=None):
+    """The RNEA's passes at full (q, v, a) (N, k) each, gravity on: (X, S, vel, acc, inertias, F),
+    the joint transforms and motion subspaces (:func:`~composedyn.dynamics.array_api.kinematics.tree`),
+    body velocities and accelerations (3, N) pairs, body inertias and the forces F_i (f, n) the
+    joints transmit; ``projected(bm, S, F, N)`` gives the torques."""
+    X, S = tree(bm, q)
+    vel, vJ = velocities(bm, X, S, v)
+    acc = accelerations(bm, X, S, vel, vJ, q, v, a)
+    inertias = body_inertias(bm, params)
+    return X, S, vel, acc, inertias, total_forces(bm, X, body_forces(bm, inertias, vel, acc))
+
+
+def rigid_torques_vjp(bm, passes, v, lam):
+    """(q_bar, v_bar, a_bar) (N, k) each: the gradient of sum(lam * tau) with respect to the full
+    (q, v, a) of :func:`rigid_passes` (model inertias, gravity on), lam (N, nv_full), for the trees
+    of :func:`rigid_torques_jvp`: the transpose of that tangent, written out, so that reverse mode
+    costs about one more RNEA instead of a pass back through the kinematics.
+
+    Outward, the adjoint of the transmitted forces (a motion) u_i = X_i u_p + S_i lam_i, and joint i
+    moving its child's forces gives q_bar_i += (X_i u_p) . (S_i x* F_i).  Per body, the adjoints of
+    the acceleration and of the velocity from df_i = I_i da_i + dv_i x* I_i v_i + v_i x* I_i dv_i:
+    alpha_i = I_i u_i and nu_i = -I_i (v_i x u_i) + (dv -> dv x* I_i v_i)^T u_i (with
+    <m, v x* f> = -<v x m, f>, Featherstone RBDA eq. 2.33).  Inward, from the leaves,
+
+        a_bar_i = S_i . alpha_i,   q_bar_i += (abar_i x S_i) . alpha_i + (v_i x S_i) . nu_i,
+        nu_i += qd_i (dv -> dv x S_i)^T alpha_i,   v_bar_i = (v_i x S_i) . alpha_i + S_i . nu_i,
+        alpha_p += X_i^T alpha_i,   nu_p += X_i^T nu_i
+
+    (at the root: abar = (-R^T g, 0), and v x S = 0)."""
+    xp = bm.xp
+    X, _, vel, acc, inertias, F = passes
+    N = lam.shape[0]
+    joints, parent = bm.am.joints, bm.am.parent
+    axes = [jm.subspace_columns(joint)[:, 0] for joint in joints]
+    lr, vr = rows(xp, lam, axis=1), rows(xp, v, axis=1)
+    u, alpha, nu = [], [], []
+    gq = [None] * bm.am.n
+    for i, joint in enumerate(joints):
+        k, (sv, sw) = parent[i], (axes[i][:3], axes[i][3:])
+        li = lr[joint.idx_v]
+        ui = const_times(xp, sv, li), const_times(xp, sw, li)
+        if k >= 0:
+            pv, pw = motion_to_child(xp, *X[i], *u[k])
+            Ff, Fn = F[i]  # S_i x* F_i = -(F x s_w, N x s_w + F x s_v)
+            gq[i] = -(dot(xp, pv, cross_const(xp, Ff, sw))
+                      + dot(xp, pw, cross_const(xp, Fn, sw) + cross_const(xp, Ff, sv)))
+            ui = pv + ui[0], pw + ui[1]
+        u.append(ui)
+        m, h, I = inertias[i]
+        alpha.append(inertia_times(xp, m, h, I, *ui))
+        yf, yn = inertia_times(xp, m, h, I, *vel[i])
+        cv, cw = inertia_times(xp, m, h, I, *motion_cross(xp, *vel[i], *ui))
+        nu.append((cross(xp, yf, ui[1]) - cv, cross(xp, yf, ui[0]) + cross(xp, yn, ui[1]) - cw))
+    ga, gv = [None] * bm.am.n, [None] * bm.am.n
+    for i in range(bm.am.n - 1, -1, -1):
+        joint, k, (sv, sw) = joints[i], parent[i], (axes[i][:3], axes[i][3:])
+        (av, aw), (nv_, nw) = alpha[i], nu[i]
+        ga[i] = dot_const(xp, av, sv) + dot_const(xp, aw, sw)
+        if k < 0:
+            g = -mtv(xp, X[i][0], bm.gravity)
+            q_i = dot(xp, av, cross_const(xp, g, sw))
+            gq[i] = q_i if gq[i] is None else gq[i] + q_i
+            gv[i] = dot_const(xp, nv_, sv) + dot_const(xp, nw, sw)
+            continue
+        bv, bw = _times_axis(xp, *motion_to_child(xp, *X[i], *acc[k]), (sv, sw))
+        cv, cw = _times_axis(xp, *vel[i], (sv, sw))
+        qd = spread(xp, vr[joint.idx_v], 3)
+        nv_ = nv_ - cross_const(xp, av, sw) * qd
+        nw = nw - (cross_const(xp, av, sv) + cross_const(xp, aw, sw)) * qd
+        gq[i] = gq[i] + dot(xp, bv, av) + dot(xp, bw, aw) + dot(xp, cv, nv_) + dot(xp, cw, nw)
+        gv[i] = dot(xp, cv, av) + dot(xp, cw, aw) + dot_const(xp, nv_, sv) + dot_const(xp, nw, sw)
+        pa, pn = force_to_parent(xp, *X[i], av, aw), force_to_parent(xp, *X[i], nv_, nw)
+        alpha[k] = alpha[k][0] + pa[0], alpha[k][1] + pa[1]
+        nu[k] = nu[k][0] + pn[0], nu[k][1] + pn[1]
+    return tuple(_in_joint_order(bm, [xp.reshape(xp.broadcast_to(r, (N,)), (1, N)) for r in g], N)
+                 for g in (gq, gv, ga))
 
 
 def rigid_torques_jvp(bm, q, v, a, params, dq, dv, da, dparams):
@@ -177,15 +263,11 @@ def rigid_torques_jvp(bm, q, v, a, params, dq, dv, da, dparams):
     coordinates."""
     xp = bm.xp
     N = q.shape[0]
-    X, S = tree(bm, q)
-    vel, vJ = velocities(bm, X, S, v)
-    acc = accelerations(bm, X, S, vel, vJ, q, v, a)
-    inertias = body_inertias(bm, params)
-    F = total_forces(bm, X, body_forces(bm, inertias, vel, acc))
+    X, _, vel, acc, inertias, F = rigid_passes(bm, q, v, a, params)
     axes = [jm.subspace_columns(joint)[:, 0] for joint in bm.am.joints]  # constants: no products by zeros
     dI = None if dparams is None else body_inertias(bm, dparams)
     dvel, dacc, dF = [], [], []
-    rq, rv, ra = (xp.unstack(x, axis=1) for x in (dq, dv, da))  # rows: transposed by one stack; slices would pad
+    rq, rv, ra = (rows(xp, x, axis=1) for x in (dq, dv, da))  # rows: transposed by one stack; slices would pad
     for i, joint in enumerate(bm.am.joints):
         k = bm.am.parent[i]
         s = axes[i][:3], axes[i][3:]
@@ -228,9 +310,9 @@ def rigid_torques_jvp(bm, q, v, a, params, dq, dv, da, dparams):
             cf, cn = cross_const(xp, Ff, s[1]), cross_const(xp, Fn, s[1]) + cross_const(xp, Ff, s[0])
             pf, pn = force_to_parent(xp, *X[i], f - cf * dqi, n - cn * dqi)
             dF[k] = (dF[k][0] + pf, dF[k][1] + pn)
-    rows = [xp.reshape(xp.broadcast_to(t, (N,)), (1, N)) for t in taus]
+    trows = [xp.reshape(xp.broadcast_to(t, (N,)), (1, N)) for t in taus]
     drows = [xp.reshape(xp.broadcast_to(t, (N,)), (1, N)) for t in dtaus]
-    return _in_joint_order(bm, rows, N), _in_joint_order(bm, drows, N)
+    return _in_joint_order(bm, trows, N), _in_joint_order(bm, drows, N)
 
 
 def _times_axis(xp, v, w, s):

@@ -53,6 +53,22 @@ def unrolled(xp) -> bool:
     return is_jax_namespace(xp)
 
 
+@functools.cache
+def _unbinds(xp) -> bool:
+    if xp is np:
+        return False
+    from array_api_compat import is_torch_namespace
+
+    return is_torch_namespace(xp)
+
+
+def rows(xp, x, axis: int = 0) -> tuple:
+    """The sub-arrays of ``x`` along ``axis`` (``xp.unstack``).  On PyTorch the tensor's own
+    ``unbind``: array-api-compat's ``unstack`` adds a ``moveaxis`` and a Python iteration, which
+    cost as much as the arithmetic of the small products here."""
+    return x.unbind(axis) if _unbinds(xp) else xp.unstack(x, axis=axis)
+
+
 def spread(xp, x, n: int, axis: int = 0):
     """``x`` with a new ``axis`` of length ``n`` for a product: ``n`` stacked copies when
     :func:`unrolled`, else length 1 (the product broadcasts)."""
@@ -63,10 +79,10 @@ def combine(xp, A, x):
     """A x: (r, k, N) and (k, N) -> (r, N) (a 3 x 3 matrix times a vector, a joint's motion
     subspace times its rates).  Entry by entry on (N,) rows when :func:`unrolled`, else a
     sum of broadcast columns."""
-    xs = xp.unstack(x, axis=0)
+    xs = rows(xp, x, axis=0)
     if unrolled(xp):
-        return xp.stack([_sum(a * b for a, b in zip(xp.unstack(row, axis=0), xs)) for row in xp.unstack(A, axis=0)])
-    return _sum(column * b for column, b in zip(xp.unstack(A, axis=1), xs))
+        return xp.stack([_sum(a * b for a, b in zip(rows(xp, row, axis=0), xs)) for row in rows(xp, A, axis=0)])
+    return _sum(column * b for column, b in zip(rows(xp, A, axis=1), xs))
 
 
 def combine_t(xp, A, x):
@@ -91,12 +107,12 @@ def mtm(xp, A, B):
     else a sum of broadcast outer products."""
     m, k = A.shape[1], B.shape[1]
     if unrolled(xp):
-        a = [xp.unstack(r, axis=0) for r in xp.unstack(A, axis=0)]
-        b = [xp.unstack(r, axis=0) for r in xp.unstack(B, axis=0)]
+        a = [rows(xp, r, axis=0) for r in rows(xp, A, axis=0)]
+        b = [rows(xp, r, axis=0) for r in rows(xp, B, axis=0)]
         return xp.stack([xp.stack([_sum(ar[i] * br[j] for ar, br in zip(a, b)) for j in range(k)], axis=0)
                          for i in range(m)], axis=0)
-    rows = zip(xp.unstack(A, axis=0), xp.unstack(B, axis=0))
-    return _sum(spread(xp, a, k, axis=1) * spread(xp, b, m) for a, b in rows)
+    pairs = zip(rows(xp, A, axis=0), rows(xp, B, axis=0))
+    return _sum(spread(xp, a, k, axis=1) * spread(xp, b, m) for a, b in pairs)
 
 
 def subspace_times_columns(xp, S, F):
@@ -105,7 +121,7 @@ def subspace_times_columns(xp, S, F):
     on JAX the six products are summed by additions, not a reduction (XLA's CPU backend hands
     float32 reductions to a library call several times slower than the fused programs)."""
     if unrolled(xp):
-        return _sum(s[:, None, ...] * f[None, ...] for s, f in zip(xp.unstack(S, axis=0), xp.unstack(F, axis=0)))
+        return _sum(s[:, None, ...] * f[None, ...] for s, f in zip(rows(xp, S, axis=0), rows(xp, F, axis=0)))
     return xp.sum(S[:, :, None, ...] * F[:, None, ...], axis=0)
 
 
@@ -134,8 +150,8 @@ def transpose(xp, R):
 
 def cross(xp, a, b):
     """a x b over the first axis: (3, ...) and (3, ...) broadcasting (vectors or column blocks)."""
-    a0, a1, a2 = xp.unstack(a, axis=0)
-    b0, b1, b2 = xp.unstack(b, axis=0)
+    a0, a1, a2 = rows(xp, a, axis=0)
+    b0, b1, b2 = rows(xp, b, axis=0)
     return xp.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=0)
 
 
@@ -154,7 +170,7 @@ def _weighted(xp, pairs, like):
 def cross_const(xp, a, c):
     """a x c for a (3, ...) and a constant NumPy 3-vector c, written without the products by
     c's zero entries (a joint axis along a frame axis has two)."""
-    a0, a1, a2 = xp.unstack(a, axis=0)
+    a0, a1, a2 = rows(xp, a, axis=0)
     c0, c1, c2 = (float(x) for x in c)
     return xp.stack([_weighted(xp, ((c2, a1), (-c1, a2)), a0), _weighted(xp, ((c0, a2), (-c2, a0)), a0),
                      _weighted(xp, ((c1, a0), (-c0, a1)), a0)], axis=0)
@@ -167,20 +183,20 @@ def const_times(xp, c, x):
 
 def dot_const(xp, a, c):
     """a . c (...) for a (3, ...) and a constant NumPy 3-vector c (likewise)."""
-    rows = xp.unstack(a, axis=0)
-    return _weighted(xp, ((float(ci), r) for ci, r in zip(c, rows)), rows[0])
+    parts = rows(xp, a, axis=0)
+    return _weighted(xp, ((float(ci), r) for ci, r in zip(c, parts)), parts[0])
 
 
 def dot(xp, a, b):
     """a . b over the first axis: (3, ...) -> (...)."""
-    a0, a1, a2 = xp.unstack(a, axis=0)
-    b0, b1, b2 = xp.unstack(b, axis=0)
+    a0, a1, a2 = rows(xp, a, axis=0)
+    b0, b1, b2 = rows(xp, b, axis=0)
     return a0 * b0 + a1 * b1 + a2 * b2
 
 
 def skew(xp, w):
     """[w] (3, 3, N) with [w] x = w x x, for w (3, N)."""
-    x, y, z = xp.unstack(w, axis=0)
+    x, y, z = rows(xp, w, axis=0)
     o = xp.zeros_like(x)
     return xp.stack([xp.stack([o, -z, y], axis=0), xp.stack([z, o, -x], axis=0),
                      xp.stack([-y, x, o], axis=0)], axis=0)

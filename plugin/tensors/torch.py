@@ -4,6 +4,14 @@ Arguments that are not tensors (NumPy arrays, lists, numbers) are converted to t
 front end's device and dtype; a tensor of another dtype or device is refused with
 a ValueError naming the argument (no silent copy or precision change).  Autograd
 flows through every tensor argument.
+
+Forward dynamics carries its own backward pass (``torch.autograd.Function``): qdd solves
+``ID(q, qd, qdd, params, ...) = tau``, so by the implicit function theorem the gradient of
+a loss with respect to tau is ``mu = M^-1 dL/dqdd`` and with respect to every other input
+``-mu^T dID/dx`` at the solution, qdd held: one solve with M and one pass back through
+inverse dynamics, not a pass back through the mass matrix and its factorisation.  When
+the backward pass is itself differentiated (``create_graph=True``), it goes through the
+recursion instead, so that higher derivatives stay exact.
 """
 
 from __future__ import annotations
@@ -12,14 +20,141 @@ import torch
 from array_api_compat import torch as xp_torch
 
 from composedyn.dynamics import array_api as aa
+from composedyn.dynamics.array_api import crba, rnea
+from composedyn.dynamics.array_api.kinematics import tree
 from composedyn.tensors.checks import real_array
 from composedyn.tensors.front import Dynamics, FloatingDynamics
 
 DTYPES = (torch.float64, torch.float32)
 
 
+def inverse_dynamics(bm, q, qd, qdd, **options):
+    """:func:`composedyn.dynamics.array_api.inverse_dynamics` whose rigid-body part, on trees of
+    one-coordinate joints (:func:`~composedyn.dynamics.array_api.crba.scalar_tree`) with the
+    model's inertias, carries the RNEA's written-out backward pass (:class:`_RigidTorques`)."""
+    rigid = _rigid_torques if crba.scalar_tree(bm) else None
+    return aa.inverse_dynamics(bm, q, qd, qdd, rigid=rigid, **options)
+
+
+def _rigid_torques(bm, q, v, a, params=None):
+    if params is not None:  # no written-out rule for the parameters: through the recursion
+        return rnea.rigid_torques(bm, q, v, a, params)
+    return _RigidTorques.apply(bm, q, v, a)
+
+
+class _RigidTorques(torch.autograd.Function):
+    """:func:`~composedyn.dynamics.array_api.rnea.rigid_torques` at full (q, v, a) (N, k) each whose
+    backward pass is :func:`~composedyn.dynamics.array_api.rnea.rigid_torques_vjp` on the forward
+    pass's own terms."""
+
+    @staticmethod
+    def forward(ctx, bm, q, v, a):
+        passes = rnea.rigid_passes(bm, q, v, a)
+        ctx.bm, ctx.passes = bm, passes
+        ctx.save_for_backward(q, v, a)
+        return rnea.projected(bm, passes[1], passes[5], q.shape[0])
+
+    @staticmethod
+    def backward(ctx, lam):
+        q, v, a = ctx.saved_tensors
+        if torch.is_grad_enabled():  # the backward pass is differentiated: through the recursion
+            return (None, *_grads(rnea.rigid_torques(ctx.bm, q, v, a), (q, v, a), lam, create_graph=True))
+        grads = rnea.rigid_torques_vjp(ctx.bm, ctx.passes, v, lam)
+        return (None, *(g if w else None for g, w in zip(grads, ctx.needs_input_grad[1:])))
+
+
+def mass_matrix(bm, q, params=None, armature=None):
+    """:func:`composedyn.dynamics.array_api.mass_matrix` whose rigid-body part, in float64 on trees
+    of one-coordinate joints with the model's inertias, carries the CRBA's written-out backward pass
+    (:class:`_RigidMassMatrix`)."""
+    rigid = _rigid_mass_matrix if bm.dtype == torch.float64 and crba.scalar_tree(bm) else None
+    return aa.mass_matrix(bm, q, params, armature, rigid=rigid)
+
+
+def _rigid_mass_matrix(bm, q, params=None, kinematics=None):
+    if params is not None:  # no written-out rule for the parameters: through the recursion
+        return crba.rigid_mass_matrix(bm, q, params, kinematics)
+    return _RigidMassMatrix.apply(bm, q)
+
+
+class _RigidMassMatrix(torch.autograd.Function):
+    """:func:`~composedyn.dynamics.array_api.crba.rigid_mass_matrix` at full q (N, k) whose backward
+    pass is :func:`~composedyn.dynamics.array_api.crba.mass_matrix_vjp` on the forward pass's terms."""
+
+    @staticmethod
+    def forward(ctx, bm, q):
+        ctx.bm, ctx.terms = bm, crba.root_terms(bm, *tree(bm, q))
+        ctx.save_for_backward(q)
+        return crba.root_mass_matrix(bm, ctx.terms, q.shape[0])
+
+    @staticmethod
+    def backward(ctx, lam):
+        (q,) = ctx.saved_tensors
+        if torch.is_grad_enabled():  # the backward pass is differentiated: through the recursion
+            return (None, *_grads(crba.rigid_mass_matrix(ctx.bm, q), (q,), lam, create_graph=True))
+        return None, crba.mass_matrix_vjp(ctx.bm, ctx.terms, lam)
+
+
+def forward_dynamics(bm, q, qd, tau, friction: bool = True, smooth_friction=None, **terms):
+    """:func:`composedyn.dynamics.array_api.forward_dynamics` with the implicit-function backward
+    pass of :class:`_ForwardDynamics`; ``terms``: params, damping, coulomb, armature or None."""
+    static = {"friction": friction}
+    arrays = {k: v for k, v in terms.items() if v is not None}
+    if isinstance(smooth_friction, torch.Tensor):
+        arrays["smooth_friction"] = smooth_friction
+    else:
+        static["smooth_friction"] = smooth_friction
+    return _ForwardDynamics.apply(bm, static, tuple(arrays), q, qd, tau, *arrays.values())
+
+
+class _ForwardDynamics(torch.autograd.Function):
+    """qdd = FD(q, qd, tau, **arrays) whose backward pass is the implicit function's (module
+    docstring)."""
+
+    @staticmethod
+    def forward(ctx, bm, static, names, q, qd, tau, *arrays):
+        qdd, M = aa.accelerations_and_mass(bm, q, qd, tau, **static, **dict(zip(names, arrays)))
+        ctx.bm, ctx.static, ctx.names, ctx.M = bm, static, names, M
+        ctx.save_for_backward(q, qd, tau, *arrays)
+        ctx.qdd = qdd.detach()
+        return qdd
+
+    @staticmethod
+    def backward(ctx, g):
+        bm, static, names = ctx.bm, ctx.static, ctx.names
+        inputs = ctx.saved_tensors
+        if torch.is_grad_enabled():  # the backward pass is differentiated: through the recursion
+            out = aa.forward_dynamics(bm, *inputs[:3], **static, **dict(zip(names, inputs[3:])))
+            return (None, None, None, *_grads(out, inputs, g, create_graph=True))
+        mu = aa.solve_mass(bm, ctx.M, g)
+        wanted = ctx.needs_input_grad[3:]
+        with torch.enable_grad():
+            xs = [x.detach().requires_grad_(w) for x, w in zip(inputs, wanted)]
+            res = inverse_dynamics(bm, xs[0], xs[1], ctx.qdd, **static, **dict(zip(names, xs[3:])))
+            grads = _grads(res, xs, -mu)
+        return (None, None, None, *grads[:2], mu if wanted[2] else None, *grads[3:])
+
+
+def _grads(out, xs, cotangent, create_graph: bool = False) -> list:
+    """d <cotangent, out> / d x for each of ``xs`` that requires a gradient (None for the others,
+    zeros where ``out`` does not depend on it); ``create_graph``: with a graph of its own, so that
+    the result can be differentiated again."""
+    live = [x for x in xs if x.requires_grad]
+    found = iter(torch.autograd.grad(out, live, cotangent, allow_unused=True,
+                                     create_graph=create_graph) if live else ())
+    grads = []
+    for x in xs:
+        d = next(found) if x.requires_grad else None
+        grads.append(torch.zeros_like(x) if x.requires_grad and d is None else d)
+    return grads
+
+
 class _Torch:
     """The torch hooks of :class:`composedyn.tensors.front.Dynamics`."""
+
+    _inverse_dynamics = staticmethod(inverse_dynamics)
+    _forward_dynamics = staticmethod(forward_dynamics)
+    _mass_matrix = staticmethod(mass_matrix)
 
     device: torch.device
     dtype: torch.dtype
