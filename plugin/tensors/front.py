@@ -24,6 +24,19 @@ from composedyn.dynamics import array_api as aa
 from composedyn.tensors.checks import batch_shape, layout
 
 
+def split_options(friction: bool, smooth_friction, terms: dict, array_type) -> tuple[dict, dict]:
+    """(static, arrays) of forward dynamics' options for a derivative rule: the Python values
+    (``friction``, a number or None ``smooth_friction``) and the arrays of ``array_type`` to
+    differentiate (the joint terms given, an array ``smooth_friction``)."""
+    static = {"friction": friction}
+    arrays = {k: v for k, v in terms.items() if v is not None}
+    if isinstance(smooth_friction, array_type):
+        arrays["smooth_friction"] = smooth_friction
+    else:
+        static["smooth_friction"] = smooth_friction
+    return static, arrays
+
+
 class Dynamics:
     """The Robot's dynamics on one array library; see the module docstring for shapes."""
 

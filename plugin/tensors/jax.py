@@ -36,7 +36,7 @@ from composedyn.dynamics.array_api import crba, rnea
 from composedyn.dynamics.array_api.kinematics import tree
 from composedyn.dynamics.array_api.rnea import check_width
 from composedyn.tensors.checks import real_array
-from composedyn.tensors.front import Dynamics, FloatingDynamics
+from composedyn.tensors.front import Dynamics, FloatingDynamics, split_options
 
 SCALARS = ("dt", "smooth_friction")
 """Keyword arguments that are one number per sample (the others end in a coordinate axis)."""
@@ -45,12 +45,7 @@ SCALARS = ("dt", "smooth_friction")
 def forward_dynamics(bm, q, qd, tau, friction: bool = True, smooth_friction=None, **terms):
     """:func:`composedyn.dynamics.array_api.forward_dynamics` with the implicit-function
     derivative rule (module docstring); ``terms``: params, damping, coulomb, armature or None."""
-    static = {"friction": friction}
-    arrays = {k: v for k, v in terms.items() if v is not None}
-    if isinstance(smooth_friction, jax.Array):
-        arrays["smooth_friction"] = smooth_friction
-    else:
-        static["smooth_friction"] = smooth_friction
+    static, arrays = split_options(friction, smooth_friction, terms, jax.Array)
 
     @jax.custom_jvp
     def solved(q, qd, tau, arrays):

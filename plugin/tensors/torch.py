@@ -23,7 +23,7 @@ from composedyn.dynamics import array_api as aa
 from composedyn.dynamics.array_api import crba, rnea
 from composedyn.dynamics.array_api.kinematics import tree
 from composedyn.tensors.checks import real_array
-from composedyn.tensors.front import Dynamics, FloatingDynamics
+from composedyn.tensors.front import Dynamics, FloatingDynamics, split_options
 
 DTYPES = (torch.float64, torch.float32)
 
@@ -98,12 +98,7 @@ class _RigidMassMatrix(torch.autograd.Function):
 def forward_dynamics(bm, q, qd, tau, friction: bool = True, smooth_friction=None, **terms):
     """:func:`composedyn.dynamics.array_api.forward_dynamics` with the implicit-function backward
     pass of :class:`_ForwardDynamics`; ``terms``: params, damping, coulomb, armature or None."""
-    static = {"friction": friction}
-    arrays = {k: v for k, v in terms.items() if v is not None}
-    if isinstance(smooth_friction, torch.Tensor):
-        arrays["smooth_friction"] = smooth_friction
-    else:
-        static["smooth_friction"] = smooth_friction
+    static, arrays = split_options(friction, smooth_friction, terms, torch.Tensor)
     return _ForwardDynamics.apply(bm, static, tuple(arrays), q, qd, tau, *arrays.values())
 
 
