@@ -242,12 +242,40 @@ def _recursion(r):
     return aa, aa.on(aa.from_robot(r), xp, device=torch.device("cpu"), dtype=torch.float64)
 
 
-@pytest.mark.parametrize("case", ("panda", "tree", "mimic"))
+def _screw_tree(seed: int = 2, bodies: int = 8):
+    """A random branched tree of one-coordinate joints of every such kind (helical ones with random
+    pitches), random axes, placements, inertias and joint terms, as a TreeRobot."""
+    import networkx as nx
+
+    import composedyn as cd
+    from composedyn.dynamics.schema import add_joint, add_link
+
+    rng = np.random.default_rng(seed)
+    g = nx.DiGraph(name="screws", gravity=np.array([0.3, -0.2, -9.81]))
+    add_link(g, "base")
+    links = ["base"]
+    for k in range(bodies):
+        kind = ("helical", "revolute", "prismatic", "continuous")[k % 4]
+        x, y, z = rng.uniform(0.01, 0.1, 3)
+        add_link(g, f"l{k}", mass=rng.uniform(0.3, 2.0), com=0.1 * rng.normal(size=3),
+                 inertia=np.diag([y + z, x + z, x + y]))
+        T = np.eye(4)
+        R = np.linalg.qr(rng.normal(size=(3, 3)))[0]
+        T[:3, :3], T[:3, 3] = R * np.sign(np.linalg.det(R)), 0.3 * rng.normal(size=3)
+        own = {"pitch": rng.uniform(-0.1, 0.1)} if kind == "helical" else {}
+        add_joint(g, f"j{k}", links[rng.integers(len(links))], f"l{k}", type=kind, origin=T, axis=rng.normal(size=3),
+                  damping=rng.uniform(0, 0.5), friction=rng.uniform(0, 0.3), armature=rng.uniform(0, 0.1), **own)
+        links.append(f"l{k}")
+    return cd.from_graph(g)
+
+
+@pytest.mark.parametrize("case", ("panda", "tree", "mimic", "screws"))
 def test_written_out_backward_passes_equal_reverse_mode_through_the_recursion(case):
     """The backward passes of ID (the RNEA's transposed tangent), M (the CRBA's) and FD (the implicit
-    function's) are in use on trees of one-coordinate joints and equal reverse mode through the
-    array-API recursion for random cotangents, with the joint terms as tensor inputs too."""
-    r = robot(case)
+    function's) are in use on trees of one-coordinate joints (revolute, prismatic, helical) and equal
+    reverse mode through the array-API recursion for random cotangents, with the joint terms as
+    tensor inputs too."""
+    r = _screw_tree() if case == "screws" else robot(case)
     td = r.to_torch()
     aa, bm = _recursion(r)
     st = states(r, (3,), seed=12)
