@@ -319,6 +319,17 @@ def test_second_derivatives_go_through_the_recursion():
         close(H, H0, 1e-10, f"{name} second derivative")
 
 
+def test_torch_func_transforms_go_through_the_recursion():
+    """Under torch.func (which the backward passes do not serve) jacfwd gives the autograd Jacobians."""
+    r = robot("panda")
+    td = r.to_torch()
+    st = states(r, (), seed=14)
+    q, v, a, tau = args_of(st, ("q", "v", "a", "tau"))
+    for name, fn in (("ID", lambda x: td.inverse_dynamics(x, v, a)), ("M", td.mass_matrix),
+                     ("FD", lambda x: td.forward_dynamics(x, v, tau))):
+        close(torch.func.jacfwd(fn)(q), _jac(fn, q)[0], 1e-12, f"{name}: jacfwd")
+
+
 # ---- argument checks ----
 def test_errors_name_the_argument_and_the_shape():
     r = robot("panda")

@@ -5,13 +5,20 @@ front end's device and dtype; a tensor of another dtype or device is refused wit
 a ValueError naming the argument (no silent copy or precision change).  Autograd
 flows through every tensor argument.
 
-Forward dynamics carries its own backward pass (``torch.autograd.Function``): qdd solves
-``ID(q, qd, qdd, params, ...) = tau``, so by the implicit function theorem the gradient of
-a loss with respect to tau is ``mu = M^-1 dL/dqdd`` and with respect to every other input
-``-mu^T dID/dx`` at the solution, qdd held: one solve with M and one pass back through
-inverse dynamics, not a pass back through the mass matrix and its factorisation.  When
-the backward pass is itself differentiated (``create_graph=True``), it goes through the
-recursion instead, so that higher derivatives stay exact.
+Three methods carry their own backward passes (``torch.autograd.Function``).  Inverse
+dynamics and the mass matrix, on trees of one-coordinate joints with the model's inertias
+(the mass matrix in float64), run the transposes of the RNEA's and the CRBA's tangents
+written out (:func:`composedyn.dynamics.array_api.rnea.rigid_torques_vjp`,
+:func:`composedyn.dynamics.array_api.crba.mass_matrix_vjp`) on their forward passes' own
+terms: about one more pass of the algorithm, instead of a pass back through every
+operation of the recursion.  Forward dynamics: qdd solves ``ID(q, qd, qdd, params, ...) =
+tau``, so by the implicit function theorem the gradient of a loss with respect to tau is
+``mu = M^-1 dL/dqdd`` and with respect to every other input ``-mu^T dID/dx`` at the
+solution, qdd held: one solve with M and one pass back through inverse dynamics, not a
+pass back through the mass matrix and its factorisation.  When a backward pass is itself
+differentiated (``create_graph=True``), it goes through the recursion instead, so that
+higher derivatives stay exact; so do the transforms of ``torch.func`` (``jacfwd``,
+``vmap``, ...).
 """
 
 from __future__ import annotations
@@ -28,6 +35,13 @@ from composedyn.tensors.front import Dynamics, FloatingDynamics, split_options
 DTYPES = (torch.float64, torch.float32)
 
 
+def _plain() -> bool:
+    """Whether a torch.func transform (vmap, grad, jacrev, jacfwd, ...) is active: the rules below
+    are backward passes for torch.autograd, so under a transform the recursion is differentiated."""
+    active = getattr(torch._C, "_are_functorch_transforms_active", None)
+    return active is not None and active()
+
+
 def inverse_dynamics(bm, q, qd, qdd, **options):
     """:func:`composedyn.dynamics.array_api.inverse_dynamics` whose rigid-body part, on trees of
     one-coordinate joints (:func:`~composedyn.dynamics.array_api.crba.scalar_tree`) with the
@@ -37,7 +51,7 @@ def inverse_dynamics(bm, q, qd, qdd, **options):
 
 
 def _rigid_torques(bm, q, v, a, params=None):
-    if params is not None:  # no written-out rule for the parameters: through the recursion
+    if params is not None or _plain():  # no written-out rule for the parameters: the recursion
         return rnea.rigid_torques(bm, q, v, a, params)
     return _RigidTorques.apply(bm, q, v, a)
 
@@ -72,7 +86,7 @@ def mass_matrix(bm, q, params=None, armature=None):
 
 
 def _rigid_mass_matrix(bm, q, params=None, kinematics=None):
-    if params is not None:  # no written-out rule for the parameters: through the recursion
+    if params is not None or _plain():  # no written-out rule for the parameters: the recursion
         return crba.rigid_mass_matrix(bm, q, params, kinematics)
     return _RigidMassMatrix.apply(bm, q)
 
@@ -98,6 +112,8 @@ class _RigidMassMatrix(torch.autograd.Function):
 def forward_dynamics(bm, q, qd, tau, friction: bool = True, smooth_friction=None, **terms):
     """:func:`composedyn.dynamics.array_api.forward_dynamics` with the implicit-function backward
     pass of :class:`_ForwardDynamics`; ``terms``: params, damping, coulomb, armature or None."""
+    if _plain():
+        return aa.forward_dynamics(bm, q, qd, tau, friction=friction, smooth_friction=smooth_friction, **terms)
     static, arrays = split_options(friction, smooth_friction, terms, torch.Tensor)
     return _ForwardDynamics.apply(bm, static, tuple(arrays), q, qd, tau, *arrays.values())
 
