@@ -21,8 +21,9 @@ parent force transform) :func:`force_to_parent`.  A rigid-body inertia is kept a
 I)``: mass kg, first moment ``h = m c`` kg m and rotational inertia ``I`` kg m^2 about the frame
 origin, in the frame's axes.
 
-Only array-API operations of the namespace ``xp`` are used (no item assignment), so every
-function runs on NumPy, PyTorch (autograd) and JAX (jit, vmap, grad).
+Only array-API operations of the namespace ``xp`` are used (no item assignment; on PyTorch a
+tensor's ``unbind`` stands for ``unstack``, :func:`rows`), so every function runs on NumPy,
+PyTorch (autograd) and JAX (jit, vmap, grad).
 
 References
 ----------
@@ -55,6 +56,7 @@ def unrolled(xp) -> bool:
 
 @functools.cache
 def _unbinds(xp) -> bool:
+    """Whether ``xp`` is PyTorch's namespace, whose tensors :func:`rows` splits by ``unbind``."""
     if xp is np:
         return False
     from array_api_compat import is_torch_namespace
