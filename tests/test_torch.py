@@ -319,15 +319,22 @@ def test_second_derivatives_go_through_the_recursion():
         close(H, H0, 1e-10, f"{name} second derivative")
 
 
-def test_torch_func_transforms_go_through_the_recursion():
-    """Under torch.func (which the backward passes do not serve) jacfwd gives the autograd Jacobians."""
-    r = robot("panda")
+@pytest.mark.parametrize("case", ("panda", "floating"))
+def test_torch_func_transforms_go_through_the_recursion(case):
+    """Under torch.func (which the backward passes do not serve) jacfwd and vmap(jacrev) give the
+    autograd Jacobians, friction (its sign) included."""
+    r = robot(case)
     td = r.to_torch()
-    st = states(r, (), seed=14)
+    st = states(r, (2,), seed=14)
     q, v, a, tau = args_of(st, ("q", "v", "a", "tau"))
-    for name, fn in (("ID", lambda x: td.inverse_dynamics(x, v, a)), ("M", td.mass_matrix),
-                     ("FD", lambda x: td.forward_dynamics(x, v, tau))):
-        close(torch.func.jacfwd(fn)(q), _jac(fn, q)[0], 1e-12, f"{name}: jacfwd")
+    for name, fn in (("ID", lambda x, y, z: td.inverse_dynamics(x, y, z)), ("M", lambda x, y, z: td.mass_matrix(x)),
+                     ("FD", lambda x, y, z: td.forward_dynamics(x, y, z))):
+        rates = (v, a) if name == "ID" else (v, tau)
+        batched = torch.func.vmap(torch.func.jacrev(fn))(q, *rates)
+        for k in range(2):
+            want = _jac(lambda x: fn(x, rates[0][k], rates[1][k]), q[k])[0]
+            close(batched[k], want, 1e-12, f"{name}: vmap(jacrev), sample {k}")
+            close(torch.func.jacfwd(fn)(q[k], rates[0][k], rates[1][k]), want, 1e-12, f"{name}: jacfwd")
 
 
 # ---- argument checks ----

@@ -40,6 +40,7 @@ from composedyn.dynamics.array_api.spatial import (
     force_to_parent,
     inertia_from_parameters,
     inertia_times,
+    is_torch,
     motion_cross,
     motion_to_child,
     mtv,
@@ -328,10 +329,17 @@ def friction_torques(bm, v, smooth_friction=None, damping=None, coulomb=None):
     d = bm.damping if damping is None else damping
     c = bm.coulomb if coulomb is None else coulomb
     if smooth_friction is None or (isinstance(smooth_friction, (int, float)) and smooth_friction == 0):
-        sgn = xp.sign(v)
+        sgn = sign(xp, v)
     else:
         sgn = xp.tanh(v / smooth_friction)
     return d * v + c * sgn
+
+
+def sign(xp, v):
+    """sgn(v), NaN where v is NaN.  On PyTorch by ``where`` (the tensor's own ``sign`` gives 0 at
+    NaN, and array-api-compat's mends that by an assignment through a boolean mask, which the
+    ``torch.func`` transforms cannot batch)."""
+    return xp.where(xp.isnan(v), v, v.sign()) if is_torch(xp) else xp.sign(v)
 
 
 def check_width(smooth_friction):

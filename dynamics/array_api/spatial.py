@@ -55,8 +55,8 @@ def unrolled(xp) -> bool:
 
 
 @functools.cache
-def _unbinds(xp) -> bool:
-    """Whether ``xp`` is PyTorch's namespace, whose tensors :func:`rows` splits by ``unbind``."""
+def is_torch(xp) -> bool:
+    """Whether ``xp`` is PyTorch's namespace (whose tensors :func:`rows` splits by ``unbind``)."""
     if xp is np:
         return False
     from array_api_compat import is_torch_namespace
@@ -68,7 +68,7 @@ def rows(xp, x, axis: int = 0) -> tuple:
     """The sub-arrays of ``x`` along ``axis`` (``xp.unstack``).  On PyTorch the tensor's own
     ``unbind``: array-api-compat's ``unstack`` adds a ``moveaxis`` and a Python iteration, which
     cost as much as the arithmetic of the small products here."""
-    return x.unbind(axis) if _unbinds(xp) else xp.unstack(x, axis=axis)
+    return x.unbind(axis) if is_torch(xp) else xp.unstack(x, axis=axis)
 
 
 def spread(xp, x, n: int, axis: int = 0):
