@@ -273,8 +273,8 @@ def _screw_tree(seed: int = 2, bodies: int = 8):
 def test_written_out_backward_passes_equal_reverse_mode_through_the_recursion(case):
     """The backward passes of ID (the RNEA's transposed tangent), M (the CRBA's) and FD (the implicit
     function's) are in use on trees of one-coordinate joints (revolute, prismatic, helical) and equal
-    reverse mode through the array-API recursion for random cotangents, with the joint terms as
-    tensor inputs too."""
+    reverse mode through the array-API recursion for random cotangents, with the joint terms (and
+    for ID the inertial parameters) as tensor inputs too."""
     r = _screw_tree() if case == "screws" else robot(case)
     td = r.to_torch()
     aa, bm = _recursion(r)
@@ -282,8 +282,9 @@ def test_written_out_backward_passes_equal_reverse_mode_through_the_recursion(ca
     rng = np.random.default_rng(12)
     n = td.layout.joint_terms
     terms = {k: torch.tensor(rng.uniform(0.1, 0.5, n), requires_grad=True) for k in ("damping", "coulomb", "armature")}
+    p = torch.tensor(r.perturbed(0.3, seed=3).inertial_parameters(), requires_grad=True)
     cases = {
-        "inverse_dynamics": (("q", "v", "a"), "_RigidTorquesBackward", aa.inverse_dynamics, terms),
+        "inverse_dynamics": (("q", "v", "a"), "_RigidTorquesBackward", aa.inverse_dynamics, {**terms, "params": p}),
         "mass_matrix": (("q",), "_RigidMassMatrixBackward", aa.mass_matrix, {"armature": terms["armature"]}),
         "forward_dynamics": (("q", "v", "tau"), "_ForwardDynamicsBackward", aa.forward_dynamics, terms),
     }

@@ -175,11 +175,13 @@ def rigid_passes(bm, q, v, a, params=None):
     return X, S, vel, acc, inertias, total_forces(bm, X, body_forces(bm, inertias, vel, acc))
 
 
-def rigid_torques_vjp(bm, passes, v, lam):
+def rigid_torques_vjp(bm, passes, v, lam, params: bool = False):
     """(q_bar, v_bar, a_bar) (N, k) each: the gradient of sum(lam * tau) with respect to the full
-    (q, v, a) of :func:`rigid_passes` (model inertias, gravity on), lam (N, nv_full), for the trees
-    of :func:`rigid_torques_jvp`: the transpose of that tangent, written out, so that reverse mode
-    costs about one more RNEA instead of a pass back through the kinematics.
+    (q, v, a) of :func:`rigid_passes` (gravity on), lam (N, nv_full), for the trees of
+    :func:`rigid_torques_jvp`: the transpose of that tangent, written out, so that reverse mode
+    costs about one more RNEA instead of a pass back through the kinematics.  ``params``: also
+    the gradient (N, 10 n) with respect to the inertial parameters (regressor layout), per body
+    <u_i, I(dpi) a_i> - <v_i x u_i, I(dpi) v_i> (:func:`_inertia_gradient`).
 
     Outward, the adjoint of the transmitted forces (a motion) u_i = X_i u_p + S_i lam_i, and joint i
     moving its child's forces gives q_bar_i += (X_i u_p) . (S_i x* F_i).  Per body, the adjoints of
@@ -198,7 +200,7 @@ def rigid_torques_vjp(bm, passes, v, lam):
     joints, parent = bm.am.joints, bm.am.parent
     axes = [jm.subspace_columns(joint)[:, 0] for joint in joints]
     lr, vr = rows(xp, lam, axis=1), rows(xp, v, axis=1)
-    u, alpha, nu = [], [], []
+    u, alpha, nu, gp = [], [], [], []
     gq = [None] * bm.am.n
     for i, joint in enumerate(joints):
         k, (sv, sw) = parent[i], (axes[i][:3], axes[i][3:])
@@ -214,8 +216,11 @@ def rigid_torques_vjp(bm, passes, v, lam):
         m, h, I = inertias[i]
         alpha.append(inertia_times(xp, m, h, I, *ui))
         yf, yn = inertia_times(xp, m, h, I, *vel[i])
-        cv, cw = inertia_times(xp, m, h, I, *motion_cross(xp, *vel[i], *ui))
+        vu = motion_cross(xp, *vel[i], *ui)
+        cv, cw = inertia_times(xp, m, h, I, *vu)
         nu.append((cross(xp, yf, ui[1]) - cv, cross(xp, yf, ui[0]) + cross(xp, yn, ui[1]) - cw))
+        if params:
+            gp.append(_inertia_gradient(xp, ui, acc[i]) - _inertia_gradient(xp, vu, vel[i]))
     ga, gv = [None] * bm.am.n, [None] * bm.am.n
     for i in range(bm.am.n - 1, -1, -1):
         joint, k, (sv, sw) = joints[i], parent[i], (axes[i][:3], axes[i][3:])
@@ -237,8 +242,20 @@ def rigid_torques_vjp(bm, passes, v, lam):
         pa, pn = force_to_parent(xp, *X[i], av, aw), force_to_parent(xp, *X[i], nv_, nw)
         alpha[k] = alpha[k][0] + pa[0], alpha[k][1] + pa[1]
         nu[k] = nu[k][0] + pn[0], nu[k][1] + pn[1]
-    return tuple(_in_joint_order(bm, [xp.reshape(xp.broadcast_to(r, (N,)), (1, N)) for r in g], N)
-                 for g in (gq, gv, ga))
+    out = tuple(_in_joint_order(bm, [xp.reshape(xp.broadcast_to(r, (N,)), (1, N)) for r in g], N)
+                for g in (gq, gv, ga))
+    return (*out, xp.matrix_transpose(xp.concat(gp, axis=0))) if params else out
+
+
+def _inertia_gradient(xp, x, y):
+    """d (x . I(pi) y) / d pi (10, N) for motions x, y ((3, N) pairs) and the inertia I(pi) of the
+    parameters pi = [m, h, Ixx, Ixy, Iyy, Ixz, Iyz, Izz] (:func:`inertia_times`: I y = (m y_v + y_w x h,
+    I y_w + h x y_v))."""
+    (xv, xw), (yv, yw) = x, y
+    a, b = rows(xp, xw, axis=0), rows(xp, yw, axis=0)
+    return xp.concat([xp.reshape(dot(xp, xv, yv), (1, -1)), cross(xp, xv, yw) + cross(xp, yv, xw),
+                      xp.stack([a[0] * b[0], a[0] * b[1] + a[1] * b[0], a[1] * b[1], a[0] * b[2] + a[2] * b[0],
+                                a[1] * b[2] + a[2] * b[1], a[2] * b[2]], axis=0)], axis=0)
 
 
 def rigid_torques_jvp(bm, q, v, a, params, dq, dv, da, dparams):

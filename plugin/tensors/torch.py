@@ -6,9 +6,9 @@ a ValueError naming the argument (no silent copy or precision change).  Autograd
 flows through every tensor argument.
 
 Three methods carry their own backward passes (``torch.autograd.Function``).  Inverse
-dynamics and the mass matrix, on trees of one-coordinate joints with the model's inertias
-(the mass matrix in float64), run the transposes of the RNEA's and the CRBA's tangents
-written out (:func:`composedyn.dynamics.array_api.rnea.rigid_torques_vjp`,
+dynamics and the mass matrix, on trees of one-coordinate joints (the mass matrix in float64,
+with the model's inertias; inverse dynamics also with ``params``), run the transposes of
+the RNEA's and the CRBA's tangents written out (:func:`composedyn.dynamics.array_api.rnea.rigid_torques_vjp`,
 :func:`composedyn.dynamics.array_api.crba.mass_matrix_vjp`) on their forward passes' own
 terms: about one more pass of the algorithm, instead of a pass back through every
 operation of the recursion.  Forward dynamics: qdd solves ``ID(q, qd, qdd, params, ...) =
@@ -44,37 +44,41 @@ def _plain() -> bool:
 
 def inverse_dynamics(bm, q, qd, qdd, **options):
     """:func:`composedyn.dynamics.array_api.inverse_dynamics` whose rigid-body part, on trees of
-    one-coordinate joints (:func:`~composedyn.dynamics.array_api.crba.scalar_tree`) with the
-    model's inertias, carries the RNEA's written-out backward pass (:class:`_RigidTorques`)."""
+    one-coordinate joints (:func:`~composedyn.dynamics.array_api.crba.scalar_tree`), carries the
+    RNEA's written-out backward pass (:class:`_RigidTorques`), the inertial parameters' gradient
+    included."""
     rigid = _rigid_torques if crba.scalar_tree(bm) else None
     return aa.inverse_dynamics(bm, q, qd, qdd, rigid=rigid, **options)
 
 
 def _rigid_torques(bm, q, v, a, params=None):
-    if params is not None or _plain():  # no written-out rule for the parameters: the recursion
+    if _plain():
         return rnea.rigid_torques(bm, q, v, a, params)
-    return _RigidTorques.apply(bm, q, v, a)
+    return _RigidTorques.apply(bm, q, v, a, params)
 
 
 class _RigidTorques(torch.autograd.Function):
-    """:func:`~composedyn.dynamics.array_api.rnea.rigid_torques` at full (q, v, a) (N, k) each whose
-    backward pass is :func:`~composedyn.dynamics.array_api.rnea.rigid_torques_vjp` on the forward
-    pass's own terms."""
+    """:func:`~composedyn.dynamics.array_api.rnea.rigid_torques` at full (q, v, a) (N, k) each and
+    params (N, 10 n) or None whose backward pass is
+    :func:`~composedyn.dynamics.array_api.rnea.rigid_torques_vjp` on the forward pass's own terms."""
 
     @staticmethod
-    def forward(ctx, bm, q, v, a):
-        passes = rnea.rigid_passes(bm, q, v, a)
+    def forward(ctx, bm, q, v, a, params):
+        passes = rnea.rigid_passes(bm, q, v, a, params)
         ctx.bm, ctx.passes = bm, passes
-        ctx.save_for_backward(q, v, a)
+        ctx.save_for_backward(q, v, a, params)
         return rnea.projected(bm, passes[1], passes[5], q.shape[0])
 
     @staticmethod
     def backward(ctx, lam):
-        q, v, a = ctx.saved_tensors
+        q, v, a, params = ctx.saved_tensors
+        wanted = ctx.needs_input_grad[1:]
         if torch.is_grad_enabled():  # the backward pass is differentiated: through the recursion
-            return (None, *_grads(rnea.rigid_torques(ctx.bm, q, v, a), (q, v, a), lam, create_graph=True))
-        grads = rnea.rigid_torques_vjp(ctx.bm, ctx.passes, v, lam)
-        return (None, *(g if w else None for g, w in zip(grads, ctx.needs_input_grad[1:])))
+            given = (q, v, a) if params is None else (q, v, a, params)
+            grads = _grads(rnea.rigid_torques(ctx.bm, q, v, a, params), given, lam, create_graph=True)
+            return (None, *grads, *([None] if params is None else []))
+        grads = rnea.rigid_torques_vjp(ctx.bm, ctx.passes, v, lam, params=wanted[3])
+        return (None, *(g if w else None for g, w in zip(grads, wanted[:3])), grads[3] if wanted[3] else None)
 
 
 def mass_matrix(bm, q, params=None, armature=None):
