@@ -302,6 +302,22 @@ def test_written_out_backward_passes_equal_reverse_mode_through_the_recursion(ca
             close(g, w, 1e-11, f"{case} {name}: gradient with respect to {x}")
 
 
+def test_backward_passes_in_float32_follow_float64():
+    """The backward passes run in float32 too (ID and FD; M's float32 gradient is the recursion's):
+    their gradients equal float64's to float32's precision."""
+    r = robot("panda")
+    st = states(r, (4,), seed=15)
+    grads = {}
+    for dtype in (torch.float64, torch.float32):
+        td = r.to_torch(dtype=dtype)
+        q, v, a, tau = (x.requires_grad_() for x in args_of(st, ("q", "v", "a", "tau"), dtype))
+        out = td.inverse_dynamics(q, v, a).sum() + td.forward_dynamics(q, v, tau).sum()
+        assert "_RigidTorquesBackward" in _nodes(out) and "_ForwardDynamicsBackward" in _nodes(out)
+        grads[dtype] = torch.autograd.grad(out, (q, v, a, tau))
+    for name, g32, g64 in zip("q v a tau".split(), grads[torch.float32], grads[torch.float64]):
+        close(g32.double(), g64, 2e-4, f"float32 gradient with respect to {name}")
+
+
 def test_second_derivatives_go_through_the_recursion():
     """Differentiating a backward pass again (create_graph) gives the recursion's second derivatives."""
     r = robot("panda")
