@@ -272,7 +272,7 @@ def _screw_tree(seed: int = 2, bodies: int = 8):
 @pytest.mark.parametrize("case", ("panda", "tree", "mimic", "screws"))
 def test_written_out_backward_passes_equal_reverse_mode_through_the_recursion(case):
     """The backward passes of ID (the RNEA's transposed tangent), M (the CRBA's) and FD (the implicit
-    function's) are in use on trees of one-coordinate joints (revolute, prismatic, helical) and equal
+    function's) are in use on trees of one-coordinate joints (revolute, continuous, prismatic, helical) and equal
     reverse mode through the array-API recursion for random cotangents, with the joint terms (and
     for ID the inertial parameters) as tensor inputs too."""
     r = _screw_tree() if case == "screws" else robot(case)
@@ -352,6 +352,18 @@ def test_torch_func_transforms_go_through_the_recursion(case):
             want = _jac(lambda x: fn(x, rates[0][k], rates[1][k]), q[k])[0]
             close(batched[k], want, 1e-12, f"{name}: vmap(jacrev), sample {k}")
             close(torch.func.jacfwd(fn)(q[k], rates[0][k], rates[1][k]), want, 1e-12, f"{name}: jacfwd")
+
+
+def test_vectorised_jacobians_go_through_the_recursion():
+    """jacobian(vectorize=True) (a batch of cotangents, which the backward passes hand to the recursion)
+    equals the one-row-at-a-time Jacobian."""
+    r = robot("panda")
+    td = r.to_torch()
+    st = states(r, (), seed=16)
+    q, v, a, tau = args_of(st, ("q", "v", "a", "tau"))
+    for name, fn in (("ID", lambda x: td.inverse_dynamics(x, v, a)), ("M", td.mass_matrix),
+                     ("FD", lambda x: td.forward_dynamics(x, v, tau))):
+        close(torch.autograd.functional.jacobian(fn, q, vectorize=True), _jac(fn, q)[0], 1e-12, f"{name}: vectorize")
 
 
 # ---- argument checks ----

@@ -18,7 +18,8 @@ solution, qdd held: one solve with M and one pass back through inverse dynamics,
 pass back through the mass matrix and its factorisation.  When a backward pass is itself
 differentiated (``create_graph=True``), it goes through the recursion instead, so that
 higher derivatives stay exact; so do the transforms of ``torch.func`` (``jacfwd``,
-``vmap``, ...).
+``vmap``, ...) and the vectorised backward passes (``jacobian(vectorize=True)``,
+``is_grads_batched``).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from composedyn.tensors.front import Dynamics, FloatingDynamics, split_options
 DTYPES = (torch.float64, torch.float32)
 
 
-def _plain() -> bool:
+def _functorch_active() -> bool:
     """Whether a torch.func transform (vmap, grad, jacrev, jacfwd, ...) is active: the rules below
     are backward passes for torch.autograd, so under a transform the recursion is differentiated."""
     active = getattr(torch._C, "_are_functorch_transforms_active", None)
@@ -52,7 +53,7 @@ def inverse_dynamics(bm, q, qd, qdd, **options):
 
 
 def _rigid_torques(bm, q, v, a, params=None):
-    if _plain():
+    if _functorch_active():
         return rnea.rigid_torques(bm, q, v, a, params)
     return _RigidTorques.apply(bm, q, v, a, params)
 
@@ -73,10 +74,8 @@ class _RigidTorques(torch.autograd.Function):
     def backward(ctx, lam):
         q, v, a, params = ctx.saved_tensors
         wanted = ctx.needs_input_grad[1:]
-        if torch.is_grad_enabled():  # the backward pass is differentiated: through the recursion
-            given = (q, v, a) if params is None else (q, v, a, params)
-            grads = _grads(rnea.rigid_torques(ctx.bm, q, v, a, params), given, lam, create_graph=True)
-            return (None, *grads, *([None] if params is None else []))
+        if _through_recursion(lam):
+            return (None, *_recursion_grads(lambda *x: rnea.rigid_torques(ctx.bm, *x), (q, v, a, params), wanted, lam))
         grads = rnea.rigid_torques_vjp(ctx.bm, ctx.passes, v, lam, params=wanted[3])
         return (None, *(g if w else None for g, w in zip(grads, wanted[:3])), grads[3] if wanted[3] else None)
 
@@ -90,7 +89,7 @@ def mass_matrix(bm, q, params=None, armature=None):
 
 
 def _rigid_mass_matrix(bm, q, params=None, kinematics=None):
-    if params is not None or _plain():  # no written-out rule for the parameters: the recursion
+    if params is not None or _functorch_active():  # no written-out rule for the parameters: the recursion
         return crba.rigid_mass_matrix(bm, q, params, kinematics)
     return _RigidMassMatrix.apply(bm, q)
 
@@ -108,15 +107,15 @@ class _RigidMassMatrix(torch.autograd.Function):
     @staticmethod
     def backward(ctx, lam):
         (q,) = ctx.saved_tensors
-        if torch.is_grad_enabled():  # the backward pass is differentiated: through the recursion
-            return (None, *_grads(crba.rigid_mass_matrix(ctx.bm, q), (q,), lam, create_graph=True))
+        if _through_recursion(lam):
+            return (None, *_recursion_grads(lambda x: crba.rigid_mass_matrix(ctx.bm, x), (q,), (True,), lam))
         return None, crba.mass_matrix_vjp(ctx.bm, ctx.terms, lam)
 
 
 def forward_dynamics(bm, q, qd, tau, friction: bool = True, smooth_friction=None, **terms):
     """:func:`composedyn.dynamics.array_api.forward_dynamics` with the implicit-function backward
     pass of :class:`_ForwardDynamics`; ``terms``: params, damping, coulomb, armature or None."""
-    if _plain():
+    if _functorch_active():
         return aa.forward_dynamics(bm, q, qd, tau, friction=friction, smooth_friction=smooth_friction, **terms)
     static, arrays = split_options(friction, smooth_friction, terms, torch.Tensor)
     return _ForwardDynamics.apply(bm, static, tuple(arrays), q, qd, tau, *arrays.values())
@@ -138,11 +137,12 @@ class _ForwardDynamics(torch.autograd.Function):
     def backward(ctx, g):
         bm, static, names = ctx.bm, ctx.static, ctx.names
         inputs = ctx.saved_tensors
-        if torch.is_grad_enabled():  # the backward pass is differentiated: through the recursion
-            out = aa.forward_dynamics(bm, *inputs[:3], **static, **dict(zip(names, inputs[3:])))
-            return (None, None, None, *_grads(out, inputs, g, create_graph=True))
-        mu = aa.solve_mass(bm, ctx.M, g)
         wanted = ctx.needs_input_grad[3:]
+        if _through_recursion(g):
+            def solved(q, qd, tau, *arrays):
+                return aa.forward_dynamics(bm, q, qd, tau, **static, **dict(zip(names, arrays)))
+            return (None, None, None, *_recursion_grads(solved, inputs, wanted, g))
+        mu = aa.solve_mass(bm, ctx.M, g)
         with torch.enable_grad():
             xs = [x.detach().requires_grad_(w) for x, w in zip(inputs, wanted)]
             res = inverse_dynamics(bm, xs[0], xs[1], ctx.qdd, **static, **dict(zip(names, xs[3:])))
@@ -150,17 +150,41 @@ class _ForwardDynamics(torch.autograd.Function):
         return (None, None, None, *grads[:2], mu if wanted[2] else None, *grads[3:])
 
 
+def _through_recursion(cotangent) -> bool:
+    """Whether a backward pass differentiates the recursion instead of running its written-out rule:
+    when it is itself differentiated (grad mode on: ``create_graph=True``), or when its cotangent is
+    a batch of PyTorch's vectorised backward (``is_grads_batched``, ``jacobian(vectorize=True)``),
+    whose batching covers the operations of autograd's own derivative formulas but not all of the
+    rules'."""
+    if torch.is_grad_enabled():
+        return True
+    batched = getattr(torch._C._functorch, "is_legacy_batchedtensor", None)
+    return batched is not None and batched(cotangent)
+
+
+def _recursion_grads(fn, inputs, wanted, cotangent) -> list:
+    """The gradients of <cotangent, fn(*inputs)> (None inputs passed as None) by reverse mode through
+    ``fn``: on the inputs themselves when grad mode is on, so that they can be differentiated again;
+    otherwise on detached copies of those ``wanted``."""
+    if torch.is_grad_enabled():
+        return _grads(fn(*inputs), inputs, cotangent, create_graph=True)
+    with torch.enable_grad():
+        xs = [None if x is None else x.detach().requires_grad_(w) for x, w in zip(inputs, wanted)]
+        return _grads(fn(*xs), xs, cotangent)
+
+
 def _grads(out, xs, cotangent, create_graph: bool = False) -> list:
     """d <cotangent, out> / d x for each of ``xs`` that requires a gradient (None for the others,
     zeros where ``out`` does not depend on it); ``create_graph``: with a graph of its own, so that
     the result can be differentiated again."""
-    live = [x for x in xs if x.requires_grad]
+    xs = [x if x is not None and x.requires_grad else None for x in xs]
+    live = [x for x in xs if x is not None]
     found = iter(torch.autograd.grad(out, live, cotangent, allow_unused=True,
                                      create_graph=create_graph) if live else ())
     grads = []
     for x in xs:
-        d = next(found) if x.requires_grad else None
-        grads.append(torch.zeros_like(x) if x.requires_grad and d is None else d)
+        d = None if x is None else next(found)
+        grads.append(torch.zeros_like(x) if x is not None and d is None else d)
     return grads
 
 
