@@ -27,6 +27,11 @@ ALLOWED: set[tuple[str, str]] = {
     ("dynamics/compiled/cache.py", "caching._CompileResultCacheImpl"),
     ("dynamics/compiled/jit.py", "compiled._cache"),
     ("dynamics/schema.py", "sys._getframe"),  # the stacklevel of warnings
+    # torch: whether a torch.func transform is active, and whether a cotangent is a batch of the
+    # vectorised backward pass (the backward passes then differentiate the recursion)
+    ("plugin/tensors/torch.py", "torch._C"),
+    ("plugin/tensors/torch.py", "getattr(torch._C, '_are_functorch_transforms_active', None)"),
+    ("plugin/tensors/torch.py", "torch._C._functorch"),
 }
 
 
