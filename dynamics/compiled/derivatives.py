@@ -421,21 +421,35 @@ def _root_forward(im, fm, q, qd, qdd, fw, P, grav, w):
 
 
 @njit(cache=True, inline="always")
-def root_column(im, w, c, g0, g1, g2):
-    """(S_0c, alpha_0c, v_0 x S_0c) of the root's column c in world axes, from row w[0] (gravity g)."""
+def root_column(w, c):
+    """(S_0c, alpha_0c, v_0 x S_0c) of the root's column c in world axes, as
+    :func:`derivative_passes_root` left them in row w[c]."""
+    return row6(w, c, CS), row6(w, c, CALPHA), row6(w, c, CDADV)
+
+
+@njit(cache=True, inline="always")
+def _root_columns(im, fm, grav, w):
+    """Rows w[c] (CS, CALPHA, CDADV) of the root's columns c (:func:`root_column`) from row w[0]."""
+    g0, g1, g2 = grav * fm[0, GRAV], grav * fm[0, GRAV + 1], grav * fm[0, GRAV + 2]
     R = (w[0, 0], w[0, 1], w[0, 2], w[0, 3], w[0, 4], w[0, 5], w[0, 6], w[0, 7], w[0, 8])
-    s = free_root_world_column(rigid_root_column(im, c), R, w[0, PW], w[0, PW + 1], w[0, PW + 2])
-    t0, t1, t2 = cross(-g0, -g1, -g2, s[0], s[1], s[2])
-    return s, (0.0, 0.0, 0.0, t0, t1, t2), mcross6(row6(w, 0, V), s)
+    v = row6(w, 0, V)
+    for c in range(im[0, NV]):
+        s = free_root_world_column(rigid_root_column(im, c), R, w[0, PW], w[0, PW + 1], w[0, PW + 2])
+        t0, t1, t2 = cross(-g0, -g1, -g2, s[0], s[1], s[2])
+        set_row6(w, c, CS, s)
+        set_row6(w, c, CALPHA, (0.0, 0.0, 0.0, t0, t1, t2))
+        set_row6(w, c, CDADV, mcross6(v, s))
 
 
 @njit(cache=True, fastmath={"contract"})
 def derivative_passes_root(im, fm, q, qd, qdd, fw, P, grav, w):
-    """:func:`derivative_passes` for a rigid root (see above); w (n, SCRATCH) for n bodies."""
+    """:func:`derivative_passes` for a rigid root (see above); w (nv, SCRATCH) for nv velocity
+    coordinates (the root's columns in its first rows: :func:`root_column`)."""
     n = im.shape[0]
     ext = fw.shape[0] == n and n > 0
     o = im[0, NV] - 1
     _root_forward(im, fm, q, qd, qdd, fw, P, grav, w)
+    _root_columns(im, fm, grav, w)
     for i in range(1, n):
         _forward(im, fm, q[im[i, IQ]], qd[i + o], qdd[i + o], fw, P, grav, w, i)
     _backward_pass(im, w, n, ext)
@@ -446,7 +460,6 @@ def derivative_pairs_root(im, fm, qd, grav, fric, smooth, ext, dq, dqd, w):
     """:func:`derivative_pairs` for a rigid root: d tau / d q, d tau / d v (nv, nv) from the scratch
     :func:`derivative_passes_root` filled (``ext``: it had external forces)."""
     n, nv, nr = im.shape[0], qd.shape[0], im[0, NV]
-    g0, g1, g2 = grav * fm[0, GRAV], grav * fm[0, GRAV + 1], grav * fm[0, GRAV + 2]
     for i in range(nv):
         for j in range(nv):
             dq[i, j] = 0.0
@@ -458,7 +471,7 @@ def derivative_pairs_root(im, fm, qd, grav, fric, smooth, ext, dq, dqd, w):
             e0, e1, e2 = w[i, E], w[i, E + 1], w[i, E + 2]
             phi, phid = row6(w, i, PHI), row6(w, i, PHID)
             for c in range(nr):
-                s, alpha, dadv = root_column(im, w, c, g0, g1, g2)
+                s, alpha, dadv = root_column(w, c)
                 dq[r, c] = dot6(ri, alpha) + (e0 * s[0] + e1 * s[1] + e2 * s[2])
                 dqd[r, c] = dot6(ri, dadv) + dot6(rb, s)
                 dq[c, r] = dot6(s, phi)
@@ -466,11 +479,11 @@ def derivative_pairs_root(im, fm, qd, grav, fric, smooth, ext, dq, dqd, w):
         if fric:
             _friction_diagonal(fm, qd, r, smooth, dqd)
     for c in range(nr):  # the root's own block
-        sc = root_column(im, w, c, g0, g1, g2)[0]
+        sc = row6(w, c, CS)
         rc, rbc = inertia6(w, 0, sc), bmul6(w, 0, sc, True)
         ec = _external_e(w, 0, sc) if ext else (0.0, 0.0, 0.0)
         for d in range(nr):
-            s, alpha, dadv = root_column(im, w, d, g0, g1, g2)
+            s, alpha, dadv = root_column(w, d)
             dq[c, d] = dot6(rc, alpha) + (ec[0] * s[0] + ec[1] * s[1] + ec[2] * s[2])
             dqd[c, d] = dot6(rc, dadv) + dot6(rbc, s)
         if fric:  # the root's coordinates' friction (a spherical root may have some; a free flyer has none)

@@ -45,7 +45,6 @@ from composedyn.dynamics.compiled.derivatives import (
     general_passes,
     inertia6,
     mcross6,
-    root_column,
     row6,
     scale6,
     set_row6,
@@ -61,7 +60,7 @@ from composedyn.dynamics.compiled.joint import (
     rigid_root_rates,
     scalar_joints,
 )
-from composedyn.dynamics.compiled.layout import ARM, GRAV, IV, NO_FW, NV
+from composedyn.dynamics.compiled.layout import ARM, IV, NO_FW, NV
 from composedyn.dynamics.compiled.ltl import ltl_factor, ltl_inverse, ltl_solve_columns
 from composedyn.dynamics.reference import derivatives
 
@@ -218,12 +217,11 @@ def fd_derivatives_root(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, qdd, wa
     for i in range(nv):
         qdd[i] = 0.0
     derivative_passes_root(im, fm, q, qd, qdd, NO_FW, _NO_P, 1, wd)
-    g0, g1, g2 = fm[0, GRAV], fm[0, GRAV + 1], fm[0, GRAV + 2]
     for c in range(nr):  # the root's block of M and its tau - h
-        sc = root_column(im, wd, c, g0, g1, g2)[0]
+        sc = row6(wd, c, CS)
         rc = inertia6(wd, 0, sc)
         for d in range(c + 1):
-            L[c, d] = dot6(rc, root_column(im, wd, d, g0, g1, g2)[0])
+            L[c, d] = dot6(rc, row6(wd, d, CS))
         L[c, c] += fm[c, ARM]  # a spherical or planar root's rotor inertias and friction (a free flyer has none)
         qdd[c] = tau[c] - dot6(sc, row6(wd, 0, F))
         if fric:
@@ -232,7 +230,7 @@ def fd_derivatives_root(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, qdd, wa
         if _mass_row(im, fm, qd, tau, fric, smooth, i, nr - 1, 0, L, qdd, wd) == 0:  # hangs from the root
             ri = row6(wd, i, RI)
             for c in range(nr):
-                L[i + nr - 1, c] = dot6(ri, root_column(im, wd, c, g0, g1, g2)[0])
+                L[i + nr - 1, c] = dot6(ri, row6(wd, c, CS))
     if ltl_factor(par, L, fm):
         return 1
     ltl_solve_columns(par, L, qdd.reshape((nv, 1)), 1.0)
