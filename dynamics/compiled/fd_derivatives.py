@@ -61,7 +61,7 @@ from composedyn.dynamics.compiled.joint import (
     scalar_joints,
 )
 from composedyn.dynamics.compiled.layout import ARM, IV, NO_FW, NV
-from composedyn.dynamics.compiled.ltl import ltl_factor, ltl_inverse, ltl_solve_columns
+from composedyn.dynamics.compiled.ltl import ltl_factor, ltl_inverse, ltl_solve, ltl_solve_columns
 from composedyn.dynamics.reference import derivatives
 
 SCRATCH = 12  # columns of the scratch wa: per body the change of its acceleration and a subtree sum
@@ -92,7 +92,7 @@ def fd_derivatives_into(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, qdd, wa
         _mass_row(im, fm, qd, tau, fric, smooth, i, 0, -1, L, qdd, wd)
     if ltl_factor(par, L, fm):
         return 1
-    ltl_solve_columns(par, L, qdd.reshape((n, 1)), 1.0)
+    ltl_solve(par, L, qdd)
     _correct(im, qdd, 0, 0, wa, wd)
     derivative_pairs(im, fm, qd, fric, smooth, aq, aqd, wd)
     ltl_solve_columns(par, L, aq, -1.0)
@@ -195,7 +195,7 @@ def fd_derivatives_general(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, qdd,
                 qdd[r] -= joint_friction(fm, r, qd[r], smooth)
     if ltl_factor(par, L, fm):
         return 1
-    ltl_solve_columns(par, L, qdd.reshape((nv, 1)), 1.0)
+    ltl_solve(par, L, qdd)
     general_passes(im, fm, q, qd, qdd, NO_FW, _NO_P, 1, wd)
     general_pairs(im, fm, qd, fric, smooth, False, aq, aqd, wd)
     ltl_solve_columns(par, L, aq, -1.0)
@@ -233,7 +233,7 @@ def fd_derivatives_root(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, qdd, wa
                 L[i + nr - 1, c] = dot6(ri, row6(wd, c, CS))
     if ltl_factor(par, L, fm):
         return 1
-    ltl_solve_columns(par, L, qdd.reshape((nv, 1)), 1.0)
+    ltl_solve(par, L, qdd)
     R0 = (wd[0, 0], wd[0, 1], wd[0, 2], wd[0, 3], wd[0, 4], wd[0, 5], wd[0, 6], wd[0, 7], wd[0, 8])
     set_row6(wa, 0, 0, world_twist(R0, (wd[0, PW], wd[0, PW + 1], wd[0, PW + 2]), rigid_root_rates(im, qdd)))
     _correct(im, qdd, nr - 1, 1, wa, wd)

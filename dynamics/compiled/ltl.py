@@ -56,6 +56,29 @@ def ltl_factor(par, H, fm):
 
 
 @njit(cache=True, fastmath={"contract"})
+def ltl_solve(par, L, x):
+    """x := M⁻¹ x (x (n,)) with M = Lᵀ L from :func:`ltl_factor`: :func:`ltl_solve_columns` for one
+    right-hand side, each row of the second substitution summed in a register (about half the time
+    of one column through :func:`ltl_solve_columns`, whose rows go through memory)."""
+    n = L.shape[0]
+    for ii in range(n):
+        i = n - 1 - ii
+        xi = x[i] / L[i, i]
+        x[i] = xi
+        j = par[i]
+        while j >= 0:
+            x[j] -= L[i, j] * xi
+            j = par[j]
+    for i in range(n):
+        s = x[i]
+        j = par[i]
+        while j >= 0:
+            s -= L[i, j] * x[j]
+            j = par[j]
+        x[i] = s / L[i, i]
+
+
+@njit(cache=True, fastmath={"contract"})
 def ltl_solve_columns(par, L, X, scale):
     """X := scale M⁻¹ X (X (n, m)) with M = Lᵀ L from :func:`ltl_factor`: Lᵀ Y = scale X from the
     last row up, then L Z = Y from the first row down, whole rows at a time."""
