@@ -58,8 +58,7 @@ def ltl_factor(par, H, fm):
 @njit(cache=True, fastmath={"contract"})
 def ltl_solve(par, L, x):
     """x := M⁻¹ x (x (n,)) with M = Lᵀ L from :func:`ltl_factor`: :func:`ltl_solve_columns` for one
-    right-hand side, each row of the second substitution summed in a register (about half the time
-    of one column through :func:`ltl_solve_columns`, whose rows go through memory)."""
+    right-hand side, each row of the second substitution summed in a register instead of memory."""
     n = L.shape[0]
     for ii in range(n):
         i = n - 1 - ii
