@@ -16,7 +16,7 @@ singular mass matrix, 4 a zero quaternion, 5 undefined for this model (no mass);
 or inf in an input, is tested here before the kernel runs.
 It overwrites every scratch number it reads, so results never depend on an earlier
 call.  Sizes are symbols of the model: ``"nv"`` (the velocity count), ``"nq"`` (the
-configuration size), ``"nv+1"``, ``"10n"`` (ten per body: the inertial parameters; n
+configuration size), ``"nv+1"``, ``"4nv"``, ``"10n"`` (ten per body: the inertial parameters; n
 bodies, which differs from nv when joints have several coordinates), or plain integers
 (:func:`.layout.model_dims` reads nq, nv and n from ``im``).
 
@@ -104,7 +104,7 @@ class Quantity:
         if isinstance(symbol, int):
             return symbol
         nq, nv, n = dims
-        return {"nv": nv, "nq": nq, "nv+1": nv + 1, "10n": 10 * n}[symbol]
+        return {"nv": nv, "nq": nq, "nv+1": nv + 1, "4nv": 4 * nv, "10n": 10 * n}[symbol]
 
     def shape(self, symbols: tuple, dims: tuple) -> tuple:
         return tuple(self.size(s, dims) for s in symbols)
@@ -222,7 +222,7 @@ def _dim(q: Quantity, symbol) -> str:
     """A size symbol as an expression of the loop's ``nq``, ``nv`` and ``n`` (bodies)."""
     if isinstance(symbol, int):
         return str(symbol)
-    return {"nv": "nv", "nq": "nq", "nv+1": "nv + 1", "10n": "10 * n"}[symbol]
+    return {"nv": "nv", "nq": "nq", "nv+1": "nv + 1", "4nv": "4 * nv", "10n": "10 * n"}[symbol]
 
 
 def _loop_source(q: Quantity, name: str) -> str:

@@ -61,7 +61,7 @@ from composedyn.dynamics.compiled.joint import (
     scalar_joints,
 )
 from composedyn.dynamics.compiled.layout import ARM, IV, NO_FW, NV
-from composedyn.dynamics.compiled.ltl import ltl_factor, ltl_inverse, ltl_solve, ltl_solve_columns
+from composedyn.dynamics.compiled.ltl import ltl_derivative_solves, ltl_factor, ltl_solve, solves_scratch
 from composedyn.dynamics.reference import derivatives
 
 SCRATCH = 12  # columns of the scratch wa: per body the change of its acceleration and a subtree sum
@@ -71,18 +71,20 @@ _NO_P.flags.writeable = False
 
 
 @njit(cache=True)
-def fd_derivatives_into(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, qdd, wa, wd, L):
+def fd_derivatives_into(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, qdd, wa, wd, LW):
     """d qdd / d q, d qdd / d qd, M^-1 (n, n) into ``aq``, ``aqd``, ``minv`` (qdd into ``qdd``).
 
     fric: 1 includes friction (tanh Coulomb model when smooth > 0).  Scratch:
-    wa (n, SCRATCH), wd (n, derivatives SCRATCH), L (n, n).  Returns 0, or 1 when
-    M(q) is not positive definite.
+    wa (n, SCRATCH), wd (n, derivatives SCRATCH), LW (n, 4n) (the factor L and
+    :func:`.ltl.ltl_derivative_solves`'s W, :func:`.ltl.solves_scratch`).
+    Returns 0, or 1 when M(q) is not positive definite.
 
     One pass of the derivative kernel at qdd = 0 gives the bias h_i = S_i . F_i, the
     composite inertias (M) and every term that does not depend on qdd; with
     qdd = M^-1 (tau - h - friction) from the L^T L factor, the terms that do are
     corrected in place (:func:`_correct`).
     """
+    L, W = solves_scratch(LW)
     n = q.shape[0]
     par = im[:, 0]
     for i in range(n):
@@ -95,9 +97,7 @@ def fd_derivatives_into(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, qdd, wa
     ltl_solve(par, L, qdd)
     _correct(im, qdd, 0, 0, wa, wd)
     derivative_pairs(im, fm, qd, fric, smooth, aq, aqd, wd)
-    ltl_solve_columns(par, L, aq, -1.0)
-    ltl_solve_columns(par, L, aqd, -1.0)
-    ltl_inverse(par, L, minv)
+    ltl_derivative_solves(par, L, aq, aqd, minv, W)
     return 0
 
 
@@ -167,13 +167,14 @@ def coordinate_parents(im, par):
 
 
 @njit(cache=True)
-def fd_derivatives_general(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, qdd, wd, L):
+def fd_derivatives_general(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, qdd, wd, LW):
     """:func:`fd_derivatives_into` for joints of any kind (:func:`.derivatives.derivatives_general`): d a / d q
     (q perturbed on the right), d a / d v, M^-1 (nv, nv).  The general passes at qdd = 0 give M's lower
     triangle (IC_i S_r . S_d for column r of body i's joint and d one of i's up to r or an ancestor's, the
     armature on the diagonal) and h_r = S_r . F_i; qdd = M^-1 (tau - h - friction) by the tree-sparse factor
     over velocity coordinates (:func:`coordinate_parents`); the passes again at qdd, their pairs, and the
     factor's solves.  Returns 0, or 1 when M(q) is not positive definite."""
+    L, W = solves_scratch(LW)
     n, nv = im.shape[0], qd.shape[0]
     par = np.empty(nv, np.int64)
     coordinate_parents(im, par)
@@ -198,19 +199,18 @@ def fd_derivatives_general(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, qdd,
     ltl_solve(par, L, qdd)
     general_passes(im, fm, q, qd, qdd, NO_FW, _NO_P, 1, wd)
     general_pairs(im, fm, qd, fric, smooth, False, aq, aqd, wd)
-    ltl_solve_columns(par, L, aq, -1.0)
-    ltl_solve_columns(par, L, aqd, -1.0)
-    ltl_inverse(par, L, minv)
+    ltl_derivative_solves(par, L, aq, aqd, minv, W)
     return 0
 
 
 @njit(cache=True)
-def fd_derivatives_root(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, qdd, wa, wd, L):
+def fd_derivatives_root(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, qdd, wa, wd, LW):
     """:func:`fd_derivatives_into` for a rigid root (:func:`.derivatives.derivatives_root`): d a / d q
     (q perturbed on the right, Pinocchio's convention), d a / d v, M^-1 (nv, nv).  The root's nv0
     columns of M are IC_0 S_0c (rows of its descendants: IC_i S_i . S_0c); the tree-sparse factor
     runs over velocity coordinates (:func:`coordinate_parents`).  Returns 0, or 1 when M(q) is not
     positive definite."""
+    L, W = solves_scratch(LW)
     n, nv, nr = im.shape[0], qd.shape[0], im[0, NV]
     par = np.empty(nv, np.int64)
     coordinate_parents(im, par)
@@ -238,9 +238,7 @@ def fd_derivatives_root(im, fm, q, qd, tau, fric, smooth, aq, aqd, minv, qdd, wa
     set_row6(wa, 0, 0, world_twist(R0, (wd[0, PW], wd[0, PW + 1], wd[0, PW + 2]), rigid_root_rates(im, qdd)))
     _correct(im, qdd, nr - 1, 1, wa, wd)
     derivative_pairs_root(im, fm, qd, 1, fric, smooth, False, aq, aqd, wd)
-    ltl_solve_columns(par, L, aq, -1.0)
-    ltl_solve_columns(par, L, aqd, -1.0)
-    ltl_inverse(par, L, minv)
+    ltl_derivative_solves(par, L, aq, aqd, minv, W)
     return 0
 
 
@@ -278,7 +276,7 @@ def _forward_reference(model, q, v, tau, friction, smooth=None):
 
 
 @njit(cache=True, inline="always")
-def forward_dynamics_derivatives(im, fm, q, v, tau, friction, smooth, aq, av, minv, qdd, wa, wd, L):
+def forward_dynamics_derivatives(im, fm, q, v, tau, friction, smooth, aq, av, minv, qdd, wa, wd, LW):
     """d a / d q, d a / d v, M^-1 (nv, nv) of the Robot's forward dynamics into aq, av, minv; status 3
     when M(q) is not positive definite, 4 for a root joint without orientation (zero quaternion or
     (cos, sin)), 5 for joints of several coordinates other than a rigid root
@@ -287,11 +285,11 @@ def forward_dynamics_derivatives(im, fm, q, v, tau, friction, smooth, aq, av, mi
         if not joint_readable(im, 0, q):
             return 4
         return 3 if fd_derivatives_root(im, fm, q, v, tau, 1 if friction else 0, smooth, aq, av, minv, qdd, wa,
-                                        wd, L) else 0
+                                        wd, LW) else 0
     if not scalar_joints(im):  # other joints with several coordinates are not taken
         return 5
     return 3 if fd_derivatives_into(im, fm, q, v, tau, 1 if friction else 0, smooth, aq, av, minv, qdd, wa, wd,
-                                    L) else 0
+                                    LW) else 0
 
 
 @njit(cache=True, inline="always")
@@ -306,13 +304,13 @@ def inverse_dynamics_derivatives_general(im, fm, q, v, a, f_world, P, friction, 
 
 
 @njit(cache=True, inline="always")
-def forward_dynamics_derivatives_general(im, fm, q, v, tau, friction, smooth, aq, av, minv, qdd, wd, L):
+def forward_dynamics_derivatives_general(im, fm, q, v, tau, friction, smooth, aq, av, minv, qdd, wd, LW):
     """:func:`forward_dynamics_derivatives` of a tree of any joints (:func:`fd_derivatives_general`);
     statuses 3 and 4 as there."""
     if not configuration_readable(im, q):
         return 4
     return 3 if fd_derivatives_general(im, fm, q, v, tau, 1 if friction else 0, smooth, aq, av, minv, qdd, wd,
-                                       L) else 0
+                                       LW) else 0
 
 
 # Each quantity's kernel for trees of TreeForm.GENERAL is a declaration of its own (Quantity.general):
@@ -328,6 +326,6 @@ INVERSE_DYNAMICS_DERIVATIVES = Quantity(
     general=Quantity("inverse_dynamics_derivatives_general", inverse_dynamics_derivatives_general, **_ID))
 FORWARD_DYNAMICS_DERIVATIVES = Quantity(
     "forward_dynamics_derivatives", forward_dynamics_derivatives,
-    scratch=(("nv",), ("nv", SCRATCH), ("nv", DER_SCRATCH), ("nv", "nv")), **_FD,
+    scratch=(("nv",), ("nv", SCRATCH), ("nv", DER_SCRATCH), ("nv", "4nv")), **_FD,
     general=Quantity("forward_dynamics_derivatives_general", forward_dynamics_derivatives_general,
-                     scratch=(("nv",), ("nv", DER_SCRATCH), ("nv", "nv")), **_FD))
+                     scratch=(("nv",), ("nv", DER_SCRATCH), ("nv", "4nv")), **_FD))
