@@ -196,11 +196,6 @@ class FloatingRobot(TreeRobot):
                        c[..., 0, :] * L[..., 1, :] - c[..., 1, :] * L[..., 0, :]], -2)
         return _rotate_rows(R0, np.concatenate([L, M[..., 3:, :] - cL], -2))
 
-    def centroidal_momentum(self, q, v) -> np.ndarray:
-        """h_G (..., 6) = A_G v: linear momentum (kg m/s), angular momentum about the COM (kg m²/s), world axes."""
-        q, v = self._state(q, v)
-        return np.einsum("...ij,...j->...i", self.centroidal_momentum_matrix(q), v)
-
     # ---- model mismatch, export, speed ----
     def perturbed(self, scale: float = 0.1, seed: int | None = 0) -> "FloatingRobot":
         """A copy with link masses and inertias off by up to ``scale`` (see :meth:`Robot.perturbed`)."""

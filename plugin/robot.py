@@ -556,6 +556,29 @@ class Robot:
     center_of_mass_velocity = declared("center_of_mass_velocity", ("q", "qd"), "Velocity (..., 3) of the centre of "
                                        "mass, world coordinates (m/s): J_com(q) qd, for q, qd (..., dof).")
 
+    def centroidal_momentum_matrix(self, q) -> np.ndarray:
+        """A_G(q) (..., 6, dof): centroidal momentum h_G = A_G qd, linear (kg m/s) then angular about the
+        centre of mass (kg m²/s), world axes, over the moving bodies (Orin, Goswami and Lee, "Centroidal
+        dynamics of a humanoid robot", Auton. Robots 2013, eq. (13); Pinocchio's ``computeCentroidalMap``);
+        dependent mimic joints through their coordinates.  The array-API algorithm on NumPy arrays."""
+        from composedyn.dynamics.array_api.frames import centroidal_momentum_matrix
+
+        (q,) = joint_arrays(self.dof, q=q)
+        return np.asarray(centroidal_momentum_matrix(self._numpy_model, q), dtype=float)
+
+    @cached_property
+    def _numpy_model(self):
+        """This robot's array-API model on NumPy arrays (made once)."""
+        from composedyn.dynamics.array_api.model import from_robot, on
+
+        return on(from_robot(self), np)
+
+    def centroidal_momentum(self, q, qd) -> np.ndarray:
+        """h_G (..., 6) = A_G(q) qd: linear momentum (kg m/s), angular momentum about the centre of mass
+        (kg m²/s), world axes."""
+        q, qd = joint_arrays(self.dof, q=q, qd=qd)
+        return np.einsum("...ij,...j->...i", self.centroidal_momentum_matrix(q), qd)
+
     def task_inertia(self, q, frame: str, reference: str = "world", translational: bool = False,
                      damping: float = 0.0) -> np.ndarray:
         """Task-space inertia Lambda = (J M^-1 J^T)^-1 (..., 6, 6), or (..., 3, 3) with

@@ -492,6 +492,11 @@ class TreeDynamics:
         ang = np.sum(R @ I_b @ np.swapaxes(R, -1, -2) @ J[..., 3:, :] + skew(c - cG[..., None, :]) @ mJc, -3)
         return np.concatenate([lin, ang], -2)
 
+    def centroidal_momentum(self, q, v) -> np.ndarray:
+        """h_G (..., 6) = A_G v: linear momentum (kg m/s), angular momentum about the COM (kg m²/s), world axes."""
+        q, v = self._state(q, v)
+        return np.einsum("...ij,...j->...i", self.centroidal_momentum_matrix(q), v)
+
     @cached_property
     def _bodies(self) -> tuple:
         """Per body of the tree: a frame on it (its name), that frame's pose in the body frame (R (n, 3, 3),

@@ -1,4 +1,4 @@
-"""The array-API engine against Pinocchio where the Robot has no method to compare with: the
+"""The array-API engine itself against Pinocchio: the
 centroidal momentum matrix of fixed-base robots (``pinocchio.computeCentroidalMap``) and the
 joint-space inertia's inverse used by forward dynamics (``pinocchio.computeMinverse``)."""
 

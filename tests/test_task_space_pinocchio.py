@@ -8,8 +8,9 @@ frame pose (``framesForwardKinematics``), the Jacobian in both references
 the classical acceleration (``forwardKinematics(q, v, a)`` then
 ``getFrameClassicalAcceleration``, both references) and Jdot qd (a = 0),
 the centre of mass and its Jacobian (``centerOfMass``, ``jacobianCenterOfMass``),
-and the task-space inertia against (J M^-1 J^T)^-1 built from Pinocchio's
-``crba`` and ``computeFrameJacobian``: relative error below 1e-9.  composedyn
+the task-space inertia against (J M^-1 J^T)^-1 built from Pinocchio's
+``crba`` and ``computeFrameJacobian``, and the centroidal momentum matrix
+(``computeCentroidalMap``): relative error below 1e-9.  composedyn
 evaluates each quantity on the whole batch of states, Pinocchio per state.
 """
 
@@ -122,3 +123,23 @@ def test_task_inertia_against_pinocchio(key, frame):
             assert rel_err(out, expected) < TOL
         Jp = pin.computeFrameJacobian(m, d, qp, fid, WORLD)[:3]
         assert rel_err(lam3[s], np.linalg.inv(Jp @ np.linalg.solve(M, Jp.T))) < TOL
+
+
+@pytest.mark.parametrize("key,mimic", [("ur5", "dependent"), ("panda", "dependent"), ("panda", "independent"),
+                                       ("talos_reduced", "dependent")])
+def test_centroidal_momentum_of_fixed_base_robots(key, mimic):
+    """``Robot.centroidal_momentum_matrix`` and ``centroidal_momentum`` (one sample and a batch) against
+    Pinocchio's ``computeCentroidalMap`` (the Panda's dependent finger joint: Pinocchio's mimic model)."""
+    urdf = str(erd_robots_dir() / VENDOR[key])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", cd.ModelWarning)
+        robot = cd.from_urdf(urdf, mimic=mimic)
+    pp = PinPair(robot, urdf)
+    Q, QD, _ = states(robot, 3, 5)
+    A, h = robot.centroidal_momentum_matrix(Q), robot.centroidal_momentum(Q, QD)
+    assert A.shape == (3, 6, robot.dof) and h.shape == (3, 6)
+    for s in range(len(Q)):
+        Ag = pin.computeCentroidalMap(pp.model, pp.data, pp.q(Q[s]))
+        assert rel_err(A[s][:, pp.perm], Ag) < TOL
+        assert rel_err(robot.centroidal_momentum_matrix(Q[s]), A[s]) < 1e-14
+        assert rel_err(h[s], Ag @ pp.v(QD[s])) < TOL
