@@ -117,6 +117,14 @@ def _finite(src: str, what: str, value: Any, shape: tuple[int, ...], allow_inf: 
     return arr
 
 
+def is_base_joint(g: nx.DiGraph, parent: str, child: str) -> bool:
+    """True when the joint ``parent`` -> ``child`` is a floating base: a ``floating`` or ``planar`` joint
+    from the root link, that link's only child, the root massless (a world link).  Any other floating
+    or planar joint is a free-flyer or planar joint inside the tree (Pinocchio's reading of such a URDF)."""
+    return (g.edges[parent, child].get("type") in ("floating", "planar") and g.in_degree(parent) == 0
+            and g.out_degree(parent) == 1 and not g.nodes[parent].get("mass", 0.0) > 0.0)
+
+
 def find_root(g: nx.DiGraph) -> str:
     """The unique link without a parent joint; ModelError otherwise."""
     src = source_of(g)

@@ -61,7 +61,8 @@ def load_urdf(path_or_xml: str | bytes | os.PathLike, gravity=DEFAULT_GRAVITY) -
     joints in document order.  ``<origin xyz rpy>`` is the transform
     ``T = [Rz(yaw) Ry(pitch) Rx(roll), xyz]`` (URDF convention); the
     ``<inertial>`` inertia is rotated into link axes, ``R I R^T``.  An absent
-    ``<axis>`` is (1, 0, 0); absent limit attributes, and limits of magnitude
+    ``<axis>`` is (1, 0, 0), (0, 0, 1) on a planar joint (the xy plane, as Pinocchio reads it);
+    absent limit attributes, and limits of magnitude
     1e30 or more (how :mod:`composedyn.importers.urdf_export` writes "no limit"),
     are None (a continuous joint keeps only velocity and effort).  Links without ``<inertial>`` get
     zero mass and the node attribute ``inertial=False`` (listed by the
@@ -128,6 +129,7 @@ def _add_urdf_joint(g: nx.DiGraph, el, src: str) -> None:
         if jtype == "continuous":
             limits = (None, None) + limits[2:]
     axis = el.find("axis")
+    default_axis = (0.0, 0.0, 1.0) if jtype == "planar" else (1.0, 0.0, 0.0)  # a planar joint: Pinocchio's xy plane
     dyn = el.find("dynamics")
     coeff = {k: 0.0 if dyn is None else numbers(dyn, k, src, where, default=0.0)
              for k in ("damping", "friction", "armature")}
@@ -142,7 +144,7 @@ def _add_urdf_joint(g: nx.DiGraph, el, src: str) -> None:
         el.find("child").get("link"),
         type=jtype,
         origin=_origin(el, src, where),
-        axis=(1.0, 0.0, 0.0) if axis is None else numbers(axis, "xyz", src, where, 3, default=(1.0, 0.0, 0.0)),
+        axis=default_axis if axis is None else numbers(axis, "xyz", src, where, 3, default=default_axis),
         limits=limits,
         mimic=mimic,
         **coeff,

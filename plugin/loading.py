@@ -32,27 +32,27 @@ def tree_robot(graph: nx.DiGraph, strict: bool, mimic: str, floating):
     ``floating`` False welds a floating (planar) root joint, True / "free" / "planar" adds one at the
     root link when the graph has none (a ``world`` link, joint ``root_joint``)."""
     from composedyn.dynamics.floating.base import KINDS
-    from composedyn.dynamics.schema import find_root
+    from composedyn.dynamics.schema import find_root, is_base_joint
     from composedyn.tree_robot import TreeRobot
 
     if floating not in (None, True, False) + KINDS:
         raise ValueError(f"floating must be None, True, False, 'free' or 'planar', got {floating!r}")
     root = find_root(graph)
-    loose = [(u, v) for u, v, d in graph.edges(data=True) if u == root and d.get("type") in ("floating", "planar")]
+    loose = [(u, v) for u, v in graph.edges if is_base_joint(graph, u, v)]  # a floating base's joint, or none
     graph = graph.copy()
     if floating is False:
         for u, v in loose:
             graph.edges[u, v]["type"] = "fixed"
     elif floating is not None:
-        kind = "planar" if floating == "planar" else "floating"
-        if loose:
-            graph.edges[loose[0]]["type"] = kind
+        if loose:  # as split_base: the description's joint kept, a free one made planar by floating="planar"
+            d = graph.edges[loose[0]]
+            d["type"] = "planar" if floating == "planar" or d["type"] == "planar" else "floating"
         else:
             from composedyn.dynamics.schema import add_joint, add_link
 
             world = "world" if "world" not in graph else f"world::{root}"
             add_link(graph, world)
-            add_joint(graph, "root_joint", world, root, type=kind)
+            add_joint(graph, "root_joint", world, root, type="planar" if floating == "planar" else "floating")
             graph.graph["root"] = world
     return TreeRobot(graph, strict=strict, mimic=mimic)
 

@@ -463,16 +463,76 @@ def test_urdf_floating_and_planar_joints_below_the_root(tmp_path):
     assert [(j.name, j.kind, j.nq, j.nv) for j in r.joints] == [("j1", "revolute", 1, 1), ("f", "free_flyer", 7, 6),
                                                                 ("p", "planar", 4, 3)]
     assert r.limits["upper"][0] == 1.0 and np.isinf(r.limits["upper"][1:]).all()
-    model = pin.buildModelFromUrdf(str(path))
+    pair = _urdf_pair(r, pin.buildModelFromUrdf(str(path)))
+    q, v, a = _state(r, 1)
+    tau = pin.rnea(pair.model, pair.data, pair.q(q), pair.v(v), pair.v(a))
+    assert _err(r.inverse_dynamics(q, v, a), pair.rows(tau)) < TOL
+
+
+def _urdf_pair(r, model) -> Pair:
+    """A Pair of a loaded robot and Pinocchio's model of the same URDF (coordinates mapped by joint name)."""
     pair = Pair.__new__(Pair)
     pair.robot, pair.model, pair.data = r, model, model.createData()
     pair.iq = np.concatenate([np.arange(model.joints[model.getJointId(j.name)].idx_q,
                                         model.joints[model.getJointId(j.name)].idx_q + j.nq) for j in r.joints])
     pair.iv = np.concatenate([np.arange(model.joints[model.getJointId(j.name)].idx_v,
                                         model.joints[model.getJointId(j.name)].idx_v + j.nv) for j in r.joints])
-    q, v, a = _state(r, 1)
-    tau = pin.rnea(model, pair.data, pair.q(q), pair.v(v), pair.v(a))
-    assert _err(r.inverse_dynamics(q, v, a), pair.rows(tau)) < TOL
+    return pair
+
+
+_INERTIAL = ('<inertial><mass value="1.0"/><origin xyz="0.1 0 0.05"/>'
+             '<inertia ixx="0.02" ixy="0" ixz="0" iyy="0.03" iyz="0" izz="0.04"/></inertial>')
+
+
+@pytest.mark.parametrize("root_mass,sibling", [(True, "revolute"), (False, "revolute"), (False, "planar"),
+                                               (True, None)])
+def test_urdf_floating_joint_of_a_root_with_a_mass_or_other_children(root_mass, sibling):
+    """A floating joint from a root link that has a mass or other children is a free-flyer joint of the tree
+    (Pinocchio's reading of such a URDF: the root link is the world), for ``floating`` None and False; a
+    planar sibling is a planar joint (no axis: the xy plane, as Pinocchio)."""
+    limit = '<limit lower="-1" upper="1" effort="1" velocity="1"/>' if sibling == "revolute" else ""
+    axis = "" if sibling == "planar" else '<axis xyz="0 0 1"/>'
+    other = "" if sibling is None else (
+        f'<link name="b">{_INERTIAL}</link><joint name="js" type="{sibling}"><parent link="base"/><child link="b"/>'
+        f'<origin xyz="0 0.3 0"/>{limit}{axis}</joint>')
+    xml = (f'<robot name="r"><link name="base">{_INERTIAL if root_mass else ""}</link><link name="a">{_INERTIAL}'
+           f'</link><joint name="ff" type="floating"><parent link="base"/><child link="a"/><origin xyz="0 0 1"/>'
+           f'</joint>{other}</robot>')
+    model = pin.buildModelFromXML(xml)
+    for floating in (None, False):
+        r = cd.from_urdf(xml, floating=floating)
+        assert isinstance(r, TreeRobot) and r.floating == (sibling is None)
+        assert [(j.name, j.kind) for j in r.joints] == [("ff", "free_flyer")] + (
+            [] if sibling is None else [("js", "planar" if sibling == "planar" else "revolute")])
+        assert (r.nq, r.nv) == (model.nq, model.nv)
+        pair = _urdf_pair(r, model)
+        for seed in range(2):
+            q, v, a = _state(r, seed)
+            qp, vp, ap = pair.q(q), pair.v(v), pair.v(a)
+            assert _err(r.inverse_dynamics(q, v, a), pair.rows(pin.rnea(model, pair.data, qp, vp, ap))) < TOL
+            M = pin.crba(model, pair.data, qp)
+            assert _err(r.mass_matrix(q), pair.rows(np.triu(M) + np.triu(M, 1).T)) < TOL
+            if sibling is not None:
+                pin.framesForwardKinematics(model, pair.data, qp)
+                assert _err(r.frame_pose(q, "b"), pair.data.oMf[model.getFrameId("b")].homogeneous) < TOL
+
+
+def test_urdf_planar_root_stays_planar_and_planar_axes_other_than_z_are_refused():
+    """``floating=True`` keeps a URDF planar root planar whatever joints hang below it; a planar joint whose
+    axis is not z (the plane of Pinocchio's JointModelPlanar) is refused by name, at the root and below it."""
+    def urdf(root_axis, below, below_axis=""):
+        return (f'<robot name="r"><link name="w"/><link name="a">{_INERTIAL}</link><link name="b">{_INERTIAL}</link>'
+                f'<joint name="rj" type="planar"><parent link="w"/><child link="a"/>{root_axis}</joint>'
+                f'<joint name="j2" type="{below}"><parent link="a"/><child link="b"/><origin xyz="0 0 0.3"/>'
+                f'{below_axis}</joint></robot>')
+    z = '<axis xyz="0 0 1"/>'
+    for below in ("continuous", "floating"):
+        r = cd.from_urdf(urdf(z, below), floating=True)
+        assert [j.kind for j in r.joints][0] == "planar" and r.floating
+    with pytest.raises(cd.ModelError, match="planar joint 'rj' has axis"):
+        cd.from_urdf(urdf('<axis xyz="1 0 0"/>', "continuous"))
+    with pytest.raises(cd.ModelError, match="planar joint 'j2' has axis .*xy plane"):
+        cd.from_urdf(urdf(z, "planar", '<axis xyz="0 1 0"/>'))
 
 
 HUMANOID = """<mujoco><option gravity="0 0 -9.81"/><worldbody>
