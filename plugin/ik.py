@@ -64,10 +64,10 @@ def random_configurations(robot, count: int, rng: np.random.Generator) -> np.nda
     return rng.uniform(lo, hi, size=(count, robot.dof))
 
 
-def configuration_step(robot):
-    """``step(q, dq)`` of a robot whose joints have configuration spaces of their own: ``integrate(q,
-    dq)``, then each one-coordinate joint clipped to its limits (``robot.limits`` per velocity
-    coordinate)."""
+def configuration_moves(robot):
+    """(``step(q, dq)``, ``at_limits(q)``) of a robot whose joints have configuration spaces of their own:
+    ``integrate(q, dq)``, then each one-coordinate joint clipped to its limits (``robot.limits`` per velocity
+    coordinate); (low, high) boolean (nv,) of the one-coordinate joints at their lower / upper limit."""
     one = [j for j in robot.joints if j.nq == 1 and j.nv == 1]
     iq = np.array([j.idx_q for j in one], dtype=int)
     iv = np.array([j.idx_v for j in one], dtype=int)
@@ -78,7 +78,12 @@ def configuration_step(robot):
         q[iq] = np.clip(q[iq], lower, upper)
         return q
 
-    return step
+    def at_limits(q):
+        low, high = np.zeros(robot.nv, dtype=bool), np.zeros(robot.nv, dtype=bool)
+        low[iv], high[iv] = q[iq] <= lower, q[iq] >= upper
+        return low, high
+
+    return step, at_limits
 
 
 def inverse_kinematics(robot, frame: str, target, q0=None, position_only: bool = False, tol: float = 1e-9,
@@ -129,9 +134,10 @@ def inverse_kinematics(robot, frame: str, target, q0=None, position_only: bool =
         from composedyn.dynamics.reference.ik import solve
 
         starts = robot.random_configuration(size=int(restarts), seed=rng)
+        step, at_limits = configuration_moves(robot)
         q, ok, it, ep, er = solve(lambda q: (robot.frame_pose(q, frame), robot.jacobian(q, frame)), T, rows,
                                   lower, upper, robot.normalize(q0), starts, int(per_start), int(max_iterations),
-                                  float(tol), float(tol_rotation), step=configuration_step(robot))
+                                  float(tol), float(tol_rotation), step=step, at_limits=at_limits)
         return IKResult(q=q, success=bool(ok), iterations=int(it), error=(float(ep), float(er)))
     starts = random_configurations(robot, int(restarts), rng)
     model = robot.model

@@ -168,3 +168,18 @@ def test_singular_mass_matrix_raises_model_error():
         fd.forward_dynamics(z, z, z)
     with pytest.raises(cd.ModelError, match="j2"):
         fd.forward_dynamics(Z, Z, Z)
+
+
+def test_options_that_are_not_integers_are_refused_by_name(robot):
+    """``robot.fast`` takes a frame by its index in ``robot.frame_names``: a frame name, a reference word
+    or a non-numeric option is a ValueError naming the option and what it takes (one sample and a batch);
+    an index gives the Robot method's result."""
+    q = inputs(robot, 1)[0]
+    name = robot.frame_names[-1]
+    for call in (lambda: robot.fast.frame_pose(q, name), lambda: robot.fast.jacobian(q[None], name),
+                 lambda: robot.fast.jacobian(q, robot.frame_names.index(name), "world")):
+        with pytest.raises(ValueError, match=r"robot\.fast\.(frame_pose|jacobian): (frame|local) must be an integer"):
+            call()
+    k = robot.frame_names.index(name)
+    assert np.allclose(robot.fast.frame_pose(q, k), robot.frame_pose(q, name))
+    assert np.allclose(robot.fast.jacobian(q, k, 1), robot.jacobian(q, name, "local"))

@@ -110,3 +110,32 @@ def test_bad_targets():
         robot.inverse_kinematics("flange", np.eye(4), restarts=-2)
     with pytest.raises(ValueError, match="q0 has shape"):
         robot.inverse_kinematics("flange", np.eye(4), q0=np.zeros(3))
+
+
+def test_coordinates_held_at_a_limit_do_not_stall_the_solve():
+    """Targets of the finger frames of the Panda (example-robot-data, the dependent finger joint), whose
+    0.04 m finger travel sits at a limit whenever the target needs the hand moved instead: a step that
+    pushes a coordinate beyond its limit leaves it frozen and the arm takes up the motion (every target
+    solved, in few iterations); the same for positions on a tree with a ball joint (the NumPy path on the
+    joint model)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", cd.ModelWarning)
+        panda = cd.from_urdf(erd_urdf("panda"))
+    for frame in ("panda_leftfinger", "panda_rightfinger"):
+        results = solve_all(panda, frame, 20, 5)
+        assert all(r.success for r, _, _ in results), [r.error for r, _, _ in results if not r.success]
+        assert np.median([r.iterations for r, _, _ in results]) < 200
+    mjcf = """<mujoco><worldbody><body name="a"><joint name="j0" type="hinge" axis="0 0 1" range="-1 1"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.04"/><body name="b" pos="0.3 0 0"><joint name="ball"
+      type="ball"/><geom type="capsule" fromto="0 0 0 0 0 -0.3" size="0.03"/><body name="c" pos="0 0 -0.3">
+      <joint name="s" type="slide" axis="1 0 0" range="0 0.02"/><geom type="sphere" size="0.05"/></body></body>
+      </body></worldbody><compiler angle="radian"/></mujoco>"""
+    tree = cd.from_mjcf(mjcf)
+    rng = np.random.default_rng(6)
+    iterations = []
+    for k in range(20):  # positions: the slide's 2 cm at a limit while the hinge and the ball can reach
+        target = tree.frame_pose(tree.random_configuration(seed=int(rng.integers(1 << 30))), "c")[:3, 3]
+        res = tree.inverse_kinematics("c", target, q0=tree.neutral(), seed=k, position_only=True)
+        assert res.success, (k, res)
+        iterations.append(res.iterations)
+    assert np.median(iterations) < 50

@@ -166,9 +166,22 @@ def _arguments(q, name: str, args: tuple, kwargs: dict) -> tuple:
         if key not in names or key in given:
             raise TypeError(f"robot.fast.{name}() got an unexpected or repeated keyword argument {key!r}")
         given[key] = value
-    options = tuple(int(given.get(o, default)) for o, default in q.options)
+    options = tuple(_option(name, o, given.get(o, default)) for o, default in q.options)
     number = smooth_width(given.get(q.number, 0.0) or 0.0) if q.number else None
     return args[:k], options, number
+
+
+def _option(method: str, option: str, value) -> int:
+    """An integer option of ``robot.fast.<method>``; ValueError naming it otherwise (a frame is its index in
+    ``robot.frame_names``, a reference 0 for world axes and 1 for local ones)."""
+    if not isinstance(value, str):
+        try:
+            return int(value)
+        except (TypeError, ValueError):
+            pass
+    hint = {"frame": ": the frame's index in robot.frame_names (robot.frame_names.index(name))",
+            "local": ": 0 for world axes, 1 for local ones"}.get(option, "")
+    raise ValueError(f"robot.fast.{method}: {option} must be an integer{hint}, got {value!r}")
 
 
 class FastDynamics:

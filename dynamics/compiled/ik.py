@@ -7,7 +7,11 @@ step (Sugihara's choice of damping, lambda = E + wbar with E = e^T e / 2)
 
     dq = J^T (J J^T + lambda I)^-1 e        (r x r system, r = 6 or 3)
 
-then projects q + dq onto the joint limits.  A start that has not converged
+then projects q + dq onto the joint limits.  A coordinate at a limit that the step
+would push beyond it is frozen for that iteration: its Jacobian column is set to
+zero and the step solved again (:func:`free_step`), so that the other coordinates
+take up the motion instead of a step spent on the limit (the active-set rule of
+bound-constrained least squares).  A start that has not converged
 after ``per_start`` iterations, or whose error stopped decreasing (no 1 %
 improvement of the best error in ``STALL`` iterations), is abandoned for the
 next row of ``starts`` (random in-limit configurations drawn by the caller).
@@ -98,6 +102,27 @@ def damped_step(J, e, lam, A, b, y, dq):
 
 
 @njit(cache=True)
+def free_step(J, e, lam, q, lower, upper, Jf, A, b, y, dq):
+    """:func:`damped_step` on the columns of J (r, n) whose coordinates are free: a coordinate at its
+    lower (upper) limit that the step would move down (up) is frozen, its column of the copy Jf (r, n)
+    zero, and the step solved again until no other one is (at most n + 1 solves)."""
+    n, r = J.shape[1], b.shape[0]
+    for i in range(r):
+        for c in range(n):
+            Jf[i, c] = J[i, c]
+    for _ in range(n + 1):
+        damped_step(Jf, e, lam, A, b, y, dq)
+        frozen = False
+        for c in range(n):
+            if ((q[c] <= lower[c] and dq[c] < 0.0) or (q[c] >= upper[c] and dq[c] > 0.0)) and dq[c] != 0.0:
+                for i in range(r):
+                    Jf[i, c] = 0.0
+                frozen = True
+        if not frozen:
+            return
+
+
+@njit(cache=True)
 def solve(im, fx, G, b, code, target, rows, lower, upper, q0, starts, per_start, max_iter, tol_p, tol_r, q):
     """Solve from q0, then from each row of ``starts``; the best q goes into ``q``.
 
@@ -107,7 +132,7 @@ def solve(im, fx, G, b, code, target, rows, lower, upper, q0, starts, per_start,
     Returns (converged 0/1, iterations, position error, rotation error).
     """
     n, na = q0.shape[0], G.shape[0]
-    J, Ja, T, e = np.empty((6, n)), np.empty((6, na)), np.empty((4, 4)), np.empty(6)
+    J, Jf, Ja, T, e = np.empty((6, n)), np.empty((rows, n)), np.empty((6, na)), np.empty((4, 4)), np.empty(6)
     A, b6, y = np.empty((rows, rows)), np.empty(rows), np.empty(rows)
     dq, qc, qa = np.empty(n), np.empty(n), np.empty(na)
     best_p, best_r, best = np.inf, np.inf, np.inf
@@ -152,7 +177,7 @@ def solve(im, fx, G, b, code, target, rows, lower, upper, q0, starts, per_start,
             E = 0.0
             for i in range(rows):
                 E += 0.5 * e[i] * e[i]
-            damped_step(J, e, E + WBAR, A, b6, y, dq)
+            free_step(J, e, E + WBAR, qc, lower, upper, Jf, A, b6, y, dq)
             for c in range(n):
                 qc[c] = min(max(qc[c] + dq[c], lower[c]), upper[c])
     return 0, total, best_p, best_r

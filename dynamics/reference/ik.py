@@ -38,16 +38,36 @@ def pose_error(T: np.ndarray, target: np.ndarray, rows: int) -> np.ndarray:
     return ep if rows == 3 else np.concatenate([ep, log3(target[:3, :3] @ T[:3, :3].T)])
 
 
+def free_step(J: np.ndarray, e: np.ndarray, lam: float, low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """dq = J^T (J J^T + lam I)^-1 e (J (r, n)) with the coordinates at a limit that it would push beyond
+    frozen (their columns zero, solved again): ``low``/``high`` (n,) mark those at their lower/upper limit
+    (:func:`composedyn.dynamics.compiled.ik.free_step`)."""
+    Jf = J.copy()
+    for _ in range(J.shape[1] + 1):
+        dq = Jf.T @ np.linalg.solve(Jf @ Jf.T + lam * np.eye(len(e)), e)
+        frozen = ((low & (dq < 0.0)) | (high & (dq > 0.0))) & (dq != 0.0)
+        if not frozen.any():
+            break
+        Jf[:, frozen] = 0.0
+    return dq
+
+
 def solve(pose_jacobian: Callable, target: np.ndarray, rows: int, lower, upper, q0, starts,
-          per_start: int, max_iter: int, tol_p: float, tol_r: float, step: Callable | None = None):
+          per_start: int, max_iter: int, tol_p: float, tol_r: float, step: Callable | None = None,
+          at_limits: Callable | None = None):
     """Returns (q, converged, iterations, position error, rotation error).
 
     ``step(q, dq)``: the configuration moved by the tangent step ``dq`` and brought back within the
     limits (default: ``clip(q + dq, lower, upper)``; a robot whose joints have configuration spaces
-    of their own integrates on them); starts are ``step(start, 0)``."""
+    of their own integrates on them); starts are ``step(start, 0)``.  ``at_limits(q)``: (low, high)
+    boolean (n_v,) of the velocity coordinates at their lower / upper limit (default: q against
+    ``lower``, ``upper``), frozen by :func:`free_step` when the step would push them beyond it."""
     if step is None:
         def step(q, dq):
             return np.clip(q + dq, lower, upper)
+    if at_limits is None:
+        def at_limits(q):
+            return q <= lower, q >= upper
     best, best_q, best_p, best_r, total = np.inf, np.asarray(q0, float).copy(), np.inf, np.inf, 0
     for start in [q0, *starts]:
         qc = step(np.asarray(start, float), 0.0)
@@ -69,7 +89,5 @@ def solve(pose_jacobian: Callable, target: np.ndarray, rows: int, lower, upper, 
                 since += 1
                 if since >= STALL:
                     break
-            Jr = J[:rows]
-            A = Jr @ Jr.T + (0.5 * float(e @ e) + WBAR) * np.eye(rows)
-            qc = step(qc, Jr.T @ np.linalg.solve(A, e))
+            qc = step(qc, free_step(J[:rows], e, 0.5 * float(e @ e) + WBAR, *at_limits(qc)))
     return best_q, False, total, best_p, best_r
