@@ -6,7 +6,8 @@ names, the frame table of :mod:`composedyn.importers.sdf_pose`) and their number
 :mod:`composedyn.dynamics.schema`:
 
 * a ``world`` link is the root of a fixed robot: a model attached to the world by joints whose
-  parent is ``world``, a ``<static>`` model (its links welded where they are), or a model loaded
+  parent is ``world``, a ``<static>`` model (its links welded where they are; a moving joint in it
+  is refused, as libsdformat refuses it), or a model loaded
   with ``floating=False`` (its canonical link welded where it is, by joint ``world_joint``, and
   the root link of every other separate tree of the model by ``world_joint_2``, ...);
 * any other model is free (as in Gazebo and Drake): the root link of its joint tree gets a
@@ -39,28 +40,16 @@ from composedyn.importers.sdf_xml import read_source
 
 
 def looks_like_sdf(source) -> bool:
-    """True for a ``.sdf``/``.world`` path, and for XML (a string or a file) whose root is ``<sdf>``."""
-    s = str(source)
-    if s.lstrip("\ufeff \t\r\n").startswith("<"):
-        return _root_tag(s.encode("utf-8", "replace")[:4096]) == "sdf"
-    if os.path.splitext(s)[1].lower() in (".sdf", ".world"):
+    """True for XML (a string or a file) whose root is ``<sdf>``, and for a ``.sdf``/``.world`` path
+    whose content is not another description (root ``<robot>`` or ``<mujoco>``)."""
+    from composedyn.importers.mjcf import xml_root_tag
+
+    tag = xml_root_tag(source)
+    if tag == "sdf":
         return True
-    if os.path.splitext(s)[1].lower() == ".xml" and os.path.isfile(s):
-        try:
-            with open(s, "rb") as f:
-                return _root_tag(f.read(4096)) == "sdf"
-        except OSError:
-            return False
-    return False
-
-
-def _root_tag(head: bytes) -> str:
-    """The name of the first element of an XML text (after the declaration, comments, PIs)."""
-    import re
-
-    head = re.sub(rb"<\?.*?\?>|<!--.*?-->", b"", head, flags=re.S)
-    m = re.search(rb"<\s*([A-Za-z_][\w.:-]*)", head)
-    return m.group(1).decode() if m else ""
+    s = str(source)
+    return (tag not in ("robot", "mujoco") and not s.lstrip("\ufeff \t\r\n").startswith("<")
+            and os.path.splitext(s)[1].lower() in (".sdf", ".world"))
 
 
 def load_sdf(path_or_xml, package_dirs=(), floating=None, model: str | None = None) -> nx.DiGraph:
@@ -102,6 +91,11 @@ def _assemble(d: Description, joints: list[Joint], inertials: dict, floating) ->
     attached = [j for j in joints if j.parent == WORLD]
     if d.static and free:
         raise ModelError(f"{src}: model {d.name!r} is <static>; it cannot be loaded floating")
+    moving = [j for j in joints if j.type != "fixed"] if d.static else []
+    if moving:
+        raise ModelError(f"{moving[0].where}: a {moving[0].type} joint in static model {d.name!r} (moving joints: "
+                         f"{[j.name for j in moving]}); a static model's links are welded where they are: only "
+                         "fixed joints are permitted (as libsdformat)")
     if attached and free:
         if len(attached) != 1 or attached[0].type != "fixed":
             raise ModelError(f"{src}: model {d.name!r} is attached to the world by joint(s) "

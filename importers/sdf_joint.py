@@ -21,6 +21,7 @@ TYPES = ("revolute", "continuous", "prismatic", "fixed", "ball", "universal", "s
 KINDS = {"ball": "spherical", "screw": "helical"}  # SDFormat type -> the graph's, where they differ
 NO_LIMIT = 1e16  # SDFormat's default position limits, +-1e16: no limit
 DRAKE = "{http://drake.mit.edu}"
+LIMIT_NAMES = ("lower", "upper", "velocity", "effort")  # the order of Joint.limits
 
 
 @dataclass
@@ -105,7 +106,7 @@ def joint(d: Description, e: Element) -> Joint:
         if ax is None:
             raise ModelError(f"{where}: a {jtype} joint needs an <axis>")
         axis = _axis(d, e, ax, X_WJ)
-        limits = _limits(ax, src, where, jtype) if jtype not in ("universal",) else (None,) * 4
+        limits = _limits(ax, src, where, jtype)
         coeffs, spring = _dynamics(ax, src, where)
         mimic = _mimic(d, e, ax)
         if jtype == "universal":
@@ -113,6 +114,9 @@ def joint(d: Description, e: Element) -> Joint:
             if ax2 is None:
                 raise ModelError(f"{where}: a universal joint needs an <axis2>")
             axis2 = _axis(d, e, ax2, X_WJ)
+            coeffs2, spring2 = _dynamics(ax2, src, where)
+            _universal_terms(where, (limits, _limits(ax2, src, where, jtype)), (coeffs, coeffs2))
+            limits, spring = (None,) * 4, spring or spring2
         if jtype == "screw":
             pitch = _pitch(el, src, where)
     return Joint(e.name, KINDS.get(jtype, jtype), parent, child_link, X_PJ, axis, X_JC, limits, *coeffs,
@@ -166,6 +170,24 @@ def _limits(ax, src: str, where: str, jtype: str) -> tuple:
     if lo is not None and hi is not None and lo > hi:
         raise ModelError(f"{where}: <limit> lower {lo} > upper {hi}")
     return lo, hi, (None if vel < 0 or math.isinf(vel) else vel), (None if eff < 0 or math.isinf(eff) else eff)
+
+
+def _universal_terms(where: str, limits: tuple, coeffs: tuple) -> None:
+    """A ModelWarning for what a universal joint's two coordinates cannot carry: position, velocity
+    and effort limits (``robot.limits`` has none for a joint of several coordinates), and an
+    ``<axis2>`` damping or friction other than ``<axis>``'s (one damping and one friction per joint,
+    ``<axis>``'s on both coordinates, as Drake does)."""
+    from composedyn.dynamics.schema import report_suspicious
+
+    given = [f"<{tag}><limit> {', '.join(f'{k} {x:g}' for k, x in zip(LIMIT_NAMES, lim) if x is not None)}"
+             for tag, lim in zip(("axis", "axis2"), limits) if any(x is not None for x in lim)]
+    if given:
+        report_suspicious(f"{where}: universal joint limits are ignored ({'; '.join(given)}): composedyn "
+                          "holds no limits for a joint of several coordinates", False)
+    differ = [f"{k} {a:g} (<axis>) and {b:g} (<axis2>)" for k, a, b in zip(("damping", "friction"), *coeffs) if a != b]
+    if differ:
+        report_suspicious(f"{where}: universal joint with {', '.join(differ)}: composedyn holds one value per joint "
+                          "and applies <axis>'s to both coordinates (as Drake); <axis2>'s is ignored", False)
 
 
 def _dynamics(ax, src: str, where: str) -> tuple[tuple[float, float], bool]:

@@ -103,6 +103,14 @@ class Description:
         return WORLD
 
 
+def default_physics(world):
+    """The world's default ``<physics>`` profile: the one with ``default="true"``, else the first (as
+    libsdformat chooses); None without one."""
+    profiles = world.findall("physics")
+    marked = [p for p in profiles if (p.get("default") or "").strip().lower() in ("true", "1")]
+    return (marked or profiles or [None])[0]
+
+
 class Reader:
     """Reads one SDFormat source into a :class:`Description` (see the module docstring)."""
 
@@ -154,7 +162,7 @@ class Reader:
         if model is None and len(cands) > 1:  # unnamed includes are not resolved just to list them
             labels = [n if n is not None else f"<include {text(e, 'uri', src)}>" for n, e in cands]
             raise ModelError(f"{src}: the world has {len(cands)} models {labels}; "
-                             "choose one with model=... (composedyn describes one robot)")
+                             "choose one with model=NAME (command line: --model NAME; composedyn describes one robot)")
         picked = [(n, e) for n, e in cands if model is None or n == model]
         if not picked:  # an include without <name> is named by its model
             named, unresolved = [], []
@@ -182,11 +190,13 @@ class Reader:
         return el, isrc, iversion, ibase, name, child(e, "pose", src), extras
 
     def _world(self, world, scope: Scope) -> None:
-        """World-level frames (a model's pose may be relative to them) and gravity."""
+        """World-level frames (a model's pose may be relative to them) and gravity (SDFormat 1.4: the
+        default ``<physics>`` profile's)."""
         src = scope.src
         g = child(world, "gravity", src)
-        if g is None and child(world, "physics", src) is not None:
-            g = child(child(world, "physics", src), "gravity", src)  # SDFormat 1.4
+        physics = default_physics(world)
+        if g is None and physics is not None:
+            g = child(physics, "gravity", src)  # SDFormat 1.4
         if g is not None:
             self.d.gravity = tuple(values(g, src, 3))
         if scope.legacy:

@@ -334,10 +334,15 @@ def test_fixed_world_joint_is_freed_by_floating_true(tmp_path):
 
 
 def test_static_model_is_fixed(tmp_path):
-    path = write(tmp_path, RICH_17.replace("<model name=\"arm\" canonical_link=\"base\">",
-                                           "<model name=\"arm\" canonical_link=\"base\"><static>true</static>"))
-    robot = cd.load(path)
-    assert not robot.floating and robot.dof == 4
+    static = RICH_17.replace("<model name=\"arm\" canonical_link=\"base\">",
+                             "<model name=\"arm\" canonical_link=\"base\"><static>true</static>")
+    path = write(tmp_path, static)
+    with pytest.raises(cd.ModelError, match=r"<joint name='shoulder'> .*revolute joint in static model 'arm'"):
+        cd.load(path)  # libsdformat: "Only fixed joints are permitted in static models"
+    for kind in ("revolute", "continuous", "prismatic"):
+        static = static.replace(f'type="{kind}"', 'type="fixed"')
+    robot = cd.load(write(tmp_path, static, "welded.sdf"))
+    assert not robot.floating and robot.dof == 0
     with pytest.raises(cd.ModelError, match="is <static>; it cannot be loaded floating"):
         cd.load(path, floating=True)
 
