@@ -30,7 +30,8 @@ import networkx as nx
 import numpy as np
 from lxml import etree
 
-from composedyn.dynamics.schema import DEFAULT_GRAVITY, validate
+from composedyn.dynamics.errors import ModelError
+from composedyn.dynamics.schema import DEFAULT_GRAVITY, is_base_joint, source_of, validate
 from composedyn.importers.urdf_xml import XmlElement
 
 UNLIMITED = 1e30
@@ -107,9 +108,39 @@ def _joint(root: XmlElement, parent: str, child: str, d: dict) -> None:
         etree.SubElement(el, "mimic", joint=str(target), multiplier=repr(float(mult)), offset=repr(float(off)))
 
 
+URDF_TYPES = ("revolute", "continuous", "prismatic", "fixed")
+"""The graph's joint types that URDF holds (with a floating or planar joint at the root)."""
+
+
+def unwritable_joints(g: nx.DiGraph) -> list[tuple[str, str]]:
+    """(name, type) of the joints of ``g`` that URDF has no type for: spherical, universal and helical
+    joints, and floating or planar joints below the root."""
+    return [(str(d.get("name")), str(d.get("type"))) for u, v, d in g.edges(data=True)
+            if d.get("type") not in URDF_TYPES and not (d.get("type") in ("floating", "planar")
+                                                        and is_base_joint(g, u, v))]
+
+
+def check_writable(g: nx.DiGraph, source: str | None = None) -> None:
+    """ModelError naming ``source`` (default: the graph's file) and every joint URDF cannot hold."""
+    bad = unwritable_joints(g)
+    if not bad:
+        return
+    joints = ", ".join(f"{name!r} ({kind})" for name, kind in bad)
+    reasons = []
+    if any(kind != "helical" for _, kind in bad):
+        reasons.append("URDF has no joints of several coordinates (spherical, universal, or floating and planar "
+                       "joints below the root)")
+    if any(kind == "helical" for _, kind in bad):
+        reasons.append("URDF has no helical (screw) joint")
+    s = "s" if len(bad) > 1 else ""
+    raise ModelError(f"{source or source_of(g)}: cannot be written as URDF: joint{s} {joints}; {'; '.join(reasons)}")
+
+
 def urdf_string(g: nx.DiGraph, base=None) -> str:
     """The URDF XML text of kinematic graph ``g`` (validated first); ``base``: the floating base
-    of a floating robot (its root joint is written, see the module docstring), or None."""
+    of a floating robot (its root joint is written, see the module docstring), or None.
+    ModelError naming the joints that URDF has no type for (:func:`check_writable`)."""
+    check_writable(g)
     validate(g)
     root = etree.Element("robot", name=str(g.graph.get("name", "robot")))
     src = Path(str(g.graph.get("source", "a kinematic graph"))).name.replace("--", "- -")

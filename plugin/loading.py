@@ -8,7 +8,6 @@ from pathlib import Path
 import networkx as nx
 
 from composedyn.errors import ModelError
-from composedyn.importers.mjcf import is_mjcf
 from composedyn.robot import Robot
 
 
@@ -137,9 +136,14 @@ def from_dh(rows, convention: str = "standard", name: str = "dh_robot", gravity=
 
 def load(name_or_path: str | os.PathLike, strict: bool = False, mimic: str = "dependent", floating=None,
          **kwargs) -> Robot:
-    """A Robot from a ``.urdf`` file, an MJCF file (root ``<mujoco>``, see :func:`from_mjcf`), an SDFormat
-    file (``.sdf``/``.world`` or an ``<sdf>`` root, see :func:`from_sdf`, whose ``package_dirs`` and ``model``
-    keywords it takes), a ``.toml`` DH table, a registered format, or a bundled robot name.
+    """A Robot from a description file, an XML string, or a bundled robot name.
+
+    A file (or string) is recognised by its root element: ``<robot>`` URDF (see :func:`from_urdf`),
+    ``<mujoco>`` MJCF (see :func:`from_mjcf`), ``<sdf>`` SDFormat (see :func:`from_sdf`, whose
+    ``package_dirs`` and ``model`` keywords it takes), whatever its name; when the content does not
+    say (not XML, or another root element), by its suffix: ``.urdf``, ``.sdf``/``.world``, ``.toml``
+    (a DH table), a registered format (:mod:`composedyn.third_party_formats`).  A ``.xacro`` file
+    is expanded by xacro first (:func:`from_urdf`).  Anything else is a bundled robot name.
 
     ``mimic``: how mimic joints are treated, see :func:`from_urdf` (every format: a DH
     table has none).  ``kwargs`` (``gravity``) go to the URDF reader, ``root`` to the MJCF
@@ -151,24 +155,25 @@ def load(name_or_path: str | os.PathLike, strict: bool = False, mimic: str = "de
     (:class:`composedyn.floating_robot.FloatingRobot`, Pinocchio's free-flyer
     coordinates); "planar" -- a planar base; False -- a fixed base (a floating root
     joint is welded).
+
+    Raises ModelError naming the file and what was found when it is none of these.
     """
     if mimic not in ("dependent", "independent"):
         raise ValueError(f"mimic must be one of ('dependent', 'independent'), got {mimic!r}")
     s = str(name_or_path)
-    suffix = Path(s).suffix.lower()
-    from composedyn.importers.sdf import looks_like_sdf
-
-    if looks_like_sdf(name_or_path):  # SDFormat: by suffix (.sdf, .world) or an <sdf> root element
+    kind = description_format(name_or_path)
+    if kind == "sdf":
         return from_sdf(name_or_path, floating=floating, strict=strict, mimic=mimic, **kwargs)
-    if is_mjcf(s):  # root element <mujoco>, whatever the file name
+    if kind == "mjcf":
         return from_mjcf(s, strict=strict, mimic=mimic, floating=floating, **kwargs)
-    if suffix in (".urdf", ".xacro") or s.lstrip().startswith("<"):
+    if kind == "urdf":
         return from_urdf(s, strict=strict, mimic=mimic, floating=floating, **kwargs)
-    if suffix == ".toml":
+    if kind == "toml":
         from composedyn.importers.toml_dh import load_dh_toml
 
         _urdf_only(s, kwargs)
         return make_robot(load_dh_toml(s), strict=strict, mimic=mimic, floating=floating)
+    suffix = Path(s).suffix.lower()
     if suffix:
         from composedyn.third_party_formats import find_importer
 
@@ -178,10 +183,58 @@ def load(name_or_path: str | os.PathLike, strict: bool = False, mimic: str = "de
             return make_robot(importer(s), strict=strict, mimic=mimic, floating=floating)
     from composedyn.robots import bundled_path
 
-    path = bundled_path(s)
+    path = bundled_path(s) if kind is None else None
     if path is None:
-        raise ModelError(f"{s}: not a .urdf or .toml file, nor a bundled robot (see `composedyn robots`)")
+        raise ModelError(_not_a_description(s, kind))
     return load(path, strict=strict, mimic=mimic, floating=floating, **kwargs)
+
+
+ROOT_FORMATS = {"robot": "urdf", "mujoco": "mjcf", "sdf": "sdf"}
+"""Root element -> the format it makes a description file (or string) of, whatever its name."""
+SUFFIX_FORMATS = {".urdf": "urdf", ".xacro": "urdf", ".sdf": "sdf", ".world": "sdf", ".toml": "toml"}
+"""Suffix -> format, for files whose content does not say."""
+READS = ("URDF (<robot>), MJCF (<mujoco>) and SDFormat (<sdf>) by their root element, .xacro, .toml DH tables, "
+         "registered formats by suffix, and bundled robot names (see `composedyn robots`)")
+
+
+def description_format(source) -> str | None:
+    """How :func:`load` reads ``source`` (a path or an XML string): "urdf", "mjcf", "sdf" or "toml"
+    from the root element (``<robot>``, ``<mujoco>``, ``<sdf>``), else from the suffix (a ``.xacro``
+    path is "urdf" whatever its root; a ``.xml`` path that is no file "mjcf", so that the missing
+    MJCF file is reported); "<tag>" for XML of another root element, None when nothing says."""
+    from composedyn.importers.mjcf import is_mjcf, xml_root_tag
+
+    s = str(source)
+    is_string = s.lstrip("\ufeff \t\r\n").startswith("<")
+    suffix = "" if is_string else Path(s).suffix.lower()
+    if suffix == ".xacro":
+        return "urdf"
+    tag = xml_root_tag(source)
+    if tag in ROOT_FORMATS:
+        return ROOT_FORMATS[tag]
+    if suffix in SUFFIX_FORMATS:
+        return SUFFIX_FORMATS[suffix]
+    if is_string and tag is None:
+        return "urdf"  # XML without a readable root element: the URDF reader says what is wrong
+    if tag is None and is_mjcf(s):
+        return "mjcf"
+    return None if tag is None else f"<{tag}>"
+
+
+def _not_a_description(s: str, kind: str | None) -> str:
+    """The message for ``s``, which :func:`load` cannot read: what was found there."""
+    if kind is not None:
+        found = f"root element {kind}"
+        s = "<xml string>" if s.lstrip("\ufeff \t\r\n").startswith("<") else s
+    elif not Path(s).exists():
+        found = "no such file, nor a bundled robot"
+    elif Path(s).is_dir():
+        found = "a directory"
+    elif Path(s).stat().st_size == 0:
+        found = "an empty file"
+    else:
+        found = "a file that is not XML, with no known suffix"
+    return f"{s}: {found}; composedyn reads {READS}"
 
 
 def _urdf_only(source: str, kwargs: dict) -> None:

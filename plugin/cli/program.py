@@ -22,8 +22,8 @@ import warnings
 from composedyn.errors import MissingExtra, ModelError, ModelWarning, SimulationError
 
 USER_ERRORS = (ModelError, SimulationError, OSError, MissingExtra)  # one line on stderr, exit status 2
-ROBOT_HELP = ("robot description: URDF (.urdf, .xacro), MJCF (<mujoco> XML), SDFormat (.sdf, .world), DH .toml file, "
-              "or bundled robot name")
+ROBOT_HELP = ("robot description: a URDF, MJCF or SDFormat file (recognised by its root element <robot>, <mujoco>, "
+              "<sdf>), a .xacro or DH .toml file, or a bundled robot name")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -32,7 +32,8 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
     def add_argument(self, *args, **kwargs):
-        """As argparse; a command taking a ``robot`` argument also gets ``--package-dir`` (xacro packages)."""
+        """As argparse; a command taking a ``robot`` argument also gets ``--package-dir`` (xacro packages,
+        SDFormat includes), ``--root`` (MJCF) and ``--model`` (SDFormat worlds)."""
         action = super().add_argument(*args, **kwargs)
         if action.dest == "robot" and not action.option_strings:
             super().add_argument("--package-dir", action="append", metavar="DIR",
@@ -41,6 +42,8 @@ class _Parser(argparse.ArgumentParser):
                                       "SDFormat <include> finds model://NAME; repeatable")
             super().add_argument("--root", metavar="BODY",
                                  help="MJCF: the body whose subtree is the robot, in a scene with other free bodies")
+            super().add_argument("--model", metavar="NAME",
+                                 help="SDFormat: the model to load from a <world> with several")
         return action
 
 
@@ -71,7 +74,8 @@ FLOATING_COMMANDS = ("torques",)  # the commands that take a floating-base robot
 
 def load_options(args: argparse.Namespace) -> dict:
     """The ``cd.load`` keywords of the robot options common to every command: ``package_dirs``
-    (``--package-dir``, in order) and ``root`` (``--root``, MJCF only), each only when given."""
+    (``--package-dir``, in order), ``root`` (``--root``, MJCF only) and ``model`` (``--model``,
+    SDFormat only), each only when given."""
     options = {}
     if getattr(args, "package_dir", None):
         options["package_dirs"] = list(args.package_dir)
@@ -81,6 +85,12 @@ def load_options(args: argparse.Namespace) -> dict:
         if not is_mjcf(args.robot):
             raise ValueError(f"{args.robot}: --root picks the robot's body in an MJCF scene; this is not MJCF")
         options["root"] = args.root
+    if getattr(args, "model", None):
+        from composedyn.importers.sdf import looks_like_sdf
+
+        if not looks_like_sdf(args.robot):
+            raise ValueError(f"{args.robot}: --model chooses a model of an SDFormat <world>; this is not SDFormat")
+        options["model"] = args.model
     return options
 
 

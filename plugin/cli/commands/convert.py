@@ -7,12 +7,11 @@ def register(sub) -> None:
     from composedyn.cli.program import ROBOT_HELP
 
     p = sub.add_parser("convert", help="write a robot (URDF, xacro, DH .toml, SDFormat, bundled name) as URDF")
-    p.add_argument("robot", help=ROBOT_HELP)  # the parser adds --package-dir
+    p.add_argument("robot", help=ROBOT_HELP)  # the parser adds --package-dir, --root and --model
     p.add_argument("out", metavar="OUT.urdf", help="URDF file to write")
     p.add_argument("--floating", choices=("auto", "free", "fixed"), default="auto",
                    help="base: auto (as the description says; an SDFormat model not attached to the world is "
                         "free), free (a free-flyer base), fixed (weld a floating base)")
-    p.add_argument("--model", help="the model to convert from an SDFormat <world> with several")
     p.set_defaults(run=run)
 
 
@@ -30,19 +29,13 @@ def run(args) -> int:
         raise cd.ModelError(f"{args.robot}: a closed chain (loops in {loops[0]}); URDF describes trees only, "
                             "the loop closures would be lost")
     floating = {"auto": None, "free": True, "fixed": False}[args.floating]
-    kwargs = load_options(args)
-    if args.model:
-        from composedyn.importers.sdf import looks_like_sdf
+    robot = cd.load(args.robot, floating=floating, **load_options(args))
+    from composedyn.importers.urdf_export import check_writable, gravity_note
 
-        if not looks_like_sdf(args.robot):
-            raise ValueError(f"{args.robot}: --model chooses a model of an SDFormat <world>; this is not SDFormat")
-        kwargs["model"] = args.model
-    robot = cd.load(args.robot, floating=floating, **kwargs)
+    check_writable(robot.graph, args.robot)
     with Staged() as staged:
         robot.to_urdf(staged.tmp(args.out))
         staged.commit()
-    from composedyn.importers.urdf_export import gravity_note
-
     base = f", floating base on {robot.base.link!r}" if robot.floating else ""
     n = len(robot.joint_names)
     note = gravity_note(robot.graph, robot.base if robot.floating else None)
