@@ -128,8 +128,8 @@ def check_writable(g: nx.DiGraph, source: str | None = None) -> None:
     joints = ", ".join(f"{name!r} ({kind})" for name, kind in bad)
     reasons = []
     if any(kind != "helical" for _, kind in bad):
-        reasons.append("URDF has no joints of several coordinates (spherical, universal, or floating and planar "
-                       "joints below the root)")
+        reasons.append("URDF has no spherical or universal joint, and this writer takes floating and planar joints "
+                       "only as a floating base (the root link's one joint)")
     if any(kind == "helical" for _, kind in bad):
         reasons.append("URDF has no helical (screw) joint")
     s = "s" if len(bad) > 1 else ""

@@ -25,7 +25,6 @@ import numpy as np
 from composedyn import tree_dynamics
 from composedyn.checks import joint_array, random_generator
 from composedyn.dynamics.array_api.joints import moves_freely, unit_part
-from composedyn.dynamics.errors import ModelError
 from composedyn.dynamics.frozen_graph import frozen_graph
 from composedyn.joint_space import sample_shape, time_step
 from composedyn.tree_dynamics import TreeDynamics
@@ -33,8 +32,6 @@ from composedyn.tree_dynamics import TreeDynamics
 QUANTITIES = tree_dynamics.QUANTITIES  # the declared quantities a TreeRobot computes on its tree
 FAST = tree_dynamics.FAST  # what its robot.fast offers: those and the derivatives of inverse and forward dynamics
 
-# Robot methods not available with joints of several coordinates: a one-line error naming the robot.
-_NOT_YET = {"to_urdf": "URDF export (URDF has no such joints)"}
 
 
 class TreeRobot(TreeDynamics):
@@ -133,12 +130,14 @@ class TreeRobot(TreeDynamics):
         kinds = sorted({j.kind for j in self.joints})
         return f"TreeRobot({self.name!r}, nq={self.nq}, nv={self.nv}, joints: {', '.join(kinds)})"
 
-    def __getattr__(self, name: str):
-        if name in _NOT_YET:
-            raise ModelError(f"robot {self.name!r}: {name} ({_NOT_YET[name]}) is not available for joints of "
-                             "several coordinates (spherical, universal, helical, free-flyer or planar joints in "
-                             "the tree)")
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+    def to_urdf(self, path):
+        """URDF has no spherical, universal or helical joint, and the URDF writer takes floating and planar
+        joints only as a floating base: a ModelError naming the file and each joint it cannot write
+        (:func:`composedyn.importers.urdf_export.check_writable`)."""
+        from composedyn.importers.urdf_export import check_writable, to_urdf
+
+        check_writable(self.graph)
+        return to_urdf(self.graph, path)
 
     @property
     def _tree(self):

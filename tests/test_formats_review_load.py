@@ -114,7 +114,7 @@ def test_convert_names_the_file_and_the_joint_urdf_cannot_hold(tmp_path, capsys,
     assert main(["convert", "ball.sdf", "out.urdf"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("composedyn: error: ball.sdf: cannot be written as URDF: joint 'j' (spherical); URDF has "
-                          "no joints of several coordinates"), err
+                          "no spherical or universal joint"), err
     assert not (tmp_path / "out.urdf").exists()
 
 
