@@ -36,11 +36,13 @@ from pathlib import Path
 
 import numpy as np
 
+from composedyn.checks import random_generator
 from composedyn.parameters import refuse_floating
 
 MARGIN = 0.9  # share of each limit the trajectory may use
 RANGE = np.pi  # position half-range assumed for joints without limits (rad or m)
 SPEED = 1.0  # velocity limit assumed for joints without one (rad/s or m/s)
+SAMPLES_PER_PERIOD = 4  # of the highest harmonic, at least (Nyquist's 2, and a shape the samples follow)
 
 
 @dataclass(frozen=True)
@@ -118,6 +120,43 @@ def _violation(robot, q, qd, qdd, q0, half, vel, eff) -> float:
     return float(out)
 
 
+def check_arguments(duration, harmonics, base_frequency, rate, points, names: dict | None = None) -> tuple:
+    """(duration, harmonics, base_frequency, rate, points) as float, int, float, float, int; ValueError
+    naming the argument (as ``names`` maps it, e.g. to a command-line option) that is out of range: a
+    duration, frequency or rate that is not finite and positive, fewer than 2 harmonics (a motion from
+    rest), a rate or ``points`` per period below :data:`SAMPLES_PER_PERIOD` samples per period of the
+    highest harmonic, or a duration shorter than one sample."""
+    names = {k: (names or {}).get(k, k) for k in ("duration", "harmonics", "base_frequency", "rate", "points")}
+
+    def number(key, x, kind=float):
+        try:
+            value = kind(x)
+        except (TypeError, ValueError, OverflowError):
+            value = None
+        if value is None or (kind is int and value != x) or not np.isfinite(value) or not value > 0:
+            raise ValueError(f"{names[key]} must be a finite positive "
+                             f"{'integer' if kind is int else 'number'}, got {x!r}")
+        return value
+
+    duration, base_frequency, rate = (number(k, x) for k, x in (("duration", duration),
+                                                                  ("base_frequency", base_frequency), ("rate", rate)))
+    harmonics, points = number("harmonics", harmonics, int), number("points", points, int)
+    if harmonics < 2:
+        raise ValueError(f"need {names['harmonics']} >= 2 (a motion from rest), got {harmonics}")
+    top = harmonics * base_frequency  # Hz, the highest harmonic
+    for key, per_second in (("rate", rate), ("points", points * base_frequency)):
+        if per_second < SAMPLES_PER_PERIOD * top:
+            raise ValueError(f"{names[key]} gives {per_second / top:.3g} samples per period "
+                             f"of the highest harmonic ({names['harmonics']} {harmonics} x "
+                             f"{names['base_frequency']} {base_frequency:g} Hz = {top:.3g} Hz), at least "
+                             f"{SAMPLES_PER_PERIOD} are needed: raise {names[key]} or lower "
+                             f"{names['base_frequency']} or {names['harmonics']}")
+    if duration * rate < 1:
+        raise ValueError(f"{names['duration']} {duration:g} s at {names['rate']} {rate:g} "
+                         "Hz is shorter than one sample step")
+    return duration, harmonics, base_frequency, rate, points
+
+
 def excitation_trajectory(robot, duration: float, harmonics: int = 5, base_frequency: float = 0.1,
                           rate: float = 100.0, points: int = 100, seed: int | None = 0,
                           maxiter: int = 30, penalty: float = 1e3,
@@ -127,22 +166,24 @@ def excitation_trajectory(robot, duration: float, harmonics: int = 5, base_frequ
     ``harmonics`` H, ``base_frequency`` (Hz, the period is its inverse);
     ``points`` instants per period enter the condition number; ``maxiter``
     L-BFGS-B iterations (0: the random start itself, scaled to the limits);
-    ``penalty`` weight of the limit terms.  ``criterion``:
+    ``penalty`` weight of the limit terms; ``seed`` of the random start (None, a
+    non-negative integer or a numpy Generator).  ``rate`` and ``points`` must
+    sample the highest harmonic (``harmonics`` x ``base_frequency``) at least
+    :data:`SAMPLES_PER_PERIOD` times per period.  ``criterion``:
     ``"condition"`` minimises log cond(Y_b); ``"d-optimal"`` maximises
     log det(Y_b^T Y_b) / r (D-optimality: the smallest confidence ellipsoid of the
-    base parameters under white torque noise).
+    base parameters under white torque noise).  ValueError naming the argument
+    that is out of range.
     """
     from scipy.optimize import minimize
 
     refuse_floating(robot, "excitation_trajectory")
     if criterion not in ("condition", "d-optimal"):
         raise ValueError(f"criterion must be 'condition' or 'd-optimal', got {criterion!r}")
-    duration, base_frequency = float(duration), float(base_frequency)
-    if not duration > 0 or not base_frequency > 0 or int(harmonics) < 2 or not rate > 0:
-        raise ValueError(f"excitation_trajectory: duration, base_frequency, rate must be positive and "
-                         f"harmonics >= 2 (a motion from rest), got {duration!r}, {base_frequency!r}, {rate!r}, "
-                         f"{harmonics!r}")
-    n, H = robot.dof, int(harmonics)
+    duration, harmonics, base_frequency, rate, points = check_arguments(duration, harmonics, base_frequency,
+                                                                        rate, points)
+    rng = random_generator(seed, "excitation_trajectory")
+    n, H = robot.dof, harmonics
     q0, half, vel, eff = _limits(robot)
     base = robot.base_parameters(joint_terms=True)
     tk = np.linspace(0.0, 1.0 / base_frequency, int(points), endpoint=False)
@@ -169,7 +210,6 @@ def excitation_trajectory(robot, duration: float, harmonics: int = 5, base_frequ
         q, qd, qdd = fourier(tk, a, b, q0, base_frequency)
         return score(q, qd, qdd) + penalty * _violation(robot, q, qd, qdd, q0, half, vel, eff)
 
-    rng = np.random.default_rng(seed)
     x0 = np.concatenate([rng.uniform(-1, 1, (n, H - 1)).ravel(), rng.uniform(-1, 1, (n, H - 1)).ravel()]) * 0.5
     x0 *= np.concatenate([free, free])
     bounds = [(-u, u) for u in np.concatenate([free, free])]

@@ -2,7 +2,9 @@
 identification (finite Fourier series optimised for the base regressor's condition number,
 within the position, velocity and effort limits), starting from rest.
 
-Exit status: 0 done, 2 bad input (nothing written).
+The rate must sample the highest harmonic (``--harmonics`` x
+``--base-frequency``) at least 4 times per period.  Exit status: 0 done, 2 bad
+input (nothing written).
 """
 
 from __future__ import annotations
@@ -26,19 +28,25 @@ def register(sub) -> None:
     p.set_defaults(run=run)
 
 
+OPTIONS = {"duration": "--duration", "harmonics": "--harmonics", "base_frequency": "--base-frequency",
+           "rate": "--rate"}
+
+
 def run(args) -> int:
     from composedyn.cli.program import load_open_tree, load_options
-    from composedyn.identification.excitation import excitation_trajectory
+    from composedyn.identification.excitation import SAMPLES_PER_PERIOD, check_arguments, excitation_trajectory
 
-    if not 0 < args.duration <= 3600 or not args.rate > 0 or args.harmonics < 2 or not args.base_frequency > 0:
-        raise ValueError("need 0 < --duration <= 3600 s, --rate > 0, --harmonics >= 2 (a motion from rest), "
-                         "--base-frequency > 0")
+    points = max(100, SAMPLES_PER_PERIOD * args.harmonics)  # optimisation points per period
+    check_arguments(args.duration, args.harmonics, args.base_frequency, args.rate, points, OPTIONS)
+    if not args.duration <= 3600:
+        raise ValueError(f"--duration must be at most 3600 s, got {args.duration:g}")
+    if args.seed < 0:
+        raise ValueError(f"--seed must be a non-negative integer, got {args.seed}")
     robot = load_open_tree(args.robot, "excite", load_options(args))
     if robot.dof == 0:
         raise ValueError(f"{args.robot}: robot {robot.name!r} has no moving joints, nothing to excite")
     ex = excitation_trajectory(robot, args.duration, harmonics=args.harmonics, base_frequency=args.base_frequency,
-                               rate=args.rate, seed=args.seed,
-                               criterion=args.criterion)
+                               rate=args.rate, points=points, seed=args.seed, criterion=args.criterion)
     ex.to_csv(args.out)
     print(f"{len(ex.t)} samples over {args.duration:g} s, {args.harmonics} harmonics of "
           f"{args.base_frequency:g} Hz; base regressor condition number {ex.condition:.3g}; wrote {args.out}")
