@@ -23,6 +23,19 @@ solution.  The identified ``Robot`` puts each body's parameters on the link of
 its joint (links welded to it by fixed joints get zero mass; the body's total
 inertia is unchanged) and the viscous, Coulomb and armature terms on the joints.
 
+Checks before the fit (each a ValueError naming what is wrong): a log its
+reader found damaged or inconsistent (``findings``, see
+:func:`composedyn.read_log`; ``ignore_findings=True`` fits it anyway, as a
+:class:`composedyn.identification.logs.DamagedLog`), a base parameter the logs
+do not excite (condition number of the base regressor above
+:data:`MAX_CONDITION`), and a joint whose accelerations are not well above the
+sensor noise (:func:`composedyn.identification.signals.acceleration_noise`):
+below :data:`MIN_SNR` times the noise the regressor's errors bias the fit
+(errors in variables, invisible in the residual) and the logs are refused;
+below :data:`WARN_SNR` a :class:`composedyn.ModelWarning`.  A validation log
+that the identified model predicts worse than the prior robot gives a
+``ModelWarning`` too.  Each warning is also kept in ``Identification.warnings``.
+
 References
 ----------
 M. Gautier, "Dynamic identification of robots with power model", ICRA 1997.
@@ -33,20 +46,23 @@ for industrial robots", IEEE Control Systems Magazine 27(5), 2007.
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from composedyn.errors import ModelError
-from composedyn.identification.logs import as_identification_log, check_logs
+from composedyn.errors import ModelError, ModelWarning
+from composedyn.identification.logs import as_identification_log, check_logs, refuse_findings
 from composedyn.identification.physical import fit_physical, inconsistent_bodies
-from composedyn.identification.signals import CUTOFF, ORDER, filter_log
+from composedyn.identification.signals import CUTOFF, ORDER, acceleration_noise, filter_log
 from composedyn.parameters import parameters, refuse_floating
 
 METHODS = ("ols", "wls", "physical")
 MAX_CONDITION = 1e8  # base regressor of the logs: beyond this the fit is noise (refused)
+MIN_SNR = 5.0  # a joint's RMS acceleration / its noise part below this: the fit is biased (refused)
+WARN_SNR = 20.0  # ... below this: a warning (a bias of the order of 1 / SNR^2 in the weakest directions)
 
 
 @dataclass
@@ -62,8 +78,11 @@ class Identification:
     ``rms`` (dof,) residual RMS per joint (N m or N) and ``relative_rms``
     (dof,) RMS residual / RMS torque on the fit data, ``overall_relative_rms``
     the same over all joints (|residual| / |torque|); ``condition`` the
-    condition number of the base regressor of the data; ``weights`` (dof,)
-    row weights (1 for ols); ``samples`` processed data; ``options``.
+    condition number of the base regressor of the data; ``acceleration_snr``
+    (dof,) each joint's RMS acceleration over the RMS of its sensor-noise part
+    (inf for noise-free logs); ``warnings`` the messages of the
+    ``ModelWarning`` raised for this result; ``weights`` (dof,) row weights (1
+    for ols); ``samples`` processed data; ``options``.
     """
 
     robot: object
@@ -83,6 +102,8 @@ class Identification:
     samples: list = field(repr=False)
     options: dict = field(default_factory=dict)
     validation: dict | None = None
+    acceleration_snr: np.ndarray | None = None
+    warnings: list = field(default_factory=list)
     _source_robot: object = field(default=None, repr=False)
 
     def predict(self, q, qd, qdd) -> np.ndarray:
@@ -90,12 +111,20 @@ class Identification:
         Y = self._source_robot.regressor(q, qd, qdd, joint_terms=True, offset=self.options["offset"])
         return Y @ self.parameters
 
-    def validate(self, log, **kwargs) -> dict:
+    def validate(self, log, ignore_findings: bool | None = None, **kwargs) -> dict:
         """RMS error per joint of the identified model on another log (processed like the fit
-        data); stores and returns ``{"source", "rms", "relative_rms", "prior_relative_rms"}``."""
+        data); stores and returns ``{"source", "rms", "relative_rms", "prior_relative_rms"}``.
+
+        A log its reader found damaged or inconsistent is refused unless ``ignore_findings``
+        (default: as for the fit).  When the identified model predicts the log worse than the
+        prior robot, a ``ModelWarning`` (also appended to ``warnings``)."""
         opts = {k: self.options[k] for k in ("cutoff", "order", "decimate")}
         opts.update(kwargs)
-        s = filter_log(as_identification_log(log, self.joint_names), **opts)
+        lg = as_identification_log(log, self.joint_names)
+        if ignore_findings is None:
+            ignore_findings = self.options.get("ignore_findings", False)
+        refuse_findings([lg], ignore_findings)
+        s = filter_log(lg, **opts)
         Y = s.parallel(self._source_robot.regressor(s.q, s.qd, s.qdd, joint_terms=True,
                                                     offset=self.options["offset"]))
         tau = s.parallel(s.effort)
@@ -106,7 +135,16 @@ class Identification:
                            float(np.linalg.norm(err) / np.linalg.norm(tau)),
                            "prior_overall_relative_rms": float(np.linalg.norm(prior) / np.linalg.norm(tau)),
                            "samples": s}
+        v = self.validation
+        if v["overall_relative_rms"] > v["prior_overall_relative_rms"]:
+            self._warn(f"{s.source}: the identified model predicts this validation log worse than the prior "
+                       f"robot (RMS error {100 * v['overall_relative_rms']:.3g} % against "
+                       f"{100 * v['prior_overall_relative_rms']:.3g} %); keep the prior or log a richer motion")
         return self.validation
+
+    def _warn(self, message: str) -> None:
+        self.warnings.append(message)
+        warnings.warn(message, ModelWarning, stacklevel=3)
 
     def to_urdf(self, path) -> Path:
         """Write the identified robot as URDF (inertials, ``<dynamics damping friction>``)."""
@@ -124,6 +162,10 @@ class Identification:
             "options": {k: v for k, v in self.options.items()},
             "logs": [s.source for s in self.samples], "samples": int(sum(s.times.shape[0] for s in self.samples)),
             "condition_number": self.condition,
+            "acceleration_snr": (None if self.acceleration_snr is None else  # null: a noise-free log
+                                 {j: float(x) if np.isfinite(x) else None
+                                  for j, x in zip(self.joint_names, self.acceleration_snr)}),
+            "warnings": list(self.warnings),
             "overall_relative_rms": self.overall_relative_rms, "base_parameter_count": int(self.base.rank),
             "rms": dict(zip(self.joint_names, map(float, self.rms))),
             "relative_rms": dict(zip(self.joint_names, map(float, self.relative_rms))),
@@ -188,9 +230,34 @@ def _rms(x: np.ndarray) -> np.ndarray:
     return np.sqrt(np.mean(x ** 2, axis=0))
 
 
+def _acceleration_snr(logs: list, samples: list, names) -> tuple[np.ndarray, list[str]]:
+    """Each joint's RMS acceleration over the RMS of its sensor-noise part, pooled over the logs, and
+    the warnings; ValueError naming the joints below :data:`MIN_SNR`."""
+    signal, noise, sigma = (np.sum(x, axis=0) for x in zip(*(acceleration_noise(lg, s)
+                                                               for lg, s in zip(logs, samples))))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        snr = np.where(noise > 0, np.sqrt(signal / np.where(noise > 0, noise, 1.0)), np.inf)
+    sigma = sigma / len(logs)
+
+    def listed(limit):
+        return ", ".join(f"{j} ({x:.2g} x, noise {sg:.2g})" for j, x, sg in zip(names, snr, sigma) if x < limit)
+
+    what = ("times the part the sensor noise makes of them (noise: standard deviation of the logged "
+            f"{'positions' if samples[0].derived_velocity else 'velocities'}, estimated from the logs)")
+    if np.any(snr < MIN_SNR):
+        raise ValueError(f"the logs barely accelerate joint(s) {listed(MIN_SNR)}: their accelerations are "
+                         f"below {MIN_SNR:g} {what}, so the fit would be biased: log a larger or faster motion "
+                         "(composedyn excite), or lower the cut-off")
+    weak = [] if not np.any(snr < WARN_SNR) else [
+        f"the logs accelerate joint(s) {listed(WARN_SNR)} little: their accelerations are below {WARN_SNR:g} "
+        f"{what}, and the fit may be biased towards smaller inertias and armatures: a larger or faster "
+        "motion (composedyn excite), or a lower cut-off, helps"]
+    return snr, weak
+
+
 def identify(robot, logs, method: str = "wls", offset: bool = False, cutoff: float = CUTOFF,
              order: int = ORDER, decimate: int | None = None, gamma: float = 1.0,
-             progress: Callable[[str], None] | None = None) -> Identification:
+             progress: Callable[[str], None] | None = None, ignore_findings: bool = False) -> Identification:
     """Identify ``robot``'s parameters from ``logs`` (one log or a list).
 
     A log is a CSV path (trajectory format with ``<joint>_effort`` columns, see
@@ -202,7 +269,10 @@ def identify(robot, logs, method: str = "wls", offset: bool = False, cutoff: flo
     the signal processing of :func:`composedyn.identification.signals.filter_log`.
     ``gamma``: weight of the prior divergence (physical; in units of the weighted
     squared residual, i.e. of one noise variance).  ``progress(label)`` is called
-    at each stage.  Raises ValueError (bad logs, unknown method).
+    at each stage.  ``ignore_findings``: fit logs that their reader found
+    damaged or inconsistent (refused by default).  Raises ValueError (bad logs,
+    unknown method, logs that do not excite the robot; see the module
+    docstring); a ``ModelWarning`` for weakly exciting logs.
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
@@ -213,6 +283,7 @@ def identify(robot, logs, method: str = "wls", offset: bool = False, cutoff: flo
     jl = [as_identification_log(lg, names) for lg in (logs if isinstance(logs, (list, tuple)) else [logs])]
     if not jl:
         raise ValueError("identify: no logs given")
+    refuse_findings(jl, ignore_findings)
     check_logs(jl, names)
     say("filtering")
     samples = [filter_log(lg, cutoff=cutoff, order=order, decimate=decimate) for lg in jl]
@@ -229,6 +300,7 @@ def identify(robot, logs, method: str = "wls", offset: bool = False, cutoff: flo
     if not condition < MAX_CONDITION:
         raise ValueError(f"the logs do not excite every base parameter (condition number {condition:.3g}); the "
                          f"least excited is {_least_excited(Yb, base)}: log a richer motion (composedyn excite)")
+    snr, weak = _acceleration_snr(jl, samples, names)
     say("least squares")
     pib = _weighted_lstsq(Yb, tau, np.ones(tau.shape[0]))
     weights = np.ones(n)
@@ -254,13 +326,17 @@ def identify(robot, logs, method: str = "wls", offset: bool = False, cutoff: flo
         ident = None
     err = (Y @ pi - tau).reshape(-1, n)
     scale = np.sqrt(np.mean(tau.reshape(-1, n) ** 2, axis=0))
-    return Identification(
+    result = Identification(
         robot=ident, method=method, parameter_names=robot.parameter_names(True, offset), parameters=pi,
         prior=prior, base=base, base_values=pib, rms=_rms(err), relative_rms=_rms(err) / scale,
         overall_relative_rms=float(np.linalg.norm(err) / np.linalg.norm(tau)), condition=condition,
         weights=weights, joint_names=tuple(names), inconsistent=bad,
         samples=samples, options={"offset": offset, "cutoff": cutoff, "order": order, "decimate": decimate,
-                                  "gamma": gamma}, _source_robot=robot)
+                                  "gamma": gamma, "ignore_findings": bool(ignore_findings)},
+        acceleration_snr=snr, _source_robot=robot)
+    for message in weak:
+        result._warn(message)
+    return result
 
 
 def robot_with_parameters(robot, pi: np.ndarray, offset: bool = False):

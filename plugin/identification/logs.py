@@ -7,6 +7,11 @@ CSV format (see :mod:`composedyn.torque_check.trajectory_csv`): a header row, ``
 joint), optionally ``<joint>_vel`` for every joint, and ``<joint>_effort``
 (measured torque or force) for every joint.  Other ``_acc`` and ``_tau``
 columns are ignored.
+
+A log whose reader found it damaged or inconsistent (its ``findings``, see
+:func:`composedyn.read_log`) is refused by :func:`refuse_findings` unless the
+caller asks to fit it anyway: a spike or a lost stretch enters the fit as if
+the robot had moved so.
 """
 
 from __future__ import annotations
@@ -29,6 +34,19 @@ class IdentificationLog:
     q: np.ndarray
     qd: np.ndarray | None
     effort: np.ndarray
+    findings: tuple = ()
+
+
+class DamagedLog(ValueError):
+    """A log its reader found damaged or inconsistent: ``line`` says so (file and first finding),
+    ``findings`` the reader's records (:class:`composedyn.logs.findings.LogFinding`), ``kind``
+    the first one's kind; the message is ``line`` and how to fit the log anyway."""
+
+    def __init__(self, line: str, findings: tuple, hint: str = "identify(..., ignore_findings=True) fits it anyway"):
+        super().__init__(f"{line}; {hint}")
+        self.line = line
+        self.findings = tuple(findings)
+        self.kind = self.findings[0].kind if self.findings else "damaged"
 
 
 def as_identification_log(log, joint_names) -> IdentificationLog:
@@ -39,6 +57,9 @@ def as_identification_log(log, joint_names) -> IdentificationLog:
         log = read_log(log, joint_names=joint_names)
     if isinstance(log, IdentificationLog):
         return log
+    from composedyn.logs.findings import log_findings
+
+    findings = log_findings(log)
     source = str(getattr(log, "source", None) or getattr(log, "path", None) or type(log).__name__)
     try:
         names = list(log.joint_names)
@@ -62,7 +83,19 @@ def as_identification_log(log, joint_names) -> IdentificationLog:
             raise ValueError(f"{source}: {what} has non-finite values")
     if T > 1 and np.any(np.diff(t) <= 0):
         raise ValueError(f"{source}: time stamps are not strictly increasing")
-    return IdentificationLog(source, t, q[:, idx], None if qd is None else qd[:, idx], effort[:, idx])
+    return IdentificationLog(source, t, q[:, idx], None if qd is None else qd[:, idx], effort[:, idx], findings)
+
+
+def refuse_findings(logs: list, ignore: bool = False) -> None:
+    """:class:`DamagedLog` (a ValueError) for the first log with reader findings, naming the first;
+    nothing when ``ignore``."""
+    for lg in logs:
+        if lg.findings and not ignore:
+            first = lg.findings[0]
+            more = f" (and {len(lg.findings) - 1} more finding(s))" if len(lg.findings) > 1 else ""
+            detail = first.message.removeprefix(f"{lg.source}:").strip()
+            raise DamagedLog(f"{lg.source}: {first.kind} log, its samples cannot be trusted for a fit "
+                             f"({detail}{more})", lg.findings)
 
 
 def check_logs(logs: list, joint_names) -> None:

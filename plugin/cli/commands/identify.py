@@ -2,12 +2,20 @@
 joint friction from logs of positions and measured efforts.
 
 LOG: a CSV (trajectory format with ``<joint>_effort`` columns), or any log
-``composedyn.read_log`` reads when it is installed.  Exit status: 0 done, 2 bad input (nothing written).
+``composedyn.read_log`` reads when it is installed.  A log its reader found
+damaged or inconsistent is refused (exit status 3, as ``composedyn torques``)
+unless ``--ignore-findings``; logs that do not excite the robot enough are
+refused (exit status 2) or warned about, and so is a validation log that the
+identified model predicts worse than the prior.  Exit status: 0 done, 2 bad
+input, 3 a damaged or inconsistent log (nothing written unless 0).
 """
 
 from __future__ import annotations
 
 import sys
+
+EXIT_STATUS_HELP = ("exit status: 0 done, 2 bad input (nothing written), 3 a log damaged or inconsistent (the reader "
+                    "found lost, corrupted or contradictory data; nothing written)")
 
 
 def register(sub) -> None:
@@ -15,7 +23,7 @@ def register(sub) -> None:
 
     p = sub.add_parser("identify", help="identify inertial parameters and friction from logs, write a URDF",
                        description=__doc__.split("\n\n")[0].replace("``", ""),
-                       epilog="exit status: 0 done, 2 bad input (nothing written)")
+                       epilog=EXIT_STATUS_HELP)
     p.add_argument("robot", help=ROBOT_HELP + " (the prior)")
     p.add_argument("logs", nargs="+", metavar="LOG", help="columns: time, joint positions, <joint>_effort "
                    "(optional <joint>_vel)")
@@ -27,6 +35,8 @@ def register(sub) -> None:
     p.add_argument("--plot", metavar="OUT.png", help="plot measured vs predicted torque")
     p.add_argument("--cutoff", type=float, default=10.0, help="low-pass cut-off, Hz (default 10)")
     p.add_argument("--offset", action="store_true", help="also identify a constant torque offset per joint")
+    p.add_argument("--ignore-findings", action="store_true",
+                   help="fit logs that their reader found damaged or inconsistent (refused by default, exit status 3)")
     p.set_defaults(run=run)
 
 
@@ -34,6 +44,7 @@ def run(args) -> int:
     from composedyn.cli.program import load_open_tree, load_options
     from composedyn.cli.report_options import check_plot_available
     from composedyn.identification.identify import identify
+    from composedyn.identification.logs import DamagedLog
     from composedyn.progress import Progress
     from composedyn.writing import Staged
 
@@ -44,10 +55,14 @@ def run(args) -> int:
     stages = 7 + bool(args.validate)
     # progress only on a terminal (logs and pipes stay clean)
     with Progress(stages, "identify", stream=sys.stderr if sys.stderr.isatty() else _Null()) as bar:
-        res = identify(robot, list(args.logs), method=args.method, cutoff=args.cutoff, offset=args.offset,
-                       progress=lambda label: bar.advance(1, label))
-        if args.validate:
-            res.validate(args.validate)
+        try:
+            res = identify(robot, list(args.logs), method=args.method, cutoff=args.cutoff, offset=args.offset,
+                           progress=lambda label: bar.advance(1, label), ignore_findings=args.ignore_findings)
+            if args.validate:
+                res.validate(args.validate)
+        except DamagedLog as e:
+            print(f"composedyn: error: {e.line}; --ignore-findings fits it anyway", file=sys.stderr)
+            return 3
         with Staged() as staged:
             res.to_urdf(staged.tmp(args.out))
             if args.json:
