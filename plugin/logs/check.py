@@ -1,5 +1,6 @@
 """Torque check of one joint log: the trajectory report plus, when the log has
-measured efforts, measured minus predicted torque per joint, and the findings
+measured efforts, those efforts against the effort limits (violations of quantity
+"measured effort") and measured minus predicted torque per joint, and the findings
 of the reader (damaged or inconsistent data)."""
 
 from __future__ import annotations
@@ -71,7 +72,8 @@ class LogReport:
 
 
 def check_log(robot, log, **options) -> LogReport:
-    """Check one log (a path or a :class:`JointLog`) against ``robot``'s limits.
+    """Check one log (a path or a :class:`JointLog`) against ``robot``'s limits: the torques
+    predicted from its motion, and its measured efforts (when it has them) against the effort limits.
 
     ``robot``: a Robot or a :class:`~composedyn.closed_chain.ClosedChain` (the log then
     gives its actuated joints).  ``options``: ``topic``, ``stamps``, ``gap_factor`` (see
@@ -114,6 +116,8 @@ def check_read_log(robot, log: JointLog, **check_options) -> LogReport:
             report = cd.check_trajectory(robot, log.t, log.q, log.qd, log.qdd, source=log.source, **check_options)
             residual = None if log.effort is None else effort_residual(log.t, log.effort, report.tau,
                                                                        log.joint_names)
+        if log.effort is not None:
+            report.add_measured_effort(log.t, log.effort)
     except ValueError as e:
         msg = str(e)
         raise ValueError(msg if msg.startswith(f"{log.source}:") else f"{log.source}: {msg}") from None

@@ -13,7 +13,8 @@ from pathlib import Path
 from composedyn.dynamics.extras import require
 
 EXIT_STATUS_HELP = ("exit status: 0 every log within limits, or some limit unchecked and none exceeded; "
-                    "1 a limit exceeded; 2 bad input, or a log unreadable (the other logs are still checked "
+                    "1 a limit exceeded (by the motion, its predicted torques or a log's measured efforts); "
+                    "2 bad input, or a log unreadable (the other logs are still checked "
                     "and their reports written); 3 a log damaged or inconsistent (the reader found lost, "
                     "corrupted or contradictory data). Several logs: the first of 2, 3, 1, 0 that applies.")
 
@@ -30,7 +31,8 @@ def add_log_options(p) -> None:
     fleet.add_argument("--scheduler", metavar="ADDRESS",
                        help="check the logs on the Dask cluster at ADDRESS, e.g. tcp://10.0.0.5:8786")
     p.add_argument("--summary", metavar="OUT.csv",
-                   help="write one row per log: verdict, worst joint, torque and velocity ratios, reason")
+                   help="write one row per log: verdict, worst joint, torque, velocity and measured effort "
+                        "ratios, reason")
     p.add_argument("--html", metavar="OUT.html",
                    help="write a self-contained fleet report: sortable summary, worst joint of each exceeding log")
 
@@ -158,6 +160,7 @@ def row_line(r) -> str:
     ratio = "" if r.worst_joint is None else f"; worst joint {r.worst_joint}"
     ratio += "" if r.torque_ratio is None else f"; max torque/limit {r.torque_ratio:.3g}"
     vel = "" if r.velocity_ratio is None else f", max velocity/limit {r.velocity_ratio:.3g}"
+    vel += "" if r.measured_ratio is None else f", max measured effort/limit {r.measured_ratio:.3g}"
     res = "" if r.residual is None else f"; measured - predicted RMS {r.residual:.3g} N m at {r.residual_joint}"
     found = "".join(f"; {f.kind}: {f.message}" for f in r.findings[:1])
     return head + ratio + vel + res + found

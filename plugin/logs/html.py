@@ -16,6 +16,7 @@ from composedyn.writing import write_atomic
 
 COLUMNS = (("path", "log"), ("verdict", "verdict"), ("worst_joint", "worst joint"),
            ("torque_ratio", "torque / limit"), ("velocity_ratio", "velocity / limit"),
+           ("measured_ratio", "measured effort / limit"),
            ("residual", "residual RMS [N m]"), ("residual_joint", "residual joint"),
            ("violations", "violations"), ("unchecked", "unchecked limits"), ("samples", "samples"),
            ("duration", "duration [s]"), ("warnings", "warnings"))
@@ -63,9 +64,9 @@ def joint_plot_png(report, k: int, dpi: int = 80) -> bytes:
 
 def severity(row) -> tuple:
     """Sort key, worst first: by verdict (unreadable, damaged, inconsistent, exceeded,
-    unchecked, within limits), then by the larger limit ratio."""
+    unchecked, within limits), then by the largest limit ratio."""
     rank = SEVERITY.index(row.verdict) if row.verdict in SEVERITY else len(SEVERITY)
-    return (rank, -max(row.torque_ratio or 0.0, row.velocity_ratio or 0.0))
+    return (rank, -max(row.torque_ratio or 0.0, row.velocity_ratio or 0.0, row.measured_ratio or 0.0))
 
 
 def fleet_html(rows, title: str) -> str:
@@ -96,7 +97,8 @@ def fleet_html(rows, title: str) -> str:
                 text = f"{v:.4g}"
             else:
                 text = "" if v is None else str(v)
-            num = f' data-v="{v!r}"' if isinstance(v, (int, float)) and not isinstance(v, bool) and text else ""
+            num = f' data-v="{"Infinity" if v == np.inf else repr(v)}"' if (
+                isinstance(v, (int, float)) and not isinstance(v, bool) and text) else ""
             cells.append(f"<td{num}{tip}>{html.escape(text)}</td>")
         body.append(f'<tr class="{row.verdict.replace(" ", "-")}">{"".join(cells)}</tr>')
         if row.plot is not None:

@@ -11,6 +11,13 @@
   publisher's median step;
 - **sequence numbers** (ROS 1 ``header.seq``, when not all equal): a step
   that is not positive, or larger than ``gap_factor``;
+- **publishers covering different spans**: joints of several publishers are
+  checked on the interval every joint covers (:mod:`composedyn.logs.merge`);
+  when a joint has samples before or after that interval over more than
+  ``gap_factor`` times the coarsest publisher's median step (a publisher that
+  stopped early or started late, or clocks skewed between two drivers), those
+  samples are not checked, and the finding names the joints, the samples and
+  the seconds dropped;
 - **single-sample spikes**: a sample that leaves both of its neighbours and
   comes back, by more than :data:`SPIKE_FACTOR` times the channel's typical
   deviation from its neighbours (a robust scale: 1.4826 × median absolute
@@ -21,7 +28,9 @@
   (10 %) of the channel's peak magnitude, at least :data:`SPIKE_FLOOR`.
   "Leaves and comes back": the two neighbours differ from each other by less
   than half the sample's deviation.  The first and last sample are compared
-  with the line through the next two, at twice the thresholds.
+  with the line through the next two, at twice the thresholds.  Spikes are
+  looked for in logs of at least :data:`MIN_SAMPLES` (8) samples: fewer give
+  no robust scale.
 
 "inconsistent" (the data reads, but does not describe one motion):
 
@@ -39,6 +48,9 @@
 - **logged accelerations against velocities** (CSV ``_acc`` columns): the same rule
   one derivative up, the velocity change against the integral of the logged
   acceleration (``VELOCITY_ABS`` then in rad/s or m/s).
+
+Both run on logs of 2 samples or more (one window spans a log shorter than a
+window; σ is 0 below 3 samples).
 """
 
 from __future__ import annotations
@@ -54,7 +66,7 @@ SPIKE_FLOOR = 0.05  # rad/s, m/s, N m or N
 WINDOW = 0.1  # s
 VELOCITY_ABS = 1e-3  # rad or m
 VELOCITY_REL = 0.3
-MIN_SAMPLES = 8  # fewer samples: no spike or velocity rule (no robust scale)
+MIN_SAMPLES = 8  # fewer samples: no spike rule (no robust scale)
 
 
 def damaged(message: str) -> LogFinding:
@@ -101,17 +113,47 @@ def stamp_findings(stamps: np.ndarray, seq: np.ndarray | None, t0: int, where: s
     return out
 
 
+def crop_findings(stamps: dict, lo: int, hi: int, t0: int, where: str, gap_factor: float) -> list[LogFinding]:
+    """A finding when cutting the joints' samples ``stamps`` (joint -> (T,) int64 ns, sorted) to the
+    interval [lo, hi] every joint covers drops more than ``gap_factor`` times the coarsest
+    publisher's median step of some joint (module docstring); times in s from ``t0``."""
+    steps = [np.median(np.diff(s)) for s in stamps.values() if len(s) > 1]
+    if not steps:
+        return []
+    step = max(steps)
+    groups: dict = {}  # what one joint loses -> the joints that lose it (one publisher's)
+    for joint, s in stamps.items():
+        before, after = int(np.count_nonzero(s < lo)), int(np.count_nonzero(s > hi))
+        lost = (before, int(lo - s[0]) if before else 0, after, int(s[-1] - hi) if after else 0)
+        if max(lost[1], lost[3]) > gap_factor * step:
+            groups.setdefault(lost, []).append(joint)
+    if not groups:
+        return []
+    parts = []
+    for (before, early, after, late), joints in groups.items():
+        ends = [f"{n} samples, {_s(ns)} s {side}" for n, ns, side in ((before, early, "before"), (after, late, "after"))
+                if n]
+        parts.append(f"{', '.join(joints)}: {' and '.join(ends)}")
+    return [damaged(f"{where}: the joints' publishers cover different spans; the log is cut to the interval every "
+                    f"joint covers, t = {_s(lo - t0)} s to {_s(hi - t0)} s, dropping {'; '.join(parts)} "
+                    f"(more than {gap_factor:g} steps of {_s(step)} s; a publisher stopped or started late, or "
+                    "the clocks of its drivers differ)")]
+
+
 def sample_findings(t: np.ndarray, names, q: np.ndarray, qd: np.ndarray | None, effort: np.ndarray | None,
                     where: str, first: int = 0, qdd: np.ndarray | None = None) -> list[LogFinding]:
-    """Spikes in positions, velocities, efforts (T, n), logged velocities against positions and
-    logged accelerations ``qdd`` (T, n) against velocities; samples are numbered from ``first``."""
-    if len(t) < MIN_SAMPLES:
+    """Spikes in positions, velocities, efforts (T, n) (from :data:`MIN_SAMPLES` samples), logged
+    velocities against positions and logged accelerations ``qdd`` (T, n) against velocities (from
+    2 samples); samples are numbered from ``first``."""
+    if len(t) < 2:
         return []
     with np.errstate(over="ignore", invalid="ignore"):  # a flipped exponent: 1e308 - (-1e308)
         return _sample_findings(t, names, q, qd, effort, where, first, qdd)
 
 
 def _sample_findings(t, names, q, qd, effort, where: str, first: int, qdd=None) -> list[LogFinding]:
+    if len(t) < MIN_SAMPLES:
+        return _rates(t, names, q, qd, qdd, where)
     out: list[LogFinding] = []
     h = np.diff(t)
     step = 0.5 * (h[:-1] + h[1:])  # (T-2,) spacing around each interior sample
@@ -127,6 +169,12 @@ def _sample_findings(t, names, q, qd, effort, where: str, first: int, qdd=None) 
             k, i, dev, count = spike
             out.append(damaged(f"{where}: joint {names[i]!r} {label} spikes by {dev:.3g} {unit} at sample {k + first} "
                                f"(t = {t[k]:.6g} s) away from its neighbours ({count} spike(s))"))
+    return out + _rates(t, names, q, qd, qdd, where)
+
+
+def _rates(t, names, q, qd, qdd, where: str) -> list[LogFinding]:
+    """Logged velocities against positions, logged accelerations against velocities."""
+    out = []
     if qd is not None:
         out += velocity_findings(t, names, q, qd, where)
     if qd is not None and qdd is not None:
@@ -195,7 +243,10 @@ def velocity_findings(t: np.ndarray, names, q: np.ndarray, qd: np.ndarray, where
         return []
     area, absarea = _cumulative_trapezoid(t, qd), _cumulative_trapezoid(t, np.abs(qd))
     d2 = q[2:] - 2 * q[1:-1] + q[:-2]
-    noise = 1.4826 * np.median(np.abs(d2 - np.median(d2, axis=0)), axis=0) / np.sqrt(6.0)
+    if len(d2):
+        noise = 1.4826 * np.median(np.abs(d2 - np.median(d2, axis=0)), axis=0) / np.sqrt(6.0)
+    else:  # 2 samples: no second difference
+        noise = np.zeros(q.shape[1])
     a, b = edges[:-1], edges[1:]
     moved = q[b] - q[a]
     integral = area[b] - area[a]

@@ -13,7 +13,11 @@ Joints published by one publisher keep its stamps; when several publishers
 carry different joints, the time base is the stamps of the joint with the
 most samples, cut to the interval every joint covers (no extrapolation), and
 the other joints are interpolated onto it with a cubic spline (not-a-knot;
-:func:`scipy.interpolate.make_interp_spline`) through their own samples.
+:func:`scipy.interpolate.make_interp_spline`) through their own samples.  When
+the cut drops more than ``gap_factor`` times the coarsest publisher's median
+step of some joint's samples (a publisher that stopped early, or two drivers'
+clocks apart), the log has a "damaged" finding naming the joints, samples and
+seconds dropped (:func:`composedyn.logs.integrity.crop_findings`).
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import warnings
 import numpy as np
 
 from composedyn.logs.bag import Publisher
-from composedyn.logs.integrity import stamp_findings
+from composedyn.logs.integrity import crop_findings, stamp_findings
 from composedyn.logs.joint_log import JointLog, LogWarning
 
 FIELDS = ("q", "qd", "effort")
@@ -50,6 +54,7 @@ def merge_publishers(publishers: list[Publisher], where: str, joint_names=None,
             hint = f"close: {', '.join(close)}" if close else f"joints: {', '.join(per_joint)}"
             raise ValueError(f"{where}: joint {j!r} is in no message ({hint})")
     base = _time_base([per_joint[j][0] for j in names], where)
+    findings += crop_findings({j: per_joint[j][0] for j in names}, base[0], base[-1], stamp0, where, gap_factor)
     fields = {f: [] for f in FIELDS}
     for j in names:
         stamps, values = per_joint[j]

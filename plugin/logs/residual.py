@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,8 +44,3 @@ def effort_residual(t: np.ndarray, effort: np.ndarray, tau: np.ndarray, joint_na
     if not np.all(np.isfinite(rms)):
         raise ValueError("measured - predicted torque is not finite")
     return EffortResidual(tuple(joint_names), rms, r[k, cols], np.asarray(t)[k])
-
-
-def finite_or_none(x: float):
-    """JSON-ready float: None for inf or NaN."""
-    return None if not math.isfinite(x) else float(x)

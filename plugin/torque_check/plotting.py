@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from composedyn.dynamics.extras import require
+from composedyn.torque_check.report import MEASURED_EFFORT
 from composedyn.writing import write_atomic
 
 
@@ -30,13 +31,15 @@ def plot_format(path) -> str:
 
 
 STRIPS = {"position": ("tab:purple", 0.00), "velocity": ("tab:orange", 0.08), "acceleration": ("tab:brown", 0.16),
-          "jerk": ("tab:gray", 0.24)}  # violations of quantities other than effort: strips along the bottom
+          "jerk": ("tab:gray", 0.24), MEASURED_EFFORT: ("tab:red", 0.32)}  # violations of quantities other
+# than the predicted effort: strips along the bottom
 
 
 def plot_report(report, path) -> None:
     """One panel per joint: tau(t) (or its min/max envelope for a streamed check), the
     +-effort band, effort violations shaded red, other violations as coloured strips
-    along the bottom (position purple, velocity orange, acceleration brown, jerk grey);
+    along the bottom (position purple, velocity orange, acceleration brown, jerk grey,
+    a log's measured effort red);
     a joint without an effort limit is labelled "effort unchecked"."""
     Figure = require_matplotlib()
     fmt = plot_format(path)
@@ -72,6 +75,6 @@ def plot_report(report, path) -> None:
     axes[-1, 0].set_xlabel("time [s]")
     fig.suptitle(f"{report.robot}: {report.source} ({report.verdict()})\n"
                  "torque (blue), effort band (green), effort exceeded (red); strips: position (purple), "
-                 "velocity (orange),\nacceleration (brown), jerk (grey) exceeded", fontsize=8)
+                 "velocity (orange),\nacceleration (brown), jerk (grey), measured effort (red) exceeded", fontsize=8)
     fig.tight_layout()
     write_atomic(path, lambda tmp: fig.savefig(tmp, format=fmt, dpi=90))

@@ -26,6 +26,7 @@ from composedyn.writing import write_atomic
 
 DESCRIBED = ("position", "velocity", "effort")  # limits a robot description gives
 OPTIONAL = ("acceleration", "jerk")  # limits only a user gives
+MEASURED_EFFORT = "measured effort"  # violations of a log's measured efforts (against the effort limits)
 
 
 @dataclass(frozen=True)
@@ -83,9 +84,11 @@ class TrajectoryReport:
     ``violations`` (tuple of Interval, sorted by start time), ``samples``,
     ``t_start``, ``t_end``.
 
-    Constructed from sample arrays (positional, as before), or with ``scan=``
+    Constructed from sample arrays (positional), or with ``scan=``
     a finished :class:`LimitScan` of a streamed check (arrays may be None);
     ``envelope`` (an :class:`Envelope` of the torques) serves the plot then.
+    ``measured_effort`` (n,) is the signed peak of a log's measured efforts once
+    :meth:`add_measured_effort` compared them with the effort limits (None before).
     """
 
     def __init__(self, robot: str, source: str, joint_names, t, q, qd, qdd, tau, effort=None, velocity=None, *,
@@ -108,6 +111,20 @@ class TrajectoryReport:
         self.joints = tuple(self._summary(i) for i in range(len(self.joint_names)))
         self.violations = tuple(scan.intervals)
         self.omitted = scan.omitted
+        self.measured_effort = None
+
+    def add_measured_effort(self, t, effort) -> None:
+        """Compare measured efforts (T, n) at ``t`` (T,) (a log's, in :attr:`joint_names` order) with the
+        effort limits: each interval where an effort's magnitude exceeds its limit joins :attr:`violations` as
+        quantity "measured effort" (so :attr:`ok` and :meth:`verdict` count it); the signed peaks
+        are kept in :attr:`measured_effort`."""
+        scan = LimitScan(self.limits)
+        scan.add(np.asarray(t, float), {"effort": np.asarray(effort, float)})
+        scan.finish()
+        found = [replace(v, quantity=MEASURED_EFFORT) for v in scan.intervals]
+        self.violations = tuple(sorted(self.violations + tuple(found), key=lambda v: (v.start, v.joint, v.quantity)))
+        self.omitted += scan.omitted
+        self.measured_effort = scan.peak["effort"].copy()
 
     def _status(self, quantity: str, i: int) -> str:
         lim = self.limits
@@ -167,7 +184,7 @@ class TrajectoryReport:
         lines = [f"{self.source}: {self.verdict()} ({self.samples} samples, {t0:g}..{t1:g} s, robot {self.robot})"]
         for v in self.violations[:max_lines]:
             i = self.joint_names.index(v.joint)
-            unit = self.limits.unit(v.quantity, i)
+            unit = self.limits.unit("effort" if v.quantity == MEASURED_EFFORT else v.quantity, i)
             if v.quantity == "position":
                 rel = f"{v.peak:.4g} {'>' if v.peak > v.limit else '<'} {'upper' if v.peak > v.limit else 'lower'}"
             else:
@@ -198,7 +215,8 @@ class TrajectoryReport:
     def to_dict(self) -> dict:
         """JSON-ready dict: robot, source, ok (true only "within limits": nothing exceeded and
         nothing unchecked; :attr:`ok` and ``complete`` separately), verdict, per-joint summaries,
-        violations, unchecked pairs (inf -> None)."""
+        violations, unchecked pairs (inf -> None); with measured efforts compared
+        (:meth:`add_measured_effort`), ``measured_effort``: joint -> signed peak."""
         def clean(d: dict) -> dict:
             return {k: (None if isinstance(v, float) and math.isinf(v) else v) for k, v in d.items()}
 
@@ -209,7 +227,9 @@ class TrajectoryReport:
                 "violations": [clean(asdict(v)) for v in self.violations],
                 "omitted_violations": int(self.omitted),
                 "unchecked": [{"joint": j, "quantity": q} for j, q in self.unchecked],
-                "unbounded": list(self.unbounded)}
+                "unbounded": list(self.unbounded),
+                **({} if self.measured_effort is None else
+                   {"measured_effort": dict(zip(self.joint_names, map(float, self.measured_effort)))})}
 
     def to_json(self, path=None, indent: int = 2) -> str:
         """The report as JSON text; also written (atomically) to ``path`` if given."""
