@@ -30,6 +30,7 @@ import numpy as np
 from composedyn.dynamics.joint_types import angular
 
 QUANTITIES = ("position", "velocity", "acceleration", "jerk", "effort")
+MEASURED_EFFORT = "measured effort"  # violations of a log's measured efforts (against the effort limits)
 KEYS = ("lower", "upper", "velocity", "acceleration", "jerk", "effort")
 UNITS = {  # (revolute, prismatic)
     "position": ("rad", "m"), "velocity": ("rad/s", "m/s"), "acceleration": ("rad/s^2", "m/s^2"),

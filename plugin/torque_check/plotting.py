@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from composedyn.dynamics.extras import require
-from composedyn.torque_check.report import MEASURED_EFFORT
+from composedyn.torque_check.limits import MEASURED_EFFORT
 from composedyn.writing import write_atomic
 
 

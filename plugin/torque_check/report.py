@@ -21,12 +21,11 @@ from dataclasses import asdict, dataclass, field, replace
 import numpy as np
 
 from composedyn.torque_check.limit_scan import Interval, LimitScan
-from composedyn.torque_check.limits import QUANTITIES, JointLimits
+from composedyn.torque_check.limits import MEASURED_EFFORT, QUANTITIES, JointLimits
 from composedyn.writing import write_atomic
 
 DESCRIBED = ("position", "velocity", "effort")  # limits a robot description gives
 OPTIONAL = ("acceleration", "jerk")  # limits only a user gives
-MEASURED_EFFORT = "measured effort"  # violations of a log's measured efforts (against the effort limits)
 
 
 @dataclass(frozen=True)
