@@ -106,3 +106,52 @@ def test_guard_stops_a_run_with_a_clear_message(puma):
 def test_progress_is_silent_off_a_terminal(puma, capsys):
     cd.simulate(puma, np.zeros(6), np.zeros(6), np.linspace(0.0, 0.01, 3))
     assert capsys.readouterr().err == ""
+
+
+BALL_TREE = """<mujoco><worldbody><body name="a"><joint name="ja" type="ball" frictionloss="0.3"/>
+<geom type="box" size="0.1 0.05 0.2" mass="1.3" pos="0 0 -0.2"/><body name="b" pos="0 0 -0.4">
+<joint name="jb" type="hinge" axis="0 1 0" frictionloss="0.2"/>
+<geom type="capsule" fromto="0 0 0 0 0 -0.3" size="0.03" mass="0.7"/></body></body></worldbody></mujoco>"""
+
+
+@pytest.mark.parametrize("which", ["floating", "ball"])
+def test_stick_slip_on_a_floating_base_and_a_ball_joint(which):
+    """Coordinates of a floating robot's joints and of a ball joint (each angular-velocity coordinate with its
+    own Coulomb level) stick and slip as a fixed base's do: the run finishes in few evaluations, the energy
+    of the unactuated robot never increases, the quaternions stay unit, and the motion is that of a stiff
+    tanh friction model (width 1e-5 rad/s, an implicit integrator) to 1e-4."""
+    from composedyn.testing.random_robots import random_urdf
+
+    robot = cd.from_urdf(random_urdf(3, 3, friction=True), floating=True) if which == "floating" \
+        else cd.from_mjcf(BALL_TREE)
+    v0 = np.zeros(robot.nv)
+    v0[-1] = 2.0
+    q0 = robot.neutral() if which == "floating" else robot.integrate(robot.neutral(), np.r_[0.3, -0.2, 0.1, 0.4])
+    t = np.linspace(0.0, 0.3, 31)
+    sim = cd.simulate(robot, q0, v0, t)
+    assert sim.friction_model == "stick-slip" and sim.nfev < 20000
+    E = sim.energy
+    assert np.all(np.diff(E) <= 1e-9 * max(1.0, abs(E[0])))
+    quaternions = [j for j in robot.joints if j.nq == 7 or j.kind == "spherical"]
+    for j in quaternions:
+        start = j.idx_q + (3 if j.nq == 7 else 0)
+        assert np.allclose(np.linalg.norm(sim.q[:, start:start + 4], axis=1), 1.0, atol=1e-12)
+    stiff = cd.simulate(robot, q0, v0, t, smooth_friction=1e-5, method="Radau", rtol=1e-10, atol=1e-12)
+    assert np.abs(robot.difference(stiff.q[-1], sim.q[-1])).max() < 1e-4
+    assert np.abs(stiff.qd - sim.qd).max() < 1e-3
+
+
+def test_a_bad_torque_or_guard_argument_is_named(puma):
+    """A torque function returning NaN is named as forward dynamics names it, on the stick-slip path too
+    (not a diverged state at t = nan); a negative or NaN timeout and a max_evaluations below 1 are refused."""
+    t = np.linspace(0.0, 0.1, 3)
+    bad = lambda tt, q, qd: np.r_[np.nan, np.zeros(5)]  # noqa: E731
+    with pytest.raises(ValueError, match="tau contains NaN or infinite values"):
+        cd.simulate(puma, np.zeros(6), np.zeros(6), t, torque=bad)
+    with pytest.raises(ValueError, match=r"tau has shape \(5,\)"):
+        cd.simulate(puma, np.zeros(6), np.zeros(6), t, torque=lambda tt, q, qd: np.zeros(5))
+    for timeout in (-1.0, np.nan):
+        with pytest.raises(ValueError, match="timeout must be None .* >= 0"):
+            cd.simulate(puma, np.zeros(6), np.zeros(6), t, timeout=timeout)
+    with pytest.raises(ValueError, match="max_evaluations must be an integer >= 1"):
+        cd.simulate(puma, np.zeros(6), np.zeros(6), t, max_evaluations=0)

@@ -9,7 +9,8 @@ sample to remove constraint drift.  A floating-base model (``nq != dof``, e.g. a
 through ``configuration_rate(q, v)`` (the base quaternion's kinematics) and
 returns unit quaternions (``normalize``); in flight its momentum is conserved.
 
-Coulomb friction: a :class:`composedyn.Robot` whose joints have Coulomb
+Coulomb friction: a :class:`composedyn.Robot` (or a floating or tree robot, each velocity
+coordinate on its own) whose joints have Coulomb
 friction is integrated with the event-driven stick-slip model of
 :mod:`composedyn.simulation.stick_slip` (joints at rest stay stuck while the static
 friction can hold them), so ``friction * sgn(qd)`` never makes the integrator
@@ -126,6 +127,10 @@ def simulate(robot: DynamicsModel, q0, qd0, t, torque=None, reference: Callable 
     t = check_times(t)
     if len(t) < 2:
         raise ValueError("t needs at least 2 samples")
+    if timeout is not None and not (isinstance(timeout, (int, float, np.integer, np.floating)) and timeout >= 0):
+        raise ValueError(f"simulate: timeout must be None (no limit) or a number of seconds >= 0, got {timeout!r}")
+    if not (isinstance(max_evaluations, (int, np.integer)) and max_evaluations >= 1):
+        raise ValueError(f"simulate: max_evaluations must be an integer >= 1, got {max_evaluations!r}")
     if rate is None:
         q0, qd0 = joint_arrays(n, q0=q0, qd0=qd0)
     else:
@@ -154,10 +159,12 @@ def simulate(robot: DynamicsModel, q0, qd0, t, torque=None, reference: Callable 
 
     try:
         if stick:
-            ss = StickSlip(robot, *levels, tau_fn, fext_fn)
+            ss = StickSlip(robot, *levels, tau_fn, fext_fn, nq=nq, rate=rate)
             y, qdd, switches = _stick_slip(ss, q0, qd0, t, guard, solve_ivp, lambda: _applied(peak[0], robot),
                                            method=method, rtol=rtol, atol=atol, max_step=max_step)
-            q, qd = y[:, :n].copy(), y[:, n:].copy()
+            q, qd = y[:, :nq].copy(), y[:, nq:].copy()
+            if rate is not None:  # back onto the group: unit quaternions
+                q = robot.normalize(q)
         else:
             def rhs(tt, y):
                 guard(tt, y)
@@ -204,8 +211,14 @@ def simulate(robot: DynamicsModel, q0, qd0, t, torque=None, reference: Callable 
 
 
 def joint_friction(robot) -> tuple[np.ndarray, np.ndarray] | None:
-    """(Coulomb levels, viscous coefficients) (n,) of a model whose joints are exactly its
-    compiled model's joints (a Robot without mimic joints), else None."""
+    """(Coulomb levels, viscous coefficients) (nv,) over the velocity coordinates of a model whose
+    coordinates are exactly its compiled model's (a Robot, a FloatingRobot or a TreeRobot without
+    dependent mimic joints: a floating base's coordinates with none), else None."""
+    am = getattr(robot, "array_model", None)
+    if am is not None:
+        if am.Gv is not None or am.nv_full != robot.dof:
+            return None
+        return np.asarray(am.coulomb, float), np.asarray(am.damping, float)
     model = getattr(robot, "model", None)
     if model is None or tuple(getattr(model, "joint_names", ())) != tuple(robot.joint_names):
         return None
@@ -213,10 +226,10 @@ def joint_friction(robot) -> tuple[np.ndarray, np.ndarray] | None:
 
 
 def _stick_slip(ss: StickSlip, q0, qd0, t, guard, solve_ivp, applied: Callable[[], str], **options):
-    """Integrate mode by mode; returns (y (T, 2n), qdd (T, n), number of switches).  ``applied()``:
+    """Integrate mode by mode; returns (y (T, nq + n), qdd (T, n), number of switches).  ``applied()``:
     the sentence on the applied torques that a failure message ends with."""
     n = ss.n
-    Y, QDD = np.empty((len(t), 2 * n)), np.empty((len(t), n))
+    Y, QDD = np.empty((len(t), ss.nq + n)), np.empty((len(t), n))
     y = ss.settle(t[0], np.concatenate([q0, qd0]), qd0 == 0)
     Y[0], QDD[0], k, ts, switches, stalls = y, ss.acceleration(t[0], y), 1, t[0], 0, 0
 

@@ -31,20 +31,31 @@ from __future__ import annotations
 
 import numpy as np
 
+from composedyn.checks import joint_array
+
 REST = 1e-9  # rad/s or m/s: a joint just released stops again only once it moves back this fast
 
 
 
 class StickSlip:
     """Switched dynamics of ``robot`` with Coulomb levels ``coulomb`` (n,) and viscous
-    coefficients ``damping`` (n,); ``torque(t, q, qd)`` and ``f_ext(t, q, qd)`` as in simulate."""
+    coefficients ``damping`` (n,) on its n velocity coordinates; ``torque(t, q, qd)`` and
+    ``f_ext(t, q, qd)`` as in simulate.  The state is (q (nq,), qd (n,)); ``rate(q, qd)``: the
+    configuration's rate (a floating base's or a ball joint's quaternion), None when it is qd
+    (nq = n).  A coordinate of a joint with several (a ball joint's angular velocity about one
+    axis of its child frame) sticks and slips on its own."""
 
-    def __init__(self, robot, coulomb, damping, torque, f_ext):
+    def __init__(self, robot, coulomb, damping, torque, f_ext, nq: int | None = None, rate=None):
         self.robot, self.F, self.c = robot, np.asarray(coulomb, float), np.asarray(damping, float)
         self.torque, self.f_ext = torque, f_ext
         n = len(self.F)
         self.n, self.stuck, self.d, self.fresh = n, np.zeros(n, bool), np.zeros(n), np.zeros(n, bool)
+        self.nq, self.rate = n if nq is None else int(nq), rate
         self._key, self._val = None, None
+
+    def split(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(q (nq,), qd (n,)) of a state y."""
+        return y[:self.nq], y[self.nq:]
 
     def _solve(self, t: float, y: np.ndarray):
         """(qdd (n,), phi (n,), holding torques on stuck joints, 0 elsewhere) in the current mode."""
@@ -52,9 +63,13 @@ class StickSlip:
         if key == self._key:
             return self._val
         n, S = self.n, self.stuck
-        q, qd = y[:n], np.where(S, 0.0, y[n:])
+        q, qd = self.split(y)
+        qd = np.where(S, 0.0, qd)
         fx = self.f_ext(t, q, qd)
-        drive = self.torque(t, q, qd) - self.robot.inverse_dynamics(q, qd, np.zeros(n), f_ext=fx, friction=False)
+        tau = joint_array("tau", self.torque(t, q, qd), n)  # named as forward dynamics names it: NaN, a shape
+        if tau.shape != (n,):
+            raise ValueError(f"tau must have shape ({n},) at t = {t:.6g} s, got {tau.shape}")
+        drive = tau - self.robot.inverse_dynamics(q, qd, np.zeros(n), f_ext=fx, friction=False)
         drive = drive - self.c * qd
         R = ~S
         qdd, phi = np.zeros(n), np.zeros(n)
@@ -68,7 +83,9 @@ class StickSlip:
 
     def rhs(self, t: float, y: np.ndarray) -> np.ndarray:
         qdd, _ = self._solve(t, y)
-        return np.concatenate([np.where(self.stuck, 0.0, y[self.n:]), qdd])
+        q, qd = self.split(y)
+        qd = np.where(self.stuck, 0.0, qd)
+        return np.concatenate([qd if self.rate is None else self.rate(q, qd), qdd])
 
     def events(self) -> list:
         """Terminal event functions of the current mode (each falls through zero at a switch)."""
@@ -81,7 +98,7 @@ class StickSlip:
                 tol = REST if self.fresh[i] else 0.0
 
                 def g(t, y, i=i, tol=tol):
-                    return self.d[i] * y[self.n + i] + tol
+                    return self.d[i] * y[self.nq + i] + tol
             g.terminal, g.direction = True, -1
             out.append(g)
         return out
@@ -90,9 +107,8 @@ class StickSlip:
         """Re-sort the joints ``at_rest`` (n,) bool (those with F_i > 0) into stuck and released
         ones; returns the state with their velocities set to exactly 0.  Joints in ``release``
         (whose holding torque has just reached the friction level) are released first."""
-        n = self.n
         y = y.copy()
-        qd = y[n:]
+        qd = y[self.nq:]
         moving = ~(at_rest & (self.F > 0))
         self.d = np.where(moving, np.sign(qd), 0.0)
         self.stuck = ~moving
