@@ -211,6 +211,14 @@ def test_task_inertia_singular_and_underactuated_errors_and_damped_form():
         two.task_inertia(np.zeros(2) + 0.3, frame)
     with pytest.raises(ValueError, match="damping"):
         ur5.task_inertia(q, "tool0", damping=-1.0)
+    three = two.task_inertia  # a 3-row task on 2 joints: damping is the only remedy named
+    with pytest.raises(ValueError, match=r"3-row task but the robot only 2 joints.*use damping > 0$"):
+        three(np.zeros(2) + 0.3, frame, translational=True)
+    for rows, hint in ((False, r"use position_only=True \(3 rows\) or damping > 0$"), (True, r"use damping > 0$")):
+        osc = cd.OperationalSpaceController(two, frame, kp=1.0, kd=1.0, position_only=rows)
+        with pytest.raises(ValueError, match=hint):  # the controller's own option, not task_inertia's
+            r = 3 if rows else 6
+            osc(np.zeros(2) + 0.3, np.zeros(2), two.frame_pose(np.zeros(2), frame), np.zeros(r), np.zeros(r))
 
 
 def test_unknown_frame_is_a_one_line_error_with_close_names():

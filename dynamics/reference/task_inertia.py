@@ -26,11 +26,14 @@ import numpy as np
 RCOND = 1e-8  # s_min / s_max below which J M^-1 J^T counts as singular
 
 
-def task_inertia(J: np.ndarray, M: np.ndarray, frame: str, damping: float = 0.0) -> np.ndarray:
+def task_inertia(J: np.ndarray, M: np.ndarray, frame: str, damping: float = 0.0,
+                 three_rows: str = "translational=True") -> np.ndarray:
     """Lambda (..., r, r) from J (..., r, n) and M (..., n, n) (positive definite).
 
     ``damping`` (lambda >= 0): 0 for the exact inverse (ValueError at a
     singularity or when r > n), > 0 for (J M^-1 J^T + lambda^2 I)^-1.
+    ``three_rows``: the caller's option for a task of the 3 translation rows,
+    which the error suggests for a task of more rows.
     """
     J, M = np.asarray(J, float), np.asarray(M, float)
     r, n = J.shape[-2], J.shape[-1]
@@ -40,8 +43,9 @@ def task_inertia(J: np.ndarray, M: np.ndarray, frame: str, damping: float = 0.0)
     if damping > 0.0:
         return np.linalg.inv(A + damping * damping * np.eye(r))
     if r > n:
+        rows = f"{three_rows} (3 rows) or " if r > 3 else ""
         raise ValueError(f"task_inertia: frame {frame!r} has a {r}-row task but the robot only {n} joints, so "
-                         f"J M^-1 J^T is singular; use translational=True (3 rows) or damping > 0")
+                         f"J M^-1 J^T is singular; use {rows}damping > 0")
     s = np.linalg.svd(X, compute_uv=False)  # (..., r), descending
     bad = s[..., -1] <= RCOND * s[..., 0]
     if np.any(bad):
@@ -49,6 +53,6 @@ def task_inertia(J: np.ndarray, M: np.ndarray, frame: str, damping: float = 0.0)
         smin, smax = np.atleast_2d(s)[tuple(idx)][-1], np.atleast_2d(s)[tuple(idx)][0]
         where = f" (sample {tuple(int(i) for i in idx)})" if s.ndim > 1 else ""
         raise ValueError(f"task_inertia: frame {frame!r} is at a singular configuration{where}: smallest singular "
-                         f"value of J M^-1/2 is {smin:.3g} (largest {smax:.3g}); use damping > 0 or "
-                         f"translational=True")
+                         f"value of J M^-1/2 is {smin:.3g} (largest {smax:.3g}); use damping > 0"
+                         + (f" or {three_rows}" if r > 3 else ""))
     return np.linalg.inv(A)

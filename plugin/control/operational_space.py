@@ -122,7 +122,7 @@ class OperationalSpaceController:
         J = rob.jacobian(q, self.frame)[:r]
         jdqd = rob.frame_acceleration(q, qd, np.zeros_like(qd), self.frame)[:r]
         M = rob.mass_matrix(q)
-        lam = task_inertia(J, M, self.frame, self.damping)
+        lam = task_inertia(J, M, self.frame, self.damping, three_rows="position_only=True")
         xdd = a_d + self.kd * (v_d - J @ qd) + self.kp * self.error(q, pose_des)
         tau = J.T @ (lam @ (xdd - jdqd)) + rob.inverse_dynamics(q, qd, np.zeros_like(qd), friction=self.friction)
         if qd.shape[0] > r:
