@@ -607,11 +607,14 @@ class Robot:
 
         return regressor(self, q, qd, qdd, joint_terms=joint_terms, offset=offset)
 
-    def inertial_parameters(self) -> np.ndarray:
-        """Standard inertial parameters (10 bodies,) in the regressor's column order."""
-        from composedyn.dynamics.reference.regressor import inertial_parameters
+    def inertial_parameters(self, joint_terms: bool = False, offset: bool = False) -> np.ndarray:
+        """The parameters (P,) in the regressor's column order: standard inertial parameters (10 per
+        body), then with ``joint_terms`` each joint's [damping, Coulomb friction, armature(, offset 0)],
+        so that ``regressor(q, qd, qdd, joint_terms=True) @ inertial_parameters(joint_terms=True)`` is
+        the inverse dynamics with friction and armature."""
+        from composedyn.parameters import parameters
 
-        return inertial_parameters(self.model)
+        return parameters(self, joint_terms=joint_terms, offset=offset)
 
     def parameter_names(self, joint_terms: bool = False, offset: bool = False) -> tuple:
         """Names of the regressor columns (``"m1"``, ``"mx1"``, ..., ``"fv1"``, ...)."""

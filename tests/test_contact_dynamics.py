@@ -264,6 +264,12 @@ def test_flight_without_contacts():
     still = robot.contact_inverse_dynamics(q, zero, zero, [])
     assert not still.feasible and still.status == "infeasible"
     assert abs(still.residual - robot.mass * 9.81) < 1e-9 * robot.mass * 9.81
+    for mu in (None, 0.7):  # friction cones with no contact: a free fall is feasible, with no wrench
+        res = robot.contact_inverse_dynamics(q, zero, fall, [], friction_coefficient=mu)
+        assert res.status == "ok" and res.feasible and res.residual < 1e-9
+        batch = robot.contact_inverse_dynamics(np.stack([q, q]), np.stack([zero, zero]), np.stack([fall, fall]), [],
+                                               friction_coefficient=mu)
+        assert list(batch.status) == ["ok", "ok"]
 
 
 def test_bad_input_one_clear_error_each():
@@ -283,5 +289,8 @@ def test_bad_input_one_clear_error_each():
         robot.contact_inverse_dynamics(q, zero, zero, ["FL_FOOT", "FL_FOOT"])
     with pytest.raises(ValueError, match="objective"):
         robot.contact_inverse_dynamics(q, zero, zero, contacts, objective="energy")
+    for tolerance in (np.nan, -1e-6, 0.0):  # NaN would make every residual pass
+        with pytest.raises(ValueError, match="tolerance must be a number > 0"):
+            robot.contact_inverse_dynamics(q, zero, zero, contacts, tolerance=tolerance)
     with pytest.raises(ValueError, match="normal"):
         robot.contact_inverse_dynamics(q, zero, zero, contacts, friction_coefficient=0.5, normal=(0, 0, 0))

@@ -52,9 +52,9 @@ def test_joint_terms_give_full_inverse_dynamics(seed, n):
         assert Y.shape == (5, robot.dof, (10 + k) * robot.dof)
         names = robot.parameter_names(joint_terms=True, offset=offset)
         assert len(names) == Y.shape[-1] and names[:2] == ("m1", "mx1") and names[10 * robot.dof] == "fv1"
-        from composedyn.parameters import parameters
-
-        assert rel_err(Y @ parameters(robot, True, offset), robot.inverse_dynamics(q, qd, qdd)) < 1e-10
+        params = robot.inertial_parameters(joint_terms=True, offset=offset)  # as every robot kind's method
+        assert params.shape == (Y.shape[-1],) and np.array_equal(params[:10 * robot.dof], robot.inertial_parameters())
+        assert rel_err(Y @ params, robot.inverse_dynamics(q, qd, qdd)) < 1e-10
 
 
 def test_regressor_with_dependent_mimic_joints_is_projected():

@@ -181,6 +181,8 @@ def contact_inverse_dynamics(robot, q, v, a, contacts, friction_coefficient: flo
     contacts = parse_contacts(robot, contacts)
     if objective not in OBJECTIVES:
         raise ValueError(f"objective must be 'forces' or 'torques', got {objective!r}")
+    if not (isinstance(tolerance, (int, float, np.integer, np.floating)) and 0.0 < tolerance < np.inf):
+        raise ValueError(f"tolerance must be a number > 0 (relative to the robot's weight), got {tolerance!r}")
     mu = None if friction_coefficient is None else _coefficient(friction_coefficient)
     if mu is not None:
         _cvxpy()  # the extra is needed whatever the state, not only when the cones bind
@@ -271,6 +273,8 @@ def _solve(A, b, B, bj, setup: _Setup, rots: dict, scale: float, tol: float):
     f0 = pinv @ b
     if np.linalg.norm(A @ f0 - b) > tol * max(scale, np.linalg.norm(b)):
         return f0, INFEASIBLE  # no wrenches at all meet the base rows
+    if k == 0:  # no contact (a flight phase): nothing to choose, no cone to meet
+        return f0, OK
     if setup.mu is None:  # "torques" objective, equality only: f = f0 + N z, min ‖bj - B f‖
         _, s, Vt = np.linalg.svd(A)
         N = Vt[int(np.sum(s > 1e-12 * max(s.max(initial=0.0), 1.0))):].T
