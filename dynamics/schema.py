@@ -125,6 +125,16 @@ def is_base_joint(g: nx.DiGraph, parent: str, child: str) -> bool:
             and g.out_degree(parent) == 1 and not g.nodes[parent].get("mass", 0.0) > 0.0)
 
 
+def check_planar_axis(src: str, joint: str, axis) -> None:
+    """ModelError naming ``src`` and the planar ``joint`` unless its ``axis`` is z: a planar joint moves in
+    the xy plane of its frame (Pinocchio's JointModelPlanar), a floating base's as any other."""
+    axis = np.asarray(axis, dtype=float)
+    if not np.allclose(axis / np.linalg.norm(axis), (0.0, 0.0, 1.0), rtol=0.0, atol=1e-12):
+        raise ModelError(f"{src}: planar joint {joint!r} has axis {axis.tolist()}; a planar joint moves in the xy "
+                         "plane of its frame (axis 0 0 1, Pinocchio's JointModelPlanar): turn the joint's origin "
+                         "so that its axis is z")
+
+
 def find_root(g: nx.DiGraph) -> str:
     """The unique link without a parent joint; ModelError otherwise."""
     src = source_of(g)

@@ -24,7 +24,7 @@ from composedyn.dynamics.array_api.joints import Joint, make_joint
 from composedyn.dynamics.array_api.model import ArrayModel, array_model_of, one_coordinate_kind
 from composedyn.dynamics.errors import ModelError
 from composedyn.dynamics.model import Model, compile_graph
-from composedyn.dynamics.schema import is_base_joint, source_of
+from composedyn.dynamics.schema import check_planar_axis, is_base_joint, source_of
 
 EDGE_KINDS = {"spherical": "spherical", "universal": "universal", "helical": "helical",
               "floating": "free_flyer", "planar": "planar"}
@@ -55,11 +55,8 @@ def graph_model(graph: nx.DiGraph, strict: bool = False, mimic: str = "independe
         if kind is None:
             continue
         name = d.get("name")
-        axis = np.asarray(d.get("axis", (0.0, 0.0, 1.0)), dtype=float)
-        if kind == "planar" and not np.allclose(axis / np.linalg.norm(axis), (0.0, 0.0, 1.0), rtol=0.0, atol=1e-12):
-            raise ModelError(f"{src}: planar joint {name!r} has axis {axis.tolist()}; a planar joint moves in the xy "
-                             "plane of its frame (axis 0 0 1, Pinocchio's JointModelPlanar): turn the joint's origin "
-                             "so that its axis is z")
+        if kind == "planar":
+            check_planar_axis(src, name, d.get("axis", (0.0, 0.0, 1.0)))
         try:
             own[name] = make_joint(str(name), kind, 0, 0, axis=d.get("axis", (0.0, 0.0, 1.0)),
                                    axis2=d.get("axis2", (0.0, 1.0, 0.0)), pitch=d.get("pitch", 0.0) or 0.0)

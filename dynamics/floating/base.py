@@ -19,7 +19,7 @@ import numpy as np
 
 from composedyn.dynamics.errors import ModelError
 from composedyn.dynamics.floating.lie import quaternion_matrix, unit_and_norm
-from composedyn.dynamics.schema import DEFAULT_GRAVITY, add_joint, add_link, find_root, source_of
+from composedyn.dynamics.schema import DEFAULT_GRAVITY, add_joint, add_link, check_planar_axis, find_root, source_of
 
 KINDS = ("free", "planar")
 _E = np.eye(3)
@@ -102,9 +102,8 @@ def split_base(graph: nx.DiGraph, floating) -> tuple[nx.DiGraph, Base | None]:
 
 
 def _base(src, kind, joint, link, origin, axis, gravity) -> Base:
-    if kind == "planar" and np.abs(axis / np.linalg.norm(axis) - _E[2]).max() > 1e-12:
-        raise ModelError(f"{src}: planar joint {joint!r} has axis {axis.tolist()}; a planar base moves in the "
-                         "xy plane of its frame (axis 0 0 1)")
+    if kind == "planar":
+        check_planar_axis(src, joint, axis)
     return Base(kind, joint, link, origin.copy(), gravity.copy())
 
 
