@@ -177,8 +177,10 @@ class Robot:
 
     def __getstate__(self) -> dict:
         """Pickle the graph and the model; the compiled state (C callers holding machine addresses,
-        per-thread scratch) is left out and made again on first use after unpickling."""
-        return {k: v for k, v in self.__dict__.items() if k not in ("_threads", "_frame_index", "arrays")}
+        per-thread scratch; the array-API model, which holds the NumPy module) is left out and made again on
+        first use after unpickling."""
+        return {k: v for k, v in self.__dict__.items()
+                if k not in ("_threads", "_frame_index", "arrays", "_numpy_model")}
 
     def __setstate__(self, state: dict) -> None:
         """Unpickle; the arrays are read-only again."""

@@ -143,3 +143,7 @@ def test_centroidal_momentum_of_fixed_base_robots(key, mimic):
         assert rel_err(A[s][:, pp.perm], Ag) < TOL
         assert rel_err(robot.centroidal_momentum_matrix(Q[s]), A[s]) < 1e-14
         assert rel_err(h[s], Ag @ pp.v(QD[s])) < TOL
+    import pickle  # a robot that computed it still pickles (sent to fleet workers), and gives the same map after
+
+    again = pickle.loads(pickle.dumps(robot))
+    assert np.array_equal(again.centroidal_momentum_matrix(Q), A)
