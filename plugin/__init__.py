@@ -1,4 +1,4 @@
-"""composedyn: robot dynamics from URDF or DH tables through composed vectors.
+"""composedyn: robot dynamics from URDF, xacro, MJCF, SDFormat or DH tables through composed vectors.
 
     import composedyn as cd
     robot = cd.load("puma560")

@@ -185,6 +185,9 @@ def test_bad_arguments_and_impossible_least_squares_bodies(two_link, tmp_path):
     prior, _, fit, _ = two_link
     with pytest.raises(ValueError, match="method must be one of"):
         cd.identify(prior, fit, method="magic")
+    for cutoff in (0.0, -1.0, float("nan"), float("inf")):  # inf would silently become 0.8 x Nyquist
+        with pytest.raises(ValueError, match="cutoff must be a positive, finite frequency"):
+            cd.identify(prior, fit, cutoff=cutoff)
     res = cd.identify(prior, fit, method="ols")
     # two_link's bodies are slender rods: the unidentifiable moments of the least-squares
     # solution leave them on the boundary of consistency; either a robot or a clear refusal

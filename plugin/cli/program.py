@@ -139,7 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
     import composedyn.cli.commands as commands
     from composedyn import __version__
 
-    parser = _Parser(prog="composedyn", description="Robot dynamics from URDF or DH tables.")
+    parser = _Parser(prog="composedyn", description="Robot dynamics from URDF, xacro, MJCF, SDFormat or DH tables.")
     parser.add_argument("--version", action="version", version=f"composedyn {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True

@@ -265,8 +265,9 @@ def identify(robot, logs, method: str = "wls", offset: bool = False, cutoff: flo
     ``.joint_names``, ``.q`` (T, k), ``.qd`` (T, k) or None, ``.effort`` (T, k);
     its joints may be in any order and include extra ones.  ``method``: ``"ols"``,
     ``"wls"`` or ``"physical"`` (see the module docstring).  ``offset``: also a
-    constant torque offset per joint.  ``cutoff`` (Hz), ``order``, ``decimate``:
-    the signal processing of :func:`composedyn.identification.signals.filter_log`.
+    constant torque offset per joint.  ``cutoff`` (Hz, finite; at most 0.8 x the log's Nyquist
+    frequency is used), ``order``, ``decimate``: the signal processing of
+    :func:`composedyn.identification.signals.filter_log`.
     ``gamma``: weight of the prior divergence (physical; in units of the weighted
     squared residual, i.e. of one noise variance).  ``progress(label)`` is called
     at each stage.  ``ignore_findings``: fit logs that their reader found

@@ -82,8 +82,8 @@ def filter_log(log, cutoff: float = CUTOFF, order: int = ORDER, decimate: int | 
         raise ValueError(f"{log.source}: time steps vary by more than 10 % (from {steps.min():.3g} to "
                          f"{steps.max():.3g} s); resample the log uniformly first")
     nyq = 0.5 / dt
-    if not float(cutoff) > 0:
-        raise ValueError(f"cutoff must be a positive frequency in Hz, got {cutoff!r}")
+    if not 0 < float(cutoff) < np.inf:
+        raise ValueError(f"cutoff must be a positive, finite frequency in Hz, got {cutoff!r}")
     fc = min(float(cutoff), 0.8 * nyq)
     b, a = butter(order, fc / nyq)
     q = filtfilt(b, a, log.q, axis=0)

@@ -6,7 +6,7 @@ from __future__ import annotations
 def register(sub) -> None:
     from composedyn.cli.program import ROBOT_HELP
 
-    p = sub.add_parser("convert", help="write a robot (URDF, xacro, DH .toml, SDFormat, bundled name) as URDF")
+    p = sub.add_parser("convert", help="write a robot (URDF, xacro, MJCF, SDFormat, DH .toml, bundled name) as URDF")
     p.add_argument("robot", help=ROBOT_HELP)  # the parser adds --package-dir, --root and --model
     p.add_argument("out", metavar="OUT.urdf", help="URDF file to write")
     p.add_argument("--floating", choices=("auto", "free", "fixed"), default="auto",

@@ -33,7 +33,8 @@ def register(sub) -> None:
     p.add_argument("--validate", metavar="LOG", help="report the identified model's error on this log")
     p.add_argument("--json", metavar="OUT.json", help="write the identification report as JSON")
     p.add_argument("--plot", metavar="OUT.png", help="plot measured vs predicted torque")
-    p.add_argument("--cutoff", type=float, default=10.0, help="low-pass cut-off, Hz (default 10)")
+    p.add_argument("--cutoff", type=float, default=10.0,
+                   help="low-pass cut-off, Hz (default 10; at most 0.8 x the log's Nyquist frequency is used)")
     p.add_argument("--offset", action="store_true", help="also identify a constant torque offset per joint")
     p.add_argument("--ignore-findings", action="store_true",
                    help="fit logs that their reader found damaged or inconsistent (refused by default, exit status 3)")
