@@ -25,6 +25,10 @@ from composedyn.dynamics.constraints.reduced import closure_forces, dependent_pa
 class ChainDynamics:
     """The closure and reduced-dynamics methods of a closed chain (module docstring)."""
 
+    # what the last axis counts, in messages: of the independent positions q, of the rates qd, qdd, tau and
+    # of every joint's positions ("": one coordinate per joint, joint_array's "with n = … joints")
+    _what_q = _what_v = _what_all_q = ""
+
     @property
     def limits(self) -> dict:
         """Limits (dof,) of the independent (velocity) coordinates."""
@@ -45,7 +49,7 @@ class ChainDynamics:
     @assembly.setter
     def assembly(self, q) -> None:
         nq = self.robot.nq
-        q = joint_array("q", q, nq)
+        q = joint_array("q", q, nq, self._what_all_q)
         if q.ndim != 1:
             raise ValueError(f"assembly must have shape ({nq},), got {q.shape}")
         gap = float(np.abs(self.constraint(q)).max(initial=0.0))
@@ -60,8 +64,10 @@ class ChainDynamics:
         the assembly range."""
         if (out := self._fast("positions", q)) is not None:
             return out
-        q = joint_array("q", q, self.nq)
+        q = joint_array("q", q, self.nq, self._what_q)
         flat = q.reshape(-1, self.nq)
+        if not len(flat):  # an empty batch: nothing to close
+            return np.empty(q.shape[:-1] + (self.robot.nq,))
         out = np.empty((len(flat), self.robot.nq))
         s0 = int(np.argmin(np.abs(flat - self._last[self._ind_q]).sum(axis=-1)))
         out[s0] = self._close(flat[s0], self._last, "the given position")
@@ -105,7 +111,11 @@ class ChainDynamics:
         if (out := self._fast("accelerations", q, qd, qdd)) is not None:
             return out
         qa, qda, W, J, gam = self._state(q, qd)
-        qdd = joint_array("qdd", qdd, self.dof)
+        return self._closed_accelerations(W, J, gam, qdd)
+
+    def _closed_accelerations(self, W, J, gam, qdd) -> np.ndarray:
+        """qdd_all (..., n) = W qdd + w (J_D w_D = gamma) from the independent qdd (..., dof), checked here."""
+        qdd = joint_array("qdd", qdd, self.dof, self._what_v)
         return np.einsum("...ij,...j->...i", W, qdd) + dependent_part(J, self._dep, gam)
 
     def project(self, q, qd):
@@ -121,7 +131,7 @@ class ChainDynamics:
         if f_ext is None and (out := self._fast("inverse_dynamics", q, qd, qdd, friction)) is not None:
             return out
         qa, qda, W, J, gam = self._state(q, qd)
-        qdda = np.einsum("...ij,...j->...i", W, joint_array("qdd", qdd, self.dof)) + dependent_part(J, self._dep, gam)
+        qdda = self._closed_accelerations(W, J, gam, qdd)
         return np.einsum("...ij,...i->...j", W, self._tree_tau(qa, qda, qdda, f_ext, friction))
 
     def constraint_forces(self, q, qd, qdd, f_ext: Mapping | None = None, friction: bool = True) -> np.ndarray:
@@ -132,7 +142,7 @@ class ChainDynamics:
         if f_ext is None and (out := self._fast("constraint_forces", q, qd, qdd, friction)) is not None:
             return out
         qa, qda, W, J, gam = self._state(q, qd)
-        qdda = np.einsum("...ij,...j->...i", W, joint_array("qdd", qdd, self.dof)) + dependent_part(J, self._dep, gam)
+        qdda = self._closed_accelerations(W, J, gam, qdd)
         return closure_forces(J, self._dep, self._tree_tau(qa, qda, qdda, f_ext, friction))
 
     def mass_matrix(self, q) -> np.ndarray:
@@ -159,7 +169,7 @@ class ChainDynamics:
                 out := self._fast("forward_dynamics", q, qd, tau, friction)) is not None:
             return out
         qa, qda, W, J, gam = self._state(q, qd)
-        tau = joint_array("tau", tau, self.dof)
+        tau = joint_array("tau", tau, self.dof, self._what_v)
         Wt = np.swapaxes(W, -1, -2)
         h = np.einsum("...ij,...i->...j", W, self._tree_tau(qa, qda, dependent_part(J, self._dep, gam),
                                                               f_ext, friction, smooth_friction))

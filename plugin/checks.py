@@ -9,7 +9,8 @@ import numpy as np
 
 from composedyn.dynamics.reference.friction import smooth_width
 
-__all__ = ["joint_array", "joint_arrays", "output_array", "random_generator", "smooth_width", "wrenches"]
+__all__ = ["batch_shape", "joint_array", "joint_arrays", "output_array", "random_generator", "smooth_width",
+           "wrenches"]
 
 
 def joint_array(name: str, x, n: int, what: str = "") -> np.ndarray:
@@ -53,13 +54,20 @@ def joint_arrays(n: int, **arrays) -> list[np.ndarray]:
     shape = checked[0].shape
     if all(a.shape == shape for a in checked):  # common case (one sample): nothing to broadcast
         return checked
-    try:  # read-only broadcast views (np.broadcast_arrays' would warn when a route checks them)
-        shape = np.broadcast_shapes(*(a.shape for a in checked))
-    except ValueError:
-        shapes = ", ".join(f"{k} {a.shape}" for k, a in zip(arrays, checked))
-        raise ValueError(f"batch shapes do not broadcast: {shapes}; expected (..., {n}) arrays "
-                         "whose leading axes broadcast together") from None
+    shape = batch_shape(dict(zip(arrays, checked)), f"(..., {n})") + (n,)
+    # read-only broadcast views (np.broadcast_arrays' would warn when a route checks them)
     return [a if a.shape == shape else np.broadcast_to(a, shape) for a in checked]
+
+
+def batch_shape(arrays: Mapping[str, np.ndarray], expected: str) -> tuple:
+    """The shape that the leading axes of the checked ``arrays`` {name: array (..., n)} broadcast to;
+    ValueError naming every array's shape otherwise, ``expected`` stating their last axes ("(..., 7)")."""
+    try:
+        return np.broadcast_shapes(*(a.shape[:-1] for a in arrays.values()))
+    except ValueError:
+        shapes = ", ".join(f"{k} {a.shape}" for k, a in arrays.items())
+        raise ValueError(f"batch shapes do not broadcast: {shapes}; expected {expected} arrays "
+                         "whose leading axes broadcast together") from None
 
 
 def output_array(out, shape: tuple, *inputs) -> np.ndarray:

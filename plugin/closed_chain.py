@@ -137,11 +137,12 @@ class ClosedChain(ChainDynamics):
         """The compiled result of ``mode`` (see ``closed_layout.MODES``) for q, or None.
 
         Taken for float64 ndarrays q (..., k) or (..., n), qd and x (..., k) with the same
-        leading axes, under the numba backend without mimic joints; any other input, or a
-        failed check in the kernel (wrong length, NaN, no closure, singular), returns None and
-        the caller runs the NumPy reference path, which converts, broadcasts or raises.
+        leading axes and at least one sample, under the numba backend without mimic joints; any
+        other input (a 0-d q, an empty batch), or a failed check in the kernel (wrong length,
+        NaN, no closure, singular), returns None and the caller runs the NumPy reference path,
+        which converts, broadcasts or raises.
         """
-        if q.__class__ is not _ND or q.dtype is not _F64 or dispatch.backend() != "numba":
+        if q.__class__ is not _ND or q.dtype is not _F64 or not q.ndim or dispatch.backend() != "numba":
             return None
         ker = self._kernels
         if not ker:
@@ -164,6 +165,8 @@ class ClosedChain(ChainDynamics):
         if (qd is not self._zk and qd.shape[:-1] != lead) or (x is not self._zk and x.shape[:-1] != lead):
             return None
         N = int(np.prod(lead))
+        if not N:
+            return None
         rows = [np.ascontiguousarray(a if a.shape[:-1] == lead else np.broadcast_to(a, lead + a.shape[-1:]))
                 .reshape(N, -1) for a in (q, qd, x)]
         out = _empty((N, width))
@@ -275,7 +278,7 @@ class ClosedChain(ChainDynamics):
 
     def _state(self, q, qd):
         """(q_all, qd_all, W, J, gamma) with qd (..., k)."""
-        qd = joint_array("qd", qd, self.dof)
+        qd = joint_array("qd", qd, self.dof, self._what_v)
         qa = self._with_rates(self._positions(q), qd)
         _, J, kin = self._terms(qa)
         if J.ndim == 2:

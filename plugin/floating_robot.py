@@ -29,7 +29,7 @@ import networkx as nx
 import numpy as np
 
 from composedyn import tree_dynamics
-from composedyn.checks import joint_array, random_generator
+from composedyn.checks import batch_shape, joint_array, random_generator
 from composedyn.dynamics import dispatch as _dispatch
 from composedyn.dynamics.floating.base import Base, base_pose, check_base_inertia, tree_graph
 from composedyn.dynamics.floating.lie import (
@@ -169,7 +169,7 @@ class FloatingRobot(TreeRobot):
         """Checked q (..., nq) and rates (..., nv), broadcast to one batch shape."""
         q = joint_array("q", q, self.nq, self._what_q)
         rates = [joint_array(k, x, self.nv, self._what_v) for k, x in zip(names, rates)]
-        shape = np.broadcast_shapes(q.shape[:-1], *(r.shape[:-1] for r in rates))
+        shape = batch_shape(dict(zip(("q", *names), (q, *rates))), f"(..., {self.nq}) and (..., {self.nv})")
         if all(x.shape[:-1] == shape for x in (q, *rates)):  # common case: nothing to broadcast
             return (q, *rates)
         return (np.broadcast_to(q, shape + q.shape[-1:]),

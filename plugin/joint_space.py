@@ -14,6 +14,7 @@ except that a continuous joint keeps its angle rather than Pinocchio's (cos, sin
 from __future__ import annotations
 
 import math
+import operator
 
 import numpy as np
 
@@ -71,7 +72,7 @@ def sample_shape(size, where: str = "random_configuration") -> tuple:
     if size is None:
         return ()
     try:
-        shape = tuple(int(s) for s in np.atleast_1d(size))
+        shape = tuple(operator.index(s) for s in np.atleast_1d(size))
     except (TypeError, ValueError, OverflowError):
         shape = (-1,)
     if any(s < 0 for s in shape) or np.ndim(size) > 1:

@@ -120,6 +120,9 @@ class TreeClosedChain(ChainDynamics):
     dof = property(lambda self: len(self._ind), doc="Number of independent velocity coordinates.")
     nq = property(lambda self: len(self._ind_q), doc="Number of independent configuration coordinates.")
     joint_names = property(lambda self: tuple(j.name for j in self._ind_joints))
+    _what_q = property(lambda self: f"(nq = {self.nq} position coordinates)")  # the last axes, in messages
+    _what_v = property(lambda self: f"(nv = {self.dof} velocity coordinates)")
+    _what_all_q = property(lambda self: f"(robot.nq = {self.robot.nq} position coordinates of every joint)")
     dependent_names = property(lambda self: tuple(j.name for j in self._dep_joints))
     all_joint_names = property(lambda self: self.robot.joint_names)
 
@@ -181,11 +184,11 @@ class TreeClosedChain(ChainDynamics):
 
     def constraint(self, q) -> np.ndarray:
         """phi (..., m) at every joint's q (..., robot.nq); rows named by ``rows``."""
-        return self._terms(joint_array("q", q, self.robot.nq))[0]
+        return self._terms(joint_array("q", q, self.robot.nq, self._what_all_q))[0]
 
     def constraint_jacobian(self, q) -> np.ndarray:
         """J (..., m, robot.nv): d phi along q ⊕ δ (exact where phi = 0), every velocity coordinate."""
-        return self._terms(joint_array("q", q, self.robot.nq))[1]
+        return self._terms(joint_array("q", q, self.robot.nq, self._what_all_q))[1]
 
     def _check_rank(self, q0: np.ndarray) -> None:
         rng = np.random.default_rng(0)
@@ -264,7 +267,7 @@ class TreeClosedChain(ChainDynamics):
 
     def _state(self, q, qd):
         """(q_all, qd_all, W, J, gamma) for independent velocities qd (..., dof)."""
-        qd = joint_array("qd", qd, self.dof)
+        qd = joint_array("qd", qd, self.dof, self._what_v)
         qa = self._with_rates(self._positions(q), qd)
         ends = self._ends_at(qa)
         J = self._jacobian(ends)

@@ -23,7 +23,7 @@ import networkx as nx
 import numpy as np
 
 from composedyn import tree_dynamics
-from composedyn.checks import joint_array, random_generator
+from composedyn.checks import batch_shape, joint_array, random_generator
 from composedyn.dynamics.array_api.joints import moves_freely, unit_part
 from composedyn.dynamics.frozen_graph import frozen_graph
 from composedyn.joint_space import sample_shape, time_step
@@ -150,7 +150,7 @@ class TreeRobot(TreeDynamics):
         """Checked q (..., nq) and rates (..., nv), broadcast to one batch shape."""
         q = joint_array("q", q, self.nq, f"nq of {self.name}")
         rates = [joint_array(k, x, self.nv, f"nv of {self.name}") for k, x in zip(names, rates)]
-        shape = np.broadcast_shapes(q.shape[:-1], *(r.shape[:-1] for r in rates))
+        shape = batch_shape(dict(zip(("q", *names), (q, *rates))), f"(..., {self.nq}) and (..., {self.nv})")
         return (np.broadcast_to(q, shape + q.shape[-1:]),
                 *(np.broadcast_to(r, shape + r.shape[-1:]) for r in rates))
 
