@@ -120,18 +120,21 @@ def from_sdf(path_or_xml: str | os.PathLike, package_dirs=(), floating=None, str
 
 
 def from_dh(rows, convention: str = "standard", name: str = "dh_robot", gravity=(0.0, 0.0, -9.81),
-            strict: bool = False, **kwargs) -> Robot:
+            strict: bool = False, mimic: str = "dependent", floating=None, *, base=None, tool=None,
+            tool_name: str = "tool", base_link: str = "link0", angles: str = "radians", source=None) -> Robot:
     """A Robot from a Denavit-Hartenberg table (list of row dicts).
 
     ``convention``: "standard" (Denavit-Hartenberg / Corke DH) or "modified"
-    (Craig / Corke MDH).  Row keys and the optional ``base``, ``tool``,
-    ``tool_name``, ``base_link`` and ``angles`` keywords are described in
-    :mod:`composedyn.importers.dh`.  Bad rows raise ModelError naming "<dh table>",
-    the row and the key.
+    (Craig / Corke MDH).  Row keys and the ``base``, ``tool``, ``tool_name``,
+    ``base_link``, ``angles`` and ``source`` (the name errors give the table) keywords are
+    described in :mod:`composedyn.importers.dh`.  ``mimic``, ``floating``: see :func:`load`.
+    Bad rows raise ModelError naming the table ("<dh table>" by default), the row and the key.
     """
     from composedyn.importers.dh import dh_graph
 
-    return Robot(dh_graph(rows, convention=convention, name=name, gravity=gravity, **kwargs), strict=strict)
+    graph = dh_graph(rows, convention=convention, name=name, gravity=gravity, base=base, tool=tool,
+                     tool_name=tool_name, base_link=base_link, angles=angles, source=source)
+    return make_robot(graph, strict=strict, mimic=mimic, floating=floating)
 
 
 def load(name_or_path: str | os.PathLike, strict: bool = False, mimic: str = "dependent", floating=None,

@@ -281,6 +281,25 @@ theta = -30.0
     assert np.allclose(table["base"], T_base) and table["convention"] == "standard"
 
 
+def test_from_dh_takes_the_loaders_floating_and_mimic_keywords(tmp_path):
+    """formats.md: every loader takes strict, mimic and floating; from_dh as load(".toml")."""
+    text = "\n".join(["convention = \"standard\""] + [
+        f"[[links]]\na = 0.3\nalpha = {alpha}\nd = 0.1\ntheta = 0.0\nmass = 1.0\ncom = [0.1, 0.0, 0.0]\n"
+        "inertia = [0.01, 0.02, 0.03]" for alpha in (1.5707963267948966, 0.0, -1.5707963267948966)])
+    (tmp_path / "arm.toml").write_text(text)
+    rows = read_dh_toml(tmp_path / "arm.toml")["rows"]
+    for floating in (None, False, True):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", cd.ModelWarning)
+            a = cd.load(tmp_path / "arm.toml", floating=floating, mimic="independent")
+            b = cd.from_dh(rows, floating=floating, mimic="independent")
+        assert (type(a), a.nq, a.nv) == (type(b), b.nq, b.nv)
+        q = a.random_configuration(seed=3)
+        assert np.abs(a.mass_matrix(q) - b.mass_matrix(q)).max() < 1e-14
+    assert cd.from_dh(rows, floating=True).nq == 3 + 7
+    with pytest.raises(TypeError, match="from_dh.*flaoting"):
+        cd.from_dh(rows, flaoting=True)
+
 # ---- bad input -------------------------------------------------------------
 GOOD = [dict(a=0.1, alpha=0.0, d=0.0, theta=0.0, mass=1.0, com=[0, 0, 0], inertia=[0.1, 0.1, 0.1]),
         dict(a=0.1, alpha=0.0, d=0.0, theta=0.0)]

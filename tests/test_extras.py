@@ -87,6 +87,7 @@ CLI_CASES = [
     ("xacro", ("xacro",), ["info", "r.urdf.xacro"]),
     ("logs", ("rosbags",), ["torques", "two_link", "x.bag"]),
     ("plot", ("matplotlib",), ["torques", "two_link", "x.bag", "--plot", "out.png"]),
+    ("plot", ("matplotlib",), ["demo", "two_link", "--duration", "0.2", "--plot", "out.png"]),  # asked for
     ("fleet", ("distributed", "dask"), ["torques", "two_link", "a.csv", "b.csv", "--workers", "2"]),
 ]
 

@@ -390,6 +390,9 @@ def test_errors_name_the_argument_and_the_shape():
         td.gravity_torques("abc")
     with pytest.raises(ValueError, match="dtype must be torch.float64 or torch.float32"):
         r.to_torch(dtype=torch.int64)
+    absent = f"cuda:{torch.cuda.device_count()}"  # one past the last CUDA device (cuda:0 on a CPU-only build)
+    with pytest.raises(ValueError, match=rf"^to_torch: device '{absent}' is not available here \(.+\)$"):
+        r.to_torch(device=absent)
     fr = robot("floating")
     tf = fr.to_torch()
     with pytest.raises(ValueError, match=rf"^v must have {fr.nv} entries in its last axis \(.*'s nv = 6 base \+ "

@@ -264,7 +264,8 @@ def identify(robot, logs, method: str = "wls", offset: bool = False, cutoff: flo
     :mod:`composedyn.identification.logs`) or an object with ``.t`` (T,) s,
     ``.joint_names``, ``.q`` (T, k), ``.qd`` (T, k) or None, ``.effort`` (T, k);
     its joints may be in any order and include extra ones.  ``method``: ``"ols"``,
-    ``"wls"`` or ``"physical"`` (see the module docstring).  ``offset``: also a
+    ``"wls"`` (the default; ``composedyn identify``'s is ``"physical"``, which needs the extra
+    ``[identify]``) or ``"physical"`` (see the module docstring).  ``offset``: also a
     constant torque offset per joint.  ``cutoff`` (Hz, finite; at most 0.8 x the log's Nyquist
     frequency is used), ``order``, ``decimate``: the signal processing of
     :func:`composedyn.identification.signals.filter_log`.

@@ -207,6 +207,11 @@ class _Torch:
             device = torch.device(device) if device is not None else torch.empty(0).device
         except (RuntimeError, TypeError) as exc:
             raise ValueError(f"to_torch: device {device!r} is not a torch device ({exc})") from None
+        try:  # a build without CUDA, no such device index, MPS missing: torch's own AssertionError/RuntimeError
+            torch.empty(0, device=device)
+        except (AssertionError, RuntimeError) as exc:
+            first = (str(exc).strip() or type(exc).__name__).splitlines()[0].split(". ")[0][:120]
+            raise ValueError(f"to_torch: device {str(device)!r} is not available here ({first})") from None
         if device.type == "cuda" and device.index is None:
             device = torch.device("cuda", torch.cuda.current_device())
         self.device, self.dtype = device, dtype
