@@ -142,7 +142,8 @@ class FloatingRobot(TreeRobot):
         q0 = joint_array("q0", q0, self.nq, self._what_q)
         q1 = joint_array("q1", q1, self.nq, self._what_q)
         base_pose(self.base, q0), base_pose(self.base, q1)  # refuses zero-norm quaternions
-        q0, q1 = np.broadcast_arrays(q0, q1)
+        shape = batch_shape({"q0": q0, "q1": q1}, f"(..., {self.nq})") + (self.nq,)
+        q0, q1 = np.broadcast_to(q0, shape), np.broadcast_to(q1, shape)
         nqb = self.base.nq
         log = se3_difference if self.base.kind == "free" else se2_difference
         return np.concatenate([log(q0[..., :nqb], q1[..., :nqb]), q1[..., nqb:] - q0[..., nqb:]], -1)

@@ -83,6 +83,15 @@ def test_floating_and_tree_robots_name_batch_shapes_that_do_not_broadcast(solo, 
             "leading axes broadcast together")):
         arm.inverse_dynamics(np.zeros((5, 7)), np.zeros((4, 7)), np.zeros(7))
 
+    robot = solo.robot  # FloatingRobot.difference: the same wording; a (3, 1) batch against one q0
+    q0, q1 = robot.random_configuration(size=5, seed=1), robot.random_configuration(size=4, seed=2)
+    with pytest.raises(ValueError, match=re.escape(
+            f"batch shapes do not broadcast: q0 (5, {robot.nq}), q1 (4, {robot.nq}); expected (..., {robot.nq})")):
+        robot.difference(q0, q1)
+    q1 = robot.random_configuration(size=(3, 1), seed=2)
+    d = robot.difference(q0[0], q1)
+    assert d.shape == (3, 1, robot.nv)
+    assert np.abs(d[:, 0] - np.stack([robot.difference(q0[0], x) for x in q1[:, 0]])).max() == 0.0
 
 @pytest.mark.parametrize("size", [2.5, 2.0, np.float64(3.0), (2, 1.5), "3"])
 def test_random_configuration_refuses_a_size_that_is_not_an_integer(size, ball_chain):
