@@ -103,6 +103,26 @@ def test_guard_stops_a_run_with_a_clear_message(puma):
         cd.simulate(puma, q0, np.zeros(6), np.linspace(0.0, 5.0, 11), timeout=0.0)
 
 
+
+@pytest.mark.parametrize("friction", [True, False])
+def test_the_wall_time_limit_starts_after_the_first_evaluation(puma, friction):
+    """The first right-hand side evaluation compiles the kernels of a new process (minutes with an empty
+    cache): a slow first evaluation (here a torque function) must not count against ``timeout``."""
+    import time
+
+    calls = [0]
+
+    def slow_first(tt, q, qd):
+        calls[0] += 1
+        if calls[0] == 1:
+            time.sleep(1.5)
+        return np.zeros(6)
+
+    q0 = np.array([0.0, 0.5, -0.5, 0.0, 0.5, 0.0])
+    sim = cd.simulate(puma, q0, np.zeros(6), np.linspace(0.0, 0.05, 3), torque=slow_first, timeout=1.0,
+                      friction=friction)
+    assert sim.q.shape == (3, 6) and calls[0] > 3
+
 def test_progress_is_silent_off_a_terminal(puma, capsys):
     cd.simulate(puma, np.zeros(6), np.zeros(6), np.linspace(0.0, 0.01, 3))
     assert capsys.readouterr().err == ""
