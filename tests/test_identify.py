@@ -198,6 +198,20 @@ def test_bad_arguments_and_impossible_least_squares_bodies(two_link, tmp_path):
         assert res.to_urdf(tmp_path / "x.urdf").exists()
 
 
+def test_a_short_log_that_is_fitted_closely_with_wrong_parameters_warns(two_link):
+    """1 s at 200 Hz: 25 fit samples for 11 base parameters; the residual is 0.1 % while base
+    parameters are off by half their scale (the 20 s log of the fixture: 1 %, no warning)."""
+    prior, real, fit, _ = two_link
+    short = simulated_log(real, *fourier_motion(prior, 1, 200, seed=1), seed=1)
+    with pytest.warns(cd.ModelWarning, match=r"equations .* for 11 base parameters, fewer than 10 per parameter"):
+        res = cd.identify(prior, short)
+    from composedyn.parameters import parameters
+
+    truth = res.base.base(parameters(real, joint_terms=True))
+    assert np.abs(res.base_values - truth).max() > 0.2 * np.abs(truth).max()  # the case the warning is for
+    assert any("per parameter" in w for w in res.warnings)
+    assert not any("per parameter" in w for w in cd.identify(prior, fit).warnings)
+
 def test_a_log_that_does_not_excite_the_friction_is_refused(two_link):
     """Joint 2 moves only one way: its Coulomb term (sgn qd = 1) cannot be told from gravity and offset."""
     from types import SimpleNamespace

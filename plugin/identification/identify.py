@@ -32,7 +32,10 @@ do not excite (condition number of the base regressor above
 sensor noise (:func:`composedyn.identification.signals.acceleration_noise`):
 below :data:`MIN_SNR` times the noise the regressor's errors bias the fit
 (errors in variables, invisible in the residual) and the logs are refused;
-below :data:`WARN_SNR` a :class:`composedyn.ModelWarning`.  A validation log
+below :data:`WARN_SNR` a :class:`composedyn.ModelWarning`.  Logs that give fewer than
+:data:`ROWS_PER_PARAMETER` equations (fit samples after decimation, times joints) per base
+parameter warn too: a short log is fitted closely whatever its parameters (a small residual,
+parameters far from the truth).  A validation log
 that the identified model predicts worse than the prior robot gives a
 ``ModelWarning`` too.  Each warning is also kept in ``Identification.warnings``.
 
@@ -63,6 +66,7 @@ METHODS = ("ols", "wls", "physical")
 MAX_CONDITION = 1e8  # base regressor of the logs: beyond this the fit is noise (refused)
 MIN_SNR = 5.0  # a joint's RMS acceleration / its noise part below this: the fit is biased (refused)
 WARN_SNR = 20.0  # ... below this: a warning (a bias of the order of 1 / SNR^2 in the weakest directions)
+ROWS_PER_PARAMETER = 10  # fewer equations (fit samples x joints) per base parameter: a warning (over-fit)
 
 
 @dataclass
@@ -303,6 +307,10 @@ def identify(robot, logs, method: str = "wls", offset: bool = False, cutoff: flo
         raise ValueError(f"the logs do not excite every base parameter (condition number {condition:.3g}); the "
                          f"least excited is {_least_excited(Yb, base)}: log a richer motion (composedyn excite)")
     snr, weak = _acceleration_snr(jl, samples, names)
+    if Yb.shape[0] < ROWS_PER_PARAMETER * Yb.shape[1]:
+        weak.append(f"the logs give {Yb.shape[0]} equations ({Yb.shape[0] // n} fit samples x {n} joints) for "
+                    f"{Yb.shape[1]} base parameters, fewer than {ROWS_PER_PARAMETER} per parameter: the fit can "
+                    "match them closely with parameters far from the truth; log a longer motion")
     say("least squares")
     pib = _weighted_lstsq(Yb, tau, np.ones(tau.shape[0]))
     weights = np.ones(n)
