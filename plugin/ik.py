@@ -33,27 +33,32 @@ class IKResult:
     error: tuple
 
 
-def _target(target, position_only: bool) -> np.ndarray:
-    """The target as a 4x4 transform (a 3-vector position when ``position_only``)."""
+def target_transform(target, position_only: bool, who: str = "inverse_kinematics: target") -> np.ndarray:
+    """A task target as a 4x4 rigid transform, world <- target (``position_only``: a 3-vector position
+    is taken too); ValueError beginning with ``who`` when it is not numeric, not of that shape, not
+    finite, or not rigid (a rotation block with R^T R = I and det R = 1, a last row (0, 0, 0, 1)):
+    a transposed transform would otherwise put its translation in the ignored last row."""
     alt = " or a 3-vector" if position_only else ""
     try:
         t = np.asarray(target, dtype=float)
     except (TypeError, ValueError):
-        raise ValueError(f"inverse_kinematics: target must be a numeric 4x4 transform{alt}, "
+        raise ValueError(f"{who} must be a numeric 4x4 transform{alt}, "
                          f"got {type(target).__name__} {repr(target)[:40]}") from None
+    if not (t.shape == (4, 4) or (position_only and t.shape == (3,))):
+        raise ValueError(f"{who} must be a 4x4 transform{alt}, got shape {t.shape}")
+    if not np.all(np.isfinite(t)):
+        raise ValueError(f"{who} contains NaN or infinite values")
     T = np.eye(4)
-    if position_only and t.shape == (3,):
+    if t.shape == (3,):
         T[:3, 3] = t
-    elif t.shape == (4, 4):
-        R = t[:3, :3]
-        if not np.allclose(R.T @ R, np.eye(3), atol=1e-9) or np.linalg.det(R) < 0:
-            raise ValueError("inverse_kinematics: target rotation is not a rotation matrix (R^T R != I or det < 0)")
-        T = t.copy()
-    else:
-        raise ValueError(f"inverse_kinematics: target must be a 4x4 transform{alt}, got shape {t.shape}")
-    if not np.all(np.isfinite(T)):
-        raise ValueError("inverse_kinematics: target contains NaN or infinite values")
-    return T
+        return T
+    R = t[:3, :3]
+    if not np.allclose(R.T @ R, np.eye(3), atol=1e-9) or np.linalg.det(R) < 0:
+        raise ValueError(f"{who}: the rotation block is not a rotation matrix (R^T R != I or det < 0)")
+    if not np.allclose(t[3], (0.0, 0.0, 0.0, 1.0), rtol=0.0, atol=1e-12):
+        raise ValueError(f"{who}: the last row is {t[3].tolist()}, not (0, 0, 0, 1): not a rigid transform "
+                         "(a transposed one?)")
+    return t.copy()
 
 
 def random_configurations(robot, count: int, rng: np.random.Generator) -> np.ndarray:
@@ -112,7 +117,7 @@ def inverse_kinematics(robot, frame: str, target, q0=None, position_only: bool =
         robot.frame_pose(robot.neutral(), frame)  # an unknown frame: its named error
     else:
         k = frame_id(robot, frame)
-    T = _target(target, position_only)
+    T = target_transform(target, position_only)
     for name, x in (("tol", tol), ("tol_rotation", tol_rotation)):
         if not (isinstance(x, (int, float)) and 0.0 < x < np.inf):
             raise ValueError(f"inverse_kinematics: {name} must be a positive number, got {x!r}")

@@ -110,6 +110,12 @@ def test_bad_targets():
         robot.inverse_kinematics("flange", np.eye(4), restarts=-2)
     with pytest.raises(ValueError, match="q0 has shape"):
         robot.inverse_kinematics("flange", np.eye(4), q0=np.zeros(3))
+    T = robot.frame_pose(np.array([0.0, -0.3, 0.0, -2.0, 0.0, 1.8, 0.7]), "flange")
+    for wrong in (T.T, np.diag([1.0, 1.0, 1.0, 2.0])):  # a transposed transform puts the position in the last row
+        with pytest.raises(ValueError, match=r"target: the last row is .* not \(0, 0, 0, 1\): not a rigid transform"):
+            robot.inverse_kinematics("flange", wrong)
+    with pytest.raises(ValueError, match="target contains NaN"):
+        robot.inverse_kinematics("flange", np.where(np.eye(4) > 0, np.nan, 0.0))
 
 
 def test_coordinates_held_at_a_limit_do_not_stall_the_solve():

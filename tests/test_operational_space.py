@@ -90,6 +90,19 @@ def test_position_only_saturation_and_bad_arguments():
         cd.OperationalSpaceController(robot, "flange", kp=np.ones(5), kd=1.0)
     with pytest.raises(ValueError, match=r"twist_des and acc_des must have shape \(3,\)"):
         ctrl(q0, np.zeros(7), p, np.zeros(6), np.zeros(3))
+    full = cd.OperationalSpaceController(robot, "flange", kp=100.0, kd=20.0)
+    T, z = robot.frame_pose(q0, "flange"), np.zeros(6)
+    scaled = T.copy()
+    scaled[:3, :3] *= 2.0
+    for pose, match in ((T * np.nan, "pose_des contains NaN"), (np.eye(3), r"pose_des must be a 4x4 transform"),
+                        (scaled, "pose_des: the rotation block is not a rotation"),
+                        (T.T, r"pose_des: the last row is .* not \(0, 0, 0, 1\)")):
+        with pytest.raises(ValueError, match=match):
+            full(q0, np.zeros(7), pose, z, z)
+    with pytest.raises(ValueError, match="twist_des and acc_des must be finite"):
+        full(q0, np.zeros(7), T, np.full(6, np.nan), z)
+    with pytest.raises(ValueError, match="twist_des and acc_des must be finite"):
+        ctrl(q0, np.zeros(7), p, np.zeros(3), np.array([0.0, np.inf, 0.0]))
 
 
 def test_log3_is_the_inverse_of_the_exponential():

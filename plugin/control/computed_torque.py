@@ -4,7 +4,9 @@
 
 With an exact model the closed loop is e'' + Kd e' + Kp e = 0 for the
 tracking error e = q_des - q, which converges exponentially for positive
-gains; for joints with configuration spaces of their own (a ball joint's
+gains (Coulomb friction is compensated as friction sgn(qd), 0 at rest: a joint
+at rest whose feedback torque stays below its Coulomb level stays stuck, so with
+Coulomb friction this holds while the joints move); for joints with configuration spaces of their own (a ball joint's
 quaternion) q and q_des have ``robot.nq`` entries, the rates ``robot.nv``, and
 the error is ``robot.difference(q, q_des)``.  Build the controller on ``robot.perturbed(0.1)`` to study a 10 %
 model mismatch.

@@ -11,7 +11,9 @@ bias torques, and the task error is taken on SE(3), not on Euler angles:
 With an exact model the task acceleration is then xdd = xdd_d + Kd edot + Kp e,
 so the position error obeys e'' + Kd e' + Kp e = 0 (and the orientation error
 too while it rotates about a fixed axis, e.g. regulation from rest; in general
-to first order in e).  For a redundant arm (n > r) the posture torque
+to first order in e; with Coulomb friction only while the joints move: it is
+compensated as friction sgn(qd), 0 at rest, as in the computed-torque controller).
+For a redundant arm (n > r) the posture torque
 tau_0 = M (Kp0 (q_0 - q) - Kd0 qd) acts through the dynamically consistent
 null-space projector N^T = I - J^T Jbar^T, Jbar = M^-1 J^T Lambda, which
 leaves the task acceleration untouched (J M^-1 N^T = 0).
@@ -35,6 +37,7 @@ from composedyn.checks import joint_arrays
 from composedyn.control.computed_torque import configuration_error, configuration_state, gain_vector
 from composedyn.dynamics.reference.ik import log3
 from composedyn.dynamics.reference.task_inertia import task_inertia
+from composedyn.ik import target_transform
 from composedyn.protocol import DynamicsModel
 
 
@@ -105,9 +108,9 @@ class OperationalSpaceController:
     def error(self, q, pose_des) -> np.ndarray:
         """Task error e (r,) = (p_d - p, log(R_d R^T)) at q."""
         T = self.robot.frame_pose(q, self.frame)
-        pd = np.asarray(pose_des, float)
+        pd = target_transform(pose_des, self.rows == 3, "OperationalSpaceController: pose_des")
         if self.rows == 3:
-            return (pd[:3, 3] if pd.shape == (4, 4) else pd.reshape(3)) - T[:3, 3]
+            return pd[:3, 3] - T[:3, 3]
         return np.concatenate([pd[:3, 3] - T[:3, 3], log3(pd[:3, :3] @ T[:3, :3].T)])
 
     def __call__(self, q, qd, pose_des, twist_des, acc_des) -> np.ndarray:
@@ -119,11 +122,15 @@ class OperationalSpaceController:
         v_d, a_d = (np.asarray(x, float).reshape(-1) for x in (twist_des, acc_des))
         if v_d.shape != (r,) or a_d.shape != (r,):
             raise ValueError(f"twist_des and acc_des must have shape ({r},), got {v_d.shape} and {a_d.shape}")
+        if not (np.all(np.isfinite(v_d)) and np.all(np.isfinite(a_d))):
+            raise ValueError("OperationalSpaceController: twist_des and acc_des must be finite, got "
+                             f"{v_d.tolist()} and {a_d.tolist()}")
+        e = self.error(q, pose_des)  # checks the pose target first
         J = rob.jacobian(q, self.frame)[:r]
         jdqd = rob.frame_acceleration(q, qd, np.zeros_like(qd), self.frame)[:r]
         M = rob.mass_matrix(q)
         lam = task_inertia(J, M, self.frame, self.damping, three_rows="position_only=True")
-        xdd = a_d + self.kd * (v_d - J @ qd) + self.kp * self.error(q, pose_des)
+        xdd = a_d + self.kd * (v_d - J @ qd) + self.kp * e
         tau = J.T @ (lam @ (xdd - jdqd)) + rob.inverse_dynamics(q, qd, np.zeros_like(qd), friction=self.friction)
         if qd.shape[0] > r:
             qdd0 = -self.kd_posture * qd
