@@ -5,14 +5,11 @@ of the reader (damaged or inconsistent data)."""
 
 from __future__ import annotations
 
-import warnings
-from contextlib import contextmanager
-
 from composedyn.dynamics.errors import MissingExtra
 from composedyn.logs.derivatives import choose_smoothing
 from composedyn.logs.findings import finding_dicts, log_findings
 from composedyn.logs.integrity import watch_blocks
-from composedyn.logs.joint_log import JointLog, LogWarning
+from composedyn.logs.joint_log import JointLog, collect_log_warnings
 from composedyn.logs.residual import EffortResidual, effort_residual
 from composedyn.logs.verdict import report_verdict
 
@@ -201,12 +198,8 @@ def guarded(open_blocks, path):
         yield block
 
 
-@contextmanager
 def log_warnings():
-    """Collect the messages of :class:`LogWarning` raised inside the block (a list),
-    whatever the caller's warning filters."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", LogWarning)
-        found: list[str] = []
-        yield found
-        found += [str(w.message) for w in caught if issubclass(w.category, LogWarning)]
+    """Collect the messages of :class:`LogWarning` raised inside the block (a list), whatever the
+    caller's warning filters; only this thread's (context's), so rows checked in parallel threads
+    each get their own."""
+    return collect_log_warnings()

@@ -6,7 +6,10 @@ ROS 2 bag folder, ``.mcap``, ``.db3``).
 
 from __future__ import annotations
 
+import contextvars
 import difflib
+import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -15,6 +18,31 @@ import numpy as np
 class LogWarning(UserWarning):
     """A log reads, but something in it is suspicious (a gap, a backwards or
     duplicate stamp, a NaN velocity or effort); the message names topic and time."""
+
+
+_collector: contextvars.ContextVar = contextvars.ContextVar("log_warning_collector", default=None)
+
+
+def warn_log(message: str, stacklevel: int = 2) -> None:
+    """A :class:`LogWarning`: appended to the list of the innermost :func:`collect_log_warnings`
+    block of this thread (or context), else emitted with :func:`warnings.warn`."""
+    found = _collector.get()
+    if found is None:
+        warnings.warn(message, LogWarning, stacklevel=stacklevel + 1)
+    else:
+        found.append(message)
+
+
+@contextmanager
+def collect_log_warnings():
+    """The messages of the LogWarnings raised inside the block by this thread (or context) only,
+    as a list; they are collected, not emitted.  Safe with several logs read in parallel threads."""
+    found: list[str] = []
+    token = _collector.set(found)
+    try:
+        yield found
+    finally:
+        _collector.reset(token)
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,18 @@
 """Merge per-publisher joint samples onto one time base.
 
-Each publisher's samples are checked first: a position that is not finite
-raises ValueError; backwards or repeated stamps, gaps longer than
-``gap_factor`` times the publisher's median step and jumping sequence numbers
-are "damaged" findings of the log (:mod:`composedyn.logs.integrity`; the
-samples are sorted by stamp and the later of two at one stamp dropped);
-non-finite velocities or efforts (the field dropped for the whole log) are
-reported as :class:`LogWarning`.  Every message names the topic and the time
+Joints not in ``joint_names`` are dropped first (with publishers left
+without joints): nothing they send counts.  Each publisher's samples are then
+checked: a position that is not finite raises ValueError; backwards or
+repeated stamps, gaps longer than ``gap_factor`` times the publisher's median
+step and jumping sequence numbers are "damaged" findings of the log
+(:mod:`composedyn.logs.integrity`; the samples are sorted by stamp and the
+later of two at one stamp dropped); non-finite velocities (the field dropped
+for the whole log) are reported as :class:`LogWarning`.  Efforts are kept per
+joint and sample: a message without efforts, or a non-finite effort, leaves
+NaN at those samples (a joint whose publisher sends none has NaN throughout),
+and one :class:`LogWarning` names the joints and samples whose measured effort
+is missing (those joints' measured efforts are then unchecked, see
+:mod:`composedyn.logs.check`).  Every message names the topic and the time
 (s from ``stamp0``).
 
 Joints published by one publisher keep its stamps; when several publishers
@@ -23,13 +29,12 @@ seconds dropped (:func:`composedyn.logs.integrity.crop_findings`).
 from __future__ import annotations
 
 import difflib
-import warnings
 
 import numpy as np
 
 from composedyn.logs.bag import Publisher
 from composedyn.logs.integrity import crop_findings, stamp_findings
-from composedyn.logs.joint_log import JointLog, LogWarning
+from composedyn.logs.joint_log import JointLog, warn_log
 
 FIELDS = ("q", "qd", "effort")
 
@@ -37,7 +42,7 @@ FIELDS = ("q", "qd", "effort")
 def merge_publishers(publishers: list[Publisher], where: str, joint_names=None,
                      gap_factor: float = 10.0) -> JointLog:
     """One JointLog from the samples of several publishers of one topic (``where`` = "file:topic")."""
-    publishers = [p for p in publishers if len(p.stamps)]
+    publishers = _kept(publishers, joint_names)
     if not publishers:
         raise ValueError(f"{where}: no JointState message with joints")
     stamp0 = int(min(min(p.stamps) for p in publishers))
@@ -60,13 +65,42 @@ def merge_publishers(publishers: list[Publisher], where: str, joint_names=None,
         stamps, values = per_joint[j]
         for f in FIELDS:
             fields[f].append(None if values[f] is None else _resample(stamps, values[f], base))
+    if any(c is not None for c in fields["effort"]):  # a joint without efforts: not measured
+        fields["effort"] = [np.full(len(base), np.nan) if c is None else c for c in fields["effort"]]
     out = {f: None if any(c is None for c in cols) else np.column_stack(cols) for f, cols in fields.items()}
-    for f in ("qd", "effort"):
-        if out[f] is None and any(c is not None for c in fields[f]):
-            warnings.warn(f"{where}: {'velocity' if f == 'qd' else 'effort'} of some joints only; "
-                          "ignored for all", LogWarning, stacklevel=3)
+    if out["qd"] is None and any(c is not None for c in fields["qd"]):
+        warn_log(f"{where}: velocity of some joints only; ignored for all", stacklevel=3)
+    if out["effort"] is not None:
+        _missing_effort(out["effort"], names, (base - stamp0) * 1e-9, where)
     return JointLog((base - stamp0) * 1e-9, names, out["q"], out["qd"], out["effort"], where, stamp0=stamp0,
                     findings=tuple(findings))
+
+
+def _kept(publishers: list[Publisher], joint_names) -> list[Publisher]:
+    """The publishers with samples, cut to the joints of ``joint_names`` (all for None)."""
+    publishers = [p for p in publishers if len(p.stamps)]
+    if joint_names is None:
+        return publishers
+    wanted = set(joint_names)
+    out = []
+    for p in publishers:
+        names = [j for j in p.names if j in wanted]
+        if names:
+            out.append(p if len(names) == len(p.names) else p.select(names))
+    return out
+
+
+def _missing_effort(effort: np.ndarray, names: tuple, t: np.ndarray, where: str) -> None:
+    """One LogWarning naming the joints whose measured effort (T, n) is missing or not finite at some samples."""
+    bad = ~np.isfinite(effort)
+    if not bad.any():
+        return
+    parts = []
+    for i in np.flatnonzero(bad.any(axis=0)):
+        k = np.flatnonzero(bad[:, i])
+        parts.append(f"{names[i]} ({len(k)} of {len(t)} samples, first at t = {t[k[0]]:.6g} s)")
+    warn_log(f"{where}: measured effort missing or not finite for {', '.join(parts)}; "
+             "the measured effort of these joints is unchecked", stacklevel=4)
 
 
 def _publisher(p: Publisher, t0: int, where: str) -> tuple:
@@ -90,8 +124,9 @@ def _publisher(p: Publisher, t0: int, where: str) -> tuple:
             msg = f"{where}: joint {p.names[i]!r} {label} is {x[k, i]} at t = {_s(stamps[idx][k] - t0)} s"
             if f == "q":
                 raise ValueError(msg)
-            warnings.warn(msg + f"; {label} ignored", LogWarning, stacklevel=4)
-            values[f] = None
+            if f == "qd":
+                warn_log(msg + f"; {label} ignored", stacklevel=4)
+                values[f] = None
     return stamps[keep], p.names, values
 
 
@@ -110,11 +145,13 @@ def _per_joint(series: list, where: str) -> dict:
         order = np.argsort(stamps, kind="stable")
         keep = np.concatenate([[True], np.diff(stamps[order]) > 0])
         if not keep.all():
-            warnings.warn(f"{where}: joint {j!r} published twice at one stamp; first sample kept",
-                          LogWarning, stacklevel=4)
+            warn_log(f"{where}: joint {j!r} published twice at one stamp; first sample kept", stacklevel=4)
         idx = order[keep]
         merged = {f: None if any(v[f] is None for _, v in parts) else np.concatenate([v[f] for _, v in parts])[idx]
                   for f in FIELDS}
+        if merged["effort"] is None and any(v["effort"] is not None for _, v in parts):
+            merged["effort"] = np.concatenate([np.full(len(s), np.nan) if v["effort"] is None else v["effort"]
+                                               for s, v in parts])[idx]
         out[j] = (stamps[idx], merged)
     return out
 
@@ -132,13 +169,24 @@ def _time_base(stamps: list, where: str) -> np.ndarray:
 
 
 def _resample(stamps: np.ndarray, x: np.ndarray, base: np.ndarray) -> np.ndarray:
-    """x (T,) sampled at stamps, evaluated at base (cubic spline; exact copy when the stamps agree)."""
+    """x (T,) sampled at stamps, evaluated at base (cubic spline; exact copy when the stamps agree).
+    Non-finite samples are left out of the spline; a base time next to one (at it, or between it
+    and its neighbour) is NaN."""
     if stamps is base or np.array_equal(stamps, base):
         return x
     from scipy.interpolate import make_interp_spline
 
-    t, tb = (stamps - stamps[0]) * 1e-9, (base - stamps[0]) * 1e-9
-    return make_interp_spline(t, x, k=min(3, len(t) - 1))(tb)
+    bad = ~np.isfinite(x)
+    good = ~bad
+    if good.sum() < 2:
+        return np.full(len(base), np.nan)
+    t, tb = (stamps[good] - stamps[0]) * 1e-9, (base - stamps[0]) * 1e-9
+    y = make_interp_spline(t, x[good], k=min(3, len(t) - 1))(tb)
+    if bad.any():
+        hi = np.clip(np.searchsorted(stamps, base), 0, len(stamps) - 1)
+        lo = np.clip(hi - 1, 0, len(stamps) - 1)
+        y[np.where(stamps[hi] == base, bad[hi], bad[lo] | bad[hi])] = np.nan
+    return y
 
 
 def _s(ns) -> str:

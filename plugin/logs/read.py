@@ -88,7 +88,7 @@ def _read(path, topic, joint_names, stamps, gap_factor, dependent, max_csv_bytes
             raise ValueError(f"{path}: no such file or folder")
         if not is_bag(p):
             raise ValueError(f"{path}: not a log (expected .csv, {', '.join(BAG_SUFFIXES)} or a ROS 2 bag folder)")
-        publishers, where, findings = read_publishers(p, topic, stamps=stamps)
+        publishers, where, findings = read_publishers(p, topic, stamps=stamps, joint_names=joint_names)
         log = merge_publishers(publishers, where, joint_names, gap_factor=gap_factor)
         log = replace(log, source=str(path), findings=tuple(findings) + log.findings)  # reports name the file
     where = log.source if p.suffix.lower() == ".csv" else f"{path}:{topic}"

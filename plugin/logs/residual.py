@@ -35,12 +35,19 @@ class EffortResidual:
                 for j, r, w, s in zip(self.joint_names, self.rms, self.worst, self.worst_time)}
 
 
-def effort_residual(t: np.ndarray, effort: np.ndarray, tau: np.ndarray, joint_names) -> EffortResidual:
-    """Residual statistics of measured ``effort`` and predicted ``tau`` (T, n) sampled at ``t`` (T,)."""
-    r = np.asarray(effort, float) - np.asarray(tau, float)
+def effort_residual(t: np.ndarray, effort: np.ndarray, tau: np.ndarray, joint_names) -> EffortResidual | None:
+    """Residual statistics of measured ``effort`` and predicted ``tau`` (T, n) sampled at ``t`` (T,),
+    over the samples where the effort was measured (not NaN); joints with none are left out (None
+    when no joint has one)."""
+    effort, tau = np.asarray(effort, float), np.asarray(tau, float)
+    measured = np.isfinite(effort)
+    cols = np.flatnonzero(measured.any(axis=0))
+    if not len(cols):
+        return None
+    r = np.where(measured, effort - tau, 0.0)[:, cols]
+    count = measured[:, cols].sum(axis=0)
     k = np.argmax(np.abs(r), axis=0)
-    cols = np.arange(r.shape[1])
-    rms = np.sqrt(np.mean(r * r, axis=0))
+    rms = np.sqrt((r * r).sum(axis=0) / count)
     if not np.all(np.isfinite(rms)):
         raise ValueError("measured - predicted torque is not finite")
-    return EffortResidual(tuple(joint_names), rms, r[k, cols], np.asarray(t)[k])
+    return EffortResidual(tuple(joint_names[i] for i in cols), rms, r[k, np.arange(len(cols))], np.asarray(t)[k])

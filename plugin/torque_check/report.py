@@ -111,19 +111,25 @@ class TrajectoryReport:
         self.violations = tuple(scan.intervals)
         self.omitted = scan.omitted
         self.measured_effort = None
+        self.measured_unchecked: tuple = ()  # joints whose measured effort is missing at some sample
 
     def add_measured_effort(self, t, effort) -> None:
         """Compare measured efforts (T, n) at ``t`` (T,) (a log's, in :attr:`joint_names` order) with the
         effort limits: each interval where an effort's magnitude exceeds its limit joins :attr:`violations` as
         quantity "measured effort" (so :attr:`ok` and :meth:`verdict` count it); the signed peaks
-        are kept in :attr:`measured_effort`."""
+        are kept in :attr:`measured_effort`.  A joint with a NaN (not measured) sample has its
+        measured effort compared where it is measured only: it is listed in :attr:`unchecked`
+        as (joint, "measured effort"), and its peak is NaN when no sample was measured."""
+        effort = np.asarray(effort, float)
+        missing = ~np.isfinite(effort)
         scan = LimitScan(self.limits)
-        scan.add(np.asarray(t, float), {"effort": np.asarray(effort, float)})
+        scan.add(np.asarray(t, float), {"effort": np.where(missing, 0.0, effort)})
         scan.finish()
         found = [replace(v, quantity=MEASURED_EFFORT) for v in scan.intervals]
         self.violations = tuple(sorted(self.violations + tuple(found), key=lambda v: (v.start, v.joint, v.quantity)))
         self.omitted += scan.omitted
-        self.measured_effort = scan.peak["effort"].copy()
+        self.measured_effort = np.where(missing.all(axis=0), np.nan, scan.peak["effort"])
+        self.measured_unchecked = tuple(j for j, m in zip(self.joint_names, missing.any(axis=0)) if m)
 
     def _status(self, quantity: str, i: int) -> str:
         lim = self.limits
@@ -154,10 +160,12 @@ class TrajectoryReport:
     @property
     def unchecked(self) -> tuple:
         """(joint, quantity) pairs not checked for want of a limit: position (unless the joint is
-        continuous), velocity and effort always; acceleration and jerk when some joint has one."""
+        continuous), velocity and effort always; acceleration and jerk when some joint has one;
+        then (joint, "measured effort") for joints whose measured effort is missing at some sample."""
         given = {q for q in OPTIONAL if self.limits.checked(q).any()}
         return tuple((j.joint, q) for q in DESCRIBED + OPTIONAL for j in self.joints
-                     if (q in DESCRIBED or q in given) and j.status[q] == "unchecked")
+                     if (q in DESCRIBED or q in given) and j.status[q] == "unchecked") + tuple(
+            (j, MEASURED_EFFORT) for j in self.measured_unchecked)
 
     @property
     def unbounded(self) -> tuple:
@@ -201,7 +209,7 @@ class TrajectoryReport:
             by_quantity.setdefault(q, []).append(joint)
         if by_quantity:
             what = "; ".join(f"{q} of {', '.join(js)}" for q, js in by_quantity.items())
-            lines.append(f"  UNCHECKED (no limit): {what}")
+            lines.append(f"  UNCHECKED (no limit, or not measured): {what}")
         if self.unbounded:
             lines.append(f"  position unbounded (continuous joints): {', '.join(self.unbounded)}")
         missing = [q for q in OPTIONAL if not self.limits.checked(q).any()]
@@ -228,7 +236,8 @@ class TrajectoryReport:
                 "unchecked": [{"joint": j, "quantity": q} for j, q in self.unchecked],
                 "unbounded": list(self.unbounded),
                 **({} if self.measured_effort is None else
-                   {"measured_effort": dict(zip(self.joint_names, map(float, self.measured_effort)))})}
+                   {"measured_effort": {j: None if math.isnan(x) else float(x)
+                                        for j, x in zip(self.joint_names, self.measured_effort)}})}
 
     def to_json(self, path=None, indent: int = 2) -> str:
         """The report as JSON text; also written (atomically) to ``path`` if given."""
