@@ -5,7 +5,6 @@ whole table; absurd inputs are refused with one line."""
 from __future__ import annotations
 
 import itertools
-import json
 
 import numpy as np
 import pytest
@@ -130,8 +129,7 @@ def test_cli_refuses_absurd_logs_with_one_line(panda, tmp_path, capsys):
         assert main(["torques", "panda", str(path), "--json", str(tmp_path / "r.json")]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and name in err[0] and needle in err[0] and "nan" not in err[0]
-        report = json.loads((tmp_path / "r.json").read_text())  # written: the log is marked unreadable
-        assert report["verdict"] == "unreadable" and report["error"] == err[0].removeprefix("composedyn: error: ")
+        assert not (tmp_path / "r.json").exists()  # one log that cannot be checked: bad input, nothing written
 
 
 def test_given_velocities_and_accelerations_stream_like_arrays(panda):

@@ -33,8 +33,16 @@ class _Parser(argparse.ArgumentParser):
 
     def add_argument(self, *args, **kwargs):
         """As argparse; a command taking a ``robot`` argument also gets ``--package-dir`` (xacro packages,
-        SDFormat includes), ``--root`` (MJCF) and ``--model`` (SDFormat worlds)."""
+        SDFormat includes), ``--root`` (MJCF) and ``--model`` (SDFormat worlds).  Arguments naming
+        files are recorded for :func:`check_outputs`: outputs (metavar ``OUT.<ext>``) and inputs
+        (the robot, a ``LOG``, a ``FILE.toml``)."""
         action = super().add_argument(*args, **kwargs)
+        role = _file_role(action)
+        if role is not None:
+            name = action.option_strings[0] if action.option_strings else (
+                "ROBOT" if action.dest == "robot" else action.metavar)
+            self.set_defaults(file_arguments=(*(self.get_default("file_arguments") or ()),
+                                               (action.dest, name, role)))
         if action.dest == "robot" and not action.option_strings:
             super().add_argument("--package-dir", action="append", metavar="DIR",
                                  help="folder of a package that a .xacro robot refers to with $(find PKG) or "
@@ -45,6 +53,43 @@ class _Parser(argparse.ArgumentParser):
             super().add_argument("--model", metavar="NAME",
                                  help="SDFormat: the model to load from a <world> with several")
         return action
+
+
+def _file_role(action) -> str | None:
+    """"output" for an argument whose metavar is ``OUT.<ext>``, "input" for the robot, a ``LOG``
+    or a ``FILE.toml``, None for any other."""
+    metavar = action.metavar if isinstance(action.metavar, str) else ""
+    if metavar.startswith("OUT."):
+        return "output"
+    if (action.dest == "robot" and not action.option_strings) or metavar in ("LOG", "FILE.toml"):
+        return "input"
+    return None
+
+
+def check_outputs(args: argparse.Namespace) -> None:
+    """ValueError, one line naming the option and the path, when an output file of the command
+    is the same file as one of its inputs (the robot, a LOG, --limits, --validate), whose
+    content writing it would replace.  With several positional LOGs, the per-log outputs
+    (``per_log_outputs``: ``OUT.<log name>.csv`` ...) are checked under the names they get."""
+    from composedyn.logs.cli import output_path
+    from composedyn.writing import refuse_inputs
+
+    def given(dest) -> list:
+        value = getattr(args, dest, None)
+        return [] if value is None else [value] if isinstance(value, str) else list(value)
+
+    files = getattr(args, "file_arguments", ())
+    inputs = [(name, path) for dest, name, role in files if role == "input" for path in given(dest)]
+    logs = [path for dest, name, role in files if role == "input" and name == "LOG" for path in given(dest)]
+    outputs = []
+    for dest, name, role in files:
+        for path in given(dest) if role == "output" else ():
+            if len(logs) > 1 and dest in getattr(args, "per_log_outputs", ()):
+                each = (output_path(path, log, True) for log in logs)
+                outputs += [(f"{name} {path} (written as {out})", out) for out in each]
+            else:
+                outputs.append((f"{name} {path}", path))
+    refuse_inputs(outputs, inputs)
 
 
 def declared_loops(name_or_path: str) -> tuple[str, list[str]] | None:
@@ -157,6 +202,7 @@ def main(argv: list[str] | None = None) -> int:
             warnings.simplefilter("ignore")
             warnings.simplefilter("always", ModelWarning)
             warnings.showwarning = _warning_printer()
+            check_outputs(args)
             return int(args.run(args) or 0)
     except (*USER_ERRORS, ValueError) as e:
         if not _own_error(e):

@@ -16,6 +16,7 @@ def add_output_options(p) -> None:
     p.add_argument("--violations", metavar="OUT.csv",
                    help="write one row per violation interval (joint, quantity, start, end, peak, limit, excess)")
     p.add_argument("--plot", metavar="OUT.png", help="plot torque and limit band per joint (needs matplotlib)")
+    p.set_defaults(per_log_outputs=("csv", "violations", "plot"))  # OUT.<input name>.csv with several inputs
 
 
 def add_limit_options(p) -> None:
@@ -36,16 +37,19 @@ def read_limit_options(args) -> dict:
     return limits
 
 
-def write_reports(reports: list, args, staged, csv_written: bool = False) -> None:
-    """Stage --json/--csv/--violations/--plot outputs of ``reports`` (committed by the caller)."""
+def write_reports(reports: list, args, staged, csv_written: bool = False, json_text: str | None = None) -> None:
+    """Stage --json/--csv/--violations/--plot outputs of ``reports`` (committed by the caller).
+    ``json_text``: the --json content, when the caller gives it (default: the reports' ``to_dict``)."""
     import json
 
     many = len(reports) > 1
     if args.json:
-        data = reports[0].to_dict() if not many else {
-            "ok": all(r.ok and r.complete for r in reports), "complete": all(r.complete for r in reports),
-            "reports": [r.to_dict() for r in reports]}
-        Path(staged.tmp(args.json)).write_text(json.dumps(data, indent=2, allow_nan=False) + "\n", encoding="utf-8")
+        if json_text is None:
+            data = reports[0].to_dict() if not many else {
+                "ok": all(r.ok and r.complete for r in reports), "complete": all(r.complete for r in reports),
+                "reports": [r.to_dict() for r in reports]}
+            json_text = json.dumps(data, indent=2, allow_nan=False) + "\n"
+        Path(staged.tmp(args.json)).write_text(json_text, encoding="utf-8")
     for r in reports:
         if args.csv and not csv_written:
             r.to_csv(staged.tmp(output_path(args.csv, r.source, many)))

@@ -14,8 +14,8 @@ from composedyn.dynamics.extras import require
 
 EXIT_STATUS_HELP = ("exit status: 0 every log within limits, or some limit unchecked and none exceeded; "
                     "1 a limit exceeded (by the motion, its predicted torques or a log's measured efforts); "
-                    "2 bad input, or a log unreadable (the other logs are still checked "
-                    "and their reports written); 3 a log damaged or inconsistent (the reader found lost, "
+                    "2 bad input (nothing written), or a log unreadable among several (the other logs are still "
+                    "checked and their reports written); 3 a log damaged or inconsistent (the reader found lost, "
                     "corrupted or contradictory data). Several logs: the first of 2, 3, 1, 0 that applies.")
 
 
@@ -43,42 +43,38 @@ def fleet_requested(args) -> bool:
 
 
 def run_logs(args, robot, smoothing, limits=None) -> int:
-    """Check every log of ``args``; write the outputs; print the summaries; the exit status."""
-    import json
+    """Check every log of ``args``; write the outputs; print the summaries; the exit status.
 
+    One log that cannot be read or checked is bad input: ValueError (its one-line error),
+    nothing written.  With several, such a log is an "unreadable" row of --json, --summary
+    and --html, the files of the other logs are written, and the exit status is 2."""
     from composedyn.logs.fleet import check_many
     from composedyn.logs.html import severity, write_fleet_html
-    from composedyn.logs.verdict import counts, exit_status, worst_verdict
+    from composedyn.logs.verdict import exit_status
     from composedyn.writing import Staged
 
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"--workers must be at least 1, got {args.workers}")
     paths = [str(p) for p in args.trajectories]
     options = {"topic": args.topic, "stamps": args.stamps, "smoothing": smoothing, "limits": limits}
-    with Staged() as staged, PerLogFiles(args, paths) as files:
+    with Staged() as staged:  # every output path checked before any log is read
         outputs = {k: staged.tmp(getattr(args, k)) for k in ("json", "summary", "html") if getattr(args, k, None)}
+        files = per_log_files(args, paths, staged)
         with _quiet_dask(), _client(args) as client, _progress(len(paths)) as progress:
             rows = check_many(robot, paths, client=client, plot=bool(args.html), errors="report",
-                              progress=progress, files=files.tmp, keep_reports=True, **options)
-        verdicts = [r.verdict for r in rows]
+                              progress=progress, files=files, keep_reports=True, **options)
+        if len(rows) == 1 and rows[0].verdict == "unreadable":
+            _print_warnings(rows)
+            raise ValueError(rows[0].error)
+        staged.drop(tmp for r, f in zip(rows, files) if r.verdict == "unreadable" for tmp in f.values())
         if "json" in outputs:
-            if len(rows) == 1:
-                data = {"robot": robot.name, **rows[0].entry()}
-            else:
-                data = {"robot": robot.name, "verdict": worst_verdict(verdicts),
-                        "ok": all(v == "within limits" for v in verdicts),
-                        "complete": all(r.report is not None and r.report["complete"] for r in rows),
-                        "counts": counts(verdicts), "reports": [r.entry() for r in rows]}
-            Path(outputs["json"]).write_text(json.dumps(data, indent=2, allow_nan=False) + "\n", encoding="utf-8")
+            Path(outputs["json"]).write_text(report_json(robot.name, rows), encoding="utf-8")
         if "summary" in outputs:
             write_rows_csv(rows, outputs["summary"])
         if "html" in outputs:
             write_fleet_html(rows, outputs["html"], f"composedyn torques: {robot.name}, {len(rows)} log(s)")
-        files.keep([r.verdict != "unreadable" for r in rows])
         staged.commit()
-    for r in rows:
-        for message in r.warnings:
-            print(f"composedyn: warning: {message}", file=sys.stderr)
+    _print_warnings(rows)
     if fleet_requested(args):
         for r in sorted(rows, key=severity):
             print(row_line(r))
@@ -91,53 +87,43 @@ def run_logs(args, robot, smoothing, limits=None) -> int:
     for r in rows:
         if r.verdict == "unreadable":
             print(f"composedyn: error: {r.error}", file=sys.stderr)
-    return exit_status(verdicts)
+    return exit_status(r.verdict for r in rows)
 
 
-class PerLogFiles:
-    """The per-log outputs (--csv, --violations, --plot: ``out.png``, or ``out.<log stem>.png``
-    with several logs) written by whichever process checks the log, to hidden names beside
-    the final ones; :meth:`keep` renames those of the logs that were checked, and leaving
-    the block deletes every other."""
+def _print_warnings(rows) -> None:
+    for r in rows:
+        for message in r.warnings:
+            print(f"composedyn: warning: {message}", file=sys.stderr)
 
-    KINDS = ("csv", "violations", "plot")
 
-    def __init__(self, args, paths):
-        import uuid
+def report_json(robot_name: str, rows) -> str:
+    """The ``--json`` text of ``composedyn torques`` (and ``simulate``) for LogRows kept with
+    their reports: one log's report, or the fleet's verdict, counts and reports."""
+    import json
 
-        token = uuid.uuid4().hex[:12]
-        self.pairs: list[dict] = []
-        for path in paths:
-            pair = {}
-            for kind in self.KINDS:
-                if getattr(args, kind, None):
-                    final = Path(output_path(getattr(args, kind), path, len(paths) > 1))
-                    if not final.parent.is_dir():
-                        raise OSError(f"{final}: folder {final.parent} does not exist")
-                    pair[kind] = (str(final.with_name(f".{final.stem}.{token}{final.suffix}")), str(final))
-            self.pairs.append(pair)
-        self.tmp = [{k: tmp for k, (tmp, _) in pair.items()} for pair in self.pairs]
+    from composedyn.logs.verdict import counts, worst_verdict
 
-    def keep(self, checked) -> None:
-        """Rename the files of the logs marked True in ``checked`` into place."""
-        import os
+    verdicts = [r.verdict for r in rows]
+    if len(rows) == 1:
+        data = {"robot": robot_name, **rows[0].entry()}
+    else:
+        data = {"robot": robot_name, "verdict": worst_verdict(verdicts),
+                "ok": all(v == "within limits" for v in verdicts),
+                "complete": all(r.report is not None and r.report["complete"] for r in rows),
+                "counts": counts(verdicts), "reports": [r.entry() for r in rows]}
+    return json.dumps(data, indent=2, allow_nan=False) + "\n"
 
-        for pair, ok in zip(self.pairs, checked):
-            if ok:
-                for tmp, final in pair.values():
-                    if os.path.exists(tmp):
-                        os.replace(tmp, final)
 
-    def __enter__(self) -> "PerLogFiles":
-        return self
+PER_LOG = ("csv", "violations", "plot")
 
-    def __exit__(self, *exc) -> None:
-        import os
 
-        for pair in self.pairs:
-            for tmp, _ in pair.values():
-                if os.path.exists(tmp):
-                    os.unlink(tmp)
+def per_log_files(args, paths, staged) -> list[dict]:
+    """Per log of ``paths``, {kind: temporary path} of its outputs (--csv, --violations, --plot:
+    ``out.png``, or ``out.<log stem>.png`` with several logs) staged in ``staged``: written
+    by whichever process checks the log, renamed into place by ``staged.commit()``."""
+    many = len(paths) > 1
+    return [{kind: staged.tmp(output_path(getattr(args, kind), path, many))
+             for kind in PER_LOG if getattr(args, kind, None)} for path in paths]
 
 
 def output_path(path: str, source: str, many: bool) -> str:
@@ -183,7 +169,7 @@ def write_rows_csv(rows, path) -> None:
     joined = {"unchecked": lambda r: "; ".join(f"{j}:{q}" for j, q in r.unchecked),
               "findings": lambda r: "; ".join(f"{f.kind}: {f.message}" for f in r.findings),
               "warnings": lambda r: "; ".join(r.warnings)}
-    with open(path, "w", newline="", encoding="utf-8") as f:
+    with open(path, "w", newline="", encoding="utf-8", errors="backslashreplace") as f:  # as --json
         w = csv.writer(f)
         w.writerow(SUMMARY)
         for r in rows:

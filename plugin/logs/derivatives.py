@@ -54,13 +54,17 @@ def measured_lambda(t: np.ndarray, q: np.ndarray) -> tuple[float, float]:
 
 
 def parse_smoothing(text: str | None) -> float | str | None:
-    """A ``--smoothing`` option: None (by the kind of input), "gcv" or a number (ValueError otherwise)."""
+    """A ``--smoothing`` option: None (by the kind of input), "gcv" or a number >= 0 (ValueError
+    naming the option otherwise), checked before any log is read."""
     if text is None or text == "gcv":
         return text
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
-        raise ValueError(f'--smoothing must be a number or "gcv", got {text!r}') from None
+        value = None
+    if value is None or not 0 <= value < np.inf:
+        raise ValueError(f'--smoothing must be 0, a positive finite lambda or "gcv", got {text!r}')
+    return value
 
 
 def choose_smoothing(measured: bool, smoothing=None, t=None, q=None) -> tuple[float | str, str]:

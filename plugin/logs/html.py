@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from composedyn.logs.verdict import SEVERITY, counts
-from composedyn.writing import write_atomic
+from composedyn.writing import printable, write_atomic
 
 COLUMNS = (("path", "log"), ("verdict", "verdict"), ("worst_joint", "worst joint"),
            ("torque_ratio", "torque / limit"), ("velocity_ratio", "velocity / limit"),
@@ -117,5 +117,5 @@ def fleet_html(rows, title: str) -> str:
 
 
 def write_fleet_html(rows, path, title: str) -> None:
-    """Write :func:`fleet_html` to ``path`` atomically."""
-    write_atomic(path, fleet_html(rows, title))
+    """Write :func:`fleet_html` to ``path`` atomically (a log name that is not UTF-8 escaped as in JSON)."""
+    write_atomic(path, printable(fleet_html(rows, title)))

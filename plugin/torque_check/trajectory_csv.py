@@ -67,7 +67,7 @@ def csv_chunks(path, joint_names, dependent=(), rows: int = BLOCK) -> Iterator[t
     """
     path = str(path)
     header_line, header = read_header(path)
-    cols = _columns(path, header, tuple(joint_names), tuple(dependent))
+    cols = _columns(path, header_line, header, tuple(joint_names), tuple(dependent))
     use = [cols["time"]] + [int(k) for s in SUFFIXES if cols[s] is not None for k in cols[s]]
     n = len(joint_names)
     return _blocks(path, header_line, header, use, n, rows)
@@ -168,12 +168,13 @@ def read_header(path: str) -> tuple[int, list]:
     raise ValueError(f"{path}: empty file, expected a header row (time, joint names)")
 
 
-def _columns(path: str, header: list, joints: tuple, dependent: tuple) -> dict:
-    """Column indices: "time" -> int, suffix -> (n,) index array or None."""
+def _columns(path: str, header_line: int, header: list, joints: tuple, dependent: tuple) -> dict:
+    """Column indices: "time" -> int, suffix -> (n,) index array or None (``header`` is line
+    ``header_line`` of ``path``)."""
     where = {}
     for k, name in enumerate(header):
         if name in where:
-            raise ValueError(f"{path}: line 1: column {name!r} appears twice")
+            raise ValueError(f"{path}: line {header_line}: column {name!r} appears twice")
         where[name] = k
     tcol = [c for c in ("time", "t") if c in where]
     if not tcol:

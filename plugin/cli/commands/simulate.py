@@ -1,8 +1,10 @@
 """``composedyn simulate ROBOT [TRAJECTORY.csv]``: computed-torque tracking in simulation.
 
 Tracks the trajectory (or a generated minimum-jerk motion) and writes the
-same limit report as ``torques`` for the torques the controller applied.
-Exit status: 0 within limits, 1 when a limit is exceeded, 2 for bad input.
+same limit report as ``torques`` for the torques the controller applied: the
+same verdicts and ``--json`` fields as ``torques`` gives for one log.
+Exit status: 0 within limits (or some limit unchecked and none exceeded), 1 when
+a limit is exceeded, 2 for bad input.
 """
 
 from __future__ import annotations
@@ -47,10 +49,16 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
+    import math
+
     import numpy as np
 
     from composedyn.logs import read_log
+    from composedyn.logs.check import LogReport
+    from composedyn.logs.cli import report_json
     from composedyn.logs.derivatives import choose_smoothing, parse_smoothing
+    from composedyn.logs.rows import log_row
+    from composedyn.logs.verdict import exit_status
     from composedyn.progress import Progress
     from composedyn.sampled import differentiate
     from composedyn.simulation.reference_motion import SplineReference
@@ -60,6 +68,9 @@ def run(args) -> int:
     check_plot_available(args)
     if args.samples < 2 or not 0.05 <= args.duration <= 600 or args.kp <= 0 or not 0 <= args.mismatch < 1:
         raise ValueError("need --samples >= 2, 0.05 <= --duration <= 600 s, --kp > 0 and 0 <= --mismatch < 1")
+    if not math.isfinite(args.offset):
+        raise ValueError(f"--offset must be finite (an initial position error, rad or m), got {args.offset:g}")
+    smoothing = parse_smoothing(args.smoothing)
     from composedyn.cli.closed_chain import load_model
     from composedyn.cli.program import load_options
     from composedyn.simulation.reference_motion import demo_reference
@@ -75,7 +86,7 @@ def run(args) -> int:
     if args.trajectory:
         tr = read_log(args.trajectory, args.topic, robot.joint_names, dependent=getattr(robot, "mimic_joint_names", ()))
         qd, qdd = tr.qd, tr.qdd
-        smoothing, derivatives = choose_smoothing(tr.measured, parse_smoothing(args.smoothing), tr.t, tr.q)
+        smoothing, derivatives = choose_smoothing(tr.measured, smoothing, tr.t, tr.q)
         if qd is None:
             qd, qdd_fit = differentiate(tr.t, tr.q, smoothing)
             qdd = qdd_fit if qdd is None else qdd
@@ -92,12 +103,13 @@ def run(args) -> int:
                      mismatch=args.mismatch, saturate=args.saturate, offset=args.offset, source=source,
                      progress=bar.update, limits=limits, timeout=args.timeout or None)
         bar.advance(1, "writing")
+        # the applied torques' report as torques reports one log: same verdicts, same --json fields
+        checked = LogReport(run_.report, None, (), f"reference {derivatives}" if derivatives else "")
+        row = log_row(source, checked, keep_report=True)
         with Staged() as staged:
-            write_reports([run_.report], args, staged)
+            write_reports([run_.report], args, staged, json_text=report_json(robot.name, [row]))
             staged.commit()
         bar.advance(1, "done")
     print(run_.summary())
-    print(run_.report.summary())
-    if derivatives:
-        print(f"  reference {derivatives}")
-    return 0 if run_.report.ok else 1
+    print(checked.summary())
+    return exit_status([row.verdict])

@@ -45,10 +45,11 @@ def run(args) -> int:
     from composedyn.cli.legged import load_robot, run_legged
     from composedyn.closed_chain import ClosedChain
     from composedyn.logs.cli import run_logs
+    from composedyn.logs.derivatives import parse_smoothing
     from composedyn.torque_check.limits import resolve_limits
 
     check_plot_available(args)
-    smoothing = args.smoothing if args.smoothing in (None, "gcv") else _float(args.smoothing)
+    smoothing = parse_smoothing(args.smoothing)
     robot = load_robot(args, "torques")  # a tree, a closed chain at its actuated joints, or a floating base
     if getattr(robot, "floating", False):  # legged trajectory CSVs: contact inverse dynamics per sample
         if args.summary:
@@ -64,9 +65,3 @@ def run(args) -> int:
         raise ValueError(f"{args.robot}: --workers, --scheduler and --html check open trees only")
     return run_logs(args, robot, smoothing, limits)
 
-
-def _float(s: str) -> float:
-    try:
-        return float(s)
-    except ValueError:
-        raise ValueError(f'--smoothing must be a number or "gcv", got {s!r}') from None
