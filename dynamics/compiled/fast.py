@@ -14,8 +14,9 @@ the derivatives of inverse and forward dynamics (``tree_robot.FAST``): q has nq 
 coordinates, a frame is its index in ``robot.frame_names``, and a sample the kernel refuses
 (a zero quaternion, a singular mass matrix) raises its named error.  The results equal the
 ``Robot`` methods' (armature and friction included where the method includes them; a tuple
-for several results).  Pass ``out=`` to reuse a result array (one
-result): float64, C-contiguous, of the result's shape.
+for several results).  Pass ``out=`` to reuse the result arrays: float64, C-contiguous,
+writeable, of the result's shape (a tuple of such arrays, one per result, for
+several results).
 
 A single sample is served by the C caller of its declared quantity
 (:mod:`.declare`): the methods here *are* those callers, so a call goes from
@@ -45,6 +46,7 @@ which run the batch loops (one sample as a batch of one, :func:`.declare.run`).
 from __future__ import annotations
 
 import functools
+import operator
 
 import numpy as np
 
@@ -117,37 +119,68 @@ def _batch(name: str, lengths: tuple, arrays: dict, out, shapes: tuple, public: 
     if any(x.shape != (N, m) or x.dtype != _F8 for x, m in zip(xs, lengths)):
         raise _bad_call(name, lengths, arrays, out, public)
     want = tuple((N,) + tail for tail in shapes)
-    if out is not None:
-        if (len(want) > 1 or type(out) is not np.ndarray or out.shape != want[0] or out.dtype != _F8
-                or not out.flags.c_contiguous or not out.flags.writeable):
-            raise _bad_call(name, lengths, arrays, out, public)
-        if any(np.may_share_memory(out, x) for x in xs):
-            raise _Overlap(f"robot.fast.{name}: out shares memory with an input array; pass a separate array")
+    if out is not None and len(want) > 1:
+        _check_outs(name, out, want)
+    elif out is not None and (type(out) is not np.ndarray or out.shape != want[0] or out.dtype != _F8
+                              or not out.flags.c_contiguous or not out.flags.writeable):
+        raise _bad_call(name, lengths, arrays, out, public)
+    outs = () if out is None else out if len(want) > 1 else (out,)
+    if any(np.may_share_memory(o, x) for o in outs for x in xs):
+        raise _OutError(f"robot.fast.{name}: out shares memory with an input array; pass a separate array")
     xs = [x if x.flags.c_contiguous else np.ascontiguousarray(x) for x in xs]
-    return xs, tuple(np.empty(w) for w in want) if out is None else (out,)
+    return xs, tuple(np.empty(w) for w in want) if out is None else outs
 
 
-class _Overlap(ValueError):
-    """out= shares memory with an input (raised as it is, not renamed as a shape error)."""
+def _check_outs(name: str, out, want: tuple) -> None:
+    """``out`` for a quantity of several results: a tuple of float64 C-contiguous writeable arrays of
+    the shapes ``want``, sharing no memory; else the ValueError naming the first that does not fit."""
+    fault = None
+    if type(out) is not tuple or len(out) != len(want):
+        fault = (f"out must be a tuple of {len(want)} arrays (one per result), got "
+                 f"{type(out).__name__ if type(out) is not tuple else f'{len(out)} items'}")
+    for k, (o, w) in enumerate(zip(out, want) if fault is None else ()):
+        if type(o) is not np.ndarray:
+            fault = f"out[{k}] is a {type(o).__name__}, not a plain numpy.ndarray"
+        elif o.dtype != _F8:
+            fault = f"out[{k}] has dtype {o.dtype}, not float64"
+        elif not (o.flags.c_contiguous and o.flags.writeable):
+            fault = f"out[{k}] is not C-contiguous and writeable"
+        elif o.shape != w:
+            fault = f"out[{k}] has shape {o.shape}, not the result's {w}"
+        elif any(np.may_share_memory(o, p) for p in out[:k]):
+            fault = f"out[{k}] shares memory with another out array"
+        if fault:
+            break
+    if fault:
+        raise _OutError(f"robot.fast.{name}: {fault}")
+
+
+class _OutError(ValueError):
+    """An out= that overlaps an input or, for several results, does not fit (raised as it is, not renamed
+    as a shape error of the inputs)."""
 
 
 def _one(name: str, lengths: tuple, arrays: dict, out, shapes: tuple, public: dict = _PUBLIC):
     """A single sample as a batch of one (see :func:`_batch`): (inputs (1, length), results (1,) + shape)."""
     if any(type(x) is not np.ndarray or x.ndim != 1 for x in arrays.values()) or not (
-            out is None or type(out) is np.ndarray):
+            out is None or type(out) is np.ndarray or len(shapes) > 1):
         raise _bad_call(name, lengths, arrays, out, public)
+    if out is not None and len(shapes) > 1:
+        _check_outs(name, out, shapes)  # named with the shapes of one sample
+        out = tuple(o[None] for o in out)
+    elif out is not None:
+        out = out[None]
     try:
-        return _batch(name, lengths, {k: x[None] for k, x in arrays.items()}, None if out is None else out[None],
-                      shapes, public)
-    except _Overlap:
+        return _batch(name, lengths, {k: x[None] for k, x in arrays.items()}, out, shapes, public)
+    except _OutError:
         raise
     except ValueError:  # named with the arrays as given
         raise _bad_call(name, lengths, arrays, out, public) from None
 
 
 def _result(results: tuple, single: bool, out):
-    """What a method returns: ``out`` itself when given, else one sample's rows of the results or
-    the results (a tuple for several)."""
+    """What a method returns: ``out`` itself when given (the tuple for several results), else one
+    sample's rows of the results or the results (a tuple for several)."""
     if out is not None:
         return out
     got = tuple(r[0] for r in results) if single else results
@@ -174,11 +207,12 @@ def _arguments(q, name: str, args: tuple, kwargs: dict) -> tuple:
 def _option(method: str, option: str, value) -> int:
     """An integer option of ``robot.fast.<method>``; ValueError naming it otherwise (a frame is its index in
     ``robot.frame_names``, a reference 0 for world axes and 1 for local ones)."""
-    if not isinstance(value, str):
-        try:
-            return int(value)
-        except (TypeError, ValueError):
-            pass
+    if isinstance(value, (bool, np.bool_)):
+        return int(value)
+    try:  # an integer (Python, NumPy); a float such as 1.9 is refused, never rounded
+        return operator.index(value)
+    except TypeError:
+        pass
     hint = {"frame": ": the frame's index in robot.frame_names (robot.frame_names.index(name))",
             "local": ": 0 for world axes, 1 for local ones"}.get(option, "")
     raise ValueError(f"robot.fast.{method}: {option} must be an integer{hint}, got {value!r}")
@@ -220,7 +254,8 @@ class FastDynamics:
         general = functools.partial(self._general, q, method)
         public = _PUBLIC if self.model is not None else {}  # a floating robot's methods name them v, a
         general.__doc__ = (f"robot.fast.{method}: arrays {[public.get(i, i) for i, _ in q.inputs]} (length,) or "
-                           "(N, length); out= optional")
+                           "(N, length); out= optional" + (f" (a tuple of {len(q.results)} arrays)"
+                                                           if len(q.results) > 1 else ""))
         if name.startswith("_"):
             return general
         call = caller(q, self.arrays.of(q), self._data.scratch_of(q), fallback=general, nan_fill=True)
