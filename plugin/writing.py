@@ -62,9 +62,13 @@ def same_file(a, b) -> bool:
 def refuse_inputs(outputs, inputs) -> None:
     """ValueError, one line naming the option and the path, when an output of ``outputs``
     ((label, path) pairs, the label naming the option and the path as given, e.g.
-    "--json out.json") is the same file as an input of ``inputs`` ((what, path) pairs, e.g.
+    "--json out.json") is the same file as another output or as an input of ``inputs`` ((what, path) pairs, e.g.
     ("ROBOT", "arm.urdf"); a path that is not an existing file or folder, such as a
     bundled robot name, is skipped)."""
+    for k, (label, path) in enumerate(outputs):  # two outputs into one file: one would silently replace the other
+        for other, earlier in outputs[:k]:
+            if same_file(path, earlier):
+                raise ValueError(f"{label}: the same file as the output {other}; choose another output path")
     inputs = [(what, str(p)) for what, p in inputs if os.path.exists(p)]
     for label, path in outputs:
         for what, given in inputs:

@@ -157,6 +157,15 @@ def test_an_output_that_is_the_log_is_refused(tmp_path, capsys):
     assert listing(tmp_path) == ["out.traj.csv", "traj.csv"]
 
 
+def test_two_outputs_into_one_file_are_refused(tmp_path, capsys):
+    traj = panda_csv(tmp_path / "traj.csv")
+    out = tmp_path / "out.csv"
+    status, _, err = cli(capsys, "torques", "panda", traj, "--csv", out, "--violations", out)
+    assert status == 2 and len(err) == 1, err
+    assert err[0] == f"composedyn: error: --violations {out}: the same file as the output --csv {out}; " \
+                     "choose another output path", err
+    assert listing(tmp_path) == ["traj.csv"]
+
 def test_an_output_that_is_the_robot_is_refused(tmp_path, capsys, monkeypatch):
     robot = tmp_path / "robot.urdf"
     robot.write_text(URDF)
@@ -234,4 +243,7 @@ def test_simulate_refuses_an_offset_that_is_not_finite(tmp_path, capsys):
     for value in ("nan", "inf"):
         status, _, err = cli(capsys, "simulate", "two_link", "--offset", value, "--json", tmp_path / "r.json")
         assert status == 2 and len(err) == 1 and err[0].startswith("composedyn: error: --offset must be finite"), err
+    for option, value in (("--kp", "nan"), ("--kd", "inf"), ("--timeout", "nan")):
+        status, _, err = cli(capsys, "simulate", "two_link", option, value, "--json", tmp_path / "r.json")
+        assert status == 2 and err == [f"composedyn: error: {option} must be a finite number, got {value}"], err
     assert listing(tmp_path) == []

@@ -68,6 +68,9 @@ def run(args) -> int:
     check_plot_available(args)
     if args.samples < 2 or not 0.05 <= args.duration <= 600 or args.kp <= 0 or not 0 <= args.mismatch < 1:
         raise ValueError("need --samples >= 2, 0.05 <= --duration <= 600 s, --kp > 0 and 0 <= --mismatch < 1")
+    for option, value in (("--kp", args.kp), ("--kd", args.kd), ("--timeout", args.timeout)):
+        if value is not None and not math.isfinite(value):
+            raise ValueError(f"{option} must be a finite number, got {value:g}")
     if not math.isfinite(args.offset):
         raise ValueError(f"--offset must be finite (an initial position error, rad or m), got {args.offset:g}")
     smoothing = parse_smoothing(args.smoothing)
